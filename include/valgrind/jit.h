@@ -1,0 +1,268 @@
+/*
+   valgrind/jit.h: client requests with which a JIT compiler tells Valgrind
+   about the machine code it emits, so that every Valgrind tool (Callgrind,
+   Cachegrind, Memcheck, Helgrind, DRD, Massif, DHAT) names that code,
+   attributes it to an object and annotates it with source lines.
+
+   This file is part of valgrind-jit.  Unlike the rest of valgrind-jit, it is
+   licensed permissively so that any program, open or closed source, may
+   include it:
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   Permission is hereby granted, free of charge, to any person obtaining a
+   copy of this file, to deal in it without restriction, including without
+   limitation the rights to use, copy, modify, merge, publish, distribute,
+   sublicense, and/or sell copies of it, provided that the above copyright
+   notice and this permission notice are kept in all copies.
+
+   THIS FILE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+   IMPLIED.  IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES
+   OR OTHER LIABILITY ARISING FROM THE USE OF THIS FILE.
+
+   ------------------------------------------------------------------------
+
+   Overview
+   --------
+   A JIT writes code into anonymous executable memory; Valgrind knows no
+   name for it.  After emitting a function, announce it:
+
+      #include <valgrind/jit.h>
+
+      VALGRIND_JIT_REGISTER(code, code_size, "fib");
+
+   or, with an object name and a line table:
+
+      VgJitLine lines[] = { { 0, 10, NULL }, { 17, 11, NULL } };
+      VgJitCode desc = VG_JIT_CODE_INITIALIZER;
+      desc.start   = code;            // first byte of the code
+      desc.size    = code_size;       // in bytes
+      desc.name    = "fib";           // function name, mangled or not
+      desc.object  = "myvm-jit";      // shown as Callgrind's ob=
+      desc.file    = "/src/fib.my";   // default source file of the lines
+      desc.lines   = lines;
+      desc.n_lines = 2;
+      VALGRIND_JIT_REGISTER_CODE(&desc);
+
+   and before the memory is freed or reused, forget it:
+
+      VALGRIND_JIT_UNREGISTER(code);
+
+   Cost and portability
+   --------------------
+   Each macro is one Valgrind client request (valgrind.h's magic instruction
+   sequence): a handful of instructions when the program does not run under
+   Valgrind, and no function call.  Natively, under a Valgrind without
+   valgrind-jit support, or when compiled with -DNVALGRIND, every request
+   yields its documented "not recorded" value (0, or VG_JIT_ERR_NOT_RUNNING
+   for VALGRIND_JIT_LAST_ERROR) and the program behaves the same.
+
+   The header is C99 and C++ (98 and later) and depends only on
+   <valgrind/valgrind.h>.
+
+   Ownership and lifetime
+   ----------------------
+   Valgrind copies everything it keeps (names, object and file names, the
+   line table) during the request.  Once the macro returns, the caller may
+   free or reuse its strings, descriptor and line table.  The code bytes
+   themselves are not copied: they must stay mapped and executable for as
+   long as they are registered.  Unmapping memory (munmap) drops the
+   registrations inside it automatically.
+
+   Threads
+   -------
+   The requests may be issued from any thread.  Valgrind runs one client
+   thread at a time, so requests never race with each other.
+   VALGRIND_JIT_LAST_ERROR reports the most recent request of the calling
+   thread only.
+
+   Request codes
+   -------------
+   The requests use the tool-style request base VG_USERREQ_TOOL_BASE('V','J')
+   ("Valgrind JIT"), codes 0x564A0000..0x564A00FF.  Upstream Valgrind's core
+   requests live below 0x10000 and its tools use their own two-letter bases
+   ('M','C', 'C','G', 'C','T', 'H','G', 'D','R', 'D','r', 'D','H'); no
+   upstream tool uses 'V','J'.  The numeric values below are ABI: they are
+   never changed or reused, new requests are added at the end.
+*/
+
+#ifndef VALGRIND_JIT_H
+#define VALGRIND_JIT_H
+
+#include <valgrind/valgrind.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of the API this header describes.  VALGRIND_JIT_QUERY()
+   returns the version the running Valgrind implements. */
+#define VG_JIT_API_VERSION 1
+
+/* Object name used for code registered without one (VALGRIND_JIT_REGISTER,
+   or a descriptor whose object is NULL). */
+#define VG_JIT_DEFAULT_OBJECT "[jit]"
+
+/* Longest accepted name, object name or file name, in bytes, not counting
+   the terminating NUL.  A longer or unterminated string is refused. */
+#define VG_JIT_MAX_STRING 4095
+
+/* Largest accepted code range, in bytes. */
+#define VG_JIT_MAX_CODE_SIZE 0xFFFFFFFFUL
+
+/* Largest accepted line table, in entries. */
+#define VG_JIT_MAX_LINES 1048576UL
+
+/* Client request codes (ABI: never change or reuse the values). */
+typedef enum {
+   VG_USERREQ__JIT_QUERY            = VG_USERREQ_TOOL_BASE('V','J') + 0,
+   VG_USERREQ__JIT_REGISTER         = VG_USERREQ_TOOL_BASE('V','J') + 1,
+   VG_USERREQ__JIT_REGISTER_CODE    = VG_USERREQ_TOOL_BASE('V','J') + 2,
+   VG_USERREQ__JIT_UNREGISTER       = VG_USERREQ_TOOL_BASE('V','J') + 3,
+   VG_USERREQ__JIT_UNREGISTER_RANGE = VG_USERREQ_TOOL_BASE('V','J') + 4,
+   VG_USERREQ__JIT_LAST_ERROR       = VG_USERREQ_TOOL_BASE('V','J') + 5
+} Vg_JitClientRequest;
+
+/* Status of a JIT request, as returned by VALGRIND_JIT_LAST_ERROR().
+   0 means success.  Codes 1..63 mean the request was refused and nothing
+   changed.  Codes 64 and above mean the request took effect, with a
+   warning.  Under `valgrind -v` each non-zero status is also printed as a
+   one-line warning naming the request and its arguments. */
+typedef enum {
+   VG_JIT_OK                  = 0,  /* done */
+   VG_JIT_ERR_NOT_RUNNING     = 1,  /* not under a Valgrind with JIT
+                                       support (only ever seen natively) */
+   VG_JIT_ERR_BAD_DESCRIPTOR  = 2,  /* descriptor pointer NULL or
+                                       unreadable, or struct_size below
+                                       VG_JIT_CODE_MIN_SIZE or above 4096 */
+   VG_JIT_ERR_BAD_NAME        = 3,  /* name NULL, unreadable, empty, or not
+                                       NUL-terminated within
+                                       VG_JIT_MAX_STRING bytes */
+   VG_JIT_ERR_BAD_STRING      = 4,  /* object or file name unreadable or
+                                       not NUL-terminated within
+                                       VG_JIT_MAX_STRING bytes */
+   VG_JIT_ERR_BAD_RANGE       = 5,  /* size 0, start+size wraps around the
+                                       address space, or size above
+                                       VG_JIT_MAX_CODE_SIZE */
+   VG_JIT_ERR_NOT_CODE        = 6,  /* part of the range is not mapped
+                                       client memory with execute
+                                       permission */
+   VG_JIT_ERR_OVERLAPS_OBJECT = 7,  /* the range overlaps the text of an
+                                       object Valgrind already has debug
+                                       info for (an ELF executable or
+                                       shared library) */
+   VG_JIT_ERR_BAD_LINE_TABLE  = 8,  /* lines unreadable, or n_lines above
+                                       VG_JIT_MAX_LINES (the code is not
+                                       registered: fix the table) */
+   VG_JIT_ERR_NOT_REGISTERED  = 9,  /* unregister: no registered code
+                                       starts at (or intersects) the given
+                                       address range */
+
+   VG_JIT_WARN_REPLACED       = 64, /* registered; it overlapped earlier
+                                       registrations, which were dropped
+                                       (the JIT reused the memory) */
+   VG_JIT_WARN_LINES_DROPPED  = 65  /* registered; some line-table entries
+                                       were dropped (offset >= size, line
+                                       0, or unreadable file name) */
+} Vg_JitStatus;
+
+/* One line-table entry: the code from `offset` up to the next entry's
+   offset (or to the end of the code) comes from source line `line` of
+   `file`.  Entries may come in any order; Valgrind sorts them by offset.
+   When two entries have the same offset, the later one in the table wins. */
+typedef struct {
+   unsigned long offset;  /* bytes from the code's start; < size */
+   unsigned long line;    /* 1-based source line; 0 is invalid */
+   const char*   file;    /* source file, NULL for the descriptor's file */
+} VgJitLine;
+
+/* Descriptor for VALGRIND_JIT_REGISTER_CODE.  Initialise it with
+   VG_JIT_CODE_INITIALIZER, which sets struct_size; later versions of this
+   header may append fields, and Valgrind reads only the fields that
+   struct_size covers (fields it does not know are ignored). */
+typedef struct {
+   unsigned long    struct_size; /* sizeof(VgJitCode) of the caller's
+                                    header version; set by the
+                                    initializer */
+   const void*      start;       /* address of the code's first byte */
+   unsigned long    size;        /* length of the code, in bytes, > 0 */
+   const char*      name;        /* function name (mangled C++/Rust names
+                                    are demangled under --demangle=yes) */
+   const char*      object;      /* object (module) the code belongs to, as
+                                    Callgrind's ob= and Memcheck's "in";
+                                    NULL for VG_JIT_DEFAULT_OBJECT */
+   const char*      file;        /* default source file for the lines, or
+                                    NULL */
+   const VgJitLine* lines;       /* line table, or NULL */
+   unsigned long    n_lines;     /* entries in lines; 0 if lines is NULL */
+} VgJitCode;
+
+/* Smallest struct_size Valgrind accepts (the version-1 layout). */
+#define VG_JIT_CODE_MIN_SIZE (8 * sizeof(unsigned long))
+
+/* Initial value for a VgJitCode: sets struct_size, all else zero/NULL. */
+#define VG_JIT_CODE_INITIALIZER \
+   { sizeof(VgJitCode), 0, 0, 0, 0, 0, 0, 0 }
+
+/* VALGRIND_JIT_QUERY(): which version of the JIT API the running Valgrind
+   implements.  Returns VG_JIT_API_VERSION (or a later version) under a
+   Valgrind with valgrind-jit support, 0 otherwise (natively, or under a
+   stock Valgrind).  Type: unsigned long. */
+#define VALGRIND_JIT_QUERY()                                              \
+   ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0,                     \
+       VG_USERREQ__JIT_QUERY, 0, 0, 0, 0, 0))
+
+/* VALGRIND_JIT_REGISTER(start, size, name): announce that the `size` bytes
+   of code at address `start` are the function `name`, in object
+   VG_JIT_DEFAULT_OBJECT, without line information.
+     start: const void*, the first byte of the code
+     size:  bytes, 1..VG_JIT_MAX_CODE_SIZE
+     name:  const char*, NUL-terminated; copied
+   Registered code that overlaps earlier registrations replaces them.
+   Returns (unsigned long) nonzero iff recorded; VALGRIND_JIT_LAST_ERROR()
+   then tells why not, or which warning applied. */
+#define VALGRIND_JIT_REGISTER(start, size, name)                          \
+   ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0,                     \
+       VG_USERREQ__JIT_REGISTER, (start), (size), (name), 0, 0))
+
+/* VALGRIND_JIT_REGISTER_CODE(desc): announce code described by a
+   VgJitCode (name, object, source file, line table).
+     desc: const VgJitCode*; the descriptor and everything it points to is
+           copied and may be freed when the macro returns
+   Returns (unsigned long) nonzero iff recorded; VALGRIND_JIT_LAST_ERROR()
+   then tells why not, or which warning applied. */
+#define VALGRIND_JIT_REGISTER_CODE(desc)                                  \
+   ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0,                     \
+       VG_USERREQ__JIT_REGISTER_CODE, (desc), 0, 0, 0, 0))
+
+/* VALGRIND_JIT_UNREGISTER(start): forget the code registered at exactly
+   address `start` (const void*).  Translations of that code are discarded,
+   so its next execution is attributed afresh.  With --keep-debuginfo=yes,
+   errors recorded while it was registered still print its name.
+   Returns (unsigned long) nonzero iff something was registered there
+   (else VALGRIND_JIT_LAST_ERROR() is VG_JIT_ERR_NOT_REGISTERED). */
+#define VALGRIND_JIT_UNREGISTER(start)                                    \
+   ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0,                     \
+       VG_USERREQ__JIT_UNREGISTER, (start), 0, 0, 0, 0))
+
+/* VALGRIND_JIT_UNREGISTER_RANGE(start, size): forget every registration
+   that intersects [start, start+size) (e.g. before freeing a whole code
+   heap).  size in bytes.  Returns (unsigned long) the number of
+   registrations dropped; 0 natively or if none intersected. */
+#define VALGRIND_JIT_UNREGISTER_RANGE(start, size)                        \
+   ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0,                     \
+       VG_USERREQ__JIT_UNREGISTER_RANGE, (start), (size), 0, 0, 0))
+
+/* VALGRIND_JIT_LAST_ERROR(): the Vg_JitStatus of the calling thread's most
+   recent JIT request (VG_JIT_OK if it had none).  Natively and under a
+   Valgrind without JIT support: VG_JIT_ERR_NOT_RUNNING.
+   Type: Vg_JitStatus. */
+#define VALGRIND_JIT_LAST_ERROR()                                         \
+   ((Vg_JitStatus)VALGRIND_DO_CLIENT_REQUEST_EXPR(VG_JIT_ERR_NOT_RUNNING, \
+       VG_USERREQ__JIT_LAST_ERROR, 0, 0, 0, 0, 0))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VALGRIND_JIT_H */
