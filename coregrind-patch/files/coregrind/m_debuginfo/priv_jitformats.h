@@ -1,0 +1,438 @@
+/*--------------------------------------------------------------------*/
+/*--- Parsers for JIT producer files: jitdump and perf map.        ---*/
+/*---                                            priv_jitformats.h ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of valgrind-jit, a JIT-code extension of Valgrind.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 3 of the
+   License, or (at your option) any later version.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* ==================================================================
+   API SUMMARY
+   ==================================================================
+
+   Two incremental, allocation-free parsers for the files that JIT
+   runtimes write so that profilers can name their code:
+
+   * jitdump  (Linux perf, tools/perf/Documentation/
+     jitdump-specification.txt, versions 1 and 2): a binary file
+     `jit-<pid>.dump` with a file header followed by records
+     (CODE_LOAD, CODE_MOVE, CODE_DEBUG_INFO, CODE_CLOSE,
+     CODE_UNWINDING_INFO).  Reader: JitdumpReader.
+
+   * perf map (Linux perf, tools/perf/Documentation/
+     jit-interface.txt): a text file `/tmp/perf-<pid>.map` with one
+     "START SIZE name" line per function.  Reader: PerfmapReader.
+
+   Both are written in portable C99 without any libc call and without
+   Valgrind headers, so that the very same source files are compiled
+   into Valgrind's core (which has no libc) and into user-space programs
+   (the vg-jit tool, unit tests, fuzz targets).  Only plain C types are
+   used: "u32" fields are `unsigned int`, "u64" fields are
+   `unsigned long long`, buffer lengths are `unsigned long`.
+
+   PULL MODEL (both readers).  The reader owns a little state,
+   including the file offset of the next byte it has not consumed yet
+   (`offset`).  The caller owns every buffer: on each call it passes
+   `buf`/`len`, the bytes of the file starting exactly at the reader's
+   current `offset` (as many as it has; `len` may be 0).  The reader
+   returns ONE event and reports in `advance` how far its offset moved:
+
+     - an item (a header, a record, a perf map entry): `advance` is the
+       item's size in the file.  For jitdump, `advance` may be LARGER
+       than `len`: the reader decoded what it needs (e.g. the fixed
+       fields and the name of a CODE_LOAD) and the caller must simply
+       continue reading at the new offset, skipping the rest of the
+       record (e.g. the code bytes) without reading it into memory;
+     - NEED_MORE: nothing was consumed; the next call must supply at
+       least `need` bytes from the (unchanged) current offset.  `need`
+       is always > `len`.  When the file has no more bytes yet, the
+       producer may still be writing: try again later.  A truncated
+       final record is therefore never an error in the reader itself
+       (tools that know a file is complete may call it one);
+     - a per-item ("soft") error: the item is malformed but the framing
+       is intact, the reader skipped the item (`advance` > 0) and can go
+       on;
+     - a hard error (jitdump only): the framing is lost (bad magic,
+       impossible sizes); the reader stays in its error state from now
+       on and every further call returns the same error, consuming
+       nothing.  Everything decoded before stays valid.
+
+   Every call therefore consumes > 0 bytes, asks for more than the
+   caller gave, or reports the (sticky) hard error: a caller loop can
+   neither spin nor hang.  Offsets only grow.
+
+   LIFETIME.  Pointers placed in events (names, line-table entries,
+   code bytes) point INTO the caller's `buf`; they stay valid until the
+   caller modifies or frees that buffer.  Names are not necessarily
+   NUL-terminated for perf maps: always use the accompanying length.
+
+   NAMES.  Functions get module-local names through ML_(), like the rest
+   of m_debuginfo; user space gets the same names (vgModuleLocal_...)
+   unless it defines ML_ itself before including this header.
+   ================================================================== */
+
+#ifndef __PRIV_JITFORMATS_H
+#define __PRIV_JITFORMATS_H
+
+/* Same definitions as Valgrind's pub_tool_basics.h (token for token, so
+   that either include order is fine). */
+#ifndef VGAPPEND
+#define VGAPPEND(str1,str2) str1##str2
+#endif
+#ifndef ML_
+#define ML_(str)    VGAPPEND(vgModuleLocal_,    str)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------
+   jitdump
+   ------------------------------------------------------------------ */
+
+/* Magic number "JiTD", as read in the writer's byte order. */
+#define JITDUMP_MAGIC           0x4A695444u
+/* The magic as seen when the writer used the other byte order. */
+#define JITDUMP_MAGIC_SWAPPED   0x4454694Au
+
+/* Record ids (the `id` field of every record prefix). */
+#define JITDUMP_CODE_LOAD            0u
+#define JITDUMP_CODE_MOVE            1u
+#define JITDUMP_CODE_DEBUG_INFO      2u
+#define JITDUMP_CODE_CLOSE           3u
+#define JITDUMP_CODE_UNWINDING_INFO  4u
+
+/* Header flag bit 0: timestamps use an architecture clock (x86 TSC). */
+#define JITDUMP_FLAG_ARCH_TIMESTAMP  1ull
+
+/* Sizes (bytes) of the fixed parts defined by the specification. */
+#define JITDUMP_HEADER_SIZE          40u  /* known header fields */
+#define JITDUMP_PREFIX_SIZE          16u  /* id, total_size, timestamp */
+#define JITDUMP_CODE_LOAD_FIXED      56u  /* prefix + pid..code_index */
+#define JITDUMP_CODE_MOVE_FIXED      64u  /* prefix + pid..code_index */
+#define JITDUMP_DEBUG_INFO_FIXED     32u  /* prefix + code_addr, nr_entry */
+#define JITDUMP_UNWINDING_FIXED      40u  /* prefix + three sizes */
+#define JITDUMP_DEBUG_ENTRY_MIN      17u  /* addr, line, discrim, "" */
+
+/* Sanity caps.  A record whose total_size exceeds JITDUMP_RECORD_MAX
+   (1 GiB) is a hard error: no producer writes such records, so the
+   framing is taken to be corrupt.  A header larger than
+   JITDUMP_HEADER_MAX (1 MiB) is also a hard error.  A CODE_LOAD name
+   (including its NUL) longer than JITDUMP_NAME_MAX is reported as
+   unterminated.  A CODE_DEBUG_INFO record must be held in memory as a
+   whole: one larger than the reader's `max_hold` (default
+   JITDUMP_DEBUG_INFO_MAX, 16 MiB) is skipped with a soft error. */
+#define JITDUMP_RECORD_MAX      (1ull << 30)
+#define JITDUMP_HEADER_MAX      (1ull << 20)
+#define JITDUMP_NAME_MAX        65536u
+#define JITDUMP_DEBUG_INFO_MAX  (16ul << 20)
+/* The smallest buffer a caller must be able to supply: a NEED_MORE
+   event never asks for more than max(JITDUMP_MIN_BUFFER, max_hold)
+   bytes, and never for more than JITDUMP_MIN_BUFFER if the caller
+   passed max_hold = JITDUMP_MIN_BUFFER. */
+#define JITDUMP_MIN_BUFFER      (JITDUMP_CODE_LOAD_FIXED + JITDUMP_NAME_MAX)
+
+/* Event kinds returned by ML_(jitdump_next). */
+#define JITDUMP_EV_NEED_MORE   0 /* supply >= ev->need bytes, retry     */
+#define JITDUMP_EV_HEADER      1 /* ev->header decoded                  */
+#define JITDUMP_EV_RECORD      2 /* ev->rec decoded (known id 0..4)     */
+#define JITDUMP_EV_UNKNOWN     3 /* record with unknown id skipped;
+                                    only ev->rec's prefix fields valid  */
+#define JITDUMP_EV_BAD_RECORD  4 /* soft error ev->error; record skipped;
+                                    ev->rec holds what was decoded      */
+#define JITDUMP_EV_ERROR       5 /* hard error ev->error; reader stopped */
+
+/* Error codes (ev->error, reader->error).  Text: ML_(jitdump_strerror).
+   Hard errors stop the reader; soft ones skip one record. */
+#define JITDUMP_OK                        0
+/* hard */
+#define JITDUMP_ERR_BAD_MAGIC             1  /* not a jitdump file        */
+#define JITDUMP_ERR_FOREIGN_BYTE_ORDER    2  /* written in the other
+                                                byte order: refused        */
+#define JITDUMP_ERR_BAD_VERSION           3  /* version not 1 or 2        */
+#define JITDUMP_ERR_HEADER_TOO_SHORT      4  /* header total_size < 40    */
+#define JITDUMP_ERR_HEADER_TOO_LARGE      5  /* header total_size > cap   */
+#define JITDUMP_ERR_RECORD_TOO_SHORT      6  /* total_size < fixed part   */
+#define JITDUMP_ERR_RECORD_TOO_LARGE      7  /* total_size > 1 GiB        */
+/* soft */
+#define JITDUMP_ERR_NAME_UNTERMINATED     8  /* CODE_LOAD name has no NUL
+                                                within record / name cap   */
+#define JITDUMP_ERR_CODE_RANGE_WRAPS      9  /* addr+size-1 overflows    */
+#define JITDUMP_ERR_DEBUG_INFO_TOO_LARGE 10  /* > reader's max_hold       */
+#define JITDUMP_ERR_DEBUG_NR_ENTRY       11  /* nr_entry cannot fit       */
+#define JITDUMP_ERR_DEBUG_BEYOND_RECORD  12  /* entries overrun record    */
+#define JITDUMP_ERR_UNWIND_SIZES         13  /* unwind sizes inconsistent */
+#define JITDUMP_ERR_MAX                  13
+
+/* The file header.  All fields as written (converted to host order).
+   `header_size` is the header's total_size: the first record starts at
+   that file offset. */
+typedef struct {
+   unsigned int       version;      /* 1 or 2                            */
+   unsigned int       header_size;  /* header total_size, >= 40           */
+   unsigned int       elf_mach;     /* ELF e_machine of the code          */
+   unsigned int       pad1;
+   unsigned int       pid;          /* writer's process id                */
+   unsigned long long timestamp;    /* file creation time (writer clock)  */
+   unsigned long long flags;        /* JITDUMP_FLAG_*                     */
+} JitdumpHeader;
+
+/* CODE_LOAD: a function was emitted at [code_addr, code_addr+code_size).
+   `name` points into the caller's buffer (NUL-terminated there),
+   `name_len` excludes the NUL.  The code bytes that follow the name in
+   the record: `code_bytes` of them (total_size - 56 - name_len - 1;
+   may differ from code_size, e.g. 0 when a writer omits them, or
+   include padding) starting at file offset `code_file_offset`; `code`
+   points to them in the caller's buffer if the whole record was in the
+   buffer, else it is 0.  code_size 0 is accepted (the specification
+   allows empty functions); users that need a range must ignore it. */
+typedef struct {
+   unsigned int         pid, tid;
+   unsigned long long   vma, code_addr, code_size, code_index;
+   const char*          name;
+   unsigned long        name_len;
+   const unsigned char* code;
+   unsigned long long   code_bytes;
+   unsigned long long   code_file_offset;
+} JitdumpCodeLoad;
+
+/* CODE_MOVE: the function loaded with `code_index` moved from
+   old_code_addr to new_code_addr (code_size unchanged). */
+typedef struct {
+   unsigned int       pid, tid;
+   unsigned long long vma, old_code_addr, new_code_addr;
+   unsigned long long code_size, code_index;
+} JitdumpCodeMove;
+
+/* CODE_DEBUG_INFO: line table for the function at code_addr, which the
+   NEXT CODE_LOAD with that address describes.  `entries` points into the
+   caller's buffer at the first entry, `entries_len` bytes up to the end
+   of the record.  The reader has already checked that `nr_entry` entries
+   fit; walk them with ML_(jitdump_debug_iter_init)/_entry_next. */
+typedef struct {
+   unsigned long long   code_addr;
+   unsigned long long   nr_entry;
+   const unsigned char* entries;
+   unsigned long        entries_len;
+} JitdumpDebugInfo;
+
+/* CODE_UNWINDING_INFO: eh_frame_hdr + eh_frame for the next function.
+   `data` points into the caller's buffer if the whole record was there,
+   else 0; `data_len` bytes are present in the record after the fixed
+   part, starting at file offset `data_file_offset`.  The reader checked
+   eh_frame_hdr_size <= unwinding_size <= data_len. */
+typedef struct {
+   unsigned long long   unwinding_size, eh_frame_hdr_size, mapped_size;
+   const unsigned char* data;
+   unsigned long long   data_len;
+   unsigned long long   data_file_offset;
+} JitdumpUnwindingInfo;
+
+/* One record.  The prefix fields (`id`, `total_size`, `timestamp`) and
+   `file_offset` (where the record starts) are always valid; the member
+   of `u` that matches `id` is valid for JITDUMP_EV_RECORD (partially for
+   JITDUMP_EV_BAD_RECORD).  CODE_CLOSE has no payload. */
+typedef struct {
+   unsigned int       id;
+   unsigned int       total_size;
+   unsigned long long timestamp;
+   unsigned long long file_offset;
+   union {
+      JitdumpCodeLoad      load;
+      JitdumpCodeMove      move;
+      JitdumpDebugInfo     debug;
+      JitdumpUnwindingInfo unwind;
+   } u;
+} JitdumpRecord;
+
+/* The result of one ML_(jitdump_next) call.
+   kind:    JITDUMP_EV_*.
+   offset:  file offset of the item the event is about (header/record
+            start; for NEED_MORE and ERROR the reader's current offset,
+            for a hard error the offset of the offending field's item).
+   advance: how many bytes the reader's offset moved (0 for NEED_MORE
+            and ERROR).  May exceed the `len` passed in: skip the rest.
+   need:    NEED_MORE only: bytes required from the current offset.
+   error:   BAD_RECORD / ERROR only: JITDUMP_ERR_*. */
+typedef struct {
+   int                kind;
+   unsigned long long offset;
+   unsigned long long advance;
+   unsigned long      need;
+   int                error;
+   JitdumpHeader      header;
+   JitdumpRecord      rec;
+} JitdumpEvent;
+
+/* Reader state.  Treat as opaque except for the read-only fields noted.
+   Initialise with ML_(jitdump_init); no destructor (nothing allocated).*/
+typedef struct {
+   unsigned long long offset;        /* RO: next unconsumed file offset  */
+   int                state;         /* internal                          */
+   int                big_endian;    /* RO: writer (= host) byte order    */
+   int                error;         /* RO: sticky hard error, or 0       */
+   unsigned long long error_offset;  /* RO: file offset of hard error     */
+   unsigned long      max_hold;      /* RO: largest record held in memory */
+   JitdumpHeader      header;        /* RO: valid once the header event
+                                        was returned (state != 0)        */
+   unsigned long long n_records;     /* RO: records consumed so far       */
+} JitdumpReader;
+
+/* Reset `r` to the start of a file (offset 0, header not yet read).
+   `max_hold`: the largest CODE_DEBUG_INFO record (bytes) the caller is
+   willing to hold in its buffer; 0 means JITDUMP_DEBUG_INFO_MAX; values
+   below JITDUMP_MIN_BUFFER are raised to it.  No NEED_MORE will ever ask
+   for more than max(max_hold, JITDUMP_MIN_BUFFER) bytes. */
+extern void ML_(jitdump_init)(JitdumpReader* r, unsigned long max_hold);
+
+/* Decode the next item.  `buf` holds `len` bytes of the file starting at
+   r->offset (buf may be 0 when len is 0).  Fills *ev and returns
+   ev->kind (see JITDUMP_EV_*).  Pointers in ev refer into buf. */
+extern int ML_(jitdump_next)(JitdumpReader* r,
+                             const unsigned char* buf, unsigned long len,
+                             JitdumpEvent* ev);
+
+/* Static English text for an error code (never 0; "unknown error" for
+   codes out of range).  No trailing newline. */
+extern const char* ML_(jitdump_strerror)(int code);
+
+/* Non-zero if `code` is a hard error (stops the reader). */
+extern int ML_(jitdump_error_is_hard)(int code);
+
+/* One line-table entry.  `filename` points into the caller's buffer,
+   NUL-terminated there, `filename_len` excludes the NUL.  If the entry's
+   name was the "\xff" marker ("same file as the previous entry", written
+   by perf's JVMTI agent), `same_as_previous` is 1 and filename/len are
+   those of the previous entry (or "" with length 0 for a first entry). */
+typedef struct {
+   unsigned long long code_addr;  /* absolute address (V8, JVMTI)        */
+   unsigned int       line;       /* 1-based source line; 0 = unknown    */
+   unsigned int       discrim;    /* column / discriminator, 0 = default */
+   const char*        filename;
+   unsigned long      filename_len;
+   int                same_as_previous;
+} JitdumpDebugEntry;
+
+/* Iterator over a CODE_DEBUG_INFO record's entries.  Opaque. */
+typedef struct {
+   const unsigned char* p;
+   unsigned long        left;       /* bytes left in the record         */
+   unsigned long long   remaining;  /* entries not yet returned         */
+   int                  big_endian;
+   const char*          prev_name;
+   unsigned long        prev_len;
+} JitdumpDebugIter;
+
+/* Start iterating over `di` (from a JITDUMP_EV_RECORD event of reader
+   `r`; the buffer must still be valid). */
+extern void ML_(jitdump_debug_iter_init)(JitdumpDebugIter* it,
+                                         const JitdumpReader* r,
+                                         const JitdumpDebugInfo* di);
+
+/* Store the next entry in *e.  Returns 1 for an entry, 0 at the end (all
+   nr_entry entries returned), -1 if the next entry would overrun the
+   record (cannot happen for records the reader accepted). */
+extern int ML_(jitdump_debug_entry_next)(JitdumpDebugIter* it,
+                                         JitdumpDebugEntry* e);
+
+/* ------------------------------------------------------------------
+   perf map
+   ------------------------------------------------------------------ */
+
+/* Longest line (bytes, without its '\n') the reader parses.  Longer
+   lines are reported once (PERFMAP_ERR_LINE_TOO_LONG) and skipped. */
+#define PERFMAP_LINE_MAX  65536u
+/* A NEED_MORE event never asks for more than this many bytes. */
+#define PERFMAP_MIN_BUFFER (PERFMAP_LINE_MAX + 1u)
+
+/* Event kinds returned by ML_(perfmap_next)/ML_(perfmap_finish). */
+#define PERFMAP_EV_NEED_MORE  0 /* no complete line in buf; ev->need     */
+#define PERFMAP_EV_ENTRY      1 /* ev->entry decoded                     */
+#define PERFMAP_EV_BAD_LINE   2 /* ev->error for line ev->line; skipped  */
+#define PERFMAP_EV_SKIPPED    3 /* blank line or part of an over-long
+                                   line consumed; nothing to report      */
+
+/* Per-line error codes (text: ML_(perfmap_strerror)). */
+#define PERFMAP_OK                 0
+#define PERFMAP_ERR_BAD_START      1 /* START is not a hex number        */
+#define PERFMAP_ERR_BAD_SIZE       2 /* SIZE missing or not hex          */
+#define PERFMAP_ERR_NUMBER_TOO_BIG 3 /* more than 64 bits                */
+#define PERFMAP_ERR_MISSING_NAME   4 /* nothing after SIZE               */
+#define PERFMAP_ERR_ZERO_SIZE      5 /* SIZE is 0                        */
+#define PERFMAP_ERR_RANGE_WRAPS    6 /* START + SIZE - 1 overflows       */
+#define PERFMAP_ERR_LINE_TOO_LONG  7 /* > PERFMAP_LINE_MAX, skipped      */
+#define PERFMAP_ERR_NUL_BYTE       8 /* line contains a NUL byte         */
+#define PERFMAP_ERR_MAX            8
+
+/* One perf map line, decoded: code at [start, start+size) is `name`.
+   `name` points into the caller's buffer and is NOT NUL-terminated:
+   use name_len (trailing '\r' already removed; inner spaces kept). */
+typedef struct {
+   unsigned long long start;
+   unsigned long long size;
+   const char*        name;
+   unsigned long      name_len;
+} PerfmapEntry;
+
+/* Result of one call.
+   line:    1-based number of the line the event is about.
+   offset:  file offset of that line's first byte (for NEED_MORE: the
+            reader's current offset).
+   advance: bytes consumed from buf (always <= len; 0 for NEED_MORE).
+   need:    NEED_MORE: supply at least this many bytes (> len).
+   error:   BAD_LINE: PERFMAP_ERR_*. */
+typedef struct {
+   int                kind;
+   unsigned long long line;
+   unsigned long long offset;
+   unsigned long      advance;
+   unsigned long      need;
+   int                error;
+   PerfmapEntry       entry;
+} PerfmapEvent;
+
+/* Reader state; opaque except for the read-only fields. */
+typedef struct {
+   unsigned long long offset;     /* RO: next unconsumed file offset     */
+   unsigned long long line;       /* RO: lines fully consumed so far     */
+   int                skipping;   /* internal: inside an over-long line  */
+} PerfmapReader;
+
+/* Reset `r` to the start of a file. */
+extern void ML_(perfmap_init)(PerfmapReader* r);
+
+/* Decode the next line.  `buf` holds `len` bytes of the file starting at
+   r->offset.  A line is only consumed once its '\n' is in buf (the
+   writer may be in the middle of it).  Returns ev->kind. */
+extern int ML_(perfmap_next)(PerfmapReader* r,
+                             const unsigned char* buf, unsigned long len,
+                             PerfmapEvent* ev);
+
+/* Like ML_(perfmap_next), but for a file known to be complete: if buf
+   holds no '\n', the `len` bytes (> 0) are treated as a final line
+   without its newline.  Returns NEED_MORE only when len == 0. */
+extern int ML_(perfmap_finish)(PerfmapReader* r,
+                               const unsigned char* buf, unsigned long len,
+                               PerfmapEvent* ev);
+
+/* Static English text for a perf map error code. */
+extern const char* ML_(perfmap_strerror)(int code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __PRIV_JITFORMATS_H */
+
+/*--------------------------------------------------------------------*/
+/*--- end                                        priv_jitformats.h ---*/
+/*--------------------------------------------------------------------*/
