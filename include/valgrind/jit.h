@@ -58,7 +58,8 @@
    for VALGRIND_JIT_LAST_ERROR) and the program behaves the same.
 
    The header is C99 and C++ (98 and later) and depends only on
-   <valgrind/valgrind.h>.
+   valgrind.h, which is installed next to it: compile with
+   -I<prefix>/include and include <valgrind/jit.h>.
 
    Ownership and lifetime
    ----------------------
@@ -89,7 +90,8 @@
 #ifndef VALGRIND_JIT_H
 #define VALGRIND_JIT_H
 
-#include <valgrind/valgrind.h>
+/* valgrind.h is installed in the same directory as this header. */
+#include "valgrind.h"
 
 #ifdef __cplusplus
 extern "C" {

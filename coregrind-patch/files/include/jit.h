@@ -1,0 +1,1 @@
+../../../include/valgrind/jit.h
