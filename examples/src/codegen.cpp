@@ -1,0 +1,903 @@
+// codegen.cpp - x86-64 code generation (tier 0 and tier 1) for MiniJit.
+
+#include "codegen.hpp"
+
+#include <xbyak/xbyak.h>
+
+#include <algorithm>
+#include <list>
+#include <optional>
+
+namespace minijit {
+
+namespace {
+
+using Xbyak::Address;
+using Xbyak::Reg64;
+using namespace Xbyak::util;
+
+/// Where a variable lives: a register or the frame slot [rbp + disp].
+struct Loc {
+    bool inReg = false;
+    Reg64 reg;
+    int disp = 0;
+};
+
+/// An operand that needs no code to compute: a 32-bit immediate or a
+/// variable's location.
+struct Simple {
+    enum class Kind { None, Imm, Var } kind = Kind::None;
+    std::int32_t imm = 0;
+    Loc loc;
+};
+
+bool isComparison(Op op) {
+    return op == Op::Eq || op == Op::Ne || op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge;
+}
+
+Op negateCond(Op op) {
+    switch (op) {
+    case Op::Eq: return Op::Ne;
+    case Op::Ne: return Op::Eq;
+    case Op::Lt: return Op::Ge;
+    case Op::Le: return Op::Gt;
+    case Op::Gt: return Op::Le;
+    case Op::Ge: return Op::Lt;
+    default: return op;
+    }
+}
+
+// The condition that holds for (b OP' a) when (a OP b) holds.
+Op swapCond(Op op) {
+    switch (op) {
+    case Op::Lt: return Op::Gt;
+    case Op::Le: return Op::Ge;
+    case Op::Gt: return Op::Lt;
+    case Op::Ge: return Op::Le;
+    default: return op;
+    }
+}
+
+// Wrapping 64-bit arithmetic with the language's semantics (x / -1 == -x
+// with wrap-around, x % -1 == 0).  Division by zero is not folded.
+std::optional<std::int64_t> foldBinary(Op op, std::int64_t a, std::int64_t b) {
+    auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+    switch (op) {
+    case Op::Add: return static_cast<std::int64_t>(ua + ub);
+    case Op::Sub: return static_cast<std::int64_t>(ua - ub);
+    case Op::Mul: return static_cast<std::int64_t>(ua * ub);
+    case Op::Div:
+        if (b == 0) return std::nullopt;
+        if (b == -1) return static_cast<std::int64_t>(0 - ua);
+        return a / b;
+    case Op::Mod:
+        if (b == 0) return std::nullopt;
+        if (b == -1) return 0;
+        return a % b;
+    case Op::Eq: return a == b;
+    case Op::Ne: return a != b;
+    case Op::Lt: return a < b;
+    case Op::Le: return a <= b;
+    case Op::Gt: return a > b;
+    case Op::Ge: return a >= b;
+    case Op::And: return (a != 0) && (b != 0);
+    case Op::Or: return (a != 0) || (b != 0);
+    default: return std::nullopt;
+    }
+}
+
+/// The value of `e` if it is a compile-time constant (tier 1 folding).
+std::optional<std::int64_t> constValue(const Expr& e) {
+    switch (e.kind) {
+    case Expr::Kind::Int: return e.value;
+    case Expr::Kind::Unary: {
+        auto v = constValue(*e.args[0]);
+        if (!v) return std::nullopt;
+        if (e.op == Op::Neg) return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(*v));
+        return *v == 0;
+    }
+    case Expr::Kind::Binary: {
+        auto a = constValue(*e.args[0]);
+        if (e.op == Op::And && a && *a == 0) return 0;  // rhs never runs
+        if (e.op == Op::Or && a && *a != 0) return 1;
+        auto b = constValue(*e.args[1]);
+        if (!a || !b) return std::nullopt;
+        return foldBinary(e.op, *a, *b);
+    }
+    default: return std::nullopt;
+    }
+}
+
+bool fitsInt32(std::int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+const Reg64 kArgRegs[kMaxParams] = {rdi, rsi, rdx, rcx, r8, r9};
+const Reg64 kSavedRegs[] = {rbx, r12, r13, r14, r15};
+
+/// Emits one function.  Both tiers share the statement structure; the
+/// expression and branch emitters differ (tier1_).
+class Gen : public Xbyak::CodeGenerator {
+public:
+    Gen(std::size_t capacity, std::uint8_t* buffer, const Function& fn, const CodegenEnv& env,
+        const Tier0Hooks* hooks)
+        : CodeGenerator(capacity, buffer), fn_(fn), env_(env), hooks_(hooks), tier1_(hooks == nullptr) {
+        setDefaultJmpNEAR(true);
+    }
+
+    void compile() {
+        if (tier1_) assignLocationsTier1();
+        else assignLocationsTier0();
+        prologue();
+        emitBlock(fn_.body);
+        mark(fn_.endLine);
+        xor_(eax, eax);  // falling off the end returns 0
+        epilogue();
+        emitStubs();
+        ready();
+    }
+
+    std::vector<std::pair<std::uint32_t, int>> lines;
+
+private:
+    struct Stub {
+        Xbyak::Label label;
+        const void* site = nullptr;
+        int line = 0;
+    };
+    struct Loop {
+        Xbyak::Label* breakTarget;
+        Xbyak::Label* continueTarget;
+    };
+
+    const Function& fn_;
+    const CodegenEnv& env_;
+    const Tier0Hooks* hooks_;
+    const bool tier1_;
+    std::vector<Loc> locs_;
+    std::vector<Reg64> saved_;    // tier 1: callee-saved registers used
+    int frameBytes_ = 0;          // bytes below the saved registers
+    int depth_ = 0;               // 8-byte pushes outstanding
+    std::list<Stub> stubs_;       // out-of-line error paths
+    std::vector<Loop> loops_;
+    Xbyak::Label retLabel_, bodyLabel_, tierUpLabel_;
+
+    // ------------------------------------------------------ line table --
+
+    void mark(int line) {
+        auto off = static_cast<std::uint32_t>(getSize());
+        if (!lines.empty()) {
+            if (lines.back().second == line) return;
+            if (lines.back().first == off) {
+                lines.back().second = line;
+                if (lines.size() >= 2 && lines[lines.size() - 2].second == line) lines.pop_back();
+                return;
+            }
+        }
+        lines.emplace_back(off, line);
+    }
+
+    // ------------------------------------------------------ locations --
+
+    void assignLocationsTier0() {
+        locs_.resize(fn_.numSlots);
+        for (int i = 0; i < fn_.numSlots; ++i) locs_[i].disp = -8 * (i + 1);
+        frameBytes_ = (fn_.numSlots * 8 + 15) / 16 * 16;
+    }
+
+    void countUses(const Expr& e, int loopDepth, std::vector<std::uint64_t>& uses) {
+        if (e.kind == Expr::Kind::Var) uses[e.slot] += std::uint64_t(1) << (3 * std::min(loopDepth, 6));
+        for (const auto& a : e.args) countUses(*a, loopDepth, uses);
+    }
+
+    void countUses(const Block& b, int loopDepth, std::vector<std::uint64_t>& uses) {
+        for (const auto& s : b) {
+            const std::uint64_t w = std::uint64_t(1) << (3 * std::min(loopDepth, 6));
+            if (s->kind == Stmt::Kind::VarDecl || s->kind == Stmt::Kind::Assign) uses[s->slot] += w;
+            if (s->index) countUses(*s->index, loopDepth, uses);
+            if (s->expr) countUses(*s->expr, s->kind == Stmt::Kind::While ? loopDepth + 1 : loopDepth, uses);
+            for (const auto& it : s->items)
+                if (it.expr) countUses(*it.expr, loopDepth, uses);
+            countUses(s->body, s->kind == Stmt::Kind::While ? loopDepth + 1 : loopDepth, uses);
+            countUses(s->elseBody, loopDepth, uses);
+        }
+    }
+
+    void assignLocationsTier1() {
+        std::vector<std::uint64_t> uses(fn_.numSlots, 0);
+        for (int i = 0; i < fn_.numParams; ++i) uses[i] += 1;
+        countUses(fn_.body, 0, uses);
+        std::vector<int> order(fn_.numSlots);
+        for (int i = 0; i < fn_.numSlots; ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return uses[a] > uses[b]; });
+        locs_.resize(fn_.numSlots);
+        const int nregs = static_cast<int>(sizeof kSavedRegs / sizeof kSavedRegs[0]);
+        int spilled = 0;
+        for (int slot : order) {
+            if (static_cast<int>(saved_.size()) < nregs && uses[slot] > 0) {
+                locs_[slot].inReg = true;
+                locs_[slot].reg = kSavedRegs[saved_.size()];
+                saved_.push_back(locs_[slot].reg);
+            } else {
+                ++spilled;
+            }
+        }
+        const int k = static_cast<int>(saved_.size());
+        int j = 0;
+        for (int slot : order)
+            if (!locs_[slot].inReg) locs_[slot].disp = -8 * (k + 1 + j++);
+        frameBytes_ = spilled * 8;
+        if ((k * 8 + frameBytes_) % 16 != 0) frameBytes_ += 8;
+    }
+
+    Address mem(const Loc& l) { return qword[rbp + l.disp]; }
+
+    void load(const Reg64& dst, const Loc& l) {
+        if (l.inReg) {
+            if (dst.getIdx() != l.reg.getIdx()) mov(dst, l.reg);
+        } else {
+            mov(dst, mem(l));
+        }
+    }
+
+    void store(const Loc& l, const Reg64& src) {
+        if (l.inReg) {
+            if (src.getIdx() != l.reg.getIdx()) mov(l.reg, src);
+        } else {
+            mov(mem(l), src);
+        }
+    }
+
+    void movImm(const Reg64& dst, std::int64_t v) {
+        if (v == 0) xor_(Xbyak::Reg32(dst.getIdx()), Xbyak::Reg32(dst.getIdx()));
+        else mov(dst, static_cast<std::uint64_t>(v));
+    }
+
+    void movAddr(const Reg64& dst, const void* p) {
+        mov(dst, reinterpret_cast<std::uint64_t>(p));
+    }
+
+    Simple simple(const Expr& e) {
+        Simple s;
+        if (!tier1_) return s;
+        if (e.kind == Expr::Kind::Var) {
+            s.kind = Simple::Kind::Var;
+            s.loc = locs_[e.slot];
+        } else if (auto c = constValue(e)) {
+            if (fitsInt32(*c)) {
+                s.kind = Simple::Kind::Imm;
+                s.imm = static_cast<std::int32_t>(*c);
+            }
+        }
+        return s;
+    }
+
+    void loadSimple(const Reg64& dst, const Simple& s) {
+        if (s.kind == Simple::Kind::Imm) movImm(dst, s.imm);
+        else load(dst, s.loc);
+    }
+
+    // ---------------------------------------------- prologue/epilogue --
+
+    void stackCheck() {
+        movAddr(rax, reinterpret_cast<const void*>(env_.stackLimit));
+        cmp(rsp, rax);
+        jb(errorStub(fn_.line, RuntimeErrorKind::StackOverflow, -1));
+    }
+
+    void prologue() {
+        mark(fn_.line);
+        push(rbp);
+        mov(rbp, rsp);
+        for (const auto& r : saved_) push(r);
+        if (frameBytes_) sub(rsp, frameBytes_);
+        stackCheck();
+        for (int i = 0; i < fn_.numParams; ++i) store(locs_[i], kArgRegs[i]);
+        if (!tier1_) {
+            movAddr(rax, hooks_->activation);
+            inc(qword[rax]);
+            if (hooks_->threshold) {
+                movAddr(rax, hooks_->callCounter);
+                inc(qword[rax]);
+                cmp(qword[rax], static_cast<std::uint32_t>(hooks_->threshold));
+                je(tierUpLabel_);
+            }
+        }
+        L(bodyLabel_);
+    }
+
+    void epilogue() {
+        L(retLabel_);
+        if (!tier1_) {
+            Xbyak::Label leaveRet, zero;
+            movAddr(rcx, hooks_->activation);
+            dec(qword[rcx]);
+            jz(zero);
+            L(leaveRet);
+            leave();
+            ret();
+            L(zero);
+            cmp(qword[rcx + 8], 0);
+            je(leaveRet);
+            leave();
+            movAddr(rdi, hooks_->retireArg);
+            movAddr(rcx, hooks_->retireStub);
+            jmp(rcx);
+            if (hooks_->threshold) {
+                L(tierUpLabel_);
+                mark(fn_.line);
+                movAddr(rdi, hooks_->tierUpArg);
+                movAddr(rax, hooks_->tierUpHelper);
+                call(rax);
+                jmp(bodyLabel_);
+            }
+            return;
+        }
+        if (saved_.empty()) {
+            leave();
+        } else {
+            lea(rsp, ptr[rbp - static_cast<int>(8 * saved_.size())]);
+            for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) pop(*it);
+            pop(rbp);
+        }
+        ret();
+    }
+
+    Xbyak::Label& errorStub(int line, RuntimeErrorKind kind, int array) {
+        stubs_.emplace_back();
+        Stub& s = stubs_.back();
+        s.site = env_.makeErrorSite(line, kind, array);
+        s.line = line;
+        return s.label;
+    }
+
+    void emitStubs() {
+        for (auto& s : stubs_) {
+            L(s.label);
+            mark(s.line);
+            mov(rsi, rax);  // the offending value (array index)
+            movAddr(rdi, s.site);
+            and_(rsp, -16);
+            movAddr(rax, env_.errorHelper);
+            call(rax);
+            ud2();
+        }
+    }
+
+    // ---------------------------------------------------------- calls --
+
+    void pushRax() {
+        push(rax);
+        ++depth_;
+    }
+
+    void popReg(const Reg64& r) {
+        pop(r);
+        --depth_;
+    }
+
+    // Calls through an absolute address held in rax, keeping rsp aligned.
+    void alignedCall(const std::function<void()>& emitCall) {
+        const bool pad = depth_ % 2 != 0;
+        if (pad) sub(rsp, 8);
+        emitCall();
+        if (pad) add(rsp, 8);
+    }
+
+    void emitCall(const Expr& e) {
+        const std::size_t n = e.args.size();
+        std::vector<int> complex;
+        for (std::size_t i = 0; i < n; ++i)
+            if (simple(*e.args[i]).kind == Simple::Kind::None) complex.push_back(static_cast<int>(i));
+        // Tier 0: every argument is "complex" (evaluated and pushed).  Tier 1:
+        // complex arguments are evaluated left to right, all but the last
+        // pushed; simple ones (constants, variables) are loaded at the end.
+        for (std::size_t k = 0; k < complex.size(); ++k) {
+            emitExpr(*e.args[complex[k]]);
+            if (tier1_ && k + 1 == complex.size()) mov(kArgRegs[complex[k]], rax);
+            else pushRax();
+        }
+        for (std::size_t k = complex.size(); k-- > 0;) {
+            if (tier1_ && k + 1 == complex.size()) continue;
+            popReg(kArgRegs[complex[k]]);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            Simple s = simple(*e.args[i]);
+            if (s.kind != Simple::Kind::None) loadSimple(kArgRegs[i], s);
+        }
+        alignedCall([&] {
+            movAddr(rax, env_.callSlots[e.func]);
+            call(qword[rax]);
+        });
+    }
+
+    // ---------------------------------------------------- expressions --
+
+    // Divides rax by rcx (or computes the remainder) with the language's
+    // semantics; division by zero jumps to an error stub.
+    void emitDivide(Op op, int line) {
+        Xbyak::Label normal, done;
+        test(rcx, rcx);
+        jz(errorStub(line, RuntimeErrorKind::DivisionByZero, -1));
+        cmp(rcx, -1);
+        jne(normal);
+        if (op == Op::Div) neg(rax);
+        else xor_(eax, eax);
+        jmp(done);
+        L(normal);
+        cqo();
+        idiv(rcx);
+        if (op == Op::Mod) mov(rax, rdx);
+        L(done);
+    }
+
+    // rax = rax OP rcx
+    void applyReg(Op op, int line) {
+        switch (op) {
+        case Op::Add: add(rax, rcx); break;
+        case Op::Sub: sub(rax, rcx); break;
+        case Op::Mul: imul(rax, rcx); break;
+        case Op::Div:
+        case Op::Mod: emitDivide(op, line); break;
+        default: compareSet(op, rax, rcx); break;
+        }
+    }
+
+    // rax = rax OP simple (tier 1 only)
+    void applySimple(Op op, const Simple& s, int line) {
+        if (s.kind == Simple::Kind::Imm) {
+            const std::int32_t c = s.imm;
+            switch (op) {
+            case Op::Add: if (c) add(rax, c); return;
+            case Op::Sub: if (c) sub(rax, c); return;
+            case Op::Mul:
+                if (c == 1) return;
+                if (c > 0 && (c & (c - 1)) == 0) {
+                    int sh = 0;
+                    while ((std::int32_t(1) << sh) != c) ++sh;
+                    shl(rax, sh);
+                } else {
+                    imul(rax, rax, c);
+                }
+                return;
+            case Op::Div:
+            case Op::Mod:
+                if (c == 0) {
+                    jmp(errorStub(line, RuntimeErrorKind::DivisionByZero, -1));
+                } else if (c == -1) {
+                    if (op == Op::Div) neg(rax);
+                    else xor_(eax, eax);
+                } else {
+                    mov(rcx, c);
+                    cqo();
+                    idiv(rcx);
+                    if (op == Op::Mod) mov(rax, rdx);
+                }
+                return;
+            default: break;
+            }
+        } else if (op == Op::Add || op == Op::Sub || op == Op::Mul) {
+            const Loc& l = s.loc;
+            if (l.inReg) {
+                if (op == Op::Add) add(rax, l.reg);
+                else if (op == Op::Sub) sub(rax, l.reg);
+                else imul(rax, l.reg);
+            } else {
+                if (op == Op::Add) add(rax, mem(l));
+                else if (op == Op::Sub) sub(rax, mem(l));
+                else imul(rax, mem(l));
+            }
+            return;
+        }
+        loadSimple(rcx, s);
+        applyReg(op, line);
+    }
+
+    void jcc(Op cond, Xbyak::Label& target) {
+        switch (cond) {
+        case Op::Eq: je(target); break;
+        case Op::Ne: jne(target); break;
+        case Op::Lt: jl(target); break;
+        case Op::Le: jle(target); break;
+        case Op::Gt: jg(target); break;
+        case Op::Ge: jge(target); break;
+        default: break;
+        }
+    }
+
+    // rax = (a COND b) ? 1 : 0
+    void compareSet(Op cond, const Reg64& a, const Reg64& b) {
+        cmp(a, b);
+        setFromFlags(cond);
+    }
+
+    void setFromFlags(Op cond) {
+        switch (cond) {
+        case Op::Eq: sete(al); break;
+        case Op::Ne: setne(al); break;
+        case Op::Lt: setl(al); break;
+        case Op::Le: setle(al); break;
+        case Op::Gt: setg(al); break;
+        case Op::Ge: setge(al); break;
+        default: break;
+        }
+        movzx(eax, al);
+    }
+
+    // Tier 1: compares the operands of a comparison, leaving the flags set;
+    // returns the condition to test (the operands may have been swapped).
+    Op emitCompare(const Expr& e) {
+        const Expr* a = e.args[0].get();
+        const Expr* b = e.args[1].get();
+        Op cond = e.op;
+        if (constValue(*a) && !constValue(*b)) {
+            std::swap(a, b);
+            cond = swapCond(cond);
+        }
+        Simple sb = simple(*b);
+        if (sb.kind != Simple::Kind::None) {
+            Reg64 left = rax;
+            if (a->kind == Expr::Kind::Var && locs_[a->slot].inReg) left = locs_[a->slot].reg;
+            else emitExpr(*a);
+            if (sb.kind == Simple::Kind::Imm) {
+                if (sb.imm == 0) test(left, left);
+                else cmp(left, sb.imm);
+            } else if (sb.loc.inReg) {
+                cmp(left, sb.loc.reg);
+            } else {
+                cmp(left, mem(sb.loc));
+            }
+            return cond;
+        }
+        Simple sa = simple(*a);
+        if (sa.kind == Simple::Kind::Var) {
+            emitExpr(*b);
+            if (sa.loc.inReg) cmp(sa.loc.reg, rax);
+            else cmp(mem(sa.loc), rax);
+            return cond;
+        }
+        emitExpr(*a);
+        pushRax();
+        emitExpr(*b);
+        mov(rcx, rax);
+        popReg(rax);
+        cmp(rax, rcx);
+        return cond;
+    }
+
+    // Jumps to `target` if the truth of `e` equals `when`.
+    void emitBranch(const Expr& e, bool when, Xbyak::Label& target) {
+        if (!tier1_) {
+            emitExpr(e);
+            test(rax, rax);
+            if (when) jnz(target);
+            else jz(target);
+            return;
+        }
+        if (auto c = constValue(e)) {
+            if ((*c != 0) == when) jmp(target);
+            return;
+        }
+        if (e.kind == Expr::Kind::Unary && e.op == Op::Not) {
+            emitBranch(*e.args[0], !when, target);
+            return;
+        }
+        if (e.kind == Expr::Kind::Binary && (e.op == Op::And || e.op == Op::Or)) {
+            // And: false if either is false.  Or: true if either is true.
+            const bool shortCircuitValue = e.op == Op::Or;
+            if (when == shortCircuitValue) {
+                emitBranch(*e.args[0], when, target);
+                emitBranch(*e.args[1], when, target);
+            } else {
+                Xbyak::Label skip;
+                emitBranch(*e.args[0], !when, skip);
+                emitBranch(*e.args[1], when, target);
+                L(skip);
+            }
+            return;
+        }
+        if (e.kind == Expr::Kind::Binary && isComparison(e.op)) {
+            Op cond = emitCompare(e);
+            jcc(when ? cond : negateCond(cond), target);
+            return;
+        }
+        emitExpr(e);
+        test(rax, rax);
+        if (when) jnz(target);
+        else jz(target);
+    }
+
+    void emitIndexLoad(const Expr& e) {
+        const ArrayDecl& a = env_.program->arrays[e.array];
+        Simple si = simple(*e.args[0]);
+        if (si.kind != Simple::Kind::None) loadSimple(rax, si);
+        else emitExpr(*e.args[0]);
+        cmp(rax, static_cast<std::uint32_t>(a.size));
+        jae(errorStub(e.line, RuntimeErrorKind::IndexOutOfBounds, e.array));
+        movAddr(rcx, env_.arrayBases[e.array]);
+        mov(rax, qword[rcx + rax * 8]);
+    }
+
+    // Evaluates `e` into rax.
+    void emitExpr(const Expr& e) {
+        if (tier1_) {
+            if (auto c = constValue(e)) {
+                movImm(rax, *c);
+                return;
+            }
+        }
+        switch (e.kind) {
+        case Expr::Kind::Int: movImm(rax, e.value); return;
+        case Expr::Kind::Var: load(rax, locs_[e.slot]); return;
+        case Expr::Kind::Index: emitIndexLoad(e); return;
+        case Expr::Kind::Call: emitCall(e); return;
+        case Expr::Kind::Unary:
+            if (e.op == Op::Neg) {
+                emitExpr(*e.args[0]);
+                neg(rax);
+            } else {
+                emitExpr(*e.args[0]);
+                test(rax, rax);
+                sete(al);
+                movzx(eax, al);
+            }
+            return;
+        case Expr::Kind::Binary: break;
+        }
+        if (e.op == Op::And || e.op == Op::Or) {
+            // And: 0 as soon as an operand is false; Or: 1 as soon as one
+            // is true.
+            const bool shortCircuitValue = e.op == Op::Or;
+            Xbyak::Label shortCircuit, done;
+            emitBranch(*e.args[0], shortCircuitValue, shortCircuit);
+            emitBranch(*e.args[1], shortCircuitValue, shortCircuit);
+            movImm(rax, shortCircuitValue ? 0 : 1);
+            jmp(done);
+            L(shortCircuit);
+            movImm(rax, shortCircuitValue ? 1 : 0);
+            L(done);
+            return;
+        }
+        if (tier1_) {
+            if (isComparison(e.op)) {
+                setFromFlags(emitCompare(e));
+                return;
+            }
+            Simple sb = simple(*e.args[1]);
+            if (sb.kind != Simple::Kind::None) {
+                emitExpr(*e.args[0]);
+                applySimple(e.op, sb, e.line);
+                return;
+            }
+            Simple sa = simple(*e.args[0]);
+            if (sa.kind != Simple::Kind::None) {
+                emitExpr(*e.args[1]);
+                mov(rcx, rax);
+                loadSimple(rax, sa);
+                applyReg(e.op, e.line);
+                return;
+            }
+        }
+        emitExpr(*e.args[0]);
+        pushRax();
+        emitExpr(*e.args[1]);
+        mov(rcx, rax);
+        popReg(rax);
+        applyReg(e.op, e.line);
+    }
+
+    // ----------------------------------------------------- statements --
+
+    void emitBlock(const Block& b) {
+        for (const auto& s : b) emitStmt(*s);
+    }
+
+    // Tier 1: `x = x OP simple` updated in place, `x = simple` moved.
+    bool emitAssignFast(const Loc& dst, int slot, const Expr& e) {
+        if (!tier1_) return false;
+        Simple s = simple(e);
+        if (s.kind == Simple::Kind::Imm) {
+            if (dst.inReg) movImm(dst.reg, s.imm);
+            else mov(mem(dst), s.imm);
+            return true;
+        }
+        if (s.kind == Simple::Kind::Var && (dst.inReg || s.loc.inReg)) {
+            if (dst.inReg) load(dst.reg, s.loc);
+            else mov(mem(dst), s.loc.reg);
+            return true;
+        }
+        if (e.kind == Expr::Kind::Binary && (e.op == Op::Add || e.op == Op::Sub) &&
+            e.args[0]->kind == Expr::Kind::Var && e.args[0]->slot == slot) {
+            Simple r = simple(*e.args[1]);
+            if (r.kind == Simple::Kind::Imm) {
+                if (dst.inReg) {
+                    if (e.op == Op::Add) add(dst.reg, r.imm);
+                    else sub(dst.reg, r.imm);
+                } else {
+                    if (e.op == Op::Add) add(mem(dst), r.imm);
+                    else sub(mem(dst), r.imm);
+                }
+                return true;
+            }
+            if (r.kind == Simple::Kind::Var && (dst.inReg || r.loc.inReg)) {
+                const Reg64 src = r.loc.inReg ? r.loc.reg : rax;
+                if (!r.loc.inReg) load(rax, r.loc);
+                if (dst.inReg) {
+                    if (e.op == Op::Add) add(dst.reg, src);
+                    else sub(dst.reg, src);
+                } else {
+                    if (e.op == Op::Add) add(mem(dst), src);
+                    else sub(mem(dst), src);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void emitIndexStore(const Stmt& s) {
+        const ArrayDecl& a = env_.program->arrays[s.array];
+        Simple si = simple(*s.index);
+        Simple sv = simple(*s.expr);
+        if (si.kind != Simple::Kind::None) {
+            emitExpr(*s.expr);
+            mov(rdx, rax);
+            loadSimple(rax, si);
+        } else if (sv.kind != Simple::Kind::None) {
+            emitExpr(*s.index);
+            loadSimple(rdx, sv);
+        } else {
+            emitExpr(*s.index);
+            pushRax();
+            emitExpr(*s.expr);
+            mov(rdx, rax);
+            popReg(rax);
+        }
+        cmp(rax, static_cast<std::uint32_t>(a.size));
+        jae(errorStub(s.line, RuntimeErrorKind::IndexOutOfBounds, s.array));
+        movAddr(rcx, env_.arrayBases[s.array]);
+        mov(qword[rcx + rax * 8], rdx);
+    }
+
+    void emitPrint(const Stmt& s) {
+        int pushed = 0;
+        for (const auto& it : s.items) {
+            if (it.isString) continue;
+            emitExpr(*it.expr);
+            pushRax();
+            ++pushed;
+        }
+        mov(rsi, rsp);
+        movAddr(rdi, env_.makePrintSite(s));
+        alignedCall([&] {
+            movAddr(rax, env_.printHelper);
+            call(rax);
+        });
+        if (pushed) add(rsp, 8 * pushed);
+        depth_ -= pushed;
+    }
+
+    void emitWhile(const Stmt& s) {
+        Xbyak::Label top, cond, end;
+        loops_.push_back({&end, &cond});
+        if (tier1_) {
+            // Rotated: test at the bottom, one taken branch per iteration.
+            jmp(cond);
+            L(top);
+            emitBlock(s.body);
+            mark(s.line);
+            L(cond);
+            emitBranch(*s.expr, true, top);
+        } else {
+            L(cond);
+            emitBranch(*s.expr, false, end);
+            emitBlock(s.body);
+            mark(s.line);
+            jmp(cond);
+        }
+        L(end);
+        loops_.pop_back();
+    }
+
+    void emitStmt(const Stmt& s) {
+        mark(s.line);
+        switch (s.kind) {
+        case Stmt::Kind::VarDecl:
+        case Stmt::Kind::Assign:
+            if (!emitAssignFast(locs_[s.slot], s.slot, *s.expr)) {
+                emitExpr(*s.expr);
+                store(locs_[s.slot], rax);
+            }
+            break;
+        case Stmt::Kind::IndexAssign:
+            emitIndexStore(s);
+            break;
+        case Stmt::Kind::If: {
+            Xbyak::Label elseL, end;
+            emitBranch(*s.expr, false, elseL);
+            emitBlock(s.body);
+            if (s.hasElse && !s.elseBody.empty()) {
+                jmp(end);
+                L(elseL);
+                emitBlock(s.elseBody);
+            } else {
+                L(elseL);
+            }
+            L(end);
+            break;
+        }
+        case Stmt::Kind::While:
+            emitWhile(s);
+            break;
+        case Stmt::Kind::Break:
+            jmp(*loops_.back().breakTarget);
+            break;
+        case Stmt::Kind::Continue:
+            jmp(*loops_.back().continueTarget);
+            break;
+        case Stmt::Kind::Return:
+            if (s.expr) emitExpr(*s.expr);
+            else xor_(eax, eax);
+            jmp(retLabel_);
+            break;
+        case Stmt::Kind::Print:
+            emitPrint(s);
+            break;
+        case Stmt::Kind::ExprStmt:
+            emitExpr(*s.expr);
+            break;
+        }
+    }
+};
+
+std::size_t countNodes(const Expr& e) {
+    std::size_t n = 1;
+    for (const auto& a : e.args) n += countNodes(*a);
+    return n;
+}
+
+std::size_t countNodes(const Block& b) {
+    std::size_t n = 0;
+    for (const auto& s : b) {
+        n += 1;
+        if (s->index) n += countNodes(*s->index);
+        if (s->expr) n += countNodes(*s->expr);
+        for (const auto& it : s->items) n += 1 + (it.expr ? countNodes(*it.expr) : 0);
+        n += countNodes(s->body) + countNodes(s->elseBody);
+    }
+    return n;
+}
+
+CompiledCode compile(const Function& fn, const CodegenEnv& env, const Tier0Hooks* hooks) {
+    // Generate straight into the final mapping; if the estimate was too
+    // small, start over with twice the space.
+    std::size_t capacity = 256 + 64 * countNodes(fn.body);
+    while (true) {
+        CompiledCode out;
+        out.buffer = CodeBuffer(capacity);
+        try {
+            Gen gen(out.buffer.capacity(), out.buffer.data(), fn, env, hooks);
+            gen.compile();
+            out.size = gen.getSize();
+            out.lines = std::move(gen.lines);
+        } catch (const Xbyak::Error& err) {
+            if (static_cast<int>(err) == Xbyak::ERR_CODE_IS_TOO_BIG) {
+                capacity = out.buffer.capacity() * 2;
+                continue;
+            }
+            throw;
+        }
+        out.buffer.makeExecutable();
+        return out;
+    }
+}
+
+} // namespace
+
+CompiledCode compileTier0(const Function& fn, const CodegenEnv& env, const Tier0Hooks& hooks) {
+    return compile(fn, env, &hooks);
+}
+
+CompiledCode compileTier1(const Function& fn, const CodegenEnv& env) {
+    return compile(fn, env, nullptr);
+}
+
+} // namespace minijit

@@ -1,0 +1,101 @@
+// codegen.hpp - x86-64 code generation (tier 0 and tier 1) for MiniJit.
+//
+// Part of the valgrind-jit example JIT (minijit).  The generators emit one
+// function at a time with xbyak directly into a fresh CodeBuffer and return
+// the code together with its line table.  They know nothing about Valgrind
+// or about the engine's data structures: everything the generated code
+// refers to (call slots, arrays, runtime helpers, counters) is passed in as
+// plain addresses through CodegenEnv / Tier0Hooks.
+//
+// Calling convention of generated functions: System V AMD64 - up to six
+// int64 arguments in rdi, rsi, rdx, rcx, r8, r9; the int64 result in rax;
+// rbx, rbp, r12-r15 preserved; rsp 16-byte aligned at every call.  So the
+// engine can call a compiled function through an ordinary C function pointer.
+// Calls between generated functions are indirect through the callee's call
+// slot (`call qword [slot]`), so re-pointing the slot (tier-up) redirects
+// every caller, old code included.
+
+#ifndef MINIJIT_CODEGEN_HPP
+#define MINIJIT_CODEGEN_HPP
+
+#include "ast.hpp"
+#include "code_buffer.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+namespace minijit {
+
+/// Kinds of runtime error the generated code can detect.
+enum class RuntimeErrorKind {
+    DivisionByZero,   ///< `/` or `%` with a zero divisor
+    IndexOutOfBounds, ///< array index < 0 or >= size (value = the index)
+    StackOverflow     ///< the native stack went below the engine's limit
+};
+
+/// Everything the generated code refers to, supplied by the engine.
+struct CodegenEnv {
+    const Program* program = nullptr;
+    /// Per function index: address of its call slot (a `void*` holding the
+    /// entry address of the function's current code).
+    std::vector<void* const*> callSlots;
+    /// Per array index: first element (array sizes come from `program`).
+    std::vector<std::int64_t*> arrayBases;
+    /// Generated code reports StackOverflow when rsp drops below this.
+    std::uintptr_t stackLimit = 0;
+    /// Returns an opaque, stable pointer describing an error site; it is
+    /// passed to `errorHelper` in rdi (with a value in rsi).
+    std::function<const void*(int line, RuntimeErrorKind kind, int array)> makeErrorSite;
+    /// Returns an opaque, stable pointer describing a `print` statement; it
+    /// is passed to `printHelper` in rdi, with rsi pointing at the values of
+    /// the statement's expression items (last item at the lowest address).
+    std::function<const void*(const Stmt& print)> makePrintSite;
+    /// `[[noreturn]] void(const void* site, int64_t value)`.
+    const void* errorHelper = nullptr;
+    /// `void(const void* site, const int64_t* values)`.
+    const void* printHelper = nullptr;
+};
+
+/// Extra addresses tier-0 code uses for tiering and safe code retirement.
+struct Tier0Hooks {
+    /// Incremented on every entry; when it becomes equal to `threshold`,
+    /// the code calls `tierUpHelper(tierUpArg)` once (threshold 0: never).
+    std::uint64_t* callCounter = nullptr;
+    std::uint64_t threshold = 0;
+    const void* tierUpHelper = nullptr;  ///< `void(void* arg)`
+    void* tierUpArg = nullptr;
+    /// Two words: [0] = number of activations of this code currently on
+    /// the stack (incremented on entry, decremented on return); [1] =
+    /// nonzero once the code is retired.  When a return brings [0] to zero
+    /// while [1] is set, the code leaves its frame and tail-jumps to
+    /// `retireStub` with rdi = `retireArg` (so that the stub can free it).
+    std::uint64_t* activation = nullptr;
+    const void* retireStub = nullptr;
+    void* retireArg = nullptr;
+};
+
+/// One compiled function: its mapping (already read+execute), code size and
+/// line table (pairs of code offset and 1-based source line, offsets
+/// strictly increasing, each < size).
+struct CompiledCode {
+    CodeBuffer buffer;
+    std::size_t size = 0;
+    std::vector<std::pair<std::uint32_t, int>> lines;
+};
+
+/// Tier 0: a straightforward one-pass compiler.  Every variable lives in
+/// the stack frame, every binary operator goes through push/pop, and the
+/// code counts calls (tier-up trigger) and live activations (retirement).
+CompiledCode compileTier0(const Function& fn, const CodegenEnv& env, const Tier0Hooks& hooks);
+
+/// Tier 1: constant folding, the five most used (loop-weighted) variables
+/// in callee-saved registers, register/immediate operand forms instead of
+/// push/pop, fused compare-and-branch, rotated loops.  No counters.
+CompiledCode compileTier1(const Function& fn, const CodegenEnv& env);
+
+} // namespace minijit
+
+#endif

@@ -1,0 +1,360 @@
+// engine.cpp - the MiniJit execution engine.
+
+#include "engine.hpp"
+
+#include <valgrind/jit.h>
+#include <xbyak/xbyak.h>
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <sys/resource.h>
+
+namespace minijit {
+
+/// Describes one place where generated code can raise a runtime error.
+struct Engine::ErrorSite {
+    Engine* engine;
+    int line;
+    RuntimeErrorKind kind;
+    int array;   ///< IndexOutOfBounds: the array
+    int func;    ///< the function containing the site
+};
+
+/// Describes one `print` statement.
+struct Engine::PrintSite {
+    Engine* engine;
+    const Stmt* stmt;
+    int numValues;  ///< expression items (values pushed by the code)
+};
+
+const char* jitStatusName(unsigned long status) {
+    switch (status) {
+    case VG_JIT_OK: return "VG_JIT_OK";
+    case VG_JIT_ERR_NOT_RUNNING: return "VG_JIT_ERR_NOT_RUNNING";
+    case VG_JIT_ERR_BAD_DESCRIPTOR: return "VG_JIT_ERR_BAD_DESCRIPTOR";
+    case VG_JIT_ERR_BAD_NAME: return "VG_JIT_ERR_BAD_NAME";
+    case VG_JIT_ERR_BAD_STRING: return "VG_JIT_ERR_BAD_STRING";
+    case VG_JIT_ERR_BAD_RANGE: return "VG_JIT_ERR_BAD_RANGE";
+    case VG_JIT_ERR_NOT_CODE: return "VG_JIT_ERR_NOT_CODE";
+    case VG_JIT_ERR_OVERLAPS_OBJECT: return "VG_JIT_ERR_OVERLAPS_OBJECT";
+    case VG_JIT_ERR_BAD_LINE_TABLE: return "VG_JIT_ERR_BAD_LINE_TABLE";
+    case VG_JIT_ERR_NOT_REGISTERED: return "VG_JIT_ERR_NOT_REGISTERED";
+    case VG_JIT_WARN_REPLACED: return "VG_JIT_WARN_REPLACED";
+    case VG_JIT_WARN_LINES_DROPPED: return "VG_JIT_WARN_LINES_DROPPED";
+    default: return "unknown status";
+    }
+}
+
+namespace {
+
+std::string absolutePath(const std::string& path) {
+    char* resolved = realpath(path.c_str(), nullptr);
+    if (!resolved) return path;
+    std::string out(resolved);
+    std::free(resolved);
+    return out;
+}
+
+std::string baseName(const std::string& path) {
+    auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Bytes of native stack generated code may use below the point where the
+// engine starts running it: the soft stack limit (at most 8 MiB, Valgrind's
+// default main-thread stack size) minus 512 KiB left for the runtime helpers
+// and the C library.
+std::uintptr_t stackBudget() {
+    std::uintptr_t total = 8u << 20;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < total)
+        total = rl.rlim_cur;
+    const std::uintptr_t reserve = 512u << 10;
+    return total > reserve + (64u << 10) ? total - reserve : (64u << 10);
+}
+
+} // namespace
+
+Engine::Engine(const Program& program, const Options& options)
+    : prog_(program), opts_(options), absPath_(absolutePath(program.path)),
+      object_("minijit:" + baseName(program.path)) {
+    underValgrind_ = RUNNING_ON_VALGRIND != 0;
+    jitSupported_ = VALGRIND_JIT_QUERY() >= 1;
+    if (underValgrind_ && !jitSupported_ && opts_.registerCode)
+        std::fprintf(stderr, "minijit: note: this Valgrind has no JIT support (valgrind-jit); "
+                             "jitted code will not be named\n");
+    for (std::size_t i = 0; i < prog_.functions.size(); ++i) {
+        auto fs = std::make_unique<FunctionState>();
+        fs->engine = this;
+        fs->index = static_cast<int>(i);
+        funcs_.push_back(std::move(fs));
+    }
+    for (const auto& a : prog_.arrays)
+        arrays_.emplace_back(static_cast<std::size_t>(a.size), 0);
+}
+
+Engine::~Engine() {
+    for (auto& fs : funcs_)
+        for (auto& v : fs->versions) forget(*v);
+    if (retireStubRegistered_ && !VALGRIND_JIT_UNREGISTER(retireStub_.data()))
+        std::fprintf(stderr, "minijit: warning: unregistering the retire stub failed: %s\n",
+                     jitStatusName(VALGRIND_JIT_LAST_ERROR()));
+}
+
+void Engine::buildEnv() {
+    env_.program = &prog_;
+    for (auto& fs : funcs_) env_.callSlots.push_back(&fs->entry);
+    for (auto& a : arrays_) env_.arrayBases.push_back(a.data());
+    char probe = 0;
+    const auto sp = reinterpret_cast<std::uintptr_t>(&probe);
+    const std::uintptr_t budget = stackBudget();
+    env_.stackLimit = sp > budget ? sp - budget : 0;
+    env_.errorHelper = reinterpret_cast<const void*>(&Engine::helperError);
+    env_.printHelper = reinterpret_cast<const void*>(&Engine::helperPrint);
+    // The code generator calls these while compiling function `compiling_`.
+    env_.makeErrorSite = [this](int line, RuntimeErrorKind kind, int array) -> const void* {
+        errorSites_.push_back(ErrorSite{this, line, kind, array, compiling_});
+        return &errorSites_.back();
+    };
+    env_.makePrintSite = [this](const Stmt& s) -> const void* {
+        int n = 0;
+        for (const auto& it : s.items) n += it.isString ? 0 : 1;
+        printSites_.push_back(PrintSite{this, &s, n});
+        return &printSites_.back();
+    };
+}
+
+void Engine::compileRetireStub() {
+    // rdi = the CodeVersion to free; rax = the return value of the function
+    // whose frame has just been left; [rsp] = its caller's return address.
+    struct Stub : Xbyak::CodeGenerator {
+        Stub(std::size_t cap, std::uint8_t* buf) : CodeGenerator(cap, buf) {
+            using namespace Xbyak::util;
+            push(rax);  // also aligns rsp to 16 for the call
+            mov(rax, reinterpret_cast<std::uint64_t>(&Engine::helperRetire));
+            call(rax);
+            pop(rax);
+            ret();
+        }
+    };
+    retireStub_ = CodeBuffer(64);
+    {
+        Stub stub(retireStub_.capacity(), retireStub_.data());
+        retireStubSize_ = stub.getSize();
+    }
+    retireStub_.makeExecutable();
+    if (opts_.registerCode) {
+        VgJitCode d = VG_JIT_CODE_INITIALIZER;
+        d.start = retireStub_.data();
+        d.size = retireStubSize_;
+        d.name = "minijit_retire_stub";
+        d.object = object_.c_str();
+        retireStubRegistered_ = VALGRIND_JIT_REGISTER_CODE(&d) != 0;
+        if (!retireStubRegistered_ && jitSupported_)
+            std::fprintf(stderr, "minijit: warning: registering minijit_retire_stub failed: %s\n",
+                         jitStatusName(VALGRIND_JIT_LAST_ERROR()));
+    }
+}
+
+std::string Engine::describeVersion(const CodeVersion& v) const {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " (tier %d) at %p, %zu bytes", v.tier, v.start(), v.code.size);
+    return "'" + prog_.functions[v.func]->name + "'" + buf;
+}
+
+void Engine::announce(CodeVersion& v) {
+    if (!opts_.registerCode) return;
+    const Function& fn = *prog_.functions[v.func];
+    const std::string name = opts_.tierNames ? fn.name + ".tier" + std::to_string(v.tier) : fn.name;
+    std::vector<VgJitLine> lines;
+    lines.reserve(v.code.lines.size());
+    for (const auto& l : v.code.lines)
+        lines.push_back(VgJitLine{l.first, static_cast<unsigned long>(l.second), nullptr});
+    VgJitCode d = VG_JIT_CODE_INITIALIZER;
+    d.start = v.start();
+    d.size = v.code.size;
+    d.name = name.c_str();
+    d.object = object_.c_str();
+    d.file = absPath_.c_str();
+    d.lines = lines.data();
+    d.n_lines = lines.size();
+    const unsigned long ok = VALGRIND_JIT_REGISTER_CODE(&d);
+    const unsigned long status = VALGRIND_JIT_LAST_ERROR();
+    v.registered = ok != 0;
+    if (!jitSupported_) return;
+    if (!ok)
+        std::fprintf(stderr, "minijit: warning: registering %s failed: %s (%lu)\n",
+                     describeVersion(v).c_str(), jitStatusName(status), status);
+    else if (status != VG_JIT_OK)
+        std::fprintf(stderr, "minijit: warning: registering %s: %s (%lu)\n",
+                     describeVersion(v).c_str(), jitStatusName(status), status);
+}
+
+void Engine::forget(CodeVersion& v) {
+    if (!v.registered) return;
+    v.registered = false;
+    if (!VALGRIND_JIT_UNREGISTER(v.start()) && jitSupported_)
+        std::fprintf(stderr, "minijit: warning: unregistering %s failed: %s\n",
+                     describeVersion(v).c_str(), jitStatusName(VALGRIND_JIT_LAST_ERROR()));
+}
+
+void Engine::install(FunctionState& fs, std::unique_ptr<CodeVersion> v) {
+    announce(*v);
+    if (opts_.verbose)
+        std::fprintf(stderr, "minijit: compiled %s, %zu line-table entries%s\n",
+                     describeVersion(*v).c_str(), v->code.lines.size(),
+                     v->registered ? ", registered" : "");
+    fs.entry = const_cast<void*>(v->start());
+    fs.current = v.get();
+    fs.versions.push_back(std::move(v));
+}
+
+void Engine::tierUp(FunctionState& fs) {
+    const Function& fn = *prog_.functions[fs.index];
+    if (opts_.verbose)
+        std::fprintf(stderr, "minijit: '%s' reached %llu calls: recompiling at tier 1\n",
+                     fn.name.c_str(), static_cast<unsigned long long>(fs.calls));
+    auto v = std::make_unique<CodeVersion>();
+    v->engine = this;
+    v->func = fs.index;
+    v->tier = 1;
+    compiling_ = fs.index;
+    v->code = compileTier1(fn, env_);
+    CodeVersion* old = fs.current;
+    install(fs, std::move(v));
+    // The caller is the old code itself (its prologue), so the old version
+    // has at least one live activation: it is freed by retire() when the
+    // last one returns.
+    old->activation[1] = 1;
+}
+
+void Engine::retire(CodeVersion& v) {
+    FunctionState& fs = *funcs_[v.func];
+    if (opts_.verbose)
+        std::fprintf(stderr, "minijit: freeing %s: no activation left\n", describeVersion(v).c_str());
+    forget(v);
+    auto it = std::find_if(fs.versions.begin(), fs.versions.end(),
+                           [&](const std::unique_ptr<CodeVersion>& p) { return p.get() == &v; });
+    if (it != fs.versions.end()) fs.versions.erase(it);  // unmaps the code
+}
+
+void Engine::helperError(const ErrorSite* site, std::int64_t value) {
+    Engine& e = *site->engine;
+    e.failure_ = e.runtimeMessage(*site, value);
+    e.jumpOut();
+}
+
+void Engine::helperPrint(const PrintSite* site, const std::int64_t* values) {
+    Engine& e = *site->engine;
+    int k = 0;
+    for (const auto& item : site->stmt->items) {
+        if (item.isString) {
+            e.out_ += item.text;
+        } else {
+            char buf[24];
+            auto r = std::to_chars(buf, buf + sizeof buf, values[site->numValues - 1 - k++]);
+            e.out_.append(buf, r.ptr);
+        }
+    }
+    e.out_ += '\n';
+    if (e.out_.size() >= (1u << 16)) e.flush();
+}
+
+void Engine::helperTierUp(FunctionState* fs) {
+    Engine& e = *fs->engine;
+    bool failed = false;
+    try {
+        e.tierUp(*fs);
+    } catch (const std::exception& ex) {
+        // No exception may unwind through generated code: record it and
+        // leave through jumpOut() once the handler has finished.
+        e.failure_ = e.prog_.path + ":" + std::to_string(e.prog_.functions[fs->index]->line) +
+                     ": runtime error: internal error: tier-1 compilation of '" +
+                     e.prog_.functions[fs->index]->name + "' failed: " + ex.what() + "\n";
+        failed = true;
+    }
+    if (failed) e.jumpOut();
+}
+
+void Engine::helperRetire(CodeVersion* version) {
+    version->engine->retire(*version);
+}
+
+std::string Engine::runtimeMessage(const ErrorSite& site, std::int64_t value) const {
+    std::string msg = prog_.path + ":" + std::to_string(site.line) + ": runtime error: ";
+    switch (site.kind) {
+    case RuntimeErrorKind::DivisionByZero:
+        msg += "division by zero";
+        break;
+    case RuntimeErrorKind::IndexOutOfBounds: {
+        const ArrayDecl& a = prog_.arrays[site.array];
+        msg += "index " + std::to_string(value) + " is out of bounds for array '" + a.name +
+               "' of size " + std::to_string(a.size);
+        break;
+    }
+    case RuntimeErrorKind::StackOverflow:
+        msg += "stack overflow in function '" + prog_.functions[site.func]->name +
+               "' (recursion too deep)";
+        break;
+    }
+    return msg + "\n";
+}
+
+void Engine::jumpOut() {
+    std::longjmp(failJump_, 1);
+}
+
+
+void Engine::flush() {
+    if (!out_.empty()) std::fwrite(out_.data(), 1, out_.size(), stdout);
+    out_.clear();
+    std::fflush(stdout);
+}
+
+int Engine::run(const std::vector<std::int64_t>& args) {
+    if (args.size() > static_cast<std::size_t>(kMaxParams))
+        throw std::invalid_argument("too many arguments for main");
+    buildEnv();
+    compileRetireStub();
+    const std::uint64_t threshold = opts_.tier1 ? opts_.tierThreshold : 0;
+    for (auto& fsp : funcs_) {
+        FunctionState& fs = *fsp;
+        auto v = std::make_unique<CodeVersion>();
+        v->engine = this;
+        v->func = fs.index;
+        v->tier = 0;
+        Tier0Hooks hooks;
+        hooks.callCounter = &fs.calls;
+        hooks.threshold = threshold;
+        hooks.tierUpHelper = reinterpret_cast<const void*>(&Engine::helperTierUp);
+        hooks.tierUpArg = &fs;
+        hooks.activation = v->activation;
+        hooks.retireStub = retireStub_.data();
+        hooks.retireArg = v.get();
+        compiling_ = fs.index;
+        v->code = compileTier0(*prog_.functions[fs.index], env_, hooks);
+        install(fs, std::move(v));
+    }
+    std::int64_t a[kMaxParams] = {0, 0, 0, 0, 0, 0};
+    std::copy(args.begin(), args.end(), a);
+    using Entry = std::int64_t (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                   std::int64_t, std::int64_t);
+    const auto entry = reinterpret_cast<Entry>(funcs_[prog_.mainIndex]->entry);
+    if (setjmp(failJump_) != 0) {
+        // A runtime error: generated code called helperError (or tier-up
+        // failed).  Every frame above this one has been abandoned.
+        flush();
+        std::fputs(failure_.c_str(), stderr);
+        return 1;
+    }
+    entry(a[0], a[1], a[2], a[3], a[4], a[5]);
+    flush();
+    return 0;
+}
+
+} // namespace minijit

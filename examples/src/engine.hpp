@@ -1,0 +1,147 @@
+// engine.hpp - the MiniJit execution engine: compiles, tiers up, registers
+// jitted code with Valgrind and runs the program.
+//
+// Part of the valgrind-jit example JIT (minijit).
+//
+// Life cycle of a function's code:
+//   1. At start-up every function is compiled at tier 0 into its own
+//      CodeBuffer, announced with VALGRIND_JIT_REGISTER_CODE, and its call
+//      slot (FunctionState::entry) pointed at it.
+//   2. Tier-0 code counts its calls.  The call that makes the count equal to
+//      the threshold first calls Engine::tierUp, which compiles tier 1,
+//      registers it, re-points the call slot and marks the tier-0 version
+//      retired.  That call then finishes in tier-0 code; every later call,
+//      including recursive calls made by older tier-0 frames, goes through
+//      the slot to tier 1.
+//   3. Tier-0 code also counts its live activations.  The return that brings
+//      the count of a retired version to zero leaves its frame and
+//      tail-jumps to a small permanent stub, which calls Engine::retire:
+//      only then, when no frame can execute it any more, is the old code
+//      unregistered (VALGRIND_JIT_UNREGISTER) and unmapped.  Versions still
+//      live at exit (or after a runtime error) are freed by the destructor.
+
+#ifndef MINIJIT_ENGINE_HPP
+#define MINIJIT_ENGINE_HPP
+
+#include "ast.hpp"
+#include "code_buffer.hpp"
+#include "codegen.hpp"
+
+#include <csetjmp>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace minijit {
+
+/// Engine settings (command-line options of minijit).
+struct Options {
+    /// Calls after which a function is recompiled at tier 1 (1..2^31-1).
+    std::uint64_t tierThreshold = 1000;
+    /// false: never leave tier 0 (--no-tier1).
+    bool tier1 = true;
+    /// false: do not announce code to Valgrind (--no-register).
+    bool registerCode = true;
+    /// true: register tier-suffixed names "fib.tier0" / "fib.tier1"
+    /// (--tier-names); default: both tiers are registered as "fib".
+    bool tierNames = false;
+    /// true: log compilations, registrations and frees on stderr (--verbose).
+    bool verbose = false;
+};
+
+class Engine;
+
+/// One compiled version (tier) of a function.  Owns its code mapping.
+struct CodeVersion {
+    /// Updated by the version's own code (tier 0): [0] live activations,
+    /// [1] retired flag.  See Tier0Hooks::activation.
+    std::uint64_t activation[2] = {0, 0};
+    Engine* engine = nullptr;
+    int func = -1;                  ///< index into Program::functions
+    int tier = 0;
+    CompiledCode code;
+    bool registered = false;        ///< announced to Valgrind successfully
+
+    const void* start() const { return code.buffer.data(); }
+};
+
+/// Per-function runtime state.  `entry` is the call slot all callers jump
+/// through; it must stay at a fixed address (the object is never moved).
+struct FunctionState {
+    void* entry = nullptr;          ///< current code (call slot)
+    std::uint64_t calls = 0;        ///< calls made to tier-0 code
+    Engine* engine = nullptr;
+    int index = -1;
+    CodeVersion* current = nullptr;
+    /// Every version not yet freed (the current one and retired ones whose
+    /// frames are still on the stack).
+    std::vector<std::unique_ptr<CodeVersion>> versions;
+};
+
+/// Compiles and runs one Program.  Not copyable; one run per engine.
+class Engine {
+public:
+    /// `program` must outlive the engine.  Its `path` (as given by the
+    /// user) prefixes runtime diagnostics; the registrations use the
+    /// absolute form of it as source file and "minijit:<basename>" as
+    /// object name.
+    Engine(const Program& program, const Options& options);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    /// Compiles every function at tier 0 and calls main with `args` (as
+    /// many as main has parameters).  Flushes the program's output.
+    /// Returns 0 on success; on a runtime error prints
+    /// "FILE:LINE: runtime error: ..." on stderr and returns 1.
+    int run(const std::vector<std::int64_t>& args);
+
+    // Entry points of the runtime helpers called from generated code.
+    struct ErrorSite;
+    struct PrintSite;
+    [[noreturn]] static void helperError(const ErrorSite* site, std::int64_t value);
+    static void helperPrint(const PrintSite* site, const std::int64_t* values);
+    static void helperTierUp(FunctionState* fs);
+    static void helperRetire(CodeVersion* version);
+
+private:
+    void buildEnv();
+    void compileRetireStub();
+    void install(FunctionState& fs, std::unique_ptr<CodeVersion> v);
+    void announce(CodeVersion& v);
+    void forget(CodeVersion& v);
+    void tierUp(FunctionState& fs);
+    void retire(CodeVersion& v);
+    void flush();
+    [[noreturn]] void jumpOut();
+    std::string runtimeMessage(const ErrorSite& site, std::int64_t value) const;
+    std::string describeVersion(const CodeVersion& v) const;
+
+    const Program& prog_;
+    Options opts_;
+    std::string absPath_;
+    std::string object_;
+    bool underValgrind_ = false;
+    bool jitSupported_ = false;
+    std::vector<std::unique_ptr<FunctionState>> funcs_;
+    std::vector<std::vector<std::int64_t>> arrays_;
+    std::deque<ErrorSite> errorSites_;
+    std::deque<PrintSite> printSites_;
+    CodegenEnv env_;
+    CodeBuffer retireStub_;
+    std::size_t retireStubSize_ = 0;
+    bool retireStubRegistered_ = false;
+    int compiling_ = -1;            ///< function being compiled (error sites)
+    std::string out_;               ///< buffered program output
+    std::string failure_;           ///< runtime error message for run()
+    std::jmp_buf failJump_;
+};
+
+/// Name of a Vg_JitStatus value ("VG_JIT_ERR_NOT_CODE", ...).
+const char* jitStatusName(unsigned long status);
+
+} // namespace minijit
+
+#endif

@@ -1,0 +1,136 @@
+// main.cpp - command-line driver of minijit, the valgrind-jit example JIT.
+//
+//   minijit [--tier-threshold N] [--no-tier1] [--no-register] [--tier-names]
+//           [--verbose] FILE.mj [ARGS...]
+//
+// Exit status: 0 success; 1 error in the program (compile-time
+// "FILE:LINE: error: ..." or run-time "FILE:LINE: runtime error: ...") or
+// unreadable file; 2 bad command line.
+
+#include "engine.hpp"
+#include "parser.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char kUsage[] =
+    "usage: minijit [OPTIONS] FILE.mj [ARGS...]\n"
+    "\n"
+    "Compiles the MiniJit program FILE.mj to x86-64 machine code and runs its\n"
+    "function main, passing the integer ARGS as main's parameters.  Jitted\n"
+    "code is announced to Valgrind (valgrind/jit.h) with function names and\n"
+    "a line table, so Valgrind tools name it and annotate FILE.mj.\n"
+    "\n"
+    "options:\n"
+    "  --tier-threshold N  recompile a function at tier 1 when it has been\n"
+    "                      called N times (1..2147483647, default 1000)\n"
+    "  --no-tier1          never recompile: run everything at tier 0\n"
+    "  --no-register       do not announce jitted code to Valgrind\n"
+    "  --tier-names        register tiers as NAME.tier0 / NAME.tier1\n"
+    "                      (default: both tiers are registered as NAME)\n"
+    "  --verbose           log compilations, tier-ups and code frees on stderr\n"
+    "  --help              show this help and exit\n"
+    "\n"
+    "exit status: 0 success, 1 error in the program, 2 bad command line\n";
+
+int usageError(const std::string& msg) {
+    std::fprintf(stderr, "minijit: %s\nTry 'minijit --help' for more information.\n", msg.c_str());
+    return 2;
+}
+
+bool parseInt(const char* s, long long& out) {
+    if (!*s) return false;
+    errno = 0;
+    char* end = nullptr;
+    out = std::strtoll(s, &end, 10);
+    return errno == 0 && *end == '\0';
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    minijit::Options opts;
+    int i = 1;
+    for (; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        } else if (a == "--tier-threshold" || a.rfind("--tier-threshold=", 0) == 0) {
+            const char* v = nullptr;
+            if (a == "--tier-threshold") {
+                if (++i >= argc) return usageError("--tier-threshold needs a value");
+                v = argv[i];
+            } else {
+                v = argv[i] + std::strlen("--tier-threshold=");
+            }
+            long long n = 0;
+            if (!parseInt(v, n) || n < 1 || n > 2147483647LL)
+                return usageError(std::string("invalid --tier-threshold '") + v +
+                                  "' (expected 1..2147483647)");
+            opts.tierThreshold = static_cast<std::uint64_t>(n);
+        } else if (a == "--no-tier1") {
+            opts.tier1 = false;
+        } else if (a == "--no-register") {
+            opts.registerCode = false;
+        } else if (a == "--tier-names") {
+            opts.tierNames = true;
+        } else if (a == "--verbose" || a == "-v") {
+            opts.verbose = true;
+        } else if (a == "--") {
+            ++i;
+            break;
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usageError("unknown option '" + a + "'");
+        } else {
+            break;
+        }
+    }
+    if (i >= argc) return usageError("no program file given");
+    const std::string path = argv[i++];
+    std::vector<std::int64_t> args;
+    for (; i < argc; ++i) {
+        long long v = 0;
+        if (!parseInt(argv[i], v))
+            return usageError(std::string("program argument '") + argv[i] + "' is not a 64-bit integer");
+        args.push_back(v);
+    }
+
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::fprintf(stderr, "minijit: error: cannot open '%s': %s\n", path.c_str(), std::strerror(errno));
+        return 1;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+
+    minijit::Program prog;
+    try {
+        prog = minijit::parseProgram(path, text.str());
+    } catch (const minijit::CompileError& e) {
+        std::fprintf(stderr, "%s:%d: error: %s\n", path.c_str(), e.line(), e.what());
+        return 1;
+    }
+    const minijit::Function& mainFn = *prog.functions[prog.mainIndex];
+    if (static_cast<int>(args.size()) != mainFn.numParams) {
+        std::fprintf(stderr, "%s:%d: error: 'main' takes %d argument%s but %zu %s given on the command line\n",
+                     path.c_str(), mainFn.line, mainFn.numParams, mainFn.numParams == 1 ? "" : "s",
+                     args.size(), args.size() == 1 ? "was" : "were");
+        return 1;
+    }
+    try {
+        minijit::Engine engine(prog, opts);
+        return engine.run(args);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "minijit: error: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,612 @@
+// parser.cpp - lexer, recursive-descent parser and resolver for MiniJit.
+
+#include "parser.hpp"
+
+#include <cctype>
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+namespace minijit {
+
+const char* opSpelling(Op op) {
+    switch (op) {
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::Mod: return "%";
+    case Op::Eq: return "==";
+    case Op::Ne: return "!=";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    case Op::And: return "&&";
+    case Op::Or: return "||";
+    case Op::Neg: return "-";
+    case Op::Not: return "!";
+    }
+    return "?";
+}
+
+namespace {
+
+// ---------------------------------------------------------------- lexer ----
+
+enum class Tok {
+    End, Ident, Int, String, Punct,
+    KwFn, KwVar, KwIf, KwElse, KwWhile, KwReturn, KwPrint, KwBreak,
+    KwContinue, KwArray
+};
+
+struct Token {
+    Tok kind = Tok::End;
+    std::string text;          // identifier, punctuator, decoded string
+    std::int64_t value = 0;    // Int
+    int line = 0;
+};
+
+const std::map<std::string, Tok>& keywords() {
+    static const std::map<std::string, Tok> kw = {
+        {"fn", Tok::KwFn}, {"var", Tok::KwVar}, {"if", Tok::KwIf},
+        {"else", Tok::KwElse}, {"while", Tok::KwWhile},
+        {"return", Tok::KwReturn}, {"print", Tok::KwPrint},
+        {"break", Tok::KwBreak}, {"continue", Tok::KwContinue},
+        {"array", Tok::KwArray}};
+    return kw;
+}
+
+std::string describe(const Token& t) {
+    switch (t.kind) {
+    case Tok::End: return "end of file";
+    case Tok::Ident: return "identifier '" + t.text + "'";
+    case Tok::Int: return "integer " + std::to_string(t.value);
+    case Tok::String: return "string literal";
+    case Tok::Punct: return "'" + t.text + "'";
+    default: return "keyword '" + t.text + "'";
+    }
+}
+
+std::vector<Token> lex(const std::string& src) {
+    std::vector<Token> out;
+    std::size_t i = 0;
+    const std::size_t n = src.size();
+    int line = 1;
+    while (true) {
+        // Skip white space and comments.
+        while (i < n) {
+            char c = src[i];
+            if (c == '\n') { ++line; ++i; }
+            else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') ++i;
+            else if (c == '/' && i + 1 < n && src[i + 1] == '/') {
+                while (i < n && src[i] != '\n') ++i;
+            } else if (c == '#') {
+                while (i < n && src[i] != '\n') ++i;
+            } else break;
+        }
+        Token t;
+        t.line = line;
+        if (i >= n) { out.push_back(t); return out; }
+        unsigned char c = static_cast<unsigned char>(src[i]);
+        if (std::isalpha(c) || c == '_') {
+            std::size_t b = i;
+            while (i < n && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_')) ++i;
+            t.text = src.substr(b, i - b);
+            auto kw = keywords().find(t.text);
+            t.kind = kw == keywords().end() ? Tok::Ident : kw->second;
+        } else if (std::isdigit(c)) {
+            std::uint64_t v = 0;
+            std::size_t b = i;
+            while (i < n && std::isdigit(static_cast<unsigned char>(src[i]))) {
+                unsigned d = static_cast<unsigned>(src[i] - '0');
+                if (v > (static_cast<std::uint64_t>(INT64_MAX) - d) / 10)
+                    throw CompileError(line, "integer literal '" +
+                        src.substr(b, i + 1 - b) + "...' is too large (maximum 9223372036854775807)");
+                v = v * 10 + d;
+                ++i;
+            }
+            if (i < n && (std::isalpha(static_cast<unsigned char>(src[i])) || src[i] == '_'))
+                throw CompileError(line, "invalid character '" + std::string(1, src[i]) +
+                                         "' in integer literal");
+            t.kind = Tok::Int;
+            t.value = static_cast<std::int64_t>(v);
+            t.text = src.substr(b, i - b);
+        } else if (c == '"') {
+            ++i;
+            t.kind = Tok::String;
+            while (true) {
+                if (i >= n || src[i] == '\n')
+                    throw CompileError(line, "unterminated string literal");
+                char d = src[i++];
+                if (d == '"') break;
+                if (d == '\\') {
+                    if (i >= n) throw CompileError(line, "unterminated string literal");
+                    char e = src[i++];
+                    switch (e) {
+                    case 'n': t.text += '\n'; break;
+                    case 't': t.text += '\t'; break;
+                    case '\\': t.text += '\\'; break;
+                    case '"': t.text += '"'; break;
+                    default:
+                        throw CompileError(line, std::string("unknown escape sequence '\\") + e + "'");
+                    }
+                } else {
+                    t.text += d;
+                }
+            }
+        } else {
+            static const char* const two[] = {"==", "!=", "<=", ">=", "&&", "||"};
+            t.kind = Tok::Punct;
+            for (const char* p : two) {
+                if (src.compare(i, 2, p) == 0) { t.text = p; break; }
+            }
+            if (t.text.empty()) {
+                static const std::string one = "+-*/%<>=!(){}[],;";
+                if (one.find(static_cast<char>(c)) == std::string::npos) {
+                    std::string shown = std::isprint(c) ? std::string(1, static_cast<char>(c))
+                                                        : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
+                                                              "0123456789abcdef"[c & 15];
+                    throw CompileError(line, "unexpected character '" + shown + "'");
+                }
+                t.text = std::string(1, static_cast<char>(c));
+            }
+            i += t.text.size();
+        }
+        out.push_back(std::move(t));
+    }
+}
+
+// --------------------------------------------------------------- parser ----
+
+class Parser {
+public:
+    explicit Parser(std::vector<Token> toks) : toks_(std::move(toks)) {}
+
+    void parse(Program& prog) {
+        while (peek().kind != Tok::End) {
+            if (peek().kind == Tok::KwFn) prog.functions.push_back(parseFunction());
+            else if (peek().kind == Tok::KwArray) prog.arrays.push_back(parseArray());
+            else
+                throw CompileError(peek().line, "expected 'fn' or 'array' at top level, found " +
+                                                    describe(peek()));
+        }
+    }
+
+private:
+    std::vector<Token> toks_;
+    std::size_t pos_ = 0;
+
+    const Token& peek(std::size_t ahead = 0) const {
+        std::size_t p = pos_ + ahead;
+        return p < toks_.size() ? toks_[p] : toks_.back();
+    }
+    const Token& next() {
+        const Token& t = peek();
+        if (pos_ < toks_.size() - 1) ++pos_;
+        return t;
+    }
+    bool isPunct(const char* p) const {
+        return peek().kind == Tok::Punct && peek().text == p;
+    }
+    bool acceptPunct(const char* p) {
+        if (!isPunct(p)) return false;
+        next();
+        return true;
+    }
+    const Token& expectPunct(const char* p, const char* context) {
+        if (!isPunct(p))
+            throw CompileError(peek().line, std::string("expected '") + p + "' " + context +
+                                                ", found " + describe(peek()));
+        return next();
+    }
+    std::string expectIdent(const char* what) {
+        if (peek().kind != Tok::Ident)
+            throw CompileError(peek().line, std::string("expected ") + what + ", found " +
+                                                describe(peek()));
+        return next().text;
+    }
+
+    ArrayDecl parseArray() {
+        ArrayDecl a;
+        a.line = next().line;  // 'array'
+        a.name = expectIdent("array name");
+        expectPunct("[", "after the array name");
+        if (peek().kind != Tok::Int)
+            throw CompileError(peek().line, "expected the array size (an integer literal), found " +
+                                                describe(peek()));
+        a.size = next().value;
+        if (a.size < 1 || a.size > kMaxArraySize)
+            throw CompileError(a.line, "array size " + std::to_string(a.size) +
+                                           " out of range (1.." + std::to_string(kMaxArraySize) + ")");
+        expectPunct("]", "after the array size");
+        expectPunct(";", "after the array declaration");
+        return a;
+    }
+
+    std::unique_ptr<Function> parseFunction() {
+        auto f = std::make_unique<Function>();
+        f->line = next().line;  // 'fn'
+        f->name = expectIdent("function name");
+        expectPunct("(", "after the function name");
+        if (!isPunct(")")) {
+            do {
+                int line = peek().line;
+                std::string p = expectIdent("parameter name");
+                for (const auto& q : f->slotNames)
+                    if (q == p) throw CompileError(line, "duplicate parameter '" + p + "'");
+                f->slotNames.push_back(p);
+            } while (acceptPunct(","));
+        }
+        expectPunct(")", "after the parameters");
+        f->numParams = static_cast<int>(f->slotNames.size());
+        if (f->numParams > kMaxParams)
+            throw CompileError(f->line, "function '" + f->name + "' has " +
+                                            std::to_string(f->numParams) + " parameters (at most " +
+                                            std::to_string(kMaxParams) + " are supported)");
+        f->endLine = parseBlock(f->body);
+        return f;
+    }
+
+    // Parses `{ stmt* }` into `out`; returns the line of the closing brace.
+    int parseBlock(Block& out) {
+        expectPunct("{", "to open a block");
+        while (!isPunct("}")) {
+            if (peek().kind == Tok::End)
+                throw CompileError(peek().line, "unexpected end of file: missing '}'");
+            out.push_back(parseStatement());
+        }
+        return next().line;
+    }
+
+    std::unique_ptr<Stmt> parseStatement() {
+        const Token& t = peek();
+        int line = t.line;
+        switch (t.kind) {
+        case Tok::KwVar: {
+            next();
+            auto s = std::make_unique<Stmt>(Stmt::Kind::VarDecl, line);
+            s->name = expectIdent("variable name after 'var'");
+            expectPunct("=", "after the variable name (variables must be initialised)");
+            s->expr = parseExpr();
+            expectPunct(";", "after the declaration");
+            return s;
+        }
+        case Tok::KwIf: return parseIf();
+        case Tok::KwWhile: {
+            next();
+            auto s = std::make_unique<Stmt>(Stmt::Kind::While, line);
+            expectPunct("(", "after 'while'");
+            s->expr = parseExpr();
+            expectPunct(")", "after the loop condition");
+            s->endLine = parseBlock(s->body);
+            return s;
+        }
+        case Tok::KwBreak:
+        case Tok::KwContinue: {
+            next();
+            auto s = std::make_unique<Stmt>(t.kind == Tok::KwBreak ? Stmt::Kind::Break
+                                                                   : Stmt::Kind::Continue, line);
+            expectPunct(";", t.kind == Tok::KwBreak ? "after 'break'" : "after 'continue'");
+            return s;
+        }
+        case Tok::KwReturn: {
+            next();
+            auto s = std::make_unique<Stmt>(Stmt::Kind::Return, line);
+            if (!isPunct(";")) s->expr = parseExpr();
+            expectPunct(";", "after the return statement");
+            return s;
+        }
+        case Tok::KwPrint: {
+            next();
+            auto s = std::make_unique<Stmt>(Stmt::Kind::Print, line);
+            do {
+                PrintItem item;
+                if (peek().kind == Tok::String) {
+                    item.isString = true;
+                    item.text = next().text;
+                } else {
+                    item.expr = parseExpr();
+                }
+                s->items.push_back(std::move(item));
+            } while (acceptPunct(","));
+            expectPunct(";", "after the print statement");
+            return s;
+        }
+        default: break;
+        }
+        // Expression statement or assignment.
+        auto e = parseExpr();
+        if (isPunct("=")) {
+            next();
+            std::unique_ptr<Stmt> s;
+            if (e->kind == Expr::Kind::Var) {
+                s = std::make_unique<Stmt>(Stmt::Kind::Assign, line);
+                s->name = e->name;
+            } else if (e->kind == Expr::Kind::Index) {
+                s = std::make_unique<Stmt>(Stmt::Kind::IndexAssign, line);
+                s->name = e->name;
+                s->index = std::move(e->args[0]);
+            } else {
+                throw CompileError(line, "left side of '=' must be a variable or an array element");
+            }
+            s->expr = parseExpr();
+            expectPunct(";", "after the assignment");
+            return s;
+        }
+        auto s = std::make_unique<Stmt>(Stmt::Kind::ExprStmt, line);
+        s->expr = std::move(e);
+        expectPunct(";", "after the expression");
+        return s;
+    }
+
+    std::unique_ptr<Stmt> parseIf() {
+        int line = next().line;  // 'if'
+        auto s = std::make_unique<Stmt>(Stmt::Kind::If, line);
+        expectPunct("(", "after 'if'");
+        s->expr = parseExpr();
+        expectPunct(")", "after the condition");
+        s->endLine = parseBlock(s->body);
+        if (peek().kind == Tok::KwElse) {
+            next();
+            s->hasElse = true;
+            if (peek().kind == Tok::KwIf) {
+                s->elseBody.push_back(parseIf());
+            } else {
+                s->endLine = parseBlock(s->elseBody);
+            }
+        }
+        return s;
+    }
+
+    // Precedence climbing over the binary operator table.
+    static int precedence(const Token& t, Op& op) {
+        if (t.kind != Tok::Punct) return -1;
+        static const std::unordered_map<std::string, std::pair<Op, int>> table = {
+            {"||", {Op::Or, 1}}, {"&&", {Op::And, 2}},
+            {"==", {Op::Eq, 3}}, {"!=", {Op::Ne, 3}},
+            {"<", {Op::Lt, 4}}, {"<=", {Op::Le, 4}}, {">", {Op::Gt, 4}}, {">=", {Op::Ge, 4}},
+            {"+", {Op::Add, 5}}, {"-", {Op::Sub, 5}},
+            {"*", {Op::Mul, 6}}, {"/", {Op::Div, 6}}, {"%", {Op::Mod, 6}}};
+        auto it = table.find(t.text);
+        if (it == table.end()) return -1;
+        op = it->second.first;
+        return it->second.second;
+    }
+
+    std::unique_ptr<Expr> parseExpr(int minPrec = 1) {
+        auto lhs = parseUnary();
+        while (true) {
+            Op op;
+            int prec = precedence(peek(), op);
+            if (prec < minPrec) return lhs;
+            int line = next().line;
+            auto rhs = parseExpr(prec + 1);
+            auto e = std::make_unique<Expr>(Expr::Kind::Binary, line);
+            e->op = op;
+            e->args.push_back(std::move(lhs));
+            e->args.push_back(std::move(rhs));
+            lhs = std::move(e);
+        }
+    }
+
+    std::unique_ptr<Expr> parseUnary() {
+        if (isPunct("-") || isPunct("!")) {
+            const Token& t = next();
+            auto e = std::make_unique<Expr>(Expr::Kind::Unary, t.line);
+            e->op = t.text == "-" ? Op::Neg : Op::Not;
+            e->args.push_back(parseUnary());
+            return e;
+        }
+        return parsePrimary();
+    }
+
+    std::unique_ptr<Expr> parsePrimary() {
+        const Token& t = peek();
+        if (t.kind == Tok::Int) {
+            auto e = std::make_unique<Expr>(Expr::Kind::Int, t.line);
+            e->value = next().value;
+            return e;
+        }
+        if (t.kind == Tok::Ident) {
+            int line = t.line;
+            std::string name = next().text;
+            if (acceptPunct("(")) {
+                auto e = std::make_unique<Expr>(Expr::Kind::Call, line);
+                e->name = name;
+                if (!isPunct(")")) {
+                    do e->args.push_back(parseExpr());
+                    while (acceptPunct(","));
+                }
+                expectPunct(")", "after the call arguments");
+                return e;
+            }
+            if (acceptPunct("[")) {
+                auto e = std::make_unique<Expr>(Expr::Kind::Index, line);
+                e->name = name;
+                e->args.push_back(parseExpr());
+                expectPunct("]", "after the array index");
+                return e;
+            }
+            auto e = std::make_unique<Expr>(Expr::Kind::Var, line);
+            e->name = name;
+            return e;
+        }
+        if (acceptPunct("(")) {
+            auto e = parseExpr();
+            expectPunct(")", "to close the parenthesised expression");
+            return e;
+        }
+        if (t.kind == Tok::String)
+            throw CompileError(t.line, "string literals are only allowed in 'print'");
+        throw CompileError(t.line, "expected an expression, found " + describe(t));
+    }
+};
+
+// ------------------------------------------------------------- resolver ----
+
+class Resolver {
+public:
+    explicit Resolver(Program& p) : prog_(p) {}
+
+    void run() {
+        for (std::size_t i = 0; i < prog_.arrays.size(); ++i) {
+            const auto& a = prog_.arrays[i];
+            if (!arrays_.emplace(a.name, static_cast<int>(i)).second)
+                throw CompileError(a.line, "array '" + a.name + "' is already declared");
+        }
+        for (std::size_t i = 0; i < prog_.functions.size(); ++i) {
+            const auto& f = *prog_.functions[i];
+            if (arrays_.count(f.name))
+                throw CompileError(f.line, "'" + f.name + "' is declared both as an array and a function");
+            if (!funcs_.emplace(f.name, static_cast<int>(i)).second)
+                throw CompileError(f.line, "function '" + f.name + "' is already defined");
+        }
+        for (auto& f : prog_.functions) resolveFunction(*f);
+        auto m = funcs_.find("main");
+        if (m == funcs_.end())
+            throw CompileError(1, "no function 'main' (execution starts at 'fn main(...)')");
+        prog_.mainIndex = m->second;
+    }
+
+private:
+    Program& prog_;
+    std::unordered_map<std::string, int> arrays_;
+    std::unordered_map<std::string, int> funcs_;
+    Function* fn_ = nullptr;
+    std::vector<std::unordered_map<std::string, int>> scopes_;
+    int loopDepth_ = 0;
+
+    void resolveFunction(Function& f) {
+        fn_ = &f;
+        scopes_.clear();
+        scopes_.emplace_back();
+        for (int i = 0; i < f.numParams; ++i) {
+            if (arrays_.count(f.slotNames[i]))
+                throw CompileError(f.line, "parameter '" + f.slotNames[i] + "' has the name of an array");
+            scopes_.back()[f.slotNames[i]] = i;
+        }
+        f.numSlots = f.numParams;
+        loopDepth_ = 0;
+        resolveBlock(f.body, false);
+    }
+
+    int lookupVar(const std::string& name, int line) const {
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+            auto v = it->find(name);
+            if (v != it->end()) return v->second;
+        }
+        if (arrays_.count(name))
+            throw CompileError(line, "'" + name + "' is an array; use " + name + "[index]");
+        if (funcs_.count(name))
+            throw CompileError(line, "'" + name + "' is a function; call it as " + name + "(...)");
+        throw CompileError(line, "unknown variable '" + name + "'");
+    }
+
+    int lookupArray(const std::string& name, int line) const {
+        auto a = arrays_.find(name);
+        if (a == arrays_.end())
+            throw CompileError(line, "unknown array '" + name + "'");
+        return a->second;
+    }
+
+    void resolveBlock(Block& b, bool newScope = true) {
+        if (newScope) scopes_.emplace_back();
+        for (auto& s : b) resolveStmt(*s);
+        if (newScope) scopes_.pop_back();
+    }
+
+    void resolveStmt(Stmt& s) {
+        switch (s.kind) {
+        case Stmt::Kind::VarDecl: {
+            resolveExpr(*s.expr);  // the initialiser cannot see the new name
+            if (scopes_.back().count(s.name))
+                throw CompileError(s.line, "variable '" + s.name + "' is already declared in this block");
+            if (arrays_.count(s.name))
+                throw CompileError(s.line, "variable '" + s.name + "' has the name of an array");
+            s.slot = fn_->numSlots++;
+            fn_->slotNames.push_back(s.name);
+            scopes_.back()[s.name] = s.slot;
+            break;
+        }
+        case Stmt::Kind::Assign:
+            s.slot = lookupVar(s.name, s.line);
+            resolveExpr(*s.expr);
+            break;
+        case Stmt::Kind::IndexAssign:
+            s.array = lookupArray(s.name, s.line);
+            resolveExpr(*s.index);
+            resolveExpr(*s.expr);
+            break;
+        case Stmt::Kind::If:
+            resolveExpr(*s.expr);
+            resolveBlock(s.body);
+            resolveBlock(s.elseBody);
+            break;
+        case Stmt::Kind::While:
+            resolveExpr(*s.expr);
+            ++loopDepth_;
+            resolveBlock(s.body);
+            --loopDepth_;
+            break;
+        case Stmt::Kind::Break:
+        case Stmt::Kind::Continue:
+            if (loopDepth_ == 0)
+                throw CompileError(s.line, std::string("'") +
+                                               (s.kind == Stmt::Kind::Break ? "break" : "continue") +
+                                               "' outside of a loop");
+            break;
+        case Stmt::Kind::Return:
+            if (s.expr) resolveExpr(*s.expr);
+            break;
+        case Stmt::Kind::Print:
+            for (auto& it : s.items)
+                if (!it.isString) resolveExpr(*it.expr);
+            break;
+        case Stmt::Kind::ExprStmt:
+            resolveExpr(*s.expr);
+            break;
+        }
+    }
+
+    void resolveExpr(Expr& e) {
+        switch (e.kind) {
+        case Expr::Kind::Int: break;
+        case Expr::Kind::Var: e.slot = lookupVar(e.name, e.line); break;
+        case Expr::Kind::Index: e.array = lookupArray(e.name, e.line); break;
+        case Expr::Kind::Call: {
+            auto f = funcs_.find(e.name);
+            if (f == funcs_.end()) {
+                if (arrays_.count(e.name))
+                    throw CompileError(e.line, "'" + e.name + "' is an array, not a function");
+                throw CompileError(e.line, "call of unknown function '" + e.name + "'");
+            }
+            e.func = f->second;
+            const Function& callee = *prog_.functions[f->second];
+            if (static_cast<int>(e.args.size()) != callee.numParams)
+                throw CompileError(e.line, "function '" + e.name + "' takes " +
+                                               std::to_string(callee.numParams) + " argument" +
+                                               (callee.numParams == 1 ? "" : "s") + " but " +
+                                               std::to_string(e.args.size()) +
+                                               (e.args.size() == 1 ? " was" : " were") + " given");
+            break;
+        }
+        case Expr::Kind::Unary:
+        case Expr::Kind::Binary: break;
+        }
+        for (auto& a : e.args) resolveExpr(*a);
+    }
+};
+
+} // namespace
+
+Program parseProgram(const std::string& path, const std::string& source) {
+    Program prog;
+    prog.path = path;
+    Parser(lex(source)).parse(prog);
+    Resolver(prog).run();
+    return prog;
+}
+
+} // namespace minijit
