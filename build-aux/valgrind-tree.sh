@@ -1,0 +1,654 @@
+#!/bin/bash
+# valgrind-tree.sh COMMAND
+#
+# Builds the pinned upstream Valgrind with the project's core patch, and an
+# unpatched ("stock") Valgrind of the same release.  Called by the top-level
+# Makefile, which passes the configuration in the environment (see "Inputs").
+#
+# Commands:
+#   stage         Make stage/ hold a Valgrind built from pristine upstream +
+#                 coregrind-patch/ (series, then files/).  Incremental.
+#   reset         Like stage, but first overwrite every hand edit in the build
+#                 copy with what the patch series produces.
+#   stock         Build and install the unpatched Valgrind (cached).
+#   check-series  Apply the series strictly (no fuzz, no offsets) to pristine
+#                 copies of the files it touches; exit 1 if it does not apply.
+#   install       make install (with DESTDIR) of the patched build copy into
+#                 the configured prefix.
+#   uninstall     The reverse.
+#   regtest       Run upstream's regression tests in the stock and the patched
+#                 build copies and report regressions of the patched one.
+#   pristine      Only unpack the pristine upstream tree.
+#
+# Layout of the build tree ($VGJIT_BUILDDIR):
+#   download/valgrind_V.orig.tar.bz2   verified upstream tarball (cache)
+#   build/pristine/valgrind-V/         pristine upstream tree (never built in)
+#   build/valgrind-V/                  patched build copy
+#   build/valgrind-V.state/            manifest and stamps of the build copy
+#   build/valgrind-stock/              unpatched build copy
+#   build/stock-install/               its installation
+#   build/regtest/                     results of `make regtest-upstream`
+#   stage/                             staged patched Valgrind (bin/valgrind)
+#
+# How the staged and the installed Valgrind find their tools: Valgrind bakes
+# $(pkglibexecdir) into the launcher and every tool at configure time, and
+# both honour $VALGRIND_LIB instead when it is set.  The patched copy is
+# configured with the project's --prefix, so `make install` yields a normal
+# Valgrind.  stage/ is the same build installed with prefix=stage; its
+# bin/valgrind is a small script that sets VALGRIND_LIB to stage's
+# libexec/valgrind and runs the real launcher, libexec/valgrind-jit/valgrind.
+#
+# Inputs (environment):
+#   VGJIT_SRCDIR VGJIT_BUILDDIR      absolute source and build directories
+#   VALGRIND_VERSION VALGRIND_DEBVERSION VALGRIND_SHA256
+#   VALGRIND_TARBALL   optional: a local copy of the tarball (no network)
+#   VALGRIND_SRC       optional: a pristine upstream tree (e.g. git checkout)
+#   VGJIT_PREFIX       the project's configured prefix
+#   VGJIT_JOBS         parallel jobs (default: nproc)
+#   VGJIT_VERBOSE      1: show the upstream build's output instead of logging it
+#   DESTDIR            for install/uninstall
+set -euo pipefail
+shopt -s inherit_errexit
+
+die() {
+  local line
+  for line in "$@"; do echo "error: $line" >&2; done
+  exit 1
+}
+note() { echo "valgrind-tree: $*"; }
+warn() { echo "warning: $*" >&2; }
+
+: "${VGJIT_SRCDIR:?}" "${VGJIT_BUILDDIR:?}" "${VALGRIND_VERSION:?}" \
+  "${VALGRIND_DEBVERSION:?}" "${VALGRIND_SHA256:?}"
+VALGRIND_TARBALL=${VALGRIND_TARBALL:-}
+VALGRIND_SRC=${VALGRIND_SRC:-}
+VGJIT_PREFIX=${VGJIT_PREFIX:-/usr/local}
+VGJIT_JOBS=${VGJIT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+VGJIT_VERBOSE=${VGJIT_VERBOSE:-0}
+
+# The upstream builds are driven by their own make with their own -j; the
+# outer make's flags (jobserver descriptors, -n, -k) must not leak into them.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS || true
+MAKE_CMD=make
+
+V=$VALGRIND_VERSION
+TARNAME="valgrind_${V}.orig.tar.bz2"
+PATCHDIR="$VGJIT_SRCDIR/coregrind-patch"
+SERIES="$PATCHDIR/series"
+FILESDIR="$PATCHDIR/files"
+DOWNLOAD="$VGJIT_BUILDDIR/download"
+CACHED_TARBALL="$DOWNLOAD/$TARNAME"
+BUILD="$VGJIT_BUILDDIR/build"
+PRISTINE_PARENT="$BUILD/pristine"
+PRISTINE="$PRISTINE_PARENT/valgrind-$V"
+PRISTINE_ID_FILE="$PRISTINE_PARENT/source-id"
+PRISTINE_LIST="$PRISTINE_PARENT/files.list"
+TREE="$BUILD/valgrind-$V"
+STATE="$BUILD/valgrind-$V.state"
+STAGE="$VGJIT_BUILDDIR/stage"
+STOCK_TREE="$BUILD/valgrind-stock"
+STOCK_INSTALL="$BUILD/stock-install"
+REGTEST_DIR="$BUILD/regtest"
+CONFIGURE_ARGS=(--enable-only64bit "--prefix=$VGJIT_PREFIX")
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# ---------------------------------------------------------------------------
+# Obtaining the pristine upstream tree
+# ---------------------------------------------------------------------------
+
+# The identity of the upstream source in use: what the pristine tree was made
+# from.  A change (e.g. reconfiguring with --with-valgrind-src) re-derives
+# everything.
+source_id() {
+  if [ -n "$VALGRIND_SRC" ]; then echo "src $VALGRIND_SRC"
+  else echo "tarball $VALGRIND_SHA256"; fi
+}
+
+tarball_help() {
+  echo "Get $TARNAME (sha256 $VALGRIND_SHA256), e.g. from Debian's"
+  echo "source package valgrind $VALGRIND_DEBVERSION, and run:"
+  echo "  ./configure --with-valgrind-tarball=PATH"
+}
+
+# Make $CACHED_TARBALL exist and match the pinned hash.
+ensure_tarball() {
+  mkdir -p "$DOWNLOAD"
+  if [ -f "$CACHED_TARBALL" ]; then
+    if [ "$(sha256_of "$CACHED_TARBALL")" = "$VALGRIND_SHA256" ]; then return 0; fi
+    warn "$CACHED_TARBALL does not match the pinned sha256; removing it"
+    rm -f "$CACHED_TARBALL"
+  fi
+  if [ -n "$VALGRIND_TARBALL" ]; then
+    [ -f "$VALGRIND_TARBALL" ] || die "--with-valgrind-tarball=$VALGRIND_TARBALL: no such file" "$(tarball_help)"
+    local got
+    got=$(sha256_of "$VALGRIND_TARBALL")
+    if [ "$got" != "$VALGRIND_SHA256" ]; then
+      die "$VALGRIND_TARBALL is not the pinned Valgrind $V tarball:" \
+          "  its sha256 is $got" \
+          "  expected      $VALGRIND_SHA256" \
+          "$(tarball_help)"
+    fi
+    cp "$VALGRIND_TARBALL" "$CACHED_TARBALL.tmp"
+    mv "$CACHED_TARBALL.tmp" "$CACHED_TARBALL"
+    note "copied $VALGRIND_TARBALL to $CACHED_TARBALL"
+    return 0
+  fi
+  if ! sh "$VGJIT_SRCDIR/build-aux/fetch-valgrind-source.sh" "$V" "$VALGRIND_DEBVERSION" \
+         "$VALGRIND_SHA256" "$CACHED_TARBALL"; then
+    rm -f "$CACHED_TARBALL" "$CACHED_TARBALL.tmp"
+    die "could not download the Valgrind $V source (see above)." "$(tarball_help)"
+  fi
+  [ "$(sha256_of "$CACHED_TARBALL")" = "$VALGRIND_SHA256" ] \
+    || { rm -f "$CACHED_TARBALL"; die "the downloaded $TARNAME does not match the pinned sha256." "$(tarball_help)"; }
+}
+
+# Check that DIR holds Valgrind $V (configure.ac's version macros).
+check_upstream_version() {
+  local dir=$1 major minor micro got
+  [ -f "$dir/configure.ac" ] && [ -d "$dir/coregrind" ] \
+    || die "$dir does not look like a Valgrind source tree (no configure.ac or coregrind/)"
+  major=$(sed -n 's/^m4_define(\[v_major_ver\], *\[\([0-9]*\)\]).*/\1/p' "$dir/configure.ac")
+  minor=$(sed -n 's/^m4_define(\[v_minor_ver\], *\[\([0-9]*\)\]).*/\1/p' "$dir/configure.ac")
+  micro=$(sed -n 's/^m4_define(\[v_micro_ver\], *\[\([0-9]*\)\]).*/\1/p' "$dir/configure.ac")
+  got="$major.$minor.$micro"
+  [ "$got" = "$V" ] || die "$dir is Valgrind $got, but this project is pinned to Valgrind $V"
+}
+
+ensure_pristine() {
+  local id
+  id=$(source_id)
+  if [ -d "$PRISTINE" ] && [ -f "$PRISTINE_ID_FILE" ] && [ "$(cat "$PRISTINE_ID_FILE")" = "$id" ] \
+     && [ -f "$PRISTINE_LIST" ]; then
+    return 0
+  fi
+  rm -rf "$PRISTINE_PARENT"
+  mkdir -p "$PRISTINE_PARENT/tmp"
+  if [ -n "$VALGRIND_SRC" ]; then
+    [ -d "$VALGRIND_SRC" ] || die "--with-valgrind-src=$VALGRIND_SRC: no such directory"
+    check_upstream_version "$VALGRIND_SRC"
+    note "copying $VALGRIND_SRC to $PRISTINE"
+    mkdir -p "$PRISTINE_PARENT/tmp/valgrind-$V"
+    tar -C "$VALGRIND_SRC" --exclude=.git -cf - . | tar -C "$PRISTINE_PARENT/tmp/valgrind-$V" -xf -
+  else
+    ensure_tarball
+    note "unpacking $CACHED_TARBALL"
+    tar -C "$PRISTINE_PARENT/tmp" -xjf "$CACHED_TARBALL"
+    [ -d "$PRISTINE_PARENT/tmp/valgrind-$V" ] || die "$CACHED_TARBALL does not contain valgrind-$V/"
+    check_upstream_version "$PRISTINE_PARENT/tmp/valgrind-$V"
+  fi
+  mv "$PRISTINE_PARENT/tmp/valgrind-$V" "$PRISTINE"
+  rmdir "$PRISTINE_PARENT/tmp"
+  (cd "$PRISTINE" && find . -type f -printf '%P\n' | LC_ALL=C sort) > "$PRISTINE_LIST"
+  echo "$id" > "$PRISTINE_ID_FILE"
+}
+
+# ---------------------------------------------------------------------------
+# The patch series
+# ---------------------------------------------------------------------------
+
+# Names of the patches in series order (blank lines and # comments skipped).
+series_patches() {
+  [ -f "$SERIES" ] || return 0
+  sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$SERIES" | grep -v '^$' || true
+}
+
+# Paths (relative to the tree top, -p1) that a unified diff touches: the
+# file names of each "--- " line directly followed by a "+++ " line.
+patch_paths() {
+  awk '
+    function strip(s) { sub(/\t.*/, "", s); sub(/^[^\/]*\//, "", s); return s }
+    prev != "" && /^\+\+\+ / {
+      a = substr(prev, 5); b = substr($0, 5)
+      if (a !~ /^\/dev\/null/) print strip(a)
+      if (b !~ /^\/dev\/null/) print strip(b)
+      prev = ""; next
+    }
+    { prev = ($0 ~ /^--- /) ? $0 : "" }
+  ' "$1" | LC_ALL=C sort -u
+}
+
+# Files under coregrind-patch/files, relative to it (editor droppings skipped).
+overlay_files() {
+  [ -d "$FILESDIR" ] || return 0
+  (cd "$FILESDIR" && find . -type f ! -name '*~' ! -name '.#*' ! -name '*.sw[po]' \
+     ! -name '*.orig' ! -name '*.rej' -printf '%P\n' | LC_ALL=C sort)
+}
+
+# derive OUTDIR STRICT
+# Produce in OUTDIR the content that the series and files/ give to every
+# file they touch, starting from pristine copies, and write OUTDIR.manifest:
+# one "path<TAB>sha256" line per touched file ("-" for a file that the series
+# deletes).  With STRICT=1 no fuzz is allowed, and a patch that needs fuzz or
+# offsets leaves OUTDIR.fuzzy.  Never touches the build copy.
+derive() {
+  local out=$1 strict=$2 p path log list
+  rm -rf "$out" "$out.manifest" "$out.fuzzy"
+  mkdir -p "$out"
+  list="$out.paths"
+  : > "$list"
+  local patches
+  patches=$(series_patches)
+  for p in $patches; do
+    [ -f "$PATCHDIR/$p" ] || die "coregrind-patch/series lists $p, but coregrind-patch/$p does not exist"
+    patch_paths "$PATCHDIR/$p" > "$out.p"
+    [ -s "$out.p" ] || die "coregrind-patch/$p contains no unified diff (--- / +++ headers)"
+    while IFS= read -r path; do
+      case "$path" in
+        /*|*../*) die "coregrind-patch/$p touches $path, outside the Valgrind tree" ;;
+      esac
+      if ! grep -qxF -- "$path" "$list"; then
+        echo "$path" >> "$list"
+        if [ -f "$PRISTINE/$path" ]; then
+          mkdir -p "$out/$(dirname "$path")"
+          cp -p "$PRISTINE/$path" "$out/$path"
+        fi
+      fi
+    done < "$out.p"
+    local fuzz=()
+    if [ "$strict" = 1 ]; then fuzz=(-F0); fi
+    if ! log=$(cd "$out" && patch -p1 --batch --forward --no-backup-if-mismatch -r - "${fuzz[@]}" -i "$PATCHDIR/$p" 2>&1); then
+      echo "$log" >&2
+      die "coregrind-patch/$p does not apply to pristine Valgrind $V" \
+          "(after the patches before it in coregrind-patch/series)." \
+          "Regenerate it against a pristine tree: build/pristine/valgrind-$V is one."
+    fi
+    if echo "$log" | grep -Eq 'offset|fuzz'; then
+      echo "$log" | grep -E 'offset|fuzz' | sed "s|^|  coregrind-patch/$p: |" >&2
+      if [ "$strict" = 1 ]; then
+        touch "$out.fuzzy"
+      else
+        warn "coregrind-patch/$p applies only with fuzz or offsets; make check will fail until it is regenerated"
+      fi
+    fi
+  done
+  rm -f "$out.p"
+  local f
+  while IFS= read -r f; do
+    [ -n "$f" ] || continue
+    mkdir -p "$out/$(dirname "$f")"
+    cp "$FILESDIR/$f" "$out/$f"
+    grep -qxF -- "$f" "$list" || echo "$f" >> "$list"
+  done < <(overlay_files)
+  LC_ALL=C sort -u "$list" | while IFS= read -r path; do
+    if [ -f "$out/$path" ]; then
+      printf '%s\t%s\n' "$path" "$(sha256_of "$out/$path")"
+    else
+      printf '%s\t-\n' "$path"
+    fi
+  done > "$out.manifest"
+  rm -f "$list"
+}
+
+# ---------------------------------------------------------------------------
+# The patched build copy
+# ---------------------------------------------------------------------------
+
+current_sum() {  # current_sum TREE PATH: sha256 or "-" when absent
+  if [ -f "$1/$2" ]; then sha256_of "$1/$2"; else echo -; fi
+}
+pristine_sum() {
+  if [ -f "$PRISTINE/$1" ]; then sha256_of "$PRISTINE/$1"; else echo -; fi
+}
+manifest_sum() {  # manifest_sum FILE PATH: the recorded sum, empty if none
+  [ -f "$1" ] || return 0
+  awk -F'\t' -v p="$2" '$1 == p { print $2; exit }' "$1"
+}
+
+# Files that autogen.sh, configure or the build rewrite in a source tree;
+# they are not hand edits.
+is_generated() {
+  case "$1" in
+    configure|aclocal.m4|config.h|config.h.in|config.status|config.log) return 0 ;;
+    compile|config.guess|config.sub|depcomp|install-sh|missing|test-driver|ar-lib) return 0 ;;
+    autom4te.cache/*) return 0 ;;
+    Makefile.in|*/Makefile.in) return 0 ;;
+    *.in) [ -f "$PRISTINE/${1%.in}.am" ] && return 0 ;;
+  esac
+  # Outputs of configure that the tarball also ships (include/valgrind.h,
+  # tests/vg_regtest, ...).
+  [ -f "$PRISTINE/$1.in" ] && return 0
+  return 1
+}
+
+# List files of the build copy that differ from what the series produces,
+# one "path<TAB>reason" line each.
+find_hand_edits() {
+  local newman=$1 path want cur
+  # Files the series touched at the last sync (manifest), or is about to
+  # touch (pending manifest of an interrupted sync).
+  if [ -f "$STATE/manifest" ]; then
+    while IFS=$'\t' read -r path want; do
+      cur=$(current_sum "$TREE" "$path")
+      [ "$cur" = "$want" ] && continue
+      [ -f "$STATE/manifest.pending" ] && [ "$cur" = "$(manifest_sum "$STATE/manifest.pending" "$path")" ] && continue
+      printf '%s\t%s\n' "$path" "differs from what coregrind-patch/ produced at the last build"
+    done < "$STATE/manifest"
+  fi
+  # Other upstream files changed since the last sync.
+  [ -f "$STATE/synced" ] || return 0
+  (cd "$TREE" && find . -type f -newer "$STATE/synced" -printf '%P\n') | LC_ALL=C sort \
+    | LC_ALL=C comm -12 - "$PRISTINE_LIST" | while IFS= read -r path; do
+      is_generated "$path" && continue
+      [ -n "$(manifest_sum "$STATE/manifest" "$path")" ] && continue
+      [ -n "$(manifest_sum "$newman" "$path")" ] && continue
+      cmp -s "$TREE/$path" "$PRISTINE/$path" && continue
+      printf '%s\t%s\n' "$path" "differs from pristine upstream, and coregrind-patch/ does not touch it"
+    done
+}
+
+run_logged() {  # run_logged LOGFILE DESCRIPTION CMD...: run in the current dir
+  local log=$1 what=$2; shift 2
+  note "$what (log: $log)"
+  if [ "$VGJIT_VERBOSE" = 1 ]; then
+    "$@" 2>&1 | tee "$log"
+    return "${PIPESTATUS[0]}"
+  fi
+  if ! "$@" > "$log" 2>&1; then
+    echo "---- last lines of $log ----" >&2
+    tail -n 40 "$log" >&2
+    echo "----" >&2
+    return 1
+  fi
+}
+
+# Run upstream's autogen.sh without letting it configure the enclosing git
+# repository (it runs `git config` when inside a work tree).
+run_autogen() {
+  local tree=$1 log=$2
+  (cd "$tree" && GIT_CEILING_DIRECTORIES="$(dirname "$tree")" GIT_DIR=/nonexistent \
+     run_logged "$log" "running autogen.sh in $tree" ./autogen.sh) \
+    || die "autogen.sh failed in $tree (see $log)"
+}
+
+write_wrapper() {
+  local launcher="$STAGE/libexec/valgrind-jit/valgrind"
+  if [ -f "$STAGE/bin/valgrind" ] && ! grep -q 'VGJIT-STAGE-WRAPPER' "$STAGE/bin/valgrind" 2>/dev/null; then
+    mkdir -p "$(dirname "$launcher")"
+    mv -f "$STAGE/bin/valgrind" "$launcher"
+  fi
+  [ -x "$launcher" ] || die "the staged launcher $launcher is missing"
+  cat > "$STAGE/bin/valgrind.tmp" <<'EOF'
+#!/bin/sh
+# VGJIT-STAGE-WRAPPER: the staged valgrind-jit Valgrind (not for installation).
+# Valgrind finds its tools in the libexec directory baked in at configure
+# time (the project's --prefix) unless VALGRIND_LIB names another one; this
+# script points it at the staged tools and runs the real launcher.
+stage=$(dirname "$(dirname "$(readlink -f "$0")")")
+VALGRIND_LIB="$stage/libexec/valgrind"
+export VALGRIND_LIB
+exec "$stage/libexec/valgrind-jit/valgrind" "$@"
+EOF
+  chmod +x "$STAGE/bin/valgrind.tmp"
+  mv -f "$STAGE/bin/valgrind.tmp" "$STAGE/bin/valgrind"
+}
+
+cmd_stage() {
+  local reset=$1
+  ensure_pristine
+  mkdir -p "$BUILD"
+  local id
+  id=$(cat "$PRISTINE_ID_FILE")
+  if [ ! -d "$TREE" ] || [ ! -f "$STATE/source-id" ] || [ "$(cat "$STATE/source-id")" != "$id" ]; then
+    rm -rf "$TREE" "$STATE" "$TREE.tmp"
+    note "copying the pristine tree to $TREE"
+    cp -a "$PRISTINE" "$TREE.tmp"
+    mv "$TREE.tmp" "$TREE"
+    mkdir -p "$STATE"
+    echo "$id" > "$STATE/source-id"
+    # A tree without configure (a git checkout) needs autogen.sh once.
+    [ -f "$TREE/configure" ] || touch "$STATE/need-autogen"
+  fi
+
+  # What the series produces now.
+  derive "$STATE/derived" 0
+
+  # Hand edits: refuse, or with `reset` overwrite them.
+  local edits
+  edits=$(find_hand_edits "$STATE/derived.manifest")
+  if [ -n "$edits" ]; then
+    if [ "$reset" = 1 ]; then
+      local path why
+      while IFS=$'\t' read -r path why; do
+        note "discarding the hand edit of $path"
+        if [ -n "$(manifest_sum "$STATE/derived.manifest" "$path")" ]; then
+          :  # rewritten below from the derived content
+        elif [ -f "$PRISTINE/$path" ]; then
+          cp "$PRISTINE/$path" "$TREE/$path.vgjit-tmp" && mv "$TREE/$path.vgjit-tmp" "$TREE/$path"
+        fi
+        # Make the rewrite below see a difference even if the content matches.
+        if [ -f "$STATE/manifest" ]; then
+          awk -F'\t' -v p="$path" 'BEGIN { OFS = "\t" } $1 == p { $2 = "x" } { print }' \
+            "$STATE/manifest" > "$STATE/manifest.x"
+          mv "$STATE/manifest.x" "$STATE/manifest"
+        fi
+      done <<< "$edits"
+    else
+      echo "error: the build copy $TREE was edited by hand:" >&2
+      echo "$edits" | sed 's/^\([^\t]*\)\t\(.*\)/  \1: \2/' >&2
+      echo "error: coregrind-patch/ is the source of truth for the patched Valgrind." >&2
+      echo "error: Move the change into coregrind-patch/ (a patch listed in coregrind-patch/series," >&2
+      echo "error: or a new file under coregrind-patch/files/), or discard it with:" >&2
+      echo "error:   make reset-valgrind-build" >&2
+      echo "error: To see an edit: diff -u $PRISTINE/PATH $TREE/PATH" >&2
+      exit 1
+    fi
+  fi
+
+  # Bring the build copy to the derived state, touching only files whose
+  # content changes (so that make rebuilds only what depends on them).
+  cp "$STATE/derived.manifest" "$STATE/manifest.pending"
+  local changed=0 build_system_changed=0 path want cur
+  {
+    cut -f1 "$STATE/derived.manifest"
+    if [ -f "$STATE/manifest" ]; then cut -f1 "$STATE/manifest"; fi
+  } | LC_ALL=C sort -u > "$STATE/paths"
+  while IFS= read -r path; do
+    want=$(manifest_sum "$STATE/derived.manifest" "$path")
+    [ -n "$want" ] || want=$(pristine_sum "$path")   # no longer touched: back to pristine
+    cur=$(current_sum "$TREE" "$path")
+    if [ -f "$STATE/manifest" ] && [ "$(manifest_sum "$STATE/manifest" "$path")" = x ]; then cur=x; fi
+    [ "$cur" = "$want" ] && continue
+    changed=$((changed + 1))
+    if [ "$want" = - ]; then
+      note "removing $path"
+      rm -f "$TREE/$path"
+    else
+      local from="$STATE/derived/$path"
+      [ -n "$(manifest_sum "$STATE/derived.manifest" "$path")" ] || from="$PRISTINE/$path"
+      note "updating $path"
+      mkdir -p "$TREE/$(dirname "$path")"
+      cp "$from" "$TREE/$path.vgjit-tmp"
+      mv "$TREE/$path.vgjit-tmp" "$TREE/$path"
+    fi
+    case "$path" in
+      *.am|configure.ac|*.m4|*.in) build_system_changed=1 ;;
+    esac
+  done < "$STATE/paths"
+  mv "$STATE/manifest.pending" "$STATE/manifest"
+  # Recorded before building, so that an interrupted build is redone.
+  if [ "$build_system_changed" = 1 ]; then touch "$STATE/need-autogen"; fi
+  if [ "$changed" -gt 0 ]; then rm -f "$STATE/staged"; fi
+  touch "$STATE/synced"
+
+  local want_args
+  want_args=$(printf '%s\n' "${CONFIGURE_ARGS[@]}")
+  if [ -f "$STATE/staged" ] && [ ! -f "$STATE/need-autogen" ] && [ -f "$TREE/config.status" ] \
+     && [ "$(cat "$STATE/configure-args" 2>/dev/null)" = "$want_args" ] \
+     && [ -x "$STAGE/bin/valgrind" ] && [ -x "$STAGE/libexec/valgrind-jit/valgrind" ]; then
+    note "stage/ is up to date"
+    return 0
+  fi
+  rm -f "$STATE/staged"
+
+  if [ -f "$STATE/need-autogen" ]; then
+    run_autogen "$TREE" "$STATE/autogen.log"
+    rm -f "$STATE/need-autogen" "$STATE/configure-args"
+  fi
+  if [ ! -f "$TREE/config.status" ] || [ "$(cat "$STATE/configure-args" 2>/dev/null)" != "$want_args" ]; then
+    local was_configured=0
+    [ -f "$TREE/config.status" ] && was_configured=1
+    local old_args
+    old_args=$(cat "$STATE/configure-args" 2>/dev/null || true)
+    rm -f "$STATE/configure-args"
+    (cd "$TREE" && run_logged "$STATE/configure.log" "configuring $TREE: ${CONFIGURE_ARGS[*]}" \
+       ./configure "${CONFIGURE_ARGS[@]}") || die "configure failed in $TREE (see $STATE/configure.log)"
+    # The install path is compiled into every object (-DVG_LIBDIR): when the
+    # prefix changed, nothing built before may be kept.
+    if [ "$was_configured" = 1 ] && [ -n "$old_args" ] && [ "$old_args" != "$want_args" ]; then
+      note "configure arguments changed: cleaning $TREE"
+      (cd "$TREE" && $MAKE_CMD clean > /dev/null)
+    fi
+    echo "$want_args" > "$STATE/configure-args"
+  fi
+  (cd "$TREE" && run_logged "$STATE/make.log" "building $TREE with $VGJIT_JOBS jobs" \
+     $MAKE_CMD -j"$VGJIT_JOBS") || die "building the patched Valgrind failed (see $STATE/make.log)"
+  (cd "$TREE" && run_logged "$STATE/install.log" "staging into $STAGE" \
+     $MAKE_CMD install prefix="$STAGE" exec_prefix="$STAGE") \
+     || die "staging the patched Valgrind failed (see $STATE/install.log)"
+  write_wrapper
+  # Anything the build rewrote is not a hand edit.
+  touch "$STATE/synced" "$STATE/staged"
+  note "staged: $STAGE/bin/valgrind ($("$STAGE/bin/valgrind" --version))"
+}
+
+cmd_install() {
+  [ -f "$STATE/staged" ] || die "the patched Valgrind is not built; run make first"
+  local want_args
+  want_args=$(printf '%s\n' "${CONFIGURE_ARGS[@]}")
+  [ "$(cat "$STATE/configure-args")" = "$want_args" ] \
+    || die "the patched Valgrind was configured for another prefix; run make first"
+  (cd "$TREE" && $MAKE_CMD install DESTDIR="${DESTDIR:-}") || die "make install failed in $TREE"
+}
+
+cmd_uninstall() {
+  [ -f "$TREE/Makefile" ] || { note "no patched build copy; nothing to uninstall"; return 0; }
+  (cd "$TREE" && $MAKE_CMD uninstall DESTDIR="${DESTDIR:-}")
+}
+
+# ---------------------------------------------------------------------------
+# Stock (unpatched) Valgrind
+# ---------------------------------------------------------------------------
+
+cmd_stock() {
+  ensure_pristine
+  local id stamp="$STOCK_TREE.vgjit-done"
+  id="$(cat "$PRISTINE_ID_FILE") prefix=$STOCK_INSTALL"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$id" ] && [ -x "$STOCK_INSTALL/bin/valgrind" ]; then
+    note "stock Valgrind is up to date: $STOCK_INSTALL/bin/valgrind"
+    return 0
+  fi
+  rm -rf "$STOCK_TREE" "$STOCK_TREE.tmp" "$STOCK_INSTALL" "$stamp"
+  note "copying the pristine tree to $STOCK_TREE"
+  cp -a "$PRISTINE" "$STOCK_TREE.tmp"
+  mv "$STOCK_TREE.tmp" "$STOCK_TREE"
+  [ -f "$STOCK_TREE/configure" ] || run_autogen "$STOCK_TREE" "$BUILD/stock-autogen.log"
+  (cd "$STOCK_TREE" && run_logged "$BUILD/stock-configure.log" "configuring $STOCK_TREE" \
+     ./configure --enable-only64bit --prefix="$STOCK_INSTALL") || die "configure failed in $STOCK_TREE"
+  (cd "$STOCK_TREE" && run_logged "$BUILD/stock-make.log" "building $STOCK_TREE with $VGJIT_JOBS jobs" \
+     $MAKE_CMD -j"$VGJIT_JOBS") || die "building the stock Valgrind failed (see $BUILD/stock-make.log)"
+  (cd "$STOCK_TREE" && run_logged "$BUILD/stock-install.log" "installing into $STOCK_INSTALL" \
+     $MAKE_CMD install) || die "installing the stock Valgrind failed"
+  echo "$id" > "$stamp"
+  note "stock: $STOCK_INSTALL/bin/valgrind ($("$STOCK_INSTALL/bin/valgrind" --version))"
+}
+
+# ---------------------------------------------------------------------------
+# Strict series check (make check)
+# ---------------------------------------------------------------------------
+
+cmd_check_series() {
+  ensure_pristine
+  local out="$BUILD/check-series"
+  mkdir -p "$BUILD"
+  local n
+  n=$(series_patches | wc -l)
+  derive "$out" 1
+  if [ -f "$out.fuzzy" ]; then
+    rm -f "$out.fuzzy"
+    die "the patch series applies only with fuzz or offsets (see above);" \
+        "regenerate the patches listed against build/pristine/valgrind-$V"
+  fi
+  # Patches present but not listed are probably a mistake.
+  local p listed
+  listed=$(series_patches)
+  for p in "$PATCHDIR"/*.patch "$PATCHDIR"/*.diff; do
+    [ -f "$p" ] || continue
+    echo "$listed" | grep -qxF "$(basename "$p")" || warn "coregrind-patch/$(basename "$p") is not listed in coregrind-patch/series"
+  done
+  note "coregrind-patch/series: $n patch(es) apply to pristine Valgrind $V with no fuzz and no offsets;" \
+       "$(overlay_files | wc -l) file(s) from coregrind-patch/files; $(wc -l < "$out.manifest") path(s) touched"
+  rm -rf "$out" "$out.manifest"
+}
+
+# ---------------------------------------------------------------------------
+# Upstream regression tests
+# ---------------------------------------------------------------------------
+
+REGTEST_DIRS=(none callgrind cachegrind memcheck)
+
+# regtest_one NAME TREE: build upstream's test programs in TREE and run
+# vg_regtest; leave "test<TAB>result" lines in $REGTEST_DIR/NAME.results.
+regtest_one() {
+  local name=$1 tree=$2
+  (cd "$tree" && run_logged "$REGTEST_DIR/$name-build.log" "building upstream's tests in $tree" \
+     $MAKE_CMD -j"$VGJIT_JOBS" check) || die "building the regression tests failed in $tree"
+  rm -f "$tree/tests/test-suite-overall.log"
+  note "running vg_regtest ${REGTEST_DIRS[*]} in $tree (log: $REGTEST_DIR/$name.log)"
+  # vg_regtest exits 1 when any test fails; the comparison decides.
+  (cd "$tree" && perl tests/vg_regtest "${REGTEST_DIRS[@]}" > "$REGTEST_DIR/$name.log" 2>&1) || true
+  [ -f "$tree/tests/test-suite-overall.log" ] || die "vg_regtest left no tests/test-suite-overall.log in $tree"
+  cp "$tree/tests/test-suite-overall.log" "$REGTEST_DIR/$name-overall.log"
+  sed -n 's/.* result: \([A-Z]*\) \(.*\)\.log$/\2\t\1/p' "$tree/tests/test-suite-overall.log" \
+    | LC_ALL=C sort > "$REGTEST_DIR/$name.results"
+  grep -E '^== ' "$REGTEST_DIR/$name.log" | sed "s/^/  $name: /" || true
+}
+
+cmd_regtest() {
+  cmd_stock
+  cmd_stage 0
+  rm -rf "$REGTEST_DIR"
+  mkdir -p "$REGTEST_DIR"
+  regtest_one stock "$STOCK_TREE"
+  regtest_one patched "$TREE"
+  local s=$REGTEST_DIR/stock.results p=$REGTEST_DIR/patched.results
+  LC_ALL=C join -t$'\t' "$s" "$p" | awk -F'\t' '$2 == "PASS" && $3 != "PASS" { print $1 }' > "$REGTEST_DIR/regressions"
+  LC_ALL=C join -t$'\t' "$s" "$p" | awk -F'\t' '$2 != "PASS" && $3 == "PASS" { print $1 }' > "$REGTEST_DIR/fixed"
+  LC_ALL=C join -t$'\t' -v1 "$s" "$p" | cut -f1 > "$REGTEST_DIR/only-stock"
+  echo
+  echo "upstream regression tests (${REGTEST_DIRS[*]}):"
+  local side f
+  for side in stock patched; do
+    f=$REGTEST_DIR/$side.results
+    printf '  %-8s %4d tests: %4d PASS, %4d FAIL, %4d other\n' "$side" "$(wc -l < "$f")" \
+      "$(awk -F'\t' '$2 == "PASS"' "$f" | wc -l)" "$(awk -F'\t' '$2 == "FAIL"' "$f" | wc -l)" \
+      "$(awk -F'\t' '$2 != "PASS" && $2 != "FAIL"' "$f" | wc -l)"
+  done
+  if [ -s "$REGTEST_DIR/fixed" ]; then
+    echo "  failing in stock, passing when patched: $(wc -l < "$REGTEST_DIR/fixed")"
+  fi
+  if [ -s "$REGTEST_DIR/only-stock" ]; then
+    echo "  run in stock only (missing from the patched run): $(wc -l < "$REGTEST_DIR/only-stock")"
+    sed 's/^/    /' "$REGTEST_DIR/only-stock"
+  fi
+  echo "  results: $REGTEST_DIR"
+  if [ -s "$REGTEST_DIR/regressions" ] || [ -s "$REGTEST_DIR/only-stock" ]; then
+    echo "  REGRESSIONS (pass in stock, fail when patched): $(wc -l < "$REGTEST_DIR/regressions")"
+    sed 's/^/    /' "$REGTEST_DIR/regressions"
+    echo "  diffs: $TREE/<test dir>/<test>.stderr.diff"
+    exit 1
+  fi
+  echo "  no regressions"
+}
+
+case "${1:-}" in
+  stage) cmd_stage 0 ;;
+  reset) cmd_stage 1 ;;
+  stock) cmd_stock ;;
+  check-series) cmd_check_series ;;
+  install) cmd_install ;;
+  uninstall) cmd_uninstall ;;
+  regtest) cmd_regtest ;;
+  pristine) ensure_pristine ;;
+  *) die "usage: $0 stage|reset|stock|check-series|install|uninstall|regtest|pristine" ;;
+esac
