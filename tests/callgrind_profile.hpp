@@ -1,0 +1,142 @@
+// callgrind_profile.hpp - a reader for Callgrind (and Cachegrind) profile
+// data files, for tests that check what Valgrind attributed to which code.
+//
+// Part of valgrind-jit's test suite.  Follows the "Callgrind Format
+// Specification" (Valgrind manual, chapter "Callgrind Format Specification",
+// format version 1) as written by Valgrind 3.27's callgrind/dump.c:
+//
+//  * header lines "key: value" (version, creator, pid, cmd, part, desc,
+//    positions, events, event, summary, totals; unknown keys are kept);
+//  * position specifications ob=, fl=, fi=, fe=, fn=, cob=, cfi=, cfl=,
+//    cfn=, jfi=, jfn= with name compression: "(N) name" defines id N,
+//    "(N)" alone refers to it; objects (ob, cob), files (fl, fi, fe, cfi,
+//    cfl, jfi) and functions (fn, cfn, jfn) have separate id spaces;
+//  * cost lines "SUBPOSITIONS COSTS": one subposition per name in
+//    "positions:" (default "line"), each absolute (decimal or 0x-hex) or
+//    relative to the same subposition of the last cost line ("+N", "-N",
+//    "*"); missing trailing costs are zero;
+//  * "calls=COUNT TARGET" followed by the cost line of the call (inclusive
+//    cost of the callee, attributed to the call site).  As in Callgrind's
+//    writer, the positions of these two lines are relative to the last
+//    ordinary cost line and do not replace it as the base for later lines;
+//  * "jump=" / "jcnd=" (with --collect-jumps=yes): the line after them holds
+//    only the source position of the jump; both are skipped;
+//  * "rec=" / "frfn=" (--separate-recs / --separate-callers) are ignored.
+//
+// Only single-part files are supported (Callgrind's default: one file per
+// dump).  Costs of a function split across fi=/fe= files stay one function
+// (keyed by its ob=, fl=, fn=); per-line costs record the file they are in.
+
+#ifndef VGJIT_TESTS_CALLGRIND_PROFILE_HPP
+#define VGJIT_TESTS_CALLGRIND_PROFILE_HPP
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace vgjit {
+namespace callgrind {
+
+/// A malformed profile: what() names the source and 1-based line number.
+class ParseError : public std::runtime_error {
+public:
+    ParseError(const std::string& source, unsigned long line, const std::string& message);
+    /// 1-based line number in the profile (0: not line-specific).
+    unsigned long line() const { return line_; }
+private:
+    unsigned long line_;
+};
+
+/// Costs, one counter per event of the profile's "events:" line, in that
+/// order.  Always sized to the number of events.
+using Costs = std::vector<std::uint64_t>;
+
+/// Identifies a function as Callgrind does: object (ob=, "" if none), the
+/// function's source file (fl=, "???" when unknown) and name (fn=).
+struct FunctionKey {
+    std::string object;
+    std::string file;
+    std::string name;
+    bool operator<(const FunctionKey& o) const {
+        return std::tie(object, file, name) < std::tie(o.object, o.file, o.name);
+    }
+    bool operator==(const FunctionKey& o) const {
+        return object == o.object && file == o.file && name == o.name;
+    }
+};
+
+/// Self costs of one function.
+struct FunctionCosts {
+    FunctionKey key;
+    /// Sum of the function's cost lines (not including calls).
+    Costs self;
+    /// Self costs per source position: (file, line) -> costs.  The file is
+    /// the fl= file, or the fi=/fe= file in effect.  Line 0 means "no line
+    /// information".  Empty if "positions:" has no "line".
+    std::map<std::pair<std::string, std::uint64_t>, Costs> lines;
+    /// Self costs per instruction address.  Empty unless "positions:"
+    /// includes "instr" (Callgrind's --dump-instr=yes).
+    std::map<std::uint64_t, Costs> instrs;
+};
+
+/// Calls from one function to another, summed over all call sites.
+struct CallEdge {
+    FunctionKey caller;
+    FunctionKey callee;
+    std::uint64_t count = 0;   ///< number of calls (sum of calls= counts)
+    Costs inclusive;           ///< inclusive cost of those calls
+};
+
+/// A parsed profile.
+class Profile {
+public:
+    /// Reads and parses the file at `path`.  Throws ParseError (also if the
+    /// file cannot be opened).
+    static Profile parseFile(const std::string& path);
+    /// Parses a profile from `in`; `source` names it in error messages.
+    static Profile parse(std::istream& in, const std::string& source = "<profile>");
+
+    /// Event names of the "events:" header, in cost-column order.
+    const std::vector<std::string>& events() const { return events_; }
+    /// Column of event `name`; throws std::out_of_range if absent.
+    std::size_t eventIndex(const std::string& name) const;
+    /// Subposition names of the "positions:" header ("line" if absent).
+    const std::vector<std::string>& positions() const { return positions_; }
+    /// Header values by key ("cmd", "pid", "creator", "desc" lines joined
+    /// with "\n", ...).  "events"/"positions"/"totals"/"summary" included.
+    const std::map<std::string, std::string>& header() const { return header_; }
+
+    /// All functions with any self-cost line, by key.
+    const std::map<FunctionKey, FunctionCosts>& functions() const { return functions_; }
+    /// Functions named `name` (in any object/file).
+    std::vector<const FunctionCosts*> functionsNamed(const std::string& name) const;
+    /// Call edges keyed by (caller, callee).
+    const std::map<std::pair<FunctionKey, FunctionKey>, CallEdge>& calls() const { return calls_; }
+
+    /// Sum of all self costs (every ordinary cost line).
+    const Costs& selfTotal() const { return selfTotal_; }
+    /// The "totals:" line, else the "summary:" line, else selfTotal().
+    const Costs& totals() const;
+    /// Sum of self costs of event `event` over functions whose object is
+    /// `object`.
+    std::uint64_t objectCost(const std::string& object, const std::string& event) const;
+
+private:
+    std::vector<std::string> events_;
+    std::vector<std::string> positions_{"line"};
+    std::map<std::string, std::string> header_;
+    std::map<FunctionKey, FunctionCosts> functions_;
+    std::map<std::pair<FunctionKey, FunctionKey>, CallEdge> calls_;
+    Costs selfTotal_;
+    Costs totals_;   // from totals:/summary:, empty if neither
+    friend class Parser;
+};
+
+} // namespace callgrind
+} // namespace vgjit
+
+#endif

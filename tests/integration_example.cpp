@@ -1,0 +1,477 @@
+// integration_example.cpp - end-to-end tests of the example JIT (minijit):
+// natively, and under the staged (patched) Valgrind's Memcheck, Callgrind and
+// Cachegrind, including what the profiles attribute to the jitted code.
+//
+// Environment (defaults compiled in by tests/Makefile.am):
+//   VGJIT_STAGE    the staged Valgrind (bin/valgrind inside)
+//   VGJIT_SRCDIR   the source tree (examples/*.mj, examples/expected/)
+//   VGJIT_BUILDDIR the build tree (examples/minijit)
+//   VGJIT_MINIJIT  overrides the minijit binary
+//   VGJIT_KEEP_TMP if set, the temporary directory (profiles) is kept
+
+#define BOOST_TEST_MODULE integration_example
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "callgrind_profile.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef VGJIT_STAGE
+#define VGJIT_STAGE "stage"
+#endif
+#ifndef VGJIT_SRCDIR
+#define VGJIT_SRCDIR "."
+#endif
+#ifndef VGJIT_BUILDDIR
+#define VGJIT_BUILDDIR "."
+#endif
+
+namespace cg = vgjit::callgrind;
+
+namespace {
+
+std::string envOr(const char* name, const std::string& fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::string(v) : fallback;
+}
+
+std::string stage() { return envOr("VGJIT_STAGE", VGJIT_STAGE); }
+std::string srcdir() { return envOr("VGJIT_SRCDIR", VGJIT_SRCDIR); }
+std::string minijit() {
+    return envOr("VGJIT_MINIJIT", envOr("VGJIT_BUILDDIR", VGJIT_BUILDDIR) + "/examples/minijit");
+}
+std::string valgrind() { return stage() + "/bin/valgrind"; }
+std::string example(const std::string& name) { return srcdir() + "/examples/" + name; }
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string absolute(const std::string& path) {
+    char* r = realpath(path.c_str(), nullptr);
+    if (!r) throw std::runtime_error("realpath " + path + ": " + std::strerror(errno));
+    std::string out(r);
+    std::free(r);
+    return out;
+}
+
+/// A scratch directory for captured output and profiles, removed at exit.
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char tmpl[] = "/tmp/vgjit-example-XXXXXX";
+        if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+        path = tmpl;
+    }
+    ~TempDir() {
+        if (std::getenv("VGJIT_KEEP_TMP")) return;
+        if (DIR* d = opendir(path.c_str())) {
+            while (dirent* e = readdir(d)) {
+                std::string n = e->d_name;
+                if (n != "." && n != "..") unlink((path + "/" + n).c_str());
+            }
+            closedir(d);
+        }
+        rmdir(path.c_str());
+    }
+};
+
+TempDir& tmp() {
+    static TempDir dir;
+    return dir;
+}
+
+struct Result {
+    int status = -1;   ///< exit status, or 128+signal
+    std::string out, err;
+};
+
+std::ostream& operator<<(std::ostream& os, const Result& r) {
+    return os << "status " << r.status << "\n--- stdout:\n" << r.out << "--- stderr:\n" << r.err;
+}
+
+/// Runs argv (no shell), capturing stdout and stderr; kills it after
+/// `timeoutSeconds`.
+Result run(const std::vector<std::string>& argv, int timeoutSeconds = 300) {
+    static int counter = 0;
+    const std::string base = tmp().path + "/run" + std::to_string(counter++);
+    const std::string outPath = base + ".out", errPath = base + ".err";
+    pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        int o = open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int n = open("/dev/null", O_RDONLY);
+        if (o < 0 || e < 0 || n < 0) _exit(126);
+        dup2(n, 0);
+        dup2(o, 1);
+        dup2(e, 2);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    Result r;
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
+    while (true) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (std::chrono::steady_clock::now() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            BOOST_ERROR("timed out after " << timeoutSeconds << " s: " << argv[0]);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = readFile(outPath);
+    r.err = readFile(errPath);
+    unlink(outPath.c_str());
+    unlink(errPath.c_str());
+    return r;
+}
+
+const std::vector<std::string> kSamples = {"fib", "sieve", "calls"};
+
+/// Functions defined in a MiniJit source ("fn NAME(").
+std::vector<std::string> definedFunctions(const std::string& source) {
+    std::vector<std::string> out;
+    std::regex re(R"(^\s*fn\s+([A-Za-z_][A-Za-z0-9_]*)\s*\()");
+    std::istringstream in(source);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_search(line, m, re)) out.push_back(m[1]);
+    }
+    return out;
+}
+
+std::size_t lineCount(const std::string& text) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+bool requireStage() {
+    struct stat st;
+    if (stat(valgrind().c_str(), &st) != 0) {
+        BOOST_ERROR("no staged Valgrind at " << valgrind() << " (set VGJIT_STAGE)");
+        return false;
+    }
+    return true;
+}
+
+/// One code version as logged by `minijit --verbose`.
+struct CodeRange {
+    std::string function;
+    int tier;
+    std::uint64_t start, size;
+};
+
+std::vector<CodeRange> compiledRanges(const std::string& verboseLog) {
+    std::vector<CodeRange> out;
+    std::regex re(R"(minijit: compiled '([^']+)' \(tier (\d)\) at 0x([0-9a-f]+), (\d+) bytes)");
+    for (std::sregex_iterator it(verboseLog.begin(), verboseLog.end(), re), end; it != end; ++it)
+        out.push_back({(*it)[1], std::stoi((*it)[2]), std::stoull((*it)[3], nullptr, 16),
+                       std::stoull((*it)[4])});
+    return out;
+}
+
+std::uint64_t costIn(const cg::FunctionCosts& f, const CodeRange& r, std::size_t ev) {
+    std::uint64_t sum = 0;
+    for (auto it = f.instrs.lower_bound(r.start); it != f.instrs.end() && it->first < r.start + r.size; ++it)
+        sum += it->second[ev];
+    return sum;
+}
+
+} // namespace
+
+// ------------------------------------------------------------- native --
+
+BOOST_AUTO_TEST_CASE(native_samples_print_expected_output) {
+    for (const auto& s : kSamples) {
+        BOOST_TEST_CONTEXT("sample " << s) {
+            const std::string expected = readFile(example("expected/" + s + ".out"));
+            for (const auto& opts : std::vector<std::vector<std::string>>{
+                     {}, {"--no-tier1"}, {"--tier-threshold", "1"}, {"--no-register"}}) {
+                std::vector<std::string> argv{minijit()};
+                argv.insert(argv.end(), opts.begin(), opts.end());
+                argv.push_back(example(s + ".mj"));
+                Result r = run(argv);
+                BOOST_TEST(r.status == 0, r);
+                BOOST_TEST(r.out == expected, r);
+                BOOST_TEST(r.err.empty(), r);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(native_error_programs_report_file_and_line) {
+    const std::string dir = example("errors");
+    std::vector<std::string> files;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (dirent* e = readdir(d)) {
+            std::string n = e->d_name;
+            if (n.size() > 3 && n.compare(n.size() - 3, 3, ".mj") == 0) files.push_back(n);
+        }
+        closedir(d);
+    }
+    std::sort(files.begin(), files.end());
+    BOOST_TEST_REQUIRE(files.size() >= 8u);
+    for (const auto& f : files) {
+        BOOST_TEST_CONTEXT("program " << f) {
+            const std::string path = dir + "/" + f;
+            const std::string src = readFile(path);
+            const std::string tag = "// expect: ";
+            BOOST_TEST_REQUIRE(src.compare(0, tag.size(), tag) == 0);
+            const std::string expect = src.substr(tag.size(), src.find('\n') - tag.size());
+            for (const auto& opt : {"--tier-threshold=1000", "--no-tier1", "--tier-threshold=1"}) {
+                Result r = run({minijit(), opt, path});
+                BOOST_TEST(r.status == 1, r);
+                BOOST_TEST(r.err == path + ":" + expect + "\n", r);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(native_command_line) {
+    Result help = run({minijit(), "--help"});
+    BOOST_TEST(help.status == 0);
+    BOOST_TEST(help.out.find("usage: minijit") == 0u, help);
+
+    Result none = run({minijit()});
+    BOOST_TEST(none.status == 2, none);
+    BOOST_TEST(none.err.find("no program file given") != std::string::npos, none);
+
+    Result bad = run({minijit(), "--tier-threshold", "0", example("fib.mj")});
+    BOOST_TEST(bad.status == 2, bad);
+    BOOST_TEST(bad.err.find("invalid --tier-threshold '0'") != std::string::npos, bad);
+
+    Result unknown = run({minijit(), "--fast", example("fib.mj")});
+    BOOST_TEST(unknown.status == 2, unknown);
+
+    Result missing = run({minijit(), tmp().path + "/nope.mj"});
+    BOOST_TEST(missing.status == 1, missing);
+    BOOST_TEST(missing.err.find("cannot open") != std::string::npos, missing);
+
+    Result arity = run({minijit(), example("fib.mj"), "7"});
+    BOOST_TEST(arity.status == 1, arity);
+    BOOST_TEST(arity.err == example("fib.mj") + ":12: error: 'main' takes 0 arguments but 1 was given on the command line\n",
+               arity);
+}
+
+// ----------------------------------------------------------- Memcheck --
+
+BOOST_AUTO_TEST_CASE(memcheck_finds_no_errors_or_leaks) {
+    if (!requireStage()) return;
+    for (const auto& s : kSamples) {
+        BOOST_TEST_CONTEXT("sample " << s) {
+            Result r = run({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99",
+                            minijit(), example(s + ".mj")});
+            BOOST_TEST(r.status == 0, r);
+            BOOST_TEST(r.out == readFile(example("expected/" + s + ".out")), r);
+            BOOST_TEST(r.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, r);
+            BOOST_TEST(r.err.find("definitely lost") == std::string::npos, r);
+            BOOST_TEST(r.err.find("minijit: warning") == std::string::npos, r);
+            BOOST_TEST(r.err.find("minijit: note") == std::string::npos, r);
+        }
+    }
+    // A runtime error leaves through longjmp past jitted frames: still clean.
+    const std::string so = example("errors/stack_overflow.mj");
+    Result r = run({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(), so});
+    BOOST_TEST(r.status == 1, r);
+    BOOST_TEST(r.err.find(so + ":5: runtime error: stack overflow in function 'down'") != std::string::npos, r);
+    BOOST_TEST(r.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, r);
+    BOOST_TEST(r.err.find("definitely lost") == std::string::npos, r);
+}
+
+// ---------------------------------------------------------- Callgrind --
+
+BOOST_AUTO_TEST_CASE(callgrind_attributes_jitted_code_to_named_functions) {
+    if (!requireStage()) return;
+    for (const auto& s : kSamples) {
+        BOOST_TEST_CONTEXT("sample " << s) {
+            const std::string src = example(s + ".mj");
+            const std::string absSrc = absolute(src);
+            const std::string object = "minijit:" + s + ".mj";
+            const std::string profile = tmp().path + "/callgrind." + s + ".out";
+            Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes",
+                            "--callgrind-out-file=" + profile, minijit(), "--verbose", src});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            BOOST_TEST(r.out == readFile(example("expected/" + s + ".out")), r);
+            BOOST_TEST(r.err.find("minijit: warning") == std::string::npos, r);
+
+            const cg::Profile p = cg::Profile::parseFile(profile);
+            const std::size_t ir = p.eventIndex("Ir");
+
+            // >= 99% of the instructions executed in jitted code (the JIT's
+            // object plus anonymous "???" code) are in named JIT functions.
+            std::uint64_t named = 0, anonymous = 0;
+            for (const auto& f : p.functions()) {
+                if (f.first.object == object) named += f.second.self[ir];
+                else if (f.first.object == "???") anonymous += f.second.self[ir];
+            }
+            BOOST_TEST_MESSAGE(s << ": " << named << " Ir in named JIT functions, " << anonymous
+                                 << " Ir in anonymous code, " << p.totals()[ir] << " Ir in total");
+            BOOST_TEST(named > 0u);
+            BOOST_TEST(named >= 0.99 * static_cast<double>(named + anonymous),
+                       named << " named vs " << anonymous << " anonymous");
+            // The samples spend most of their time in jitted code.
+            BOOST_TEST(named >= 0.5 * static_cast<double>(p.totals()[ir]));
+
+            // Every function of the program appears under its name, in the
+            // source file, with all its cost on real lines of that file.
+            const std::string text = readFile(src);
+            const std::size_t nlines = lineCount(text);
+            for (const auto& name : definedFunctions(text)) {
+                BOOST_TEST_CONTEXT("function " << name) {
+                    auto it = p.functions().find(cg::FunctionKey{object, absSrc, name});
+                    BOOST_TEST_REQUIRE((it != p.functions().end()));
+                    const cg::FunctionCosts& f = it->second;
+                    BOOST_TEST(f.self[ir] > 0u);
+                    std::uint64_t onLines = 0;
+                    for (const auto& l : f.lines) {
+                        BOOST_TEST(l.first.first == absSrc);
+                        BOOST_TEST((l.first.second >= 1 && l.first.second <= nlines), "line " << l.first.second);
+                        onLines += l.second[ir];
+                    }
+                    BOOST_TEST(onLines == f.self[ir]);
+                }
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(callgrind_fib_lines_calls_and_tier_replacement) {
+    if (!requireStage()) return;
+    const std::string src = example("fib.mj");
+    const std::string absSrc = absolute(src);
+    const std::string object = "minijit:fib.mj";
+    const std::string profile = tmp().path + "/callgrind.fib-tiers.out";
+    Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=" + profile,
+                    minijit(), "--verbose", src});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const cg::Profile p = cg::Profile::parseFile(profile);
+    const std::size_t ir = p.eventIndex("Ir");
+    const cg::FunctionKey fibKey{object, absSrc, "fib"};
+    const cg::FunctionKey mainKey{object, absSrc, "main"};
+    BOOST_TEST_REQUIRE(p.functions().count(fibKey) == 1u);
+    const cg::FunctionCosts& fib = p.functions().at(fibKey);
+
+    // Lines of fib.mj: 5 `fn fib(n) {`, 6 `if (n < 2) {`, 7 `return n;`,
+    // 9 `return fib(n - 1) + fib(n - 2);`, 10 `}`.
+    auto lineCost = [&](std::uint64_t line) {
+        auto it = fib.lines.find({absSrc, line});
+        return it == fib.lines.end() ? std::uint64_t(0) : it->second[ir];
+    };
+    for (std::uint64_t l : {5, 6, 7, 9}) BOOST_TEST(lineCost(l) > 0u, "line " << l);
+    BOOST_TEST(lineCost(8) == 0u);  // `}` of the if: no code
+    BOOST_TEST(lineCost(9) > lineCost(7));
+
+    // fib(20) + fib(25) + fib(30): 2*F(n+1)-1 calls each, 3 of them from
+    // main, the rest recursive - across both tiers, which share the name.
+    auto edge = [&](const cg::FunctionKey& a, const cg::FunctionKey& b) -> std::uint64_t {
+        auto it = p.calls().find({a, b});
+        return it == p.calls().end() ? 0 : it->second.count;
+    };
+    BOOST_TEST(edge(mainKey, fibKey) == 3u);
+    BOOST_TEST(edge(fibKey, fibKey) == (2u * 10946 - 1) + (2u * 121393 - 1) + (2u * 1346269 - 1) - 3);
+
+    // Tier-up: fib was compiled at tier 0 and tier 1, the tier-0 code was
+    // freed once no frame used it, and both versions executed.
+    std::vector<CodeRange> ranges = compiledRanges(r.err);
+    const CodeRange* t0 = nullptr;
+    const CodeRange* t1 = nullptr;
+    for (const auto& c : ranges) {
+        if (c.function == "fib" && c.tier == 0) t0 = &c;
+        if (c.function == "fib" && c.tier == 1) t1 = &c;
+    }
+    BOOST_TEST_REQUIRE(t0 != nullptr, r.err);
+    BOOST_TEST_REQUIRE(t1 != nullptr, r.err);
+    BOOST_TEST(r.err.find("minijit: freeing 'fib' (tier 0)") != std::string::npos, r.err);
+    const std::uint64_t inT0 = costIn(fib, *t0, ir), inT1 = costIn(fib, *t1, ir);
+    BOOST_TEST_MESSAGE("fib: " << inT0 << " Ir in tier 0, " << inT1 << " Ir in tier 1");
+    BOOST_TEST(inT0 > 0u);
+    BOOST_TEST(inT1 > 0u);
+    BOOST_TEST(inT0 + inT1 == fib.self[ir]);
+    BOOST_TEST(inT1 > 10 * inT0);  // the threshold is 1000 calls of ~3 million
+    auto stub = p.functions().find(cg::FunctionKey{object, "???", "minijit_retire_stub"});
+    BOOST_TEST_REQUIRE((stub != p.functions().end()));
+    BOOST_TEST(stub->second.self[ir] > 0u);
+}
+
+BOOST_AUTO_TEST_CASE(callgrind_tier_names_split_the_tiers) {
+    if (!requireStage()) return;
+    const std::string src = example("fib.mj");
+    const std::string absSrc = absolute(src);
+    const std::string profile = tmp().path + "/callgrind.fib-names.out";
+    Result r = run({valgrind(), "--tool=callgrind", "--callgrind-out-file=" + profile, minijit(),
+                    "--tier-names", "--tier-threshold", "5000", src});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const cg::Profile p = cg::Profile::parseFile(profile);
+    const std::size_t ir = p.eventIndex("Ir");
+    const std::string object = "minijit:fib.mj";
+    auto self = [&](const std::string& name) -> std::uint64_t {
+        auto it = p.functions().find(cg::FunctionKey{object, absSrc, name});
+        return it == p.functions().end() ? 0 : it->second.self[ir];
+    };
+    BOOST_TEST(self("fib.tier0") > 0u);
+    BOOST_TEST(self("fib.tier1") > self("fib.tier0"));
+    BOOST_TEST(self("main.tier0") > 0u);
+    BOOST_TEST(self("main.tier1") == 0u);  // main runs once: never tiers up
+    BOOST_TEST(self("fib") == 0u);
+}
+
+// --------------------------------------------------------- Cachegrind --
+
+BOOST_AUTO_TEST_CASE(cachegrind_names_jitted_code) {
+    if (!requireStage()) return;
+    const std::string src = example("sieve.mj");
+    const std::string absSrc = absolute(src);
+    const std::string profile = tmp().path + "/cachegrind.sieve.out";
+    Result r = run({valgrind(), "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + profile,
+                    minijit(), src});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(r.out == readFile(example("expected/sieve.out")), r);
+    const cg::Profile p = cg::Profile::parseFile(profile);
+    const std::size_t ir = p.eventIndex("Ir");
+    const std::size_t d1mw = p.eventIndex("D1mw");
+    std::uint64_t jitIr = 0;
+    for (const auto& f : p.functions())
+        if (f.first.file == absSrc) jitIr += f.second.self[ir];
+    BOOST_TEST(jitIr >= 0.5 * static_cast<double>(p.totals()[ir]));
+    // Cachegrind has no ob=: functions are keyed by file and name.
+    auto mark = p.functions().find(cg::FunctionKey{"", absSrc, "mark_multiples"});
+    BOOST_TEST_REQUIRE((mark != p.functions().end()));
+    // The store `composite[m] = 1;` (line 9) misses D1 on a 8 MB array.
+    auto l9 = mark->second.lines.find({absSrc, 9});
+    BOOST_TEST_REQUIRE((l9 != mark->second.lines.end()));
+    BOOST_TEST(l9->second[d1mw] > 10000u);
+}
