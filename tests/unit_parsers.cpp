@@ -6,7 +6,9 @@
 // byte by byte, and with exactly the advertised `need`; all runs must give
 // the same events (see parser_driver.hpp).
 #define BOOST_TEST_MODULE unit_parsers
+#ifndef BOOST_TEST_DYN_LINK
 #define BOOST_TEST_DYN_LINK
+#endif
 #include <boost/test/unit_test.hpp>
 
 #include "jitdump_builder.hpp"

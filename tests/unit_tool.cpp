@@ -1,0 +1,405 @@
+// unit_tool.cpp: Boost.Test tests for vg-jit (tool/).  Runs the built
+// program on the fixtures in tests/fixtures/ and checks exit statuses and
+// the reported offsets and line numbers; also unit-tests the tool's JSON
+// string quoting and file-name helpers directly.
+//
+// The program is found as $VGJIT_TOOL, else $VGJIT_BUILDDIR/tool/vg-jit,
+// else VGJIT_BUILDDIR (compiled in); fixtures under $VGJIT_SRCDIR or
+// VGJIT_SRCDIR.
+#define BOOST_TEST_MODULE unit_tool
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "../tool/analyze.hpp"
+#include "../tool/json.hpp"
+#include "fixtures/jitdump_fixtures.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+#ifndef VGJIT_BUILDDIR
+#define VGJIT_BUILDDIR "."
+#endif
+#ifndef VGJIT_SRCDIR
+#define VGJIT_SRCDIR ".."
+#endif
+
+std::string tool_path() {
+    const char* t = std::getenv("VGJIT_TOOL");
+    if (t && *t) return t;
+    return env_or("VGJIT_BUILDDIR", VGJIT_BUILDDIR) + std::string("/tool/vg-jit");
+}
+
+std::string fixture(const std::string& name) {
+    return env_or("VGJIT_SRCDIR", VGJIT_SRCDIR) + std::string("/tests/fixtures/") + name;
+}
+
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+struct Result {
+    int status;
+    std::string out;  // stdout and stderr together
+};
+
+/// Runs vg-jit with `args` (each shell-quoted); returns exit status/output.
+Result run(const std::vector<std::string>& args) {
+    std::string cmd = shell_quote(tool_path());
+    for (const auto& a : args) cmd += " " + shell_quote(a);
+    cmd += " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    BOOST_REQUIRE_MESSAGE(p != nullptr, "cannot run " << cmd);
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int st = ::pclose(p);
+    BOOST_REQUIRE_MESSAGE(WIFEXITED(st), "vg-jit did not exit normally: " << cmd);
+    return Result{WEXITSTATUS(st), out};
+}
+
+bool contains(const std::string& hay, const std::string& needle) {
+    return hay.find(needle) != std::string::npos;
+}
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+    std::size_t n = 0;
+    for (std::size_t at = hay.find(needle); at != std::string::npos;
+         at = hay.find(needle, at + 1))
+        ++n;
+    return n;
+}
+
+/// Checks one malformed fixture: exit 1 and "FILE:WHERE: error: PHRASE".
+void expect_error(const std::string& name, const std::string& where, const std::string& phrase) {
+    const std::string f = fixture(name);
+    const Result r = run({"check", f});
+    BOOST_TEST(r.status == 1, name << " exit status " << r.status);
+    const std::string want = f + ":" + where + ": error: " + phrase;
+    BOOST_TEST(contains(r.out, want), name << ": expected\n  " << want << "\ngot\n" << r.out);
+}
+
+/// A temporary directory removed at scope exit.
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char tmpl[] = "/tmp/vgjit-unit-tool-XXXXXX";
+        const char* d = ::mkdtemp(tmpl);
+        BOOST_REQUIRE(d != nullptr);
+        path = d;
+    }
+    ~TempDir() { std::system(("rm -rf " + shell_quote(path)).c_str()); }
+    std::string write(const std::string& name, const std::string& bytes) const {
+        const std::string p = path + "/" + name;
+        std::ofstream(p, std::ios::binary) << bytes;
+        return p;
+    }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(usage)
+
+BOOST_AUTO_TEST_CASE(help_is_a_manual_page) {
+    const Result r = run({"--help"});
+    BOOST_TEST(r.status == 0);
+    for (const char* s : {"NAME\n", "SYNOPSIS\n", "DESCRIPTION\n", "OPTIONS\n", "EXIT STATUS\n",
+                          "vg-jit check", "vg-jit dump"})
+        BOOST_TEST(contains(r.out, s), "missing " << s);
+    const Result h = run({"help", "check"});
+    BOOST_TEST(h.status == 0);
+    BOOST_TEST(contains(h.out, "check FILE..."));
+    BOOST_TEST(!contains(h.out, "dump FILE\n"));
+    BOOST_TEST(run({"dump", "--help"}).status == 0);
+    BOOST_TEST(run({"--version"}).out.rfind("vg-jit ", 0) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {}, {"frobnicate"}, {"--bogus"}, {"check"}, {"check", "--bogus", "x"},
+             {"check", "--format=elf", "x"}, {"dump"}, {"dump", "a", "b"},
+             {"help", "frobnicate"}}) {
+        const Result r = run(args);
+        BOOST_TEST(r.status == 2, "args size " << args.size());
+        BOOST_TEST(contains(r.out, "vg-jit: "));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(unreadable_file_is_a_problem_not_a_usage_error) {
+    const Result r = run({"check", "/nonexistent/jit-1.dump"});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.out, "/nonexistent/jit-1.dump: error: cannot open"));
+    const Result d = run({"check", env_or("VGJIT_SRCDIR", VGJIT_SRCDIR)});
+    BOOST_TEST(d.status == 1);
+    BOOST_TEST(contains(d.out, "error: is a directory"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(check_jitdump)
+
+BOOST_AUTO_TEST_CASE(committed_fixtures_match_the_generator) {
+    for (const auto& [name, bytes] : jitdump_test::jitdump_fixtures()) {
+        std::ifstream in(fixture(name), std::ios::binary);
+        BOOST_REQUIRE_MESSAGE(in, "missing fixture " << name);
+        const std::string on_disk((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+        BOOST_TEST(on_disk == std::string(bytes.begin(), bytes.end()),
+                   name << " is stale: run tests/fixtures/gen_fixtures");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(good_files_are_clean) {
+    for (const char* name : {"jit-4242.dump", "good-v2.dump"}) {
+        const Result r = run({"check", fixture(name)});
+        BOOST_TEST(r.status == 0, name << ":\n" << r.out);
+        BOOST_TEST(contains(r.out, fixture(name) + ": jitdump, 7 records, 0 errors, 0 warnings"),
+                   r.out);
+        BOOST_TEST(!contains(r.out, "error:"));
+        BOOST_TEST(!contains(r.out, "warning:"));
+    }
+    const Result q = run({"check", "--quiet", fixture("jit-4242.dump")});
+    BOOST_TEST(q.status == 0);
+    BOOST_TEST(q.out.empty(), q.out);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_files_report_offsets) {
+    expect_error("bad-magic.dump", "0", "not a jitdump file");
+    expect_error("big-endian.dump", "0", "the jitdump magic is byte-swapped");
+    expect_error("bad-version.dump", "0", "unsupported jitdump version 3");
+    expect_error("truncated-header.dump", "0",
+                 "truncated file header: the file has 30 bytes, a jitdump header needs 40");
+    expect_error("truncated-record.dump", "381",
+                 "truncated CODE_MOVE record: total_size 64 but only 30 bytes left");
+    expect_error("truncated-code.dump", "284",
+                 "truncated CODE_LOAD record: total_size 97 extends 7 bytes beyond the end");
+    expect_error("record-too-short.dump", "56",
+                 "CODE_LOAD record has total_size 20, smaller than its fixed part of 56 bytes");
+    expect_error("name-unterminated.dump", "40",
+                 "CODE_LOAD function name is not NUL-terminated");
+    expect_error("pid-mismatch.dump", "56", "CODE_LOAD 'other_pid' has pid 1, the header says 4242");
+    expect_error("jit-999.dump", "20", "header pid 4242 differs from the pid 999 in the file name");
+    expect_error("debug-beyond.dump", "40", "CODE_DEBUG_INFO entries run past the end");
+    expect_error("wraps.dump", "40", "CODE_LOAD code range wraps around the address space");
+}
+
+BOOST_AUTO_TEST_CASE(only_the_reported_problems) {
+    // name-unterminated: the bad record is skipped, the next one is read.
+    const Result r = run({"check", fixture("name-unterminated.dump")});
+    BOOST_TEST(count(r.out, "error:") == 1u, r.out);
+    BOOST_TEST(contains(r.out, "jitdump, 1 record, 1 error, 0 warnings"), r.out);
+    // A truncated file still counts the records before the cut.
+    const Result t = run({"check", fixture("truncated-record.dump")});
+    BOOST_TEST(contains(t.out, "jitdump, 4 records, 1 error"), t.out);
+}
+
+BOOST_AUTO_TEST_CASE(overlaps_are_warnings_unless_strict) {
+    const std::string f = fixture("overlap.dump");
+    const Result r = run({"check", f});
+    BOOST_TEST(r.status == 0, r.out);
+    BOOST_TEST(contains(r.out, f + ":118: warning: range [0x1008, 0x1018) of 'second' overlaps "
+                                   "the live entry 'first' [0x1000, 0x1010) from offset 40"),
+               r.out);
+    BOOST_TEST(count(r.out, "warning:") == 1u);  // the identical re-announcement is fine
+    BOOST_TEST(run({"check", "--strict", f}).status == 1);
+}
+
+BOOST_AUTO_TEST_CASE(several_files_fail_if_one_fails) {
+    const Result r = run({"check", fixture("jit-4242.dump"), fixture("bad-magic.dump"),
+                          fixture("perf-4242.map")});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(count(r.out, " errors, ") + count(r.out, " error, ") == 3u, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(format_option_overrides_detection) {
+    // A jitdump read as a perf map: its binary lines do not parse.
+    const Result r = run({"check", "--format=perfmap", fixture("jit-4242.dump")});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.out, ": perf map, 0 entries"), r.out);
+    // A perf map read as a jitdump: bad magic.
+    const Result j = run({"check", "--format=jitdump", fixture("perf-4242.map")});
+    BOOST_TEST(j.status == 1);
+    BOOST_TEST(contains(j.out, fixture("perf-4242.map") + ":0: error: not a jitdump file"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(check_perfmap)
+
+BOOST_AUTO_TEST_CASE(good_map_is_clean) {
+    const Result r = run({"check", fixture("perf-4242.map")});
+    BOOST_TEST(r.status == 0, r.out);
+    BOOST_TEST(contains(r.out, "perf map, 4 entries, 0 errors, 0 warnings"), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(bad_lines_are_reported_by_line_number) {
+    const std::string f = fixture("bad-lines.map");
+    const Result r = run({"check", f});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.out, f + ":2: error: START is not a hexadecimal number"), r.out);
+    BOOST_TEST(contains(r.out, f + ":3: error: SIZE is missing or not a hexadecimal number"));
+    BOOST_TEST(contains(r.out, f + ":4: error: function name missing"));
+    BOOST_TEST(contains(r.out, f + ":5: error: SIZE is 0"));
+    BOOST_TEST(contains(r.out, f + ":6: error: START + SIZE wraps around"));
+    BOOST_TEST(count(r.out, "error:") == 5u, r.out);  // lines 1, 7 (blank), 8 are fine
+    BOOST_TEST(contains(r.out, "perf map, 2 entries, 5 errors"), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(missing_final_newline_and_binary_junk) {
+    const std::string u = fixture("unterminated.map");
+    const Result r = run({"check", u});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.out, u + ":2: error: last line has no terminating newline"), r.out);
+    BOOST_TEST(contains(r.out, "perf map, 2 entries"), r.out);
+    const std::string b = fixture("binary.map");
+    const Result j = run({"check", b});
+    BOOST_TEST(j.status == 1);
+    BOOST_TEST(contains(j.out, b + ":1: error: line contains a NUL byte"), j.out);
+}
+
+BOOST_AUTO_TEST_CASE(overlapping_entries) {
+    const std::string f = fixture("overlap.map");
+    const Result r = run({"check", f});
+    BOOST_TEST(r.status == 0, r.out);
+    BOOST_TEST(contains(r.out, f + ":2: warning: range [0x1080, 0x1090) of 'inner' overlaps the "
+                                   "live entry 'outer' [0x1000, 0x1100) from line 1"),
+               r.out);
+    BOOST_TEST(count(r.out, "warning:") == 1u, r.out);
+    BOOST_TEST(run({"check", "--strict", f}).status == 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(dump)
+
+BOOST_AUTO_TEST_CASE(text_listing_of_a_jitdump) {
+    const std::string f = fixture("jit-4242.dump");
+    const Result r = run({"dump", f});
+    BOOST_TEST(r.status == 0, r.out);
+    BOOST_TEST(contains(r.out, f + ": jitdump version 1, x86-64 (e_machine 62), pid 4242"), r.out);
+    BOOST_TEST(contains(r.out, "@40        CODE_DEBUG_INFO      ts 1500"), r.out);
+    BOOST_TEST(contains(r.out, "0x1008  app.js:11 (discriminator 2) (same file as previous)"));
+    BOOST_TEST(contains(r.out, "0x1010  lib.js:12\n"));
+    BOOST_TEST(contains(r.out, "[0x1000, 0x1020) size 32 'fib' index 1 pid 4242 tid 4243, 32 code "
+                               "bytes"),
+               r.out);
+    BOOST_TEST(contains(r.out, "'Function with spaces (x)'"));
+    BOOST_TEST(contains(r.out, "index 2 0x2000 -> [0x3000, 0x3010) size 16"), r.out);
+    BOOST_TEST(contains(r.out, "@445       id 77"), r.out);
+    BOOST_TEST(contains(r.out, "unknown record, 21 bytes skipped"));
+    BOOST_TEST(contains(r.out, "@466       CODE_CLOSE           ts 9000\n"));
+    BOOST_TEST(contains(r.out, "unwinding_size 16, eh_frame_hdr_size 8, mapped_size 16, 16 data"));
+}
+
+BOOST_AUTO_TEST_CASE(text_listing_shows_problems_and_fails) {
+    const std::string f = fixture("truncated-record.dump");
+    const Result r = run({"dump", f});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.out, "'fib'"));
+    BOOST_TEST(contains(r.out, f + ":381: error: truncated CODE_MOVE record"), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(text_listing_of_a_perf_map) {
+    const Result r = run({"dump", fixture("perf-4242.map")});
+    BOOST_TEST(r.status == 0);
+    BOOST_TEST(contains(r.out, "L2        [0x7f0000002000, 0x7f0000002010) size 16 "
+                               "'Function (anonymous) [native]'\n"),
+               r.out);
+}
+
+BOOST_AUTO_TEST_CASE(json_listing_of_a_jitdump) {
+    const Result r = run({"dump", "--json", fixture("jit-4242.dump")});
+    BOOST_TEST(r.status == 0);
+    BOOST_TEST(r.out.rfind("{\"file\":", 0) == 0u, r.out);
+    BOOST_TEST(contains(r.out, "\"format\":\"jitdump\",\"records\":["));
+    BOOST_TEST(contains(r.out, "{\"offset\":136,\"kind\":\"CODE_LOAD\",\"id\":0,\"total_size\":92,"
+                               "\"timestamp\":2000,\"pid\":4242,\"tid\":4243,\"vma\":\"0x1000\","
+                               "\"code_addr\":\"0x1000\",\"code_size\":32,\"code_index\":1,"
+                               "\"name\":\"fib\",\"code_bytes\":32}"),
+               r.out);
+    BOOST_TEST(contains(r.out, "{\"code_addr\":\"0x1008\",\"file\":\"app.js\",\"line\":11,"
+                               "\"discrim\":2,\"same_as_previous\":true}"));
+    BOOST_TEST(contains(r.out, "\"kind\":\"UNKNOWN\",\"id\":77"));
+    BOOST_TEST(contains(r.out, "\"header\":{\"version\":1,\"header_size\":40,\"elf_mach\":62,"
+                               "\"machine\":\"x86-64\",\"pid\":4242,\"timestamp\":1000,"
+                               "\"flags\":1}"));
+    BOOST_TEST(contains(r.out, "\"problems\":[]}\n"));
+}
+
+BOOST_AUTO_TEST_CASE(json_escapes_names_and_lists_problems) {
+    TempDir d;
+    const std::string f =
+        d.write("perf-77.map", std::string("10 4 say \"hi\"\\there\ttab \xff\xfe caf\xc3\xa9\n"
+                                           "zz 1 x\n"));
+    const Result r = run({"dump", "--json", f});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.out, "\"name\":\"say \\\"hi\\\"\\\\there\\ttab \\u00ff\\u00fe caf\xc3\xa9\""),
+               r.out);
+    BOOST_TEST(contains(r.out, "\"problems\":[{\"severity\":\"error\",\"line\":2,\"message\":"
+                               "\"START is not a hexadecimal number"),
+               r.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(helpers)
+
+BOOST_AUTO_TEST_CASE(json_quote_rules) {
+    auto q = [](const std::string& s) {
+        std::string out;
+        vgjit::json_quote(out, s);
+        return out;
+    };
+    BOOST_TEST(q("plain") == "\"plain\"");
+    BOOST_TEST(q("a\"b\\c") == "\"a\\\"b\\\\c\"");
+    BOOST_TEST(q(std::string("\n\r\t\b\f\x01\x1f\x7f", 8)) ==
+               "\"\\n\\r\\t\\b\\f\\u0001\\u001f\\u007f\"");
+    BOOST_TEST(q(std::string("nul\0x", 5)) == "\"nul\\u0000x\"");
+    BOOST_TEST(q("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+    BOOST_TEST(q("\xc3") == "\"\\u00c3\"");               // truncated sequence
+    BOOST_TEST(q("\xc0\xaf") == "\"\\u00c0\\u00af\"");    // overlong '/'
+    BOOST_TEST(q("\xed\xa0\x80") == "\"\\u00ed\\u00a0\\u0080\"");  // surrogate
+    BOOST_TEST(q("\xf4\x90\x80\x80") == "\"\\u00f4\\u0090\\u0080\\u0080\"");  // > U+10FFFF
+}
+
+BOOST_AUTO_TEST_CASE(pid_in_file_names) {
+    BOOST_TEST(vgjit::pid_from_file_name("/tmp/perf-1234.map") == 1234);
+    BOOST_TEST(vgjit::pid_from_file_name("jit-77.dump") == 77);
+    BOOST_TEST(vgjit::pid_from_file_name("./dir/jit-5.dump") == 5);
+    BOOST_TEST(vgjit::pid_from_file_name("jit-.dump") == -1);
+    BOOST_TEST(vgjit::pid_from_file_name("jit-12a.dump") == -1);
+    BOOST_TEST(vgjit::pid_from_file_name("perf-12.map.old") == -1);
+    BOOST_TEST(vgjit::pid_from_file_name("good.dump") == -1);
+}
+
+BOOST_AUTO_TEST_CASE(format_detection) {
+    using vgjit::Format;
+    const std::vector<unsigned char> le{0x44, 0x54, 0x69, 0x4A}, be{0x4A, 0x69, 0x54, 0x44},
+        text{'7', 'f', '0', '0'};
+    BOOST_TEST((vgjit::detect_format("x", le) == Format::Jitdump));
+    BOOST_TEST((vgjit::detect_format("x", be) == Format::Jitdump));
+    BOOST_TEST((vgjit::detect_format("x.map", text) == Format::Perfmap));
+    BOOST_TEST((vgjit::detect_format("x.dump", text) == Format::Jitdump));
+    BOOST_TEST((vgjit::detect_format("x", {}) == Format::Perfmap));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

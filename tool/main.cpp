@@ -1,0 +1,246 @@
+// main.cpp: vg-jit, the command-line companion of valgrind-jit.
+//
+// Subcommands are listed in kCommands below; each has a help text and a
+// runner.  Exit statuses: 0 clean, 1 problems found, 2 usage error.
+#include "commands.hpp"
+
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace vgjit;
+
+const char* const kVersion = "vg-jit 0.1.0";
+
+const char* const kManPage = R"(NAME
+    vg-jit - inspect the files JIT runtimes write for profilers
+
+SYNOPSIS
+    vg-jit check [--strict] [--quiet] [--format=FMT] FILE...
+    vg-jit dump [--json] [--format=FMT] FILE
+    vg-jit help [COMMAND]
+    vg-jit --help | --version
+
+DESCRIPTION
+    JIT compilers (V8/Node.js, the JVM through a JVMTI agent, .NET,
+    wasmtime, QEMU, Python 3.12+, ...) describe the machine code they emit in
+    two kinds of files, which Valgrind with valgrind-jit reads too:
+
+    jitdump   jit-<pid>.dump, the binary format of Linux perf
+              (tools/perf/Documentation/jitdump-specification.txt), versions 1
+              and 2: a file header, then CODE_LOAD, CODE_MOVE,
+              CODE_DEBUG_INFO, CODE_CLOSE and CODE_UNWINDING_INFO records.
+    perf map  /tmp/perf-<pid>.map, text, one "START SIZE name" line per
+              function with START and SIZE in hexadecimal.
+
+    The format is detected from the file's first bytes (the jitdump magic
+    "JiTD") or its name (*.dump); anything else is read as a perf map.
+    vg-jit uses the very parsers that are compiled into Valgrind's core.
+    Files are taken to be complete: a truncated final record, or a last line
+    without its newline, is an error here (Valgrind itself waits for the
+    producer to finish writing it).
+
+COMMANDS
+    check FILE...
+        Validate each FILE and print every problem, one per line, as
+            FILE:OFFSET: error: explanation     (jitdump, byte offset)
+            FILE:LINE: error: explanation       (perf map, 1-based line)
+            FILE: error: explanation            (the file as a whole)
+        followed by a summary line per file.  Errors: malformed header or
+        records (bad magic, other byte order, unknown version, sizes that do
+        not fit, unterminated names, line tables that overrun their record,
+        code ranges that wrap around), truncated records, record pids that
+        differ from the header's pid, a header pid that differs from the pid
+        in a jit-<pid>.dump name, perf map lines that do not parse.
+        Warnings: code ranges that partially overlap a live earlier entry
+        (runtimes reuse freed code memory without saying so, so the later
+        entry wins), CODE_LOAD records without code, CODE_DEBUG_INFO not
+        followed by the matching CODE_LOAD, CODE_MOVE of unknown code,
+        records after CODE_CLOSE, line number 0.
+
+    dump FILE
+        List every record of a jitdump (offset, kind, timestamp, address
+        range, size, name, line-table entries, number of code bytes) or
+        every entry of a perf map (line, range, size, name), with problems
+        interleaved in the check format.  With --json, print one JSON object
+        instead: {"file", "format", "records" or "entries", "header",
+        "problems"}; addresses are "0x..." strings, other numbers are JSON
+        numbers, names are JSON strings (bytes that are not UTF-8 appear as
+        \u0080..\u00ff).
+
+    help [COMMAND]
+        Print this manual, or the part about COMMAND.
+
+OPTIONS
+    --format=auto|jitdump|perfmap
+        Do not guess the format (check, dump).
+    --strict
+        check: warnings count as problems for the exit status.
+    --quiet, -q
+        check: no summary lines; print only problems.
+    --json
+        dump: JSON output.
+    --help, -h
+        Print this manual.
+    --version
+        Print the version.
+
+EXIT STATUS
+    0   every FILE is clean (check), or was listed without errors (dump).
+    1   a problem was found: an error (or, with --strict, a warning) in a
+        FILE, or a FILE could not be read.
+    2   usage error: unknown command or option, missing FILE.
+
+EXAMPLES
+    node --perf-prof app.js && vg-jit check jit-*.dump
+    vg-jit dump --json /tmp/perf-1234.map | jq '.entries | length'
+)";
+
+int usage_error(const std::string& msg) {
+    std::cerr << "vg-jit: " << msg << "\n"
+              << "Try 'vg-jit --help' for more information.\n";
+    return kExitUsage;
+}
+
+/// Parses --format=VALUE into `fmt`; false if VALUE is unknown.
+bool parse_format(const std::string& v, Format& fmt) {
+    if (v == "auto") fmt = Format::Auto;
+    else if (v == "jitdump") fmt = Format::Jitdump;
+    else if (v == "perfmap" || v == "perf-map") fmt = Format::Perfmap;
+    else return false;
+    return true;
+}
+
+/// Splits arguments into options (handled by `opt`, which returns false for
+/// unknown ones) and operands; "--" ends options.  Returns false and sets
+/// `bad` on an unknown option.
+bool split_args(const std::vector<std::string>& args,
+                const std::function<bool(const std::string&)>& opt,
+                std::vector<std::string>& operands, std::string& bad) {
+    bool options_done = false;
+    for (const std::string& a : args) {
+        if (!options_done && a == "--") {
+            options_done = true;
+        } else if (!options_done && a.size() > 1 && a[0] == '-') {
+            if (!opt(a)) {
+                bad = a;
+                return false;
+            }
+        } else {
+            operands.push_back(a);
+        }
+    }
+    return true;
+}
+
+int cmd_check(const std::vector<std::string>& args) {
+    CheckOptions o;
+    std::vector<std::string> files;
+    std::string bad;
+    bool bad_format = false;
+    auto opt = [&](const std::string& a) {
+        if (a == "--strict") o.strict = true;
+        else if (a == "--quiet" || a == "-q") o.quiet = true;
+        else if (a.rfind("--format=", 0) == 0) bad_format = !parse_format(a.substr(9), o.analyze.format);
+        else return false;
+        return !bad_format;
+    };
+    if (!split_args(args, opt, files, bad))
+        return usage_error(bad_format ? "check: unknown format in '" + bad + "'"
+                                      : "check: unknown option '" + bad + "'");
+    if (files.empty()) return usage_error("check: no FILE given");
+    return run_check(files, o, std::cout);
+}
+
+int cmd_dump(const std::vector<std::string>& args) {
+    DumpOptions o;
+    std::vector<std::string> files;
+    std::string bad;
+    bool bad_format = false;
+    auto opt = [&](const std::string& a) {
+        if (a == "--json") o.json = true;
+        else if (a.rfind("--format=", 0) == 0) bad_format = !parse_format(a.substr(9), o.analyze.format);
+        else return false;
+        return !bad_format;
+    };
+    if (!split_args(args, opt, files, bad))
+        return usage_error(bad_format ? "dump: unknown format in '" + bad + "'"
+                                      : "dump: unknown option '" + bad + "'");
+    if (files.size() != 1)
+        return usage_error(files.empty() ? "dump: no FILE given" : "dump: give exactly one FILE");
+    return run_dump(files[0], o, std::cout);
+}
+
+int cmd_help(const std::vector<std::string>& args);
+
+struct Command {
+    const char* name;
+    int (*run)(const std::vector<std::string>&);
+    const char* synopsis;
+};
+
+// The subcommand table.  A later `annotate` subcommand (source/assembly
+// annotation of jitted code from jitdump code bytes and line tables) is
+// planned; it gets its own entry here and its own cmd_annotate.cpp.
+const Command kCommands[] = {
+    {"check", cmd_check, "vg-jit check [--strict] [--quiet] [--format=FMT] FILE..."},
+    {"dump", cmd_dump, "vg-jit dump [--json] [--format=FMT] FILE"},
+    {"help", cmd_help, "vg-jit help [COMMAND]"},
+};
+
+int cmd_help(const std::vector<std::string>& args) {
+    if (args.empty()) {
+        std::cout << kManPage;
+        return kExitClean;
+    }
+    for (const Command& c : kCommands) {
+        if (args[0] == c.name) {
+            // Print the synopsis and the command's paragraph of the manual.
+            std::cout << "SYNOPSIS\n    " << c.synopsis << "\n\n";
+            const std::string page = kManPage;
+            const std::size_t stop = page.find("\nOPTIONS");
+            const std::string head = std::string("\n    ") + c.name;
+            const std::size_t at = page.find(head, page.find("\nCOMMANDS"));
+            // The block ends where the next line indented by exactly four
+            // spaces (the next command) or the OPTIONS section begins.
+            std::size_t end = at;
+            do {
+                end = page.find("\n    ", end + 1);
+            } while (end != std::string::npos && end < stop && page[end + 5] == ' ');
+            if (end == std::string::npos || end > stop) end = stop;
+            std::cout << "DESCRIPTION" << page.substr(at, end - at) << "\n";
+            return kExitClean;
+        }
+    }
+    return usage_error("help: unknown command '" + args[0] + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) return usage_error("no command given");
+    const std::string first = args[0];
+    if (first == "--help" || first == "-h") {
+        std::cout << kManPage;
+        return kExitClean;
+    }
+    if (first == "--version") {
+        std::cout << kVersion << "\n";
+        return kExitClean;
+    }
+    for (const Command& c : kCommands) {
+        if (first == c.name) {
+            std::vector<std::string> rest(args.begin() + 1, args.end());
+            for (const std::string& a : rest)
+                if (a == "--help" || a == "-h") return cmd_help({c.name});
+            return c.run(rest);
+        }
+    }
+    if (first.size() > 1 && first[0] == '-') return usage_error("unknown option '" + first + "'");
+    return usage_error("unknown command '" + first + "'");
+}
