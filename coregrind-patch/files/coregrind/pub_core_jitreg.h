@@ -57,6 +57,12 @@ extern Bool VG_(clo_jit_dump);
    client input: bad arguments are refused with a Vg_JitStatus. */
 extern UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg );
 
+/* Called at scheduler points (where translations may be discarded):
+   discards translations of code that got its name inside a lookup, and
+   reads what producers appended to the jitdump files and the perf map
+   being followed.  When nothing changed it costs one fstat per file. */
+extern void VG_(jit_poll_producer_files) ( void );
+
 /* Prints the one-line registry summary (registered, unregistered,
    replaced, refused) when -v is given.  Called once at exit. */
 extern void VG_(jit_print_summary) ( void );

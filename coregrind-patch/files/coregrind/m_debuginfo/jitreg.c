@@ -366,11 +366,22 @@ static const JitFn* find_fn ( DiEpoch ep, Addr a )
    const JitFn* f;
    Word i;
 
-   if (live_fns == NULL)
+   if (live_fns != NULL) {
+      f = VG_(OSetGen_Lookup)(live_fns, &a);
+      if (f != NULL && f->first_epoch <= ep.n)
+         return f;
+   } else {
+      f = NULL;
+   }
+   /* A producer file may name it by now. */
+   if (f == NULL && ep.n == VG_(current_DiEpoch)().n
+       && ML_(jit_read_on_lookup_miss)(a)) {
+      f = VG_(OSetGen_Lookup)(live_fns, &a);
+      if (f != NULL && f->first_epoch <= ep.n)
+         return f;
+   }
+   if (archived_fns == NULL)
       return NULL;
-   f = VG_(OSetGen_Lookup)(live_fns, &a);
-   if (f != NULL && f->first_epoch <= ep.n)
-      return f;
    /* Only lookups for an epoch older than the live function (errors
       recorded before the code changed) get here; newest first. */
    for (i = VG_(sizeXA)(archived_fns) - 1; i >= 0; i--) {
@@ -584,21 +595,7 @@ static Bool overlaps_object_text ( Addr a, SizeT len )
 /*--- Registration                                         ---*/
 /*------------------------------------------------------------*/
 
-/* A registration request as the core sees it.  All pointers are client
-   addresses, not yet validated. */
-typedef
-   struct {
-      Addr  start;
-      UWord size;
-      Addr  name;
-      Addr  object;   /* 0: VG_JIT_DEFAULT_OBJECT */
-      Addr  file;     /* 0: none */
-      Addr  lines;    /* client VgJitLine[n_lines] */
-      UWord n_lines;
-   }
-   RegRequest;
-
-static const HChar* status_text ( Vg_JitStatus st )
+const HChar* ML_(jit_status_text) ( Int st )
 {
    switch (st) {
       case VG_JIT_OK:                  return "ok";
@@ -619,15 +616,17 @@ static const HChar* status_text ( Vg_JitStatus st )
    }
 }
 
-static void warn ( const HChar* what, Vg_JitStatus st, Addr a, UWord size )
+static void warn ( const HChar* what, Int st, Addr a, UWord size,
+                   const HChar* object )
 {
    if (VG_(clo_verbosity) < 2 && !VG_(clo_trace_jit))
       return;
    if (n_warnings >= MAX_WARNINGS)
       return;
    n_warnings++;
-   VG_(umsg)("Warning: JIT %s (start %#lx, size %lu): %s\n",
-             what, a, size, status_text(st));
+   VG_(umsg)("Warning: JIT %s (start %#lx, size %lu%s%s): %s\n",
+             what, a, size, object ? ", from " : "", object ? object : "",
+             ML_(jit_status_text)(st));
    if (n_warnings == MAX_WARNINGS)
       VG_(umsg)("Warning: further JIT warnings are not shown\n");
 }
@@ -638,7 +637,7 @@ typedef
       UInt offset;
       UInt line;
       UInt fndn_ix;
-      UInt index;   /* position in the client's table */
+      UInt index;   /* position in the producer's table */
    }
    TmpLine;
 
@@ -651,51 +650,50 @@ static Int cmp_tmp_line ( const void* aV, const void* bV )
    return 0;
 }
 
-/* Builds the line table of r for obj.  Returns the table (NULL if none
-   is left) and counts dropped entries in *n_dropped.  The client table
-   must already be known readable. */
-static JitLineTab* build_line_table ( const RegRequest* r, JitObject* obj,
-                                      UInt default_fndn_ix,
+/* Builds the line table of reg for obj: drops entries outside the code,
+   with line 0 or too large, or with no file at all; sorts by offset; of
+   entries with equal offsets keeps the one that came last.  Returns the
+   table (NULL if nothing is left) and counts dropped entries. */
+static JitLineTab* build_line_table ( const JitRegistration* reg,
+                                      JitObject* obj,
                                       /*OUT*/UWord* n_dropped )
 {
-   const VgJitLine* in = (const VgJitLine*)r->lines;
-   TmpLine*    tmp;
-   JitLineTab* tab;
-   UWord i, n = 0, out;
-   Addr  last_file = 0;
-   UInt  last_fndn_ix = 0;
+   TmpLine*     tmp;
+   JitLineTab*  tab;
+   UWord        i, n = 0, out;
+   const HChar* last_file = NULL;
+   UInt         last_fndn_ix = 0;
+   UInt         default_fndn_ix = 0;
 
    *n_dropped = 0;
-   if (r->n_lines == 0)
+   if (reg->n_lines == 0 || reg->lines == NULL)
       return NULL;
-   tmp = ML_(dinfo_zalloc)("di.jitreg.tmplines", r->n_lines * sizeof(TmpLine));
-   for (i = 0; i < r->n_lines; i++) {
-      VgJitLine e = in[i];   /* one read of the client's entry */
+   if (reg->file != NULL)
+      default_fndn_ix = add_source_file(obj, reg->file);
+   tmp = ML_(dinfo_zalloc)("di.jitreg.tmplines",
+                           reg->n_lines * sizeof(TmpLine));
+   for (i = 0; i < reg->n_lines; i++) {
+      const JitSrcLine* e = &reg->lines[i];
       UInt fndn_ix;
-      if (e.offset >= r->size || e.line == 0 || e.line > MAX_LINENO) {
+      if (e->offset >= reg->size || e->line == 0 || e->line > MAX_LINENO) {
          (*n_dropped)++;
          continue;
       }
-      if (e.file == NULL) {
+      if (e->file == NULL) {
          fndn_ix = default_fndn_ix;
-      } else if ((Addr)e.file == last_file) {
+      } else if (e->file == last_file) {
          fndn_ix = last_fndn_ix;
       } else {
-         Long len = client_strlen((Addr)e.file, VG_JIT_MAX_STRING);
-         if (len <= 0) {
-            (*n_dropped)++;
-            continue;
-         }
-         fndn_ix = add_source_file(obj, e.file);
-         last_file = (Addr)e.file;
+         fndn_ix = e->file[0] ? add_source_file(obj, e->file) : 0;
+         last_file = e->file;
          last_fndn_ix = fndn_ix;
       }
       if (fndn_ix == 0) {   /* no file at all: the line means nothing */
          (*n_dropped)++;
          continue;
       }
-      tmp[n].offset  = (UInt)e.offset;
-      tmp[n].line    = (UInt)e.line;
+      tmp[n].offset  = (UInt)e->offset;
+      tmp[n].line    = (UInt)e->line;
       tmp[n].fndn_ix = fndn_ix;
       tmp[n].index   = (UInt)i;
       n++;
@@ -705,12 +703,10 @@ static JitLineTab* build_line_table ( const RegRequest* r, JitObject* obj,
       return NULL;
    }
    VG_(ssort)(tmp, n, sizeof(TmpLine), cmp_tmp_line);
-   /* Equal offsets: the entry that came last in the client's table
-      wins (it sorts last among equals). */
    out = 0;
    for (i = 0; i < n; i++) {
       if (i + 1 < n && tmp[i + 1].offset == tmp[i].offset)
-         continue;
+         continue;   /* a later entry has the same offset */
       tmp[out++] = tmp[i];
    }
    tab = ML_(dinfo_zalloc)("di.jitreg.lines",
@@ -725,90 +721,230 @@ static JitLineTab* build_line_table ( const RegRequest* r, JitObject* obj,
    return tab;
 }
 
-static Vg_JitStatus register_code ( const RegRequest* r )
+/* Ranges whose translations must be discarded at the next safe point
+   (registrations made inside lookups). */
+typedef struct { Addr start; UWord size; } JitRange;
+static XArray* deferred_discards = NULL;   /* of JitRange */
+
+Bool ML_(jit_range_is_free) ( Addr a, SizeT len )
 {
-   Long         name_len, obj_len = 0, file_len = 0;
-   JitObject*   obj;
-   JitLineTab*  lines = NULL;
-   JitFn*       f;
-   UInt         default_fndn_ix = 0;
-   UWord        n_dropped = 0;
-   UInt         n_replaced;
-   Vg_JitStatus st = VG_JIT_OK;
+   return first_intersecting(a, len) == NULL;
+}
+
+static void insert_fn ( Addr start, UWord size, JitName* name,
+                        JitObject* obj, JitLineTab* lines )
+{
+   JitFn* f = VG_(OSetGen_AllocNode)(live_fns, sizeof(JitFn));
+   f->start       = start;
+   f->size        = (UInt)size;
+   f->first_epoch = VG_(current_DiEpoch)().n;
+   f->name        = name;
+   f->obj         = obj;
+   f->lines       = lines;
+   VG_(OSetGen_Insert)(live_fns, f);
+   stats.registered++;
+}
+
+Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
+{
+   JitObject*  obj;
+   JitLineTab* lines;
+   UWord       n_dropped = 0;
+   UInt        n_replaced = 0;
+   Int         st = VG_JIT_OK;
 
    /* Validate everything before changing anything. */
-   if (r->size == 0 || r->size > VG_JIT_MAX_CODE_SIZE
-       || r->start + r->size < r->start)
+   if (reg->size == 0 || reg->size > VG_JIT_MAX_CODE_SIZE
+       || reg->start + reg->size < reg->start)
       return VG_JIT_ERR_BAD_RANGE;
-   if (!VG_(am_is_valid_for_client)(r->start, r->size, VKI_PROT_EXEC))
+   if (!VG_(am_is_valid_for_client)(reg->start, reg->size, VKI_PROT_EXEC))
       return VG_JIT_ERR_NOT_CODE;
-   if (overlaps_object_text(r->start, r->size))
+   if (overlaps_object_text(reg->start, reg->size))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
-   name_len = client_strlen(r->name, VG_JIT_MAX_STRING);
-   if (name_len <= 0)
-      return VG_JIT_ERR_BAD_NAME;
-   if (r->object != 0) {
-      obj_len = client_strlen(r->object, VG_JIT_MAX_STRING);
-      if (obj_len <= 0)
-         return VG_JIT_ERR_BAD_STRING;
-   }
-   if (r->file != 0) {
-      file_len = client_strlen(r->file, VG_JIT_MAX_STRING);
-      if (file_len <= 0)
-         return VG_JIT_ERR_BAD_STRING;
-   }
-   if (r->n_lines > VG_JIT_MAX_LINES
-       || (r->n_lines > 0
-           && !client_readable(r->lines, r->n_lines * sizeof(VgJitLine))))
-      return VG_JIT_ERR_BAD_LINE_TABLE;
-
    init_registry();
-   obj = get_object(r->object ? (const HChar*)r->object
-                              : VG_JIT_DEFAULT_OBJECT);
-   if (r->file != 0)
-      default_fndn_ix = add_source_file(obj, (const HChar*)r->file);
-   lines = build_line_table(r, obj, default_fndn_ix, &n_dropped);
+   if (!can_discard && !ML_(jit_range_is_free)(reg->start, reg->size))
+      return VG_JIT_ERR_OVERLAPS_OBJECT;
+
+   obj   = get_object(reg->object);
+   lines = build_line_table(reg, obj, &n_dropped);
    if (n_dropped > 0) {
       stats.lines_dropped += n_dropped;
       st = VG_JIT_WARN_LINES_DROPPED;
    }
 
-   /* Names change in [start, start+size) and in any overlapping
-      function: discard translations first (Callgrind forgets its BBs by
-      the names current now), then replace. */
-   VG_(discard_translations)(r->start, r->size, "jitreg.register");
-   n_replaced = remove_range(r->start, r->size, "replaced");
-   if (n_replaced > 0) {
-      stats.replaced += n_replaced;
-      if (st == VG_JIT_OK)
-         st = VG_JIT_WARN_REPLACED;
+   if (can_discard) {
+      /* Names change in [start, start+size) and in any overlapping
+         function: discard translations first (Callgrind forgets its
+         BBs by the names current now), then replace. */
+      VG_(discard_translations)(reg->start, reg->size, "jitreg.register");
+      n_replaced = remove_range(reg->start, reg->size, "replaced");
+      if (n_replaced > 0) {
+         stats.replaced += n_replaced;
+         if (st == VG_JIT_OK)
+            st = VG_JIT_WARN_REPLACED;
+      }
+   } else {
+      JitRange rg;
+      if (deferred_discards == NULL)
+         deferred_discards = VG_(newXA)(ML_(dinfo_zalloc),
+                                        "di.jitreg.deferred",
+                                        ML_(dinfo_free), sizeof(JitRange));
+      rg.start = reg->start;
+      rg.size  = reg->size;
+      VG_(addToXA)(deferred_discards, &rg);
    }
-   ML_(advance_current_DiEpoch_for_jit)();
-
-   f = VG_(OSetGen_AllocNode)(live_fns, sizeof(JitFn));
-   f->start       = r->start;
-   f->size        = (UInt)r->size;
-   f->first_epoch = VG_(current_DiEpoch)().n;
-   f->name        = intern_name((const HChar*)r->name, (SizeT)name_len);
-   f->obj         = obj;
-   f->lines       = lines;
-   VG_(OSetGen_Insert)(live_fns, f);
-   stats.registered++;
+   if (can_discard) {
+      ML_(advance_current_DiEpoch_for_jit)();
+   } else {
+      /* Inside a lookup for the current epoch, which must see the new
+         function: keep the epoch, forget cached "no name" answers. */
+      ML_(invalidate_sym_name_cache_for_jit)();
+   }
+   insert_fn(reg->start, reg->size,
+             intern_name(reg->name, VG_(strlen)(reg->name)), obj, lines);
 
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: register %#lx-%#lx %s (%s), %u lines%s\n",
-                f->start, f->start + f->size, f->name->str,
-                obj->di->fsm.filename, lines ? lines->n_lines : 0,
+                reg->start, reg->start + reg->size, reg->name,
+                obj->name, lines ? lines->n_lines : 0,
                 n_replaced ? ", replacing earlier code" : "");
    return st;
 }
 
-/* Reads a client VgJitCode into r.  Returns VG_JIT_OK or
-   VG_JIT_ERR_BAD_DESCRIPTOR. */
-static Vg_JitStatus read_descriptor ( Addr desc, /*OUT*/RegRequest* r )
+Int ML_(jit_move) ( Addr old_start, Addr new_start )
+{
+   JitFn*      f;
+   JitName*    name;
+   JitObject*  obj;
+   JitLineTab* lines = NULL;
+   UWord       size;
+   UInt        n_replaced;
+
+   f = live_fns ? VG_(OSetGen_Lookup)(live_fns, &old_start) : NULL;
+   if (f == NULL || f->start != old_start)
+      return VG_JIT_ERR_NOT_REGISTERED;
+   size = f->size;
+   if (new_start + size < new_start)
+      return VG_JIT_ERR_BAD_RANGE;
+   if (!VG_(am_is_valid_for_client)(new_start, size, VKI_PROT_EXEC))
+      return VG_JIT_ERR_NOT_CODE;
+   if (overlaps_object_text(new_start, size))
+      return VG_JIT_ERR_OVERLAPS_OBJECT;
+
+   /* Keep what the moved function needs before the old one goes. */
+   name = f->name;
+   name->refs++;
+   obj = f->obj;
+   if (f->lines) {
+      SizeT sz = sizeof(JitLineTab) + f->lines->n_lines * sizeof(JitLine);
+      lines = ML_(dinfo_zalloc)("di.jitreg.lines", sz);
+      VG_(memcpy)(lines, f->lines, sz);
+   }
+   VG_(discard_translations)(old_start, size, "jitreg.move");
+   remove_fn(f, "moved");
+   VG_(discard_translations)(new_start, size, "jitreg.move");
+   n_replaced = remove_range(new_start, size, "replaced");
+   stats.replaced += n_replaced;
+   ML_(advance_current_DiEpoch_for_jit)();
+   insert_fn(new_start, size, name, obj, lines);
+   stats.registered--;   /* a move, not a new function */
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit: move %#lx -> %#lx-%#lx %s (%s)\n", old_start,
+                new_start, new_start + size, name->str, obj->name);
+   return n_replaced ? VG_JIT_WARN_REPLACED : VG_JIT_OK;
+}
+
+void ML_(jit_at_safe_point) ( void )
+{
+   Word i, n;
+   if (deferred_discards == NULL || VG_(sizeXA)(deferred_discards) == 0)
+      return;
+   n = VG_(sizeXA)(deferred_discards);
+   for (i = 0; i < n; i++) {
+      const JitRange* rg = VG_(indexXA)(deferred_discards, i);
+      VG_(discard_translations)(rg->start, rg->size, "jitreg.late_name");
+   }
+   VG_(dropTailXA)(deferred_discards, n);
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Client requests                                      ---*/
+/*------------------------------------------------------------*/
+
+/* Validates a client string pointer (0 allowed when optional).
+   Returns True and sets *s if usable. */
+static Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
+{
+   Long len;
+   *s = NULL;
+   if (p == 0)
+      return optional;
+   len = client_strlen(p, VG_JIT_MAX_STRING);
+   if (len <= 0)
+      return False;
+   *s = (const HChar*)p;
+   return True;
+}
+
+/* Registers code described by client pointers: validates them, copies
+   the client's line table into core memory (entries with an unusable
+   file pointer get line 0, so that they are dropped and counted), and
+   calls ML_(jit_register). */
+static Int register_from_client ( Addr start, UWord size, Addr name,
+                                  Addr object, Addr file,
+                                  Addr lines, UWord n_lines )
+{
+   JitRegistration reg;
+   JitSrcLine*     tab = NULL;
+   Int             st;
+   UWord           i;
+
+   VG_(memset)(&reg, 0, sizeof(reg));
+   reg.start = start;
+   reg.size  = size;
+   if (!client_string(name, False, &reg.name))
+      return VG_JIT_ERR_BAD_NAME;
+   if (!client_string(object, True, &reg.object)
+       || !client_string(file, True, &reg.file))
+      return VG_JIT_ERR_BAD_STRING;
+   if (reg.object == NULL)
+      reg.object = VG_JIT_DEFAULT_OBJECT;
+   if (lines == 0)
+      n_lines = 0;
+   if (n_lines > VG_JIT_MAX_LINES
+       || (n_lines > 0 && !client_readable(lines,
+                                           n_lines * sizeof(VgJitLine))))
+      return VG_JIT_ERR_BAD_LINE_TABLE;
+   if (n_lines > 0) {
+      const VgJitLine* in = (const VgJitLine*)lines;
+      tab = ML_(dinfo_zalloc)("di.jitreg.clientlines",
+                              n_lines * sizeof(JitSrcLine));
+      for (i = 0; i < n_lines; i++) {
+         VgJitLine e = in[i];   /* one read of the client's entry */
+         tab[i].offset = e.offset;
+         tab[i].line   = e.line;
+         if (e.file != NULL
+             && !client_string((Addr)e.file, False, &tab[i].file))
+            tab[i].line = 0;   /* unusable file: dropped */
+      }
+      reg.lines   = tab;
+      reg.n_lines = n_lines;
+   }
+   st = ML_(jit_register)(&reg, True);
+   if (tab)
+      ML_(dinfo_free)(tab);
+   return st;
+}
+
+/* Reads a client VgJitCode and registers it. */
+static Int register_descriptor ( Addr desc, /*OUT*/Addr* start,
+                                 /*OUT*/UWord* size )
 {
    VgJitCode d;
    UWord     struct_size;
+   *start = 0;
+   *size  = 0;
    if (!client_readable(desc, sizeof(UWord)))
       return VG_JIT_ERR_BAD_DESCRIPTOR;
    struct_size = *(const UWord*)desc;
@@ -819,20 +955,20 @@ static Vg_JitStatus read_descriptor ( Addr desc, /*OUT*/RegRequest* r )
    VG_(memset)(&d, 0, sizeof(d));
    VG_(memcpy)(&d, (const void*)desc,
                struct_size < sizeof(d) ? struct_size : sizeof(d));
-   r->start   = (Addr)d.start;
-   r->size    = d.size;
-   r->name    = (Addr)d.name;
-   r->object  = (Addr)d.object;
-   r->file    = (Addr)d.file;
-   r->lines   = (Addr)d.lines;
-   r->n_lines = d.lines ? d.n_lines : 0;
-   return VG_JIT_OK;
+   *start = (Addr)d.start;
+   *size  = d.size;
+   return register_from_client((Addr)d.start, d.size, (Addr)d.name,
+                               (Addr)d.object, (Addr)d.file,
+                               (Addr)d.lines, d.n_lines);
 }
 
 UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg )
 {
-   Vg_JitStatus st;
-   RegRequest   r;
+   Int          st;
+   Addr         start = arg[1];
+   UWord        size  = 0;
+   UWord        ret   = 1;
+   const HChar* what  = "register";
 
    vg_assert(VG_(is_valid_tid)(tid));
    switch (arg[0]) {
@@ -843,25 +979,17 @@ UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg )
          return last_status ? last_status[tid] : VG_JIT_OK;
 
       case VG_USERREQ__JIT_REGISTER:
-         VG_(memset)(&r, 0, sizeof(r));
-         r.start = arg[1];
-         r.size  = arg[2];
-         r.name  = arg[3];
-         st = register_code(&r);
+         size = arg[2];
+         st = register_from_client(arg[1], arg[2], arg[3], 0, 0, 0, 0);
          break;
 
       case VG_USERREQ__JIT_REGISTER_CODE:
-         st = read_descriptor(arg[1], &r);
-         if (st == VG_JIT_OK)
-            st = register_code(&r);
-         else
-            r.start = r.size = 0;
+         st = register_descriptor(arg[1], &start, &size);
          break;
 
       case VG_USERREQ__JIT_UNREGISTER: {
          JitFn* f = live_fns ? VG_(OSetGen_Lookup)(live_fns, &arg[1]) : NULL;
-         r.start = arg[1];
-         r.size  = 0;
+         what = "unregister";
          if (f == NULL || f->start != arg[1]) {
             st = VG_JIT_ERR_NOT_REGISTERED;
          } else {
@@ -876,8 +1004,8 @@ UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg )
 
       case VG_USERREQ__JIT_UNREGISTER_RANGE: {
          UWord n = 0;
-         r.start = arg[1];
-         r.size  = arg[2];
+         what = "unregister-range";
+         size = arg[2];
          if (arg[2] > 0) {
             SizeT len = arg[1] + arg[2] < arg[1] ? ~(Addr)0 - arg[1] : arg[2];
             n = remove_range(arg[1], len, "unregister");
@@ -889,10 +1017,8 @@ UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg )
          } else {
             st = VG_JIT_ERR_NOT_REGISTERED;
          }
-         set_last_status(tid, st);
-         if (st != VG_JIT_OK)
-            warn("unregister-range", st, r.start, r.size);
-         return n;
+         ret = n;
+         break;
       }
 
       default:
@@ -903,19 +1029,19 @@ UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg )
    }
 
    set_last_status(tid, st);
-   if (st != VG_JIT_OK) {
-      const Bool refused = st < VG_JIT_WARN_REPLACED;
-      const HChar* what =
-         arg[0] == VG_USERREQ__JIT_UNREGISTER ? "unregister"
-         : refused ? "register refused" : "register";
-      if (refused)
+   if (st != VG_JIT_OK && st < VG_JIT_WARN_REPLACED) {
+      /* Refused: nothing changed. */
+      if (arg[0] == VG_USERREQ__JIT_REGISTER
+          || arg[0] == VG_USERREQ__JIT_REGISTER_CODE) {
          stats.refused++;
-      if (st != VG_JIT_WARN_REPLACED)
-         warn(what, st, r.start, r.size);
-      if (refused)
-         return 0;
+         what = "register refused";
+      }
+      warn(what, st, start, size, NULL);
+      return 0;
    }
-   return 1;
+   if (st == VG_JIT_WARN_LINES_DROPPED)
+      warn(what, st, start, size, NULL);
+   return ret;
 }
 
 void VG_(jit_print_summary) ( void )

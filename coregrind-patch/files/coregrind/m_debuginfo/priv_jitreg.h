@@ -67,6 +67,71 @@ extern DebugInfo* ML_(jit_find_DebugInfo) ( DiEpoch ep, Addr a );
    translations first. */
 extern void ML_(jit_notify_munmap) ( Addr a, SizeT len );
 
+/* ---- Registration from core code (client requests, jitdump and perf
+   map followers) ---- */
+
+/* One line-table entry, in core memory (or validated client memory). */
+typedef
+   struct {
+      UWord        offset;  /* bytes from the function's start */
+      UWord        line;    /* 1-based source line; 0 is dropped */
+      const HChar* file;    /* NUL-terminated path; NULL: default file */
+   }
+   JitSrcLine;
+
+/* A function to register.  All strings NUL-terminated and readable; the
+   registry copies what it keeps. */
+typedef
+   struct {
+      Addr              start;
+      UWord             size;     /* bytes */
+      const HChar*      name;     /* non-empty */
+      const HChar*      object;   /* object name, non-empty */
+      const HChar*      file;     /* default source file, or NULL */
+      const JitSrcLine* lines;    /* any order; or NULL */
+      UWord             n_lines;
+   }
+   JitRegistration;
+
+/* Registers reg (codes as in valgrind/jit.h's Vg_JitStatus: VG_JIT_OK,
+   VG_JIT_WARN_* when registered, VG_JIT_ERR_* when refused).
+   can_discard: True at safe points (client requests, scheduler
+   polls): overlapping registrations are replaced and translations of
+   the range discarded now.  False inside m_debuginfo lookups (a
+   translation may be in progress): a registration overlapping live
+   code is refused with VG_JIT_ERR_OVERLAPS_OBJECT, and the range's
+   translations are discarded at the next ML_(jit_at_safe_point). */
+extern Int ML_(jit_register) ( const JitRegistration* reg,
+                               Bool can_discard );
+
+/* A short English text for a Vg_JitStatus code. */
+extern const HChar* ML_(jit_status_text) ( Int st );
+
+/* True if no live registration intersects [a, a+len). */
+extern Bool ML_(jit_range_is_free) ( Addr a, SizeT len );
+
+/* Moves the function registered at exactly old_start to new_start (same
+   size, name, object and lines), as a jitdump CODE_MOVE record says.
+   Only at safe points.  Returns a Vg_JitStatus. */
+extern Int ML_(jit_move) ( Addr old_start, Addr new_start );
+
+/* Called at safe points: discards the translations queued by
+   registrations made with can_discard False. */
+extern void ML_(jit_at_safe_point) ( void );
+
+/* ---- Producer files (jitfiles.c) ---- */
+
+/* Called by VG_(di_notify_mmap) with the name of every file the client
+   maps: starts following it if it is a jitdump file (jit-<pid>.dump of
+   this process, with the jitdump magic) and --jit-dump=yes. */
+extern void ML_(jit_notify_mapped_file) ( const HChar* filename );
+
+/* Called when a current-epoch lookup found no function at a: if a is
+   executable client memory, reads what followed producer files appended,
+   registering only functions that overlap nothing (no translation may be
+   discarded here).  Returns True if anything was registered. */
+extern Bool ML_(jit_read_on_lookup_miss) ( Addr a );
+
 /* Implemented in debuginfo.c for the registry: advance the current
    DebugInfo epoch (names changed), and forget cached symbol names. */
 extern void ML_(advance_current_DiEpoch_for_jit) ( void );
