@@ -211,7 +211,7 @@ patch_paths() {
 # Files under coregrind-patch/files, relative to it (editor droppings skipped).
 overlay_files() {
   [ -d "$FILESDIR" ] || return 0
-  (cd "$FILESDIR" && find . -type f ! -name '*~' ! -name '.#*' ! -name '*.sw[po]' \
+  (cd "$FILESDIR" && find -L . -type f ! -name '*~' ! -name '.#*' ! -name '*.sw[po]' \
      ! -name '*.orig' ! -name '*.rej' -printf '%P\n' | LC_ALL=C sort)
 }
 
