@@ -303,10 +303,20 @@ std::size_t Profile::eventIndex(const std::string& name) const {
     throw std::out_of_range("event '" + name + "' is not in the profile");
 }
 
-std::vector<const FunctionCosts*> Profile::functionsNamed(const std::string& name) const {
+std::string stripRecursionSuffix(const std::string& name) {
+    const std::size_t q = name.rfind('\'');
+    if (q == std::string::npos || q == 0 || q + 1 == name.size()) return name;
+    for (std::size_t i = q + 1; i < name.size(); ++i)
+        if (!std::isdigit(static_cast<unsigned char>(name[i]))) return name;
+    return name.substr(0, q);
+}
+
+std::vector<const FunctionCosts*> Profile::functionsNamed(const std::string& name,
+                                                          bool anyRecursionDepth) const {
     std::vector<const FunctionCosts*> out;
     for (const auto& f : functions_)
-        if (f.first.name == name) out.push_back(&f.second);
+        if (f.first.name == name || (anyRecursionDepth && stripRecursionSuffix(f.first.name) == name))
+            out.push_back(&f.second);
     return out;
 }
 

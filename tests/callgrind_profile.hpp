@@ -91,6 +91,12 @@ struct CallEdge {
     Costs inclusive;           ///< inclusive cost of those calls
 };
 
+/// Callgrind's name for a function without the recursion-depth suffix
+/// ("fib'2" -> "fib").  Under --separate-recs=N (default 2), Callgrind
+/// names the activations of a recursive function at depth d >= 2 NAME'd,
+/// so one source function can appear as several functions in a profile.
+std::string stripRecursionSuffix(const std::string& name);
+
 /// A parsed profile.
 class Profile {
 public:
@@ -112,8 +118,11 @@ public:
 
     /// All functions with any self-cost line, by key.
     const std::map<FunctionKey, FunctionCosts>& functions() const { return functions_; }
-    /// Functions named `name` (in any object/file).
-    std::vector<const FunctionCosts*> functionsNamed(const std::string& name) const;
+    /// Functions named `name` (in any object/file).  With
+    /// `anyRecursionDepth`, also those named NAME'N (see
+    /// stripRecursionSuffix()).
+    std::vector<const FunctionCosts*> functionsNamed(const std::string& name,
+                                                     bool anyRecursionDepth = false) const;
     /// Call edges keyed by (caller, callee).
     const std::map<std::pair<FunctionKey, FunctionKey>, CallEdge>& calls() const { return calls_; }
 

@@ -118,6 +118,8 @@ BOOST_AUTO_TEST_CASE(name_compression_and_calls) {
     const auto& x = fn(p, "/lib/libx.so", "x.c", "xfun");
     BOOST_TEST(x.self == (Costs{40, 4}));
     BOOST_TEST(p.functionsNamed("helper").size() == 1u);
+    BOOST_TEST(p.functionsNamed("xfun", true).size() == 1u);
+    BOOST_TEST(p.functionsNamed("nothing", true).empty());
 
     const FunctionKey mk{"/bin/prog", "main.c", "main"};
     const FunctionKey hk{"/bin/prog", "lib.c", "helper"};
@@ -134,6 +136,19 @@ BOOST_AUTO_TEST_CASE(name_compression_and_calls) {
     BOOST_TEST(p.objectCost("/bin/prog", "Ir") == 115u);
     BOOST_TEST(p.objectCost("/lib/libx.so", "Dr") == 4u);
     BOOST_TEST(p.objectCost("nothing", "Ir") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(recursion_suffixes) {
+    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("fib'2") == "fib");
+    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("fib'12") == "fib");
+    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("fib") == "fib");
+    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("fib'") == "fib'");
+    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("operator'x'2") == "operator'x");
+    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("a'b") == "a'b");
+    Profile p = parse("events: Ir\nfl=f.c\nfn=fib\n1 5\ncfn=fib'2\ncalls=1 1\n1 20\n"
+                      "fn=fib'2\n1 20\nfn=fibber\n1 1\n");
+    BOOST_TEST(p.functionsNamed("fib").size() == 1u);
+    BOOST_TEST(p.functionsNamed("fib", true).size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(jumps_and_cachegrind_style) {
