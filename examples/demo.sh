@@ -49,10 +49,13 @@ banner "1. Callgrind: valgrind --tool=callgrind minijit $(basename "$sample")"
 cat "$work/callgrind.stdout"
 vg_summary "$work/callgrind.log" 'Collected|refs'
 echo
-echo "--- callgrind_annotate --threshold=95 --inclusive=yes (functions, then $(basename "$sample") line by line):"
-echo "    jitted functions appear under their MiniJit names, in object minijit:$(basename "$sample")"
-"$stage/bin/callgrind_annotate" --threshold=95 --inclusive=yes --auto=no --context=2 \
-    "$work/callgrind.out" "$sample" | sed -e '/^-- Auto-annotated/,$d'
+echo "--- callgrind_annotate --threshold=95 $(basename "$sample") (functions by self cost, then the"
+echo "    source line by line; MiniJit functions are in object minijit:$(basename "$sample"), and"
+echo "    Callgrind names recursive activations NAME'2)"
+# Run from $work: callgrind_annotate shortens file names under the current
+# directory, and the source file is matched by its full name.
+(cd "$work" && "$stage/bin/callgrind_annotate" --threshold=95 --auto=no --context=2 \
+    callgrind.out "$sample")
 
 banner "2. Cachegrind: valgrind --tool=cachegrind --cache-sim=yes minijit $(basename "$sample")"
 (cd "$work" && "$stage/bin/valgrind" --tool=cachegrind --cache-sim=yes \
@@ -62,15 +65,7 @@ banner "2. Cachegrind: valgrind --tool=cachegrind --cache-sim=yes minijit $(base
 vg_summary "$work/cachegrind.log" 'I *refs|D *refs|D1 *misses|LL misses'
 echo
 echo "--- cg_annotate --threshold 2 --show Ir,Dr,Dw,D1mr,D1mw:"
-"$stage/bin/cg_annotate" --threshold 2 --show Ir,Dr,Dw,D1mr,D1mw --context 2 "$work/cachegrind.out" |
-    awk -v src="$sample" '
-        # Keep the summary and the annotation of the .mj file only.
-        /^-- Annotated source file:/ { keep = (index($0, src) > 0) }
-        /^-- Annotation summary/     { keep = 1 }
-        /^-- (Metadata|Summary|File:function|Function:file)/ { keep = 1 }
-        /^-- Auto-annotated source:/ || /^-- Annotated source file:/ { if (index($0, src) == 0) { keep = 0 } }
-        keep || !seen_annot { print }
-        /^-- Auto-annotated source:|^-- Annotated source file:/ { seen_annot = 1 }'
+(cd "$work" && "$stage/bin/cg_annotate" --threshold 2 --show Ir,Dr,Dw,D1mr,D1mw --context 2 cachegrind.out)
 
 banner "3. Memcheck: valgrind --leak-check=full minijit $(basename "$sample")"
 (cd "$work" && "$stage/bin/valgrind" --tool=memcheck --leak-check=full \
