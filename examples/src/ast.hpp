@@ -46,6 +46,7 @@ struct Expr {
     Op op = Op::Add;              ///< Unary/Binary: the operator
     std::string name;             ///< Var/Index/Call: the name as written
     std::vector<std::unique_ptr<Expr>> args;  ///< operands / arguments
+    int height = 1;               ///< 1 + the largest height of `args`
 
     Expr(Kind k, int l) : kind(k), line(l) {}
 };

@@ -2,6 +2,7 @@
 
 #include "parser.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -177,6 +178,31 @@ public:
 private:
     std::vector<Token> toks_;
     std::size_t pos_ = 0;
+    int depth_ = 0;  // nesting of blocks and expressions being parsed
+
+    // Bounds the recursion of the parser (and of the code generators, which
+    // walk the same tree) on pathological input such as "((((...".
+    struct Nest {
+        Parser& p;
+        explicit Nest(Parser& parser, int line) : p(parser) {
+            if (++p.depth_ > kMaxNesting)
+                throw CompileError(line, "expressions or blocks nested too deeply (more than " +
+                                             std::to_string(kMaxNesting) + " levels)");
+        }
+        ~Nest() { --p.depth_; }
+    };
+    static constexpr int kMaxNesting = 256;
+
+    // Sets e.height from its operands; refuses trees deeper than
+    // kMaxNesting (long operator chains like 1+1+...+1 build deep trees
+    // without deep parser recursion).
+    std::unique_ptr<Expr> finish(std::unique_ptr<Expr> e) {
+        for (const auto& a : e->args) e->height = std::max(e->height, a->height + 1);
+        if (e->height > kMaxNesting)
+            throw CompileError(e->line, "expression too deeply nested (more than " +
+                                            std::to_string(kMaxNesting) + " levels of operators)");
+        return e;
+    }
 
     const Token& peek(std::size_t ahead = 0) const {
         std::size_t p = pos_ + ahead;
@@ -263,6 +289,7 @@ private:
     std::unique_ptr<Stmt> parseStatement() {
         const Token& t = peek();
         int line = t.line;
+        Nest nest(*this, line);
         switch (t.kind) {
         case Tok::KwVar: {
             next();
@@ -342,6 +369,7 @@ private:
     }
 
     std::unique_ptr<Stmt> parseIf() {
+        Nest nest(*this, peek().line);
         int line = next().line;  // 'if'
         auto s = std::make_unique<Stmt>(Stmt::Kind::If, line);
         expectPunct("(", "after 'if'");
@@ -387,17 +415,18 @@ private:
             e->op = op;
             e->args.push_back(std::move(lhs));
             e->args.push_back(std::move(rhs));
-            lhs = std::move(e);
+            lhs = finish(std::move(e));
         }
     }
 
     std::unique_ptr<Expr> parseUnary() {
+        Nest nest(*this, peek().line);
         if (isPunct("-") || isPunct("!")) {
             const Token& t = next();
             auto e = std::make_unique<Expr>(Expr::Kind::Unary, t.line);
             e->op = t.text == "-" ? Op::Neg : Op::Not;
             e->args.push_back(parseUnary());
-            return e;
+            return finish(std::move(e));
         }
         return parsePrimary();
     }
@@ -420,14 +449,14 @@ private:
                     while (acceptPunct(","));
                 }
                 expectPunct(")", "after the call arguments");
-                return e;
+                return finish(std::move(e));
             }
             if (acceptPunct("[")) {
                 auto e = std::make_unique<Expr>(Expr::Kind::Index, line);
                 e->name = name;
                 e->args.push_back(parseExpr());
                 expectPunct("]", "after the array index");
-                return e;
+                return finish(std::move(e));
             }
             auto e = std::make_unique<Expr>(Expr::Kind::Var, line);
             e->name = name;
