@@ -160,7 +160,10 @@ Result run(const std::vector<std::string>& argv, int timeoutSeconds = 300) {
     return r;
 }
 
+/// The profiling samples (tens of millions of instructions each).
 const std::vector<std::string> kSamples = {"fib", "sieve", "calls"};
+/// Programs whose output is checked: the samples and the feature test.
+const std::vector<std::string> kPrograms = {"fib", "sieve", "calls", "features"};
 
 /// Functions defined in a MiniJit source ("fn NAME(").
 std::vector<std::string> definedFunctions(const std::string& source) {
@@ -243,8 +246,8 @@ std::uint64_t costIn(const cg::FunctionCosts& f, const CodeRange& r, std::size_t
 
 // ------------------------------------------------------------- native --
 
-BOOST_AUTO_TEST_CASE(native_samples_print_expected_output) {
-    for (const auto& s : kSamples) {
+BOOST_AUTO_TEST_CASE(native_programs_print_expected_output) {
+    for (const auto& s : kPrograms) {
         BOOST_TEST_CONTEXT("sample " << s) {
             const std::string expected = readFile(example("expected/" + s + ".out"));
             for (const auto& opts : std::vector<std::vector<std::string>>{
@@ -309,6 +312,19 @@ BOOST_AUTO_TEST_CASE(native_command_line) {
     BOOST_TEST(missing.status == 1, missing);
     BOOST_TEST(missing.err.find("cannot open") != std::string::npos, missing);
 
+    // main's parameters come from the command line.
+    const std::string prog = tmp().path + "/args.mj";
+    std::ofstream(prog) << "fn main(a, b) {\n    print a * b, \" \", a / b;\n}\n";
+    Result args = run({minijit(), prog, "-6", "4"});
+    BOOST_TEST(args.status == 0, args);
+    BOOST_TEST(args.out == "-24 -1\n", args);
+    Result notInt = run({minijit(), prog, "6", "x"});
+    BOOST_TEST(notInt.status == 2, notInt);
+    BOOST_TEST(notInt.err.find("program argument 'x' is not a 64-bit integer") != std::string::npos, notInt);
+    Result divZero = run({minijit(), prog, "6", "0"});
+    BOOST_TEST(divZero.status == 1, divZero);
+    BOOST_TEST(divZero.err == prog + ":2: runtime error: division by zero\n", divZero);
+
     Result arity = run({minijit(), example("fib.mj"), "7"});
     BOOST_TEST(arity.status == 1, arity);
     BOOST_TEST(arity.err == example("fib.mj") + ":12: error: 'main' takes 0 arguments but 1 was given on the command line\n",
@@ -331,6 +347,12 @@ BOOST_AUTO_TEST_CASE(memcheck_finds_no_errors_or_leaks) {
             BOOST_TEST(r.err.find("minijit: note") == std::string::npos, r);
         }
     }
+    // Every construct, with tier-up on the first call.
+    Result f = run({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(),
+                    "--tier-threshold", "1", example("features.mj")});
+    BOOST_TEST(f.status == 0, f);
+    BOOST_TEST(f.out == readFile(example("expected/features.out")), f);
+    BOOST_TEST(f.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, f);
     // A runtime error leaves through longjmp past jitted frames: still clean.
     const std::string so = example("errors/stack_overflow.mj");
     Result r = run({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(), so});

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <list>
-#include <optional>
 
 namespace minijit {
 
@@ -58,20 +57,32 @@ Op swapCond(Op op) {
     }
 }
 
+/// A value that may be a compile-time constant.  (Unlike std::optional, the
+/// value is always initialised: GCC may read an optional's payload before
+/// its flag when both are tested in one condition, which Memcheck reports.)
+struct Folded {
+    bool known = false;
+    std::int64_t value = 0;
+    Folded() = default;
+    Folded(std::int64_t v) : known(true), value(v) {}
+    explicit operator bool() const { return known; }
+    std::int64_t operator*() const { return value; }
+};
+
 // Wrapping 64-bit arithmetic with the language's semantics (x / -1 == -x
 // with wrap-around, x % -1 == 0).  Division by zero is not folded.
-std::optional<std::int64_t> foldBinary(Op op, std::int64_t a, std::int64_t b) {
+Folded foldBinary(Op op, std::int64_t a, std::int64_t b) {
     auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
     switch (op) {
     case Op::Add: return static_cast<std::int64_t>(ua + ub);
     case Op::Sub: return static_cast<std::int64_t>(ua - ub);
     case Op::Mul: return static_cast<std::int64_t>(ua * ub);
     case Op::Div:
-        if (b == 0) return std::nullopt;
+        if (b == 0) return Folded();
         if (b == -1) return static_cast<std::int64_t>(0 - ua);
         return a / b;
     case Op::Mod:
-        if (b == 0) return std::nullopt;
+        if (b == 0) return Folded();
         if (b == -1) return 0;
         return a % b;
     case Op::Eq: return a == b;
@@ -82,17 +93,17 @@ std::optional<std::int64_t> foldBinary(Op op, std::int64_t a, std::int64_t b) {
     case Op::Ge: return a >= b;
     case Op::And: return (a != 0) && (b != 0);
     case Op::Or: return (a != 0) || (b != 0);
-    default: return std::nullopt;
+    default: return Folded();
     }
 }
 
 /// The value of `e` if it is a compile-time constant (tier 1 folding).
-std::optional<std::int64_t> constValue(const Expr& e) {
+Folded constValue(const Expr& e) {
     switch (e.kind) {
     case Expr::Kind::Int: return e.value;
     case Expr::Kind::Unary: {
         auto v = constValue(*e.args[0]);
-        if (!v) return std::nullopt;
+        if (!v) return Folded();
         if (e.op == Op::Neg) return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(*v));
         return *v == 0;
     }
@@ -101,10 +112,10 @@ std::optional<std::int64_t> constValue(const Expr& e) {
         if (e.op == Op::And && a && *a == 0) return 0;  // rhs never runs
         if (e.op == Op::Or && a && *a != 0) return 1;
         auto b = constValue(*e.args[1]);
-        if (!a || !b) return std::nullopt;
+        if (!a || !b) return Folded();
         return foldBinary(e.op, *a, *b);
     }
-    default: return std::nullopt;
+    default: return Folded();
     }
 }
 
