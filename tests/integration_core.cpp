@@ -1,0 +1,336 @@
+// integration_core.cpp - the JIT code registry in the patched core, end to
+// end: tests/testjit (a small xbyak JIT that registers its code through
+// <valgrind/jit.h>) runs natively and under the staged Callgrind,
+// Cachegrind, Memcheck and Massif, and the tests parse what those write.
+
+#define BOOST_TEST_MODULE integration_core
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "callgrind_profile.hpp"
+#include "test_support.hpp"
+
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace cg = vgjit::callgrind;
+using namespace vgjit::test;
+
+namespace {
+
+const std::string kObject = "testjit-obj";
+
+std::string testjit() { return envOr("VGJIT_TESTJIT", testsBuilddir() + "/testjit"); }
+std::string source() { return absolute(srcdir() + "/tests/fixtures/testjit.src"); }
+
+/// testjit's arguments for `mode`, with the real source file.
+std::vector<std::string> program(const std::string& mode) {
+    return {testjit(), "--source=" + source(), mode};
+}
+
+/// "status WHAT RET ERR" lines that testjit writes to stderr.
+struct Status {
+    unsigned long ret = 0;
+    int err = -1;
+};
+std::map<std::string, Status> statuses(const std::string& err) {
+    std::map<std::string, Status> out;
+    std::istringstream in(err);
+    std::string line;
+    static const std::regex re(R"(^status (\S+) (\d+) (\d+)$)");
+    while (std::getline(in, line)) {
+        // Valgrind's own lines may precede on the same stream; testjit's
+        // lines are whole lines.
+        std::smatch m;
+        if (std::regex_match(line, m, re))
+            out[m[1]] = Status{std::stoul(m[2]), std::stoi(m[3])};
+    }
+    return out;
+}
+
+/// Runs testjit under Callgrind and parses the profile.
+cg::Profile callgrindProfile(const TempDir& dir, const std::string& mode,
+                             std::vector<std::string> extra = {}) {
+    const std::string out = dir.file("callgrind." + mode);
+    std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = runValgrind(args, program(mode));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    return cg::Profile::parseFile(out);
+}
+
+const cg::FunctionCosts& function(const cg::Profile& p, const std::string& name) {
+    for (const auto& [key, f] : p.functions())
+        if (key.name == name) return f;
+    throw std::runtime_error("no function " + name + " in the profile");
+}
+
+/// Self cost (first event) of `f` on line `line` of `file`.
+std::uint64_t lineCost(const cg::FunctionCosts& f, const std::string& file, std::uint64_t line) {
+    const auto it = f.lines.find({file, line});
+    return it == f.lines.end() ? 0 : it->second.at(0);
+}
+
+bool contains(const std::string& text, const std::string& what) {
+    return text.find(what) != std::string::npos;
+}
+
+/// Valgrind options that make `tool` write its output file into `dir`.
+std::vector<std::string> toolArgs(const std::string& tool, const TempDir& dir,
+                                  std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"--tool=" + tool};
+    if (tool == "callgrind") args.push_back("--callgrind-out-file=" + dir.file("callgrind.out"));
+    if (tool == "cachegrind") args.push_back("--cachegrind-out-file=" + dir.file("cachegrind.out"));
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(output_is_identical_natively_and_under_every_tool) {
+    for (const std::string mode : {"calls", "replace", "memerr", "mangled", "fork", "leak",
+                                   "alloc", "malloc", "bad"}) {
+        BOOST_TEST_CONTEXT("mode " << mode) {
+            const Result native = run(program(mode));
+            BOOST_TEST_REQUIRE(native.status == 0, native);
+            BOOST_TEST(!native.out.empty());
+            for (const std::string tool : {"memcheck", "callgrind", "cachegrind"}) {
+                TempDir dir;
+                const Result vg = runValgrind(toolArgs(tool, dir), program(mode));
+                BOOST_TEST(vg.status == 0, tool << ": " << vg);
+                BOOST_TEST(vg.out == native.out, tool);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(requests_report_not_running_natively) {
+    const auto st = statuses(run(program("bad")).err);
+    BOOST_TEST_REQUIRE(st.count("query") == 1);
+    BOOST_TEST(st.at("query").ret == 0u);
+    BOOST_TEST(st.at("query").err == 1);   // VG_JIT_ERR_NOT_RUNNING
+    BOOST_TEST(st.at("messy-lines").ret == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
+    // What valgrind/jit.h documents for each case: (returned, LAST_ERROR).
+    const std::map<std::string, std::pair<unsigned long, int>> expected = {
+        {"null-name", {0, 3}},        {"wild-name", {0, 3}},
+        {"unterminated-name", {0, 3}}, {"empty-name", {0, 3}},
+        {"size-zero", {0, 5}},        {"wraps", {0, 5}},
+        {"huge", {0, 5}},             {"unmapped", {0, 6}},
+        {"not-executable", {0, 6}},   {"elf-text", {0, 7}},
+        {"null-desc", {0, 2}},        {"small-desc", {0, 2}},
+        {"huge-desc", {0, 2}},        {"wild-lines", {0, 8}},
+        {"absurd-n-lines", {0, 8}},   {"bad-object", {0, 4}},
+        {"messy-lines", {1, 65}},     {"overlap-replaces", {1, 64}},
+        {"unregister-nothing", {0, 9}}, {"unregister-range", {1, 0}},
+        {"query", {1, 0}},
+    };
+    for (const std::string tool : {"memcheck", "callgrind", "cachegrind"}) {
+        BOOST_TEST_CONTEXT("tool " << tool) {
+            TempDir dir;
+            const Result r = runValgrind(toolArgs(tool, dir, {"-v"}), program("bad"));
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            BOOST_TEST(contains(r.out, "bad inputs survived, code returned 7"));
+            const auto st = statuses(r.err);
+            for (const auto& [what, want] : expected) {
+                BOOST_TEST_REQUIRE(st.count(what) == 1, what);
+                BOOST_TEST(st.at(what).ret == want.first, what);
+                BOOST_TEST(st.at(what).err == want.second, what);
+            }
+            // Each refusal is explained under -v, and the run goes on.
+            BOOST_TEST(contains(r.err, "Warning: JIT register refused"));
+            BOOST_TEST(contains(r.err, "range overlaps the text of a loaded object"));
+            BOOST_TEST(contains(r.err, "JIT: "));
+            if (tool == "memcheck") BOOST_TEST(contains(r.err, "ERROR SUMMARY: 0 errors"));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
+    TempDir dir;
+    const cg::Profile p = callgrindProfile(dir, "calls");
+    const std::string file = source();
+    const auto& leaf = function(p, "jit_leaf");
+    const auto& middle = function(p, "jit_middle");
+    const auto& top = function(p, "jit_top");
+    for (const auto* f : {&leaf, &middle, &top}) {
+        BOOST_TEST(f->key.object == kObject);
+        BOOST_TEST(f->key.file == file);
+    }
+    // jit_top calls jit_middle 100 times, which calls jit_leaf(1000) 10 times
+    // each: leaf's loop (line 11) runs 5 instructions per iteration plus the
+    // final compare and branch; its entry (line 10) is 2 instructions and
+    // its return (line 12) 1.
+    BOOST_TEST(lineCost(leaf, file, 10) == 2u * 1000);
+    BOOST_TEST(lineCost(leaf, file, 11) == (5u * 1000 + 2) * 1000);
+    BOOST_TEST(lineCost(leaf, file, 12) == 1u * 1000);
+    BOOST_TEST(leaf.self.at(0) == lineCost(leaf, file, 10) + lineCost(leaf, file, 11) +
+                                      lineCost(leaf, file, 12));
+    BOOST_TEST(lineCost(middle, file, 21) > 0u);
+    BOOST_TEST(lineCost(top, file, 31) > 0u);
+
+    auto edge = [&](const cg::FunctionCosts& from, const std::string& to) -> const cg::CallEdge* {
+        for (const auto& [k, e] : p.calls())
+            if (k.first == from.key && k.second.name == to) return &e;
+        return nullptr;
+    };
+    const cg::CallEdge* topMid = edge(top, "jit_middle");
+    const cg::CallEdge* midLeaf = edge(middle, "jit_leaf");
+    const cg::CallEdge* midElf = edge(middle, "elf_helper");
+    BOOST_TEST_REQUIRE(topMid != nullptr);
+    BOOST_TEST_REQUIRE(midLeaf != nullptr);
+    BOOST_TEST_REQUIRE(midElf != nullptr);
+    BOOST_TEST(topMid->count == 100u);
+    BOOST_TEST(midLeaf->count == 1000u);
+    BOOST_TEST(midElf->count == 100u);
+    // The ELF callee keeps its own object (the testjit executable).
+    BOOST_TEST(contains(midElf->callee.object, "testjit"));
+    BOOST_TEST(midElf->callee.object != kObject);
+    // Inclusive cost of the leaf calls is exactly the leaf's self cost.
+    BOOST_TEST(midLeaf->inclusive.at(0) == leaf.self.at(0));
+
+    // callgrind_annotate shows the functions and annotates the source.
+    const Result ann = run({stage() + "/bin/callgrind_annotate", "--auto=yes",
+                            dir.file("callgrind.calls")});
+    BOOST_TEST_REQUIRE(ann.status == 0, ann);
+    // (callgrind_annotate shortens paths below the working directory.)
+    BOOST_TEST(contains(ann.out, "testjit.src:jit_leaf [" + kObject + "]"), ann.out);
+    BOOST_TEST(contains(ann.out, "while i < n: acc += i; i += 1"), ann.out);
+    BOOST_TEST(contains(ann.out, "5,002,000"), ann.out);
+}
+
+BOOST_AUTO_TEST_CASE(cachegrind_attributes_file_function_and_lines) {
+    TempDir dir;
+    const std::string out = dir.file("cachegrind.out");
+    const Result r = runValgrind({"--tool=cachegrind", "--cache-sim=no",
+                                  "--cachegrind-out-file=" + out},
+                                 program("calls"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string file = source();
+    const auto& leaf = function(p, "jit_leaf");
+    BOOST_TEST(leaf.key.file == file);
+    BOOST_TEST(lineCost(leaf, file, 11) == 5002u * 1000);
+    BOOST_TEST(lineCost(leaf, file, 10) == 2u * 1000);
+    const Result ann = run({stage() + "/bin/cg_annotate", out});
+    BOOST_TEST_REQUIRE(ann.status == 0, ann);
+    static const std::regex row(R"(jit_leaf:\S*testjit\.src)");
+    BOOST_TEST(std::regex_search(ann.out, row), ann.out);
+    BOOST_TEST(contains(ann.out, "while i < n: acc += i; i += 1"), ann.out);
+}
+
+BOOST_AUTO_TEST_CASE(replaced_code_keeps_separate_costs_per_name) {
+    TempDir dir;
+    const cg::Profile p = callgrindProfile(dir, "replace");
+    const std::string file = source();
+    // Both versions start at the same address.  Each ran its own loop:
+    // 2 instructions per iteration plus 3.
+    const auto& first = function(p, "first_version");
+    const auto& second = function(p, "second_version");
+    BOOST_TEST(lineCost(first, file, 40) == 2u * 100000 + 3);
+    BOOST_TEST(lineCost(second, file, 50) == 2u * 300000 + 3);
+    BOOST_TEST(first.self.at(0) == 2u * 100000 + 3);
+    BOOST_TEST(second.self.at(0) == 2u * 300000 + 3);
+}
+
+BOOST_AUTO_TEST_CASE(memcheck_names_jitted_frame_with_file_and_line) {
+    const Result r = runValgrind({"--tool=memcheck"}, program("memerr"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    static const std::regex frame(R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: jit_reader \(testjit\.src:61\))");
+    BOOST_TEST(std::regex_search(r.err, frame), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(registered_names_are_demangled_like_elf_names) {
+    const Result d = runValgrind({"--tool=memcheck"}, program("mangled"));
+    BOOST_TEST(contains(d.err, ": jitvm::reader::read(int*) (testjit.src:61)"), d.err);
+    const Result m = runValgrind({"--tool=memcheck", "--demangle=no"}, program("mangled"));
+    BOOST_TEST(contains(m.err, ": _ZN5jitvm6reader4readEPi (testjit.src:61)"), m.err);
+}
+
+BOOST_AUTO_TEST_CASE(forked_child_keeps_registrations) {
+    const Result r = runValgrind({"--tool=memcheck"}, program("fork"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.err, ": jit_reader (testjit.src:61)"), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(keep_debuginfo_keeps_names_of_replaced_code) {
+    // jit_allocator leaks a block, then is unregistered and other_code is
+    // registered at its address; the leak's stack was recorded before.
+    static const std::regex leak(R"(77 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
+    std::smatch m;
+    const Result kept = runValgrind({"--leak-check=full", "--keep-debuginfo=yes"},
+                                    program("leak"));
+    BOOST_TEST_REQUIRE(std::regex_search(kept.err, m, leak), kept.err);
+    BOOST_TEST(m[1].str() == "jit_allocator (testjit.src:71)");
+    const Result dropped = runValgrind({"--leak-check=full"}, program("leak"));
+    BOOST_TEST_REQUIRE(std::regex_search(dropped.err, m, leak), dropped.err);
+    BOOST_TEST(m[1].str() == "???");
+}
+
+BOOST_AUTO_TEST_CASE(massif_names_jitted_allocation_sites) {
+    TempDir dir;
+    const std::string out = dir.file("massif.out");
+    const Result r = runValgrind({"--tool=massif", "--threshold=0", "--detailed-freq=1",
+                                  "--massif-out-file=" + out},
+                                 program("alloc"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const std::string text = readFile(out);
+    BOOST_TEST(contains(text, "jit_allocator (testjit.src:71)"), text);
+}
+
+BOOST_AUTO_TEST_CASE(jitted_function_named_malloc_is_not_redirected) {
+    const Result r = runValgrind({"--tool=memcheck"}, program("malloc"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    // Had the core redirected it to Memcheck's malloc, it would have
+    // returned a pointer, not 5.
+    BOOST_TEST(contains(r.out, "jitted malloc returned 5"), r);
+    BOOST_TEST(contains(r.err, "ERROR SUMMARY: 0 errors"), r);
+}
+
+BOOST_AUTO_TEST_CASE(verbose_summary_and_trace_report_registrations) {
+    const Result r = runValgrind({"--tool=none", "-v", "--trace-jit=yes"}, program("calls"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.err, "jit: register"), r.err);
+    BOOST_TEST(contains(r.err, "jit_leaf (" + kObject + "), 3 lines"), r.err);
+    // testjit unmaps its code memory before it exits.
+    BOOST_TEST(contains(r.err, "JIT: 3 registered, 0 unregistered, 0 replaced, 3 unmapped, "
+                               "0 refused, 0 line entries dropped, 0 live at exit"),
+               r.err);
+}
+
+BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
+    // 2000 functions of 16 bytes registered with VALGRIND_JIT_REGISTER
+    // (default object), each run once: mov + ret.
+    TempDir dir;
+    const std::string out = dir.file("callgrind.many");
+    std::vector<std::string> prog = program("many");
+    prog.push_back("2000");
+    const Result r = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out}, prog);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const cg::Profile p = cg::Profile::parseFile(out);
+    std::size_t named = 0;
+    for (const auto& [key, f] : p.functions()) {
+        if (key.name.rfind("many_", 0) != 0) continue;
+        ++named;
+        BOOST_TEST(key.object == "[jit]");
+        BOOST_TEST(f.self.at(0) == 2u, key.name);
+    }
+    BOOST_TEST(named == 2000u);
+    // No address-named pseudo-function inside the registered code.
+    static const std::regex range(R"(many range 0x([0-9a-f]+) 0x([0-9a-f]+))");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, range), r.err);
+    const std::uint64_t lo = std::stoull(m[1], nullptr, 16), hi = std::stoull(m[2], nullptr, 16);
+    for (const auto& [key, f] : p.functions()) {
+        if (key.name.rfind("0x", 0) != 0) continue;
+        const std::uint64_t a = std::stoull(key.name, nullptr, 16);
+        BOOST_TEST(!(lo <= a && a < hi), "unnamed block " << key.name << " in JIT code");
+    }
+}

@@ -1,0 +1,139 @@
+// test_support.cpp - see test_support.hpp.
+
+#include "test_support.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef VGJIT_STAGE
+#define VGJIT_STAGE "stage"
+#endif
+#ifndef VGJIT_SRCDIR
+#define VGJIT_SRCDIR "."
+#endif
+#ifndef VGJIT_BUILDDIR
+#define VGJIT_BUILDDIR "."
+#endif
+#ifndef VGJIT_TESTS_BUILDDIR
+#define VGJIT_TESTS_BUILDDIR "."
+#endif
+
+namespace vgjit {
+namespace test {
+
+std::string envOr(const char* name, const std::string& fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::string(v) : fallback;
+}
+
+std::string stage() { return envOr("VGJIT_STAGE", VGJIT_STAGE); }
+std::string valgrind() { return stage() + "/bin/valgrind"; }
+std::string srcdir() { return envOr("VGJIT_SRCDIR", VGJIT_SRCDIR); }
+std::string builddir() { return envOr("VGJIT_BUILDDIR", VGJIT_BUILDDIR); }
+std::string testsBuilddir() { return envOr("VGJIT_TESTS_BUILDDIR", VGJIT_TESTS_BUILDDIR); }
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string absolute(const std::string& path) {
+    return std::filesystem::canonical(path).string();
+}
+
+std::size_t lineCount(const std::string& text) {
+    std::size_t n = 0;
+    for (char c : text) n += c == '\n';
+    return n;
+}
+
+TempDir::TempDir(const std::string& prefix) {
+    std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data()))
+        throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+    path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+    if (std::getenv("VGJIT_KEEP_TMP")) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+}
+
+std::ostream& operator<<(std::ostream& os, const Result& r) {
+    return os << "status " << r.status << (r.timedOut ? " (timed out)" : "")
+              << "\n--- stdout:\n" << r.out << "--- stderr:\n" << r.err;
+}
+
+Result run(const std::vector<std::string>& argv, const RunOptions& options) {
+    if (argv.empty()) throw std::invalid_argument("run: empty argv");
+    TempDir capture("vgjit-run");
+    const std::string outPath = capture.file("out"), errPath = capture.file("err");
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+        const int o = open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int e = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int n = open("/dev/null", O_RDONLY);
+        if (o < 0 || e < 0 || n < 0) _exit(126);
+        dup2(n, 0);
+        dup2(o, 1);
+        dup2(e, 2);
+        if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
+        for (const auto& [k, v] : options.env) setenv(k.c_str(), v.c_str(), 1);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    Result r;
+    int status = 0;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(options.timeoutSeconds);
+    while (true) {
+        const pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
+        if (std::chrono::steady_clock::now() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            r.timedOut = true;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = readFile(outPath);
+    r.err = readFile(errPath);
+    return r;
+}
+
+Result runValgrind(const std::vector<std::string>& valgrindArgs,
+                   const std::vector<std::string>& program, const RunOptions& options) {
+    std::vector<std::string> argv{valgrind()};
+    argv.insert(argv.end(), valgrindArgs.begin(), valgrindArgs.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), program.begin(), program.end());
+    return run(argv, options);
+}
+
+} // namespace test
+} // namespace vgjit

@@ -1,0 +1,88 @@
+// test_support.hpp - shared helpers of the integration tests: where the
+// staged Valgrind and the source tree are, scratch directories, and running
+// a program with captured output and a time limit.
+//
+// Environment (defaults compiled in by tests/Makefile.am):
+//   VGJIT_STAGE           the staged Valgrind (bin/valgrind inside)
+//   VGJIT_SRCDIR          the source tree
+//   VGJIT_BUILDDIR        the build tree
+//   VGJIT_TESTS_BUILDDIR  the build directory of tests/ (test programs)
+//   VGJIT_KEEP_TMP        if set, scratch directories are kept
+
+#ifndef VGJIT_TEST_SUPPORT_HPP
+#define VGJIT_TEST_SUPPORT_HPP
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace vgjit {
+namespace test {
+
+/// The value of environment variable `name`, or `fallback` if unset/empty.
+std::string envOr(const char* name, const std::string& fallback);
+
+/// The staged Valgrind's prefix ($VGJIT_STAGE).
+std::string stage();
+/// stage() + "/bin/valgrind".
+std::string valgrind();
+/// The source tree ($VGJIT_SRCDIR).
+std::string srcdir();
+/// The build tree ($VGJIT_BUILDDIR).
+std::string builddir();
+/// The build directory of tests/ ($VGJIT_TESTS_BUILDDIR).
+std::string testsBuilddir();
+
+/// The whole content of a file; throws std::runtime_error if unreadable.
+std::string readFile(const std::string& path);
+/// The canonical absolute path of an existing file.
+std::string absolute(const std::string& path);
+/// Number of '\n'-terminated lines in `text`.
+std::size_t lineCount(const std::string& text);
+
+/// A fresh directory under /tmp, removed (recursively) on destruction
+/// unless $VGJIT_KEEP_TMP is set.
+class TempDir {
+public:
+    explicit TempDir(const std::string& prefix = "vgjit-test");
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+    /// path() + "/" + name.
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+private:
+    std::string path_;
+};
+
+/// The outcome of run().
+struct Result {
+    int status = -1;     ///< exit status, or 128 + signal number
+    bool timedOut = false;
+    std::string out;     ///< everything written to stdout
+    std::string err;     ///< everything written to stderr
+};
+std::ostream& operator<<(std::ostream& os, const Result& r);
+
+/// Options of run().
+struct RunOptions {
+    int timeoutSeconds = 300;               ///< killed (SIGKILL) after this
+    std::string cwd;                        ///< working directory; "" = ours
+    std::map<std::string, std::string> env; ///< added to the environment
+};
+
+/// Runs argv[0] (a path; no shell, no PATH search) with stdin from
+/// /dev/null, capturing stdout and stderr.  Throws std::runtime_error if it
+/// cannot fork; an exec failure gives status 127.
+Result run(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+/// Runs a program under the staged Valgrind: valgrind TOOL-ARGS -- PROGRAM.
+Result runValgrind(const std::vector<std::string>& valgrindArgs,
+                   const std::vector<std::string>& program,
+                   const RunOptions& options = {});
+
+} // namespace test
+} // namespace vgjit
+
+#endif

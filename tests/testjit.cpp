@@ -1,0 +1,448 @@
+// testjit: a small JIT used by the integration tests.  It emits x86-64
+// functions with xbyak into anonymous executable memory, registers them
+// through <valgrind/jit.h>, and runs them.  The computed results go to
+// stdout, which must be identical natively and under Valgrind; what the
+// registration requests returned goes to stderr as "status <what> <ret>
+// <last-error>" lines, which the tests parse.
+//
+// Usage: testjit [--source=PATH] MODE
+//   calls    three JIT functions (jit_top -> jit_middle -> jit_leaf, and
+//            jit_middle -> elf_helper, an ordinary C++ function), object
+//            "testjit-obj", file /virtual/testjit.src, with line tables
+//   replace  code "first_version" at an address, run, unregister, emit
+//            "second_version" at the same address, run
+//   memerr   jit_reader reads 4 bytes past a malloc'd block (Memcheck's
+//            invalid read inside jitted code)
+//   leak     jit_allocator calls malloc and leaks the block; then the code
+//            is unregistered and "other_code" registered at its address
+//            (the leak's allocation stack was recorded in jit_allocator)
+//   alloc    jit_allocator allocates 77 bytes and stays registered and
+//            mapped until exit (tools that name allocation sites at exit)
+//   malloc   a JIT function named "malloc" (must not become a
+//            redirection target): the program's own malloc keeps working
+//   mangled  like memerr, but the function is registered under the C++
+//            mangled name _ZN5jitvm6reader4readEPi (jitvm::reader::read)
+//   fork     like memerr, but the jitted code runs in a forked child
+//   bad      every kind of bad request; the program must go on
+//   many N   register N functions of 16 bytes each, run each once
+
+#include <valgrind/jit.h>
+#include <xbyak/xbyak.h>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Anonymous read/write/execute memory of a fixed size, unmapped on
+// destruction.
+class CodeMemory {
+public:
+    explicit CodeMemory(std::size_t size) : size_(size) {
+        void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            std::perror("mmap");
+            std::exit(2);
+        }
+        base_ = static_cast<std::uint8_t*>(p);
+    }
+    ~CodeMemory() { munmap(base_, size_); }
+    CodeMemory(const CodeMemory&) = delete;
+    CodeMemory& operator=(const CodeMemory&) = delete;
+    std::uint8_t* base() const { return base_; }
+    std::size_t size() const { return size_; }
+
+private:
+    std::uint8_t* base_;
+    std::size_t size_;
+};
+
+// An xbyak generator that writes into caller-owned memory.
+class Emitter : public Xbyak::CodeGenerator {
+public:
+    Emitter(std::uint8_t* where, std::size_t size)
+        : Xbyak::CodeGenerator(size, where) {}
+};
+
+void report(const char* what, unsigned long ret) {
+    std::fprintf(stderr, "status %s %lu %d\n", what, ret,
+                 static_cast<int>(VALGRIND_JIT_LAST_ERROR()));
+}
+
+// The source file named in the line tables: --source=PATH, else a path
+// that does not exist (the tools then show the name without the text).
+const char* kFile = "/virtual/testjit.src";
+
+// Registers [start, start+size) as `name` with the given line table.
+void register_fn(const void* start, std::size_t size, const char* name,
+                 const std::vector<VgJitLine>& lines,
+                 const char* object = "testjit-obj") {
+    VgJitCode desc = VG_JIT_CODE_INITIALIZER;
+    desc.start = start;
+    desc.size = size;
+    desc.name = name;
+    desc.object = object;
+    desc.file = kFile;
+    desc.lines = lines.empty() ? nullptr : lines.data();
+    desc.n_lines = lines.size();
+    report(name, VALGRIND_JIT_REGISTER_CODE(&desc));
+}
+
+extern "C" __attribute__((noinline)) long elf_helper(long x) {
+    // Ordinary compiled code called from jitted code.
+    long acc = 0;
+    for (long i = 0; i < x; ++i) acc += i ^ x;
+    __asm__ volatile("" : "+r"(acc));
+    return acc;
+}
+
+using Fn1 = long (*)(long);
+
+int mode_calls() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+
+    // jit_leaf(n): sum of 0..n-1, a counted loop.  Lines 10 (entry),
+    // 11 (loop), 12 (return).
+    Emitter leaf(p, 256);
+    leaf.xor_(leaf.rax, leaf.rax);
+    leaf.xor_(leaf.rcx, leaf.rcx);
+    const std::size_t leaf_loop = leaf.getSize();
+    Xbyak::Label leaf_top, leaf_done;
+    leaf.L(leaf_top);
+    leaf.cmp(leaf.rcx, leaf.rdi);
+    leaf.jge(leaf_done);
+    leaf.add(leaf.rax, leaf.rcx);
+    leaf.inc(leaf.rcx);
+    leaf.jmp(leaf_top);
+    leaf.L(leaf_done);
+    const std::size_t leaf_ret = leaf.getSize();
+    leaf.ret();
+    leaf.ready();
+    const std::size_t leaf_size = leaf.getSize();
+    auto* leaf_fn = reinterpret_cast<std::uint8_t*>(p);
+
+    // jit_middle(n): 10 x jit_leaf(n) + elf_helper(n).  Lines 20, 21, 22.
+    std::uint8_t* mid_at = p + 256;
+    Emitter mid(mid_at, 256);
+    mid.push(mid.rbx);
+    mid.push(mid.r12);
+    mid.push(mid.r13);
+    mid.mov(mid.r12, mid.rdi);
+    mid.xor_(mid.r13, mid.r13);
+    mid.mov(mid.rbx, 10);
+    const std::size_t mid_loop = mid.getSize();
+    Xbyak::Label mid_top;
+    mid.L(mid_top);
+    mid.mov(mid.rdi, mid.r12);
+    mid.mov(mid.rax, reinterpret_cast<std::uintptr_t>(leaf_fn));
+    mid.call(mid.rax);
+    mid.add(mid.r13, mid.rax);
+    mid.dec(mid.rbx);
+    mid.jnz(mid_top);
+    const std::size_t mid_helper = mid.getSize();
+    mid.mov(mid.rdi, mid.r12);
+    mid.mov(mid.rax, reinterpret_cast<std::uintptr_t>(&elf_helper));
+    mid.call(mid.rax);
+    mid.add(mid.rax, mid.r13);
+    mid.pop(mid.r13);
+    mid.pop(mid.r12);
+    mid.pop(mid.rbx);
+    mid.ret();
+    mid.ready();
+    const std::size_t mid_size = mid.getSize();
+
+    // jit_top(n): 100 x jit_middle(n).  Lines 30, 31.
+    std::uint8_t* top_at = p + 512;
+    Emitter top(top_at, 256);
+    top.push(top.rbx);
+    top.push(top.r12);
+    top.push(top.r13);
+    top.mov(top.r12, top.rdi);
+    top.xor_(top.r13, top.r13);
+    top.mov(top.rbx, 100);
+    const std::size_t top_loop = top.getSize();
+    Xbyak::Label top_top;
+    top.L(top_top);
+    top.mov(top.rdi, top.r12);
+    top.mov(top.rax, reinterpret_cast<std::uintptr_t>(mid_at));
+    top.call(top.rax);
+    top.add(top.r13, top.rax);
+    top.dec(top.rbx);
+    top.jnz(top_top);
+    top.mov(top.rax, top.r13);
+    top.pop(top.r13);
+    top.pop(top.r12);
+    top.pop(top.rbx);
+    top.ret();
+    top.ready();
+    const std::size_t top_size = top.getSize();
+
+    register_fn(leaf_fn, leaf_size, "jit_leaf",
+                {{0, 10, nullptr}, {leaf_loop, 11, nullptr},
+                 {leaf_ret, 12, nullptr}});
+    register_fn(mid_at, mid_size, "jit_middle",
+                {{0, 20, nullptr}, {mid_loop, 21, nullptr},
+                 {mid_helper, 22, nullptr}});
+    register_fn(top_at, top_size, "jit_top",
+                {{0, 30, nullptr}, {top_loop, 31, nullptr}});
+
+    long r = reinterpret_cast<Fn1>(top_at)(1000);
+    std::printf("calls result %ld\n", r);
+    return 0;
+}
+
+// Emits "rax = k; loop n times; ret" at p: a function that burns
+// `iterations` loop iterations and returns k.
+std::size_t emit_counter(std::uint8_t* p, long k, long iterations) {
+    Emitter e(p, 128);
+    e.mov(e.rcx, iterations);
+    Xbyak::Label top;
+    e.L(top);
+    e.dec(e.rcx);
+    e.jnz(top);
+    e.mov(e.rax, k);
+    e.ret();
+    e.ready();
+    return e.getSize();
+}
+
+int mode_replace() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    std::size_t n1 = emit_counter(p, 1, 100000);
+    register_fn(p, n1, "first_version", {{0, 40, nullptr}});
+    long a = reinterpret_cast<long (*)()>(p)();
+    report("unregister", VALGRIND_JIT_UNREGISTER(p));
+    std::size_t n2 = emit_counter(p, 2, 300000);
+    register_fn(p, n2, "second_version", {{0, 50, nullptr}});
+    long b = reinterpret_cast<long (*)()>(p)();
+    std::printf("replace results %ld %ld\n", a, b);
+    return 0;
+}
+
+// Emits jit_reader (reads 4 bytes at p+16) under `name` and runs it on a
+// 16-byte block: Memcheck's invalid read inside jitted code.  With
+// in_child, the code runs in a forked child.
+int run_reader(const char* name, bool in_child) {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    Emitter e(p, 128);
+    e.xor_(e.eax, e.eax);              // line 60
+    const std::size_t read_at = e.getSize();
+    e.mov(e.eax, e.dword[e.rdi + 16]);  // line 61: reads past the block
+    const std::size_t ret_at = e.getSize();
+    e.ret();                            // line 62
+    e.ready();
+    register_fn(p, e.getSize(), name,
+                {{0, 60, nullptr}, {read_at, 61, nullptr},
+                 {ret_at, 62, nullptr}});
+    auto* block = static_cast<int*>(std::malloc(16));
+    std::memset(block, 0, 16);
+    std::fflush(nullptr);
+    pid_t child = in_child ? fork() : 0;
+    if (child == 0) {
+        volatile int v = reinterpret_cast<int (*)(int*)>(p)(block);
+        (void)v;
+    }
+    if (in_child && child > 0) {
+        int status = 0;
+        waitpid(child, &status, 0);
+    }
+    std::free(block);
+    if (!in_child || child > 0) std::printf("memerr done\n");
+    if (in_child && child == 0) _exit(0);
+    return 0;
+}
+
+int mode_memerr() { return run_reader("jit_reader", false); }
+
+int mode_leak() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    Emitter e(p, 128);
+    e.sub(e.rsp, 8);                   // line 70
+    const std::size_t call_at = e.getSize();
+    e.mov(e.edi, 77);                  // line 71: malloc(77)
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&std::malloc));
+    e.call(e.rax);
+    const std::size_t ret_at = e.getSize();
+    e.add(e.rsp, 8);                   // line 72
+    e.ret();
+    e.ready();
+    register_fn(p, e.getSize(), "jit_allocator",
+                {{0, 70, nullptr}, {call_at, 71, nullptr},
+                 {ret_at, 72, nullptr}});
+    void* leaked = reinterpret_cast<void* (*)()>(p)();
+    std::printf("leak allocated %s\n", leaked ? "yes" : "no");
+    leaked = nullptr;
+    report("unregister", VALGRIND_JIT_UNREGISTER(p));
+    std::size_t n = emit_counter(p, 3, 10);
+    register_fn(p, n, "other_code", {{0, 80, nullptr}});
+    std::printf("other_code %ld\n", reinterpret_cast<long (*)()>(p)());
+    return 0;
+}
+
+int mode_alloc() {
+    // Deliberately never unmapped: the code must still be there at exit.
+    static CodeMemory* mem = new CodeMemory(4096);
+    std::uint8_t* p = mem->base();
+    Emitter e(p, 128);
+    e.sub(e.rsp, 8);                   // line 70
+    const std::size_t call_at = e.getSize();
+    e.mov(e.edi, 77);                  // line 71: malloc(77)
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&std::malloc));
+    e.call(e.rax);
+    const std::size_t ret_at = e.getSize();
+    e.add(e.rsp, 8);                   // line 72
+    e.ret();
+    e.ready();
+    register_fn(p, e.getSize(), "jit_allocator",
+                {{0, 70, nullptr}, {call_at, 71, nullptr},
+                 {ret_at, 72, nullptr}});
+    static void* kept = reinterpret_cast<void* (*)()>(p)();
+    std::printf("alloc allocated %s\n", kept ? "yes" : "no");
+    return 0;
+}
+
+int mode_malloc() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    std::size_t n = emit_counter(p, 5, 1000);
+    register_fn(p, n, "malloc", {{0, 90, nullptr}});
+    long r = reinterpret_cast<long (*)()>(p)();
+    void* q = std::malloc(100);
+    std::memset(q, 1, 100);
+    std::free(q);
+    std::printf("jitted malloc returned %ld\n", r);
+    return 0;
+}
+
+int mode_bad() {
+    CodeMemory mem(8192);
+    std::uint8_t* p = mem.base();
+    std::size_t n = emit_counter(p, 7, 1000);
+    static const char kUnterminated[4] = {'a', 'b', 'c', 'd'};
+    // A name that runs into an unmapped page: the last bytes of a page
+    // followed by a PROT_NONE page.
+    auto* guard = static_cast<char*>(mmap(nullptr, 8192, PROT_READ | PROT_WRITE,
+                                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    mprotect(guard + 4096, 4096, PROT_NONE);
+    std::memset(guard, 'x', 4096);
+    char* runs_off = guard + 4096 - 8;
+
+    auto* data = static_cast<std::uint8_t*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
+                                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+
+    report("null-name", VALGRIND_JIT_REGISTER(p, n, nullptr));
+    report("wild-name", VALGRIND_JIT_REGISTER(p, n, reinterpret_cast<const char*>(16)));
+    report("unterminated-name", VALGRIND_JIT_REGISTER(p, n, runs_off));
+    (void)kUnterminated;
+    report("empty-name", VALGRIND_JIT_REGISTER(p, n, ""));
+    report("size-zero", VALGRIND_JIT_REGISTER(p, 0, "f"));
+    report("wraps", VALGRIND_JIT_REGISTER(reinterpret_cast<void*>(~0UL - 8), 64, "f"));
+    report("huge", VALGRIND_JIT_REGISTER(p, 1UL << 40, "f"));
+    report("unmapped", VALGRIND_JIT_REGISTER(reinterpret_cast<void*>(0x10000), 64, "f"));
+    report("not-executable", VALGRIND_JIT_REGISTER(data, 64, "f"));
+    report("elf-text", VALGRIND_JIT_REGISTER(reinterpret_cast<void*>(&elf_helper), 16, "f"));
+    report("null-desc", VALGRIND_JIT_REGISTER_CODE(nullptr));
+    VgJitCode small = VG_JIT_CODE_INITIALIZER;
+    small.struct_size = 8;
+    report("small-desc", VALGRIND_JIT_REGISTER_CODE(&small));
+    VgJitCode big = VG_JIT_CODE_INITIALIZER;
+    big.struct_size = 1UL << 20;
+    report("huge-desc", VALGRIND_JIT_REGISTER_CODE(&big));
+    VgJitCode d = VG_JIT_CODE_INITIALIZER;
+    d.start = p;
+    d.size = n;
+    d.name = "badlines";
+    d.file = kFile;
+    d.lines = reinterpret_cast<const VgJitLine*>(16);
+    d.n_lines = 4;
+    report("wild-lines", VALGRIND_JIT_REGISTER_CODE(&d));
+    d.lines = reinterpret_cast<const VgJitLine*>(data);
+    d.n_lines = 1UL << 40;
+    report("absurd-n-lines", VALGRIND_JIT_REGISTER_CODE(&d));
+    d.object = runs_off;
+    d.n_lines = 0;
+    d.lines = nullptr;
+    report("bad-object", VALGRIND_JIT_REGISTER_CODE(&d));
+    d.object = "testjit-obj";
+    // Unsorted, out-of-range, line 0, bad file pointer: kept what is valid.
+    const VgJitLine messy[] = {
+        {4, 101, nullptr}, {0, 100, nullptr}, {n + 100, 102, nullptr},
+        {2, 0, nullptr}, {3, 103, reinterpret_cast<const char*>(16)}};
+    d.lines = messy;
+    d.n_lines = 5;
+    report("messy-lines", VALGRIND_JIT_REGISTER_CODE(&d));
+    report("overlap-replaces", VALGRIND_JIT_REGISTER(p + 2, 4, "overlapper"));
+    report("unregister-nothing", VALGRIND_JIT_UNREGISTER(p + 1000));
+    report("unregister-range", VALGRIND_JIT_UNREGISTER_RANGE(p, 4096));
+    report("query", VALGRIND_JIT_QUERY());
+
+    long r = reinterpret_cast<long (*)()>(p)();
+    std::printf("bad inputs survived, code returned %ld\n", r);
+    munmap(guard, 8192);
+    munmap(data, 4096);
+    return 0;
+}
+
+int mode_many(long count) {
+    const std::size_t each = 16;
+    CodeMemory mem((count * each + 4095) / 4096 * 4096);
+    std::uint8_t* p = mem.base();
+    std::vector<std::string> names;
+    names.reserve(count);
+    for (long i = 0; i < count; ++i) {
+        std::uint8_t* at = p + i * each;
+        Emitter e(at, each);
+        e.mov(e.eax, static_cast<std::uint32_t>(i & 0xff));
+        e.ret();
+        e.ready();
+        names.push_back("many_" + std::to_string(i));
+        VALGRIND_JIT_REGISTER(at, each, names.back().c_str());
+    }
+    std::fprintf(stderr, "many range %p %p\n", static_cast<void*>(p),
+                 static_cast<void*>(p + count * each));
+    long sum = 0;
+    for (long i = 0; i < count; ++i)
+        sum += reinterpret_cast<long (*)()>(p + i * each)() & 0xff;
+    std::printf("many sum %ld\n", sum);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc > 1 && std::strncmp(argv[1], "--source=", 9) == 0) {
+        kFile = argv[1] + 9;
+        ++argv;
+        --argc;
+    }
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|memerr|mangled|fork|leak|alloc|malloc|bad|many N\n");
+        return 2;
+    }
+    const std::string mode = argv[1];
+    if (mode == "calls") return mode_calls();
+    if (mode == "replace") return mode_replace();
+    if (mode == "memerr") return mode_memerr();
+    if (mode == "mangled") return run_reader("_ZN5jitvm6reader4readEPi", false);
+    if (mode == "fork") return run_reader("jit_reader", true);
+    if (mode == "leak") return mode_leak();
+    if (mode == "malloc") return mode_malloc();
+    if (mode == "alloc") return mode_alloc();
+    if (mode == "bad") return mode_bad();
+    if (mode == "many" && argc > 2) return mode_many(std::atol(argv[2]));
+    std::fprintf(stderr, "testjit: unknown mode %s\n", mode.c_str());
+    return 2;
+}
