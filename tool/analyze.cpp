@@ -572,13 +572,17 @@ bool analyze_file(const std::string& path, const AnalyzeOptions& opts, Sink& sin
         return false;
     }
     struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(fd, &st) != 0) {
         const int e = errno;
         ::close(fd);
+        sink.problem(whole_file(Severity::Error, std::string("cannot stat: ") + std::strerror(e)));
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
         sink.problem(whole_file(Severity::Error, S_ISDIR(st.st_mode)
-                                                     ? std::string("is a directory")
-                                                     : std::string("not a regular file: ") +
-                                                           std::strerror(e)));
+                                                     ? "is a directory"
+                                                     : "not a regular file (a pipe or device?)"));
         return false;
     }
     FileWindow file(fd, static_cast<std::uint64_t>(st.st_size));

@@ -69,6 +69,10 @@
    caller gave, or reports the (sticky) hard error: a caller loop can
    neither spin nor hang.  Offsets only grow.
 
+   COPYING.  Readers are plain values without pointers: a caller may
+   copy one to take a snapshot and assign it back to "unread" the events
+   returned since (e.g. to retry a record at a safer moment).
+
    LIFETIME.  Pointers placed in events (names, line-table entries,
    code bytes) point INTO the caller's `buf`; they stay valid until the
    caller modifies or frees that buffer.  Names are not necessarily
@@ -256,9 +260,10 @@ typedef struct {
 
 /* The result of one ML_(jitdump_next) call.
    kind:    JITDUMP_EV_*.
-   offset:  file offset of the item the event is about (header/record
-            start; for NEED_MORE and ERROR the reader's current offset,
-            for a hard error the offset of the offending field's item).
+   offset:  file offset of the item the event is about: the header or
+            record start; for NEED_MORE the reader's current offset; for
+            ERROR the start of the header or record that could not be
+            framed.
    advance: how many bytes the reader's offset moved (0 for NEED_MORE
             and ERROR).  May exceed the `len` passed in: skip the rest.
    need:    NEED_MORE only: bytes required from the current offset.
