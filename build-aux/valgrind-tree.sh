@@ -209,8 +209,13 @@ patch_paths() {
 }
 
 # Files under coregrind-patch/files, relative to it (editor droppings skipped).
+# Symbolic links are followed (files/include/jit.h links to the project's
+# include/valgrind/jit.h); a dangling one is an error.
 overlay_files() {
   [ -d "$FILESDIR" ] || return 0
+  local broken
+  broken=$(cd "$FILESDIR" && find -L . -type l -printf '%P\n')
+  [ -z "$broken" ] || die "coregrind-patch/files: dangling symbolic link(s): $broken"
   (cd "$FILESDIR" && find -L . -type f ! -name '*~' ! -name '.#*' ! -name '*.sw[po]' \
      ! -name '*.orig' ! -name '*.rej' -printf '%P\n' | LC_ALL=C sort)
 }
@@ -264,12 +269,14 @@ derive() {
   done
   rm -f "$out.p"
   local f
+  overlay_files > "$out.files"
   while IFS= read -r f; do
     [ -n "$f" ] || continue
     mkdir -p "$out/$(dirname "$f")"
     cp "$FILESDIR/$f" "$out/$f"
     grep -qxF -- "$f" "$list" || echo "$f" >> "$list"
-  done < <(overlay_files)
+  done < "$out.files"
+  rm -f "$out.files"
   LC_ALL=C sort -u "$list" | while IFS= read -r path; do
     if [ -f "$out/$path" ]; then
       printf '%s\t%s\n' "$path" "$(sha256_of "$out/$path")"
@@ -322,7 +329,7 @@ find_hand_edits() {
       cur=$(current_sum "$TREE" "$path")
       [ "$cur" = "$want" ] && continue
       [ -f "$STATE/manifest.pending" ] && [ "$cur" = "$(manifest_sum "$STATE/manifest.pending" "$path")" ] && continue
-      printf '%s\t%s\n' "$path" "differs from what coregrind-patch/ produced at the last build"
+      printf '%s\t%s\t%s\n' "$path" "differs from what coregrind-patch/ produces" "$STATE/derived/$path"
     done < "$STATE/manifest"
   fi
   # Other upstream files changed since the last sync.
@@ -333,7 +340,7 @@ find_hand_edits() {
       [ -n "$(manifest_sum "$STATE/manifest" "$path")" ] && continue
       [ -n "$(manifest_sum "$newman" "$path")" ] && continue
       cmp -s "$TREE/$path" "$PRISTINE/$path" && continue
-      printf '%s\t%s\n' "$path" "differs from pristine upstream, and coregrind-patch/ does not touch it"
+      printf '%s\t%s\t%s\n' "$path" "differs from pristine upstream, and coregrind-patch/ does not touch it" "$PRISTINE/$path"
     done
 }
 
@@ -359,6 +366,33 @@ run_autogen() {
   (cd "$tree" && GIT_CEILING_DIRECTORIES="$(dirname "$tree")" GIT_DIR=/nonexistent \
      run_logged "$log" "running autogen.sh in $tree" ./autogen.sh) \
     || die "autogen.sh failed in $tree (see $log)"
+}
+
+# autogen.sh rewrites configure and every Makefile.in, even when their
+# content stays the same; new mtimes would make the upstream build rerun
+# configure (which regenerates include/valgrind.h and so recompiles dozens of
+# objects).  run_autogen_keeping_mtimes gives unchanged outputs their old
+# mtimes back, and sets CONFIGURE_CHANGED=1 when configure itself changed
+# (then configure must run again; otherwise make regenerates the Makefiles
+# whose Makefile.in changed through config.status).
+CONFIGURE_CHANGED=0
+run_autogen_keeping_mtimes() {
+  local snap="$STATE/autogen-snap" f
+  CONFIGURE_CHANGED=0
+  rm -rf "$snap"
+  mkdir -p "$snap"
+  (cd "$TREE" && find . -path ./autom4te.cache -prune -o -type f \( -name 'Makefile*.in' -o -path ./configure \
+     -o -path ./aclocal.m4 -o -path ./config.h.in \) -printf '%P\n') > "$snap.list"
+  tar -C "$TREE" -cf - -T "$snap.list" | tar -C "$snap" -xf -
+  run_autogen "$TREE" "$STATE/autogen.log"
+  while IFS= read -r f; do
+    if cmp -s "$TREE/$f" "$snap/$f"; then touch -r "$snap/$f" "$TREE/$f"; fi
+  done < "$snap.list"
+  if [ ! -f "$snap/configure" ] || ! cmp -s "$TREE/configure" "$snap/configure" \
+     || ! cmp -s "$TREE/config.h.in" "$snap/config.h.in"; then
+    CONFIGURE_CHANGED=1
+  fi
+  rm -rf "$snap" "$snap.list"
 }
 
 write_wrapper() {
@@ -408,8 +442,8 @@ cmd_stage() {
   edits=$(find_hand_edits "$STATE/derived.manifest")
   if [ -n "$edits" ]; then
     if [ "$reset" = 1 ]; then
-      local path why
-      while IFS=$'\t' read -r path why; do
+      local path why ref
+      while IFS=$'\t' read -r path why ref; do
         note "discarding the hand edit of $path"
         if [ -n "$(manifest_sum "$STATE/derived.manifest" "$path")" ]; then
           :  # rewritten below from the derived content
@@ -425,12 +459,15 @@ cmd_stage() {
       done <<< "$edits"
     else
       echo "error: the build copy $TREE was edited by hand:" >&2
-      echo "$edits" | sed 's/^\([^\t]*\)\t\(.*\)/  \1: \2/' >&2
+      local path why ref
+      while IFS=$'\t' read -r path why ref; do
+        echo "error:   $path: $why" >&2
+        echo "error:     see: diff -u $ref $TREE/$path" >&2
+      done <<< "$edits"
       echo "error: coregrind-patch/ is the source of truth for the patched Valgrind." >&2
       echo "error: Move the change into coregrind-patch/ (a patch listed in coregrind-patch/series," >&2
       echo "error: or a new file under coregrind-patch/files/), or discard it with:" >&2
       echo "error:   make reset-valgrind-build" >&2
-      echo "error: To see an edit: diff -u $PRISTINE/PATH $TREE/PATH" >&2
       exit 1
     fi
   fi
@@ -482,8 +519,13 @@ cmd_stage() {
   rm -f "$STATE/staged"
 
   if [ -f "$STATE/need-autogen" ]; then
-    run_autogen "$TREE" "$STATE/autogen.log"
-    rm -f "$STATE/need-autogen" "$STATE/configure-args"
+    if [ -f "$TREE/config.status" ]; then
+      run_autogen_keeping_mtimes
+      if [ "$CONFIGURE_CHANGED" = 1 ]; then rm -f "$STATE/configure-args"; fi  # configure runs below
+    else
+      run_autogen "$TREE" "$STATE/autogen.log"
+    fi
+    rm -f "$STATE/need-autogen"
   fi
   if [ ! -f "$TREE/config.status" ] || [ "$(cat "$STATE/configure-args" 2>/dev/null)" != "$want_args" ]; then
     local was_configured=0
