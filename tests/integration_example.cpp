@@ -16,10 +16,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "callgrind_profile.hpp"
+#include "test_support.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -28,135 +27,45 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <dirent.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#ifndef VGJIT_STAGE
-#define VGJIT_STAGE "stage"
-#endif
-#ifndef VGJIT_SRCDIR
-#define VGJIT_SRCDIR "."
-#endif
-#ifndef VGJIT_BUILDDIR
-#define VGJIT_BUILDDIR "."
-#endif
+#include <sys/stat.h>
+
 
 namespace cg = vgjit::callgrind;
+using vgjit::test::absolute;
+using vgjit::test::builddir;
+using vgjit::test::envOr;
+using vgjit::test::lineCount;
+using vgjit::test::readFile;
+using vgjit::test::Result;
+using vgjit::test::RunOptions;
+using vgjit::test::srcdir;
+using vgjit::test::stage;
+using vgjit::test::TempDir;
+using vgjit::test::valgrind;
 
 namespace {
 
-std::string envOr(const char* name, const std::string& fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? std::string(v) : fallback;
-}
-
-std::string stage() { return envOr("VGJIT_STAGE", VGJIT_STAGE); }
-std::string srcdir() { return envOr("VGJIT_SRCDIR", VGJIT_SRCDIR); }
 std::string minijit() {
-    return envOr("VGJIT_MINIJIT", envOr("VGJIT_BUILDDIR", VGJIT_BUILDDIR) + "/examples/minijit");
+    return envOr("VGJIT_MINIJIT", builddir() + "/examples/minijit");
 }
-std::string valgrind() { return stage() + "/bin/valgrind"; }
 std::string example(const std::string& name) { return srcdir() + "/examples/" + name; }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string absolute(const std::string& path) {
-    char* r = realpath(path.c_str(), nullptr);
-    if (!r) throw std::runtime_error("realpath " + path + ": " + std::strerror(errno));
-    std::string out(r);
-    std::free(r);
-    return out;
-}
-
-/// A scratch directory for captured output and profiles, removed at exit.
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/vgjit-example-XXXXXX";
-        if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-        path = tmpl;
-    }
-    ~TempDir() {
-        if (std::getenv("VGJIT_KEEP_TMP")) return;
-        if (DIR* d = opendir(path.c_str())) {
-            while (dirent* e = readdir(d)) {
-                std::string n = e->d_name;
-                if (n != "." && n != "..") unlink((path + "/" + n).c_str());
-            }
-            closedir(d);
-        }
-        rmdir(path.c_str());
-    }
-};
-
-TempDir& tmp() {
-    static TempDir dir;
+/// The scratch directory for this test program's profiles.
+const TempDir& tmp() {
+    static TempDir dir("vgjit-example");
     return dir;
 }
 
-struct Result {
-    int status = -1;   ///< exit status, or 128+signal
-    std::string out, err;
-};
-
-std::ostream& operator<<(std::ostream& os, const Result& r) {
-    return os << "status " << r.status << "\n--- stdout:\n" << r.out << "--- stderr:\n" << r.err;
-}
-
-/// Runs argv (no shell), capturing stdout and stderr; kills it after
-/// `timeoutSeconds`.
+/// Runs argv with captured output; fails the test if it had to be killed.
 Result run(const std::vector<std::string>& argv, int timeoutSeconds = 300) {
-    static int counter = 0;
-    const std::string base = tmp().path + "/run" + std::to_string(counter++);
-    const std::string outPath = base + ".out", errPath = base + ".err";
-    pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-        int o = open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int n = open("/dev/null", O_RDONLY);
-        if (o < 0 || e < 0 || n < 0) _exit(126);
-        dup2(n, 0);
-        dup2(o, 1);
-        dup2(e, 2);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execv(args[0], args.data());
-        _exit(127);
-    }
-    Result r;
-    int status = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
-    while (true) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid) break;
-        if (std::chrono::steady_clock::now() > deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            BOOST_ERROR("timed out after " << timeoutSeconds << " s: " << argv[0]);
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = readFile(outPath);
-    r.err = readFile(errPath);
-    unlink(outPath.c_str());
-    unlink(errPath.c_str());
+    RunOptions options;
+    options.timeoutSeconds = timeoutSeconds;
+    Result r = vgjit::test::run(argv, options);
+    if (r.timedOut) BOOST_ERROR("timed out after " << timeoutSeconds << " s: " << argv[0]);
     return r;
 }
 
@@ -178,9 +87,6 @@ std::vector<std::string> definedFunctions(const std::string& source) {
     return out;
 }
 
-std::size_t lineCount(const std::string& text) {
-    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
 
 bool requireStage() {
     struct stat st;
@@ -308,12 +214,12 @@ BOOST_AUTO_TEST_CASE(native_command_line) {
     Result unknown = run({minijit(), "--fast", example("fib.mj")});
     BOOST_TEST(unknown.status == 2, unknown);
 
-    Result missing = run({minijit(), tmp().path + "/nope.mj"});
+    Result missing = run({minijit(), tmp().path() + "/nope.mj"});
     BOOST_TEST(missing.status == 1, missing);
     BOOST_TEST(missing.err.find("cannot open") != std::string::npos, missing);
 
     // main's parameters come from the command line.
-    const std::string prog = tmp().path + "/args.mj";
+    const std::string prog = tmp().path() + "/args.mj";
     std::ofstream(prog) << "fn main(a, b) {\n    print a * b, \" \", a / b;\n}\n";
     Result args = run({minijit(), prog, "-6", "4"});
     BOOST_TEST(args.status == 0, args);
@@ -371,7 +277,7 @@ BOOST_AUTO_TEST_CASE(callgrind_attributes_jitted_code_to_named_functions) {
             const std::string src = example(s + ".mj");
             const std::string absSrc = absolute(src);
             const std::string object = "minijit:" + s + ".mj";
-            const std::string profile = tmp().path + "/callgrind." + s + ".out";
+            const std::string profile = tmp().path() + "/callgrind." + s + ".out";
             Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes",
                             "--callgrind-out-file=" + profile, minijit(), "--verbose", src});
             BOOST_TEST_REQUIRE(r.status == 0, r);
@@ -424,7 +330,7 @@ BOOST_AUTO_TEST_CASE(callgrind_fib_lines_calls_and_tier_replacement) {
     const std::string src = example("fib.mj");
     const std::string absSrc = absolute(src);
     const std::string object = "minijit:fib.mj";
-    const std::string profile = tmp().path + "/callgrind.fib-tiers.out";
+    const std::string profile = tmp().path() + "/callgrind.fib-tiers.out";
     Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=" + profile,
                     minijit(), "--verbose", src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
@@ -484,7 +390,7 @@ BOOST_AUTO_TEST_CASE(callgrind_tier_names_split_the_tiers) {
     if (!requireStage()) return;
     const std::string src = example("fib.mj");
     const std::string absSrc = absolute(src);
-    const std::string profile = tmp().path + "/callgrind.fib-names.out";
+    const std::string profile = tmp().path() + "/callgrind.fib-names.out";
     Result r = run({valgrind(), "--tool=callgrind", "--callgrind-out-file=" + profile, minijit(),
                     "--tier-names", "--tier-threshold", "5000", src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
@@ -507,7 +413,7 @@ BOOST_AUTO_TEST_CASE(cachegrind_names_jitted_code) {
     if (!requireStage()) return;
     const std::string src = example("sieve.mj");
     const std::string absSrc = absolute(src);
-    const std::string profile = tmp().path + "/cachegrind.sieve.out";
+    const std::string profile = tmp().path() + "/cachegrind.sieve.out";
     Result r = run({valgrind(), "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + profile,
                     minijit(), src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
