@@ -51,8 +51,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 
 die() {
-  local line
-  for line in "$@"; do echo "error: $line" >&2; done
+  printf '%s\n' "$@" | sed 's/^/error: /' >&2
   exit 1
 }
 note() { echo "valgrind-tree: $*"; }
