@@ -1,7 +1,8 @@
 // integration_core.cpp - the JIT code registry in the patched core, end to
 // end: tests/testjit (a small xbyak JIT that registers its code through
 // <valgrind/jit.h>) runs natively and under the staged Callgrind,
-// Cachegrind, Memcheck and Massif, and the tests parse what those write.
+// Cachegrind, Memcheck, Helgrind, DRD, Massif and DHAT, and the tests parse
+// what those write.
 
 #define BOOST_TEST_MODULE integration_core
 #ifndef BOOST_TEST_DYN_LINK
@@ -94,7 +95,7 @@ std::vector<std::string> toolArgs(const std::string& tool, const TempDir& dir,
 
 BOOST_AUTO_TEST_CASE(output_is_identical_natively_and_under_every_tool) {
     for (const std::string mode : {"calls", "replace", "memerr", "mangled", "fork", "leak",
-                                   "alloc", "malloc", "bad"}) {
+                                   "alloc", "race", "malloc", "bad"}) {
         BOOST_TEST_CONTEXT("mode " << mode) {
             const Result native = run(program(mode));
             BOOST_TEST_REQUIRE(native.status == 0, native);
@@ -333,4 +334,25 @@ BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
         const std::uint64_t a = std::stoull(key.name, nullptr, 16);
         BOOST_TEST(!(lo <= a && a < hi), "unnamed block " << key.name << " in JIT code");
     }
+}
+
+BOOST_AUTO_TEST_CASE(helgrind_and_drd_name_racing_jitted_code) {
+    const Result hg = runValgrind({"--tool=helgrind"}, program("race"));
+    BOOST_TEST_REQUIRE(hg.status == 0, hg);
+    static const std::regex hgRace(R"(Possible data race during (read|write) of size 4[^\n]*\n==\d+== Locks held: none\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
+    BOOST_TEST(std::regex_search(hg.err, hgRace), hg.err);
+    const Result drd = runValgrind({"--tool=drd"}, program("race"));
+    BOOST_TEST_REQUIRE(drd.status == 0, drd);
+    static const std::regex drdRace(R"(Conflicting (load|store) by thread \d+[^\n]*\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
+    BOOST_TEST(std::regex_search(drd.err, drdRace), drd.err);
+}
+
+BOOST_AUTO_TEST_CASE(dhat_names_jitted_allocation_sites) {
+    TempDir dir;
+    const std::string out = dir.file("dhat.json");
+    const Result r = runValgrind({"--tool=dhat", "--dhat-out-file=" + out}, program("alloc"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    static const std::regex frame(R"re("0x[0-9A-F]+: jit_allocator \(testjit\.src:71\)")re");
+    const std::string text = readFile(out);
+    BOOST_TEST(std::regex_search(text, frame), text.substr(0, 2000));
 }

@@ -18,6 +18,8 @@
 //            (the leak's allocation stack was recorded in jit_allocator)
 //   alloc    jit_allocator allocates 77 bytes and stays registered and
 //            mapped until exit (tools that name allocation sites at exit)
+//   race     two threads run jit_racer, which increments a shared int
+//            without a lock (Helgrind's and DRD's data race in jitted code)
 //   malloc   a JIT function named "malloc" (must not become a
 //            redirection target): the program's own malloc keeps working
 //   mangled  like memerr, but the function is registered under the C++
@@ -38,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -314,6 +317,26 @@ int mode_alloc() {
     return 0;
 }
 
+int mode_race() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    Emitter e(p, 64);
+    e.add(e.dword[e.rdi], 1);           // line 95: the unsynchronised write
+    const std::size_t ret_at = e.getSize();
+    e.ret();                            // line 96
+    e.ready();
+    register_fn(p, e.getSize(), "jit_racer", {{0, 95, nullptr}, {ret_at, 96, nullptr}});
+    static int counter = 0;
+    auto body = [p] {
+        for (int i = 0; i < 10; ++i) reinterpret_cast<void (*)(int*)>(p)(&counter);
+    };
+    std::thread a(body), b(body);
+    a.join();
+    b.join();
+    std::printf("race done\n");
+    return 0;
+}
+
 int mode_malloc() {
     CodeMemory mem(4096);
     std::uint8_t* p = mem.base();
@@ -429,7 +452,7 @@ int main(int argc, char** argv) {
         --argc;
     }
     if (argc < 2) {
-        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|memerr|mangled|fork|leak|alloc|malloc|bad|many N\n");
+        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -441,6 +464,7 @@ int main(int argc, char** argv) {
     if (mode == "leak") return mode_leak();
     if (mode == "malloc") return mode_malloc();
     if (mode == "alloc") return mode_alloc();
+    if (mode == "race") return mode_race();
     if (mode == "bad") return mode_bad();
     if (mode == "many" && argc > 2) return mode_many(std::atol(argv[2]));
     std::fprintf(stderr, "testjit: unknown mode %s\n", mode.c_str());
