@@ -110,6 +110,69 @@ extern "C" __attribute__((noinline)) long elf_helper(long x) {
 
 using Fn1 = long (*)(long);
 
+// Offsets of an emitted repeat caller.
+struct RepeatCaller {
+    std::size_t size;     // bytes
+    std::size_t loop_at;  // start of the calling loop
+    std::size_t tail_at;  // start of what follows the loop
+};
+
+// Emits at `at`: f(n) { sum = 0; repeat `times`: sum += callee(n);
+// return then_call ? sum + then_call(n) : sum; }
+RepeatCaller emit_repeat_caller(std::uint8_t* at, const void* callee, int times,
+                                const void* then_call) {
+    Emitter e(at, 256);
+    e.push(e.rbx);
+    e.push(e.r12);
+    e.push(e.r13);
+    e.mov(e.r12, e.rdi);
+    e.xor_(e.r13, e.r13);
+    e.mov(e.rbx, times);
+    RepeatCaller out{};
+    out.loop_at = e.getSize();
+    Xbyak::Label loop;
+    e.L(loop);
+    e.mov(e.rdi, e.r12);
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(callee));
+    e.call(e.rax);
+    e.add(e.r13, e.rax);
+    e.dec(e.rbx);
+    e.jnz(loop);
+    out.tail_at = e.getSize();
+    if (then_call) {
+        e.mov(e.rdi, e.r12);
+        e.mov(e.rax, reinterpret_cast<std::uintptr_t>(then_call));
+        e.call(e.rax);
+        e.add(e.rax, e.r13);
+    } else {
+        e.mov(e.rax, e.r13);
+    }
+    e.pop(e.r13);
+    e.pop(e.r12);
+    e.pop(e.rbx);
+    e.ret();
+    e.ready();
+    out.size = e.getSize();
+    return out;
+}
+
+// Emits and registers jit_allocator at p: returns malloc(77).  Lines 70
+// (entry), 71 (the call), 72 (return).
+void emit_allocator(std::uint8_t* p) {
+    Emitter e(p, 128);
+    e.sub(e.rsp, 8);
+    const std::size_t call_at = e.getSize();
+    e.mov(e.edi, 77);
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&std::malloc));
+    e.call(e.rax);
+    const std::size_t ret_at = e.getSize();
+    e.add(e.rsp, 8);
+    e.ret();
+    e.ready();
+    register_fn(p, e.getSize(), "jit_allocator",
+                {{0, 70, nullptr}, {call_at, 71, nullptr}, {ret_at, 72, nullptr}});
+}
+
 int mode_calls() {
     CodeMemory mem(4096);
     std::uint8_t* p = mem.base();
@@ -136,68 +199,20 @@ int mode_calls() {
 
     // jit_middle(n): 10 x jit_leaf(n) + elf_helper(n).  Lines 20, 21, 22.
     std::uint8_t* mid_at = p + 256;
-    Emitter mid(mid_at, 256);
-    mid.push(mid.rbx);
-    mid.push(mid.r12);
-    mid.push(mid.r13);
-    mid.mov(mid.r12, mid.rdi);
-    mid.xor_(mid.r13, mid.r13);
-    mid.mov(mid.rbx, 10);
-    const std::size_t mid_loop = mid.getSize();
-    Xbyak::Label mid_top;
-    mid.L(mid_top);
-    mid.mov(mid.rdi, mid.r12);
-    mid.mov(mid.rax, reinterpret_cast<std::uintptr_t>(leaf_fn));
-    mid.call(mid.rax);
-    mid.add(mid.r13, mid.rax);
-    mid.dec(mid.rbx);
-    mid.jnz(mid_top);
-    const std::size_t mid_helper = mid.getSize();
-    mid.mov(mid.rdi, mid.r12);
-    mid.mov(mid.rax, reinterpret_cast<std::uintptr_t>(&elf_helper));
-    mid.call(mid.rax);
-    mid.add(mid.rax, mid.r13);
-    mid.pop(mid.r13);
-    mid.pop(mid.r12);
-    mid.pop(mid.rbx);
-    mid.ret();
-    mid.ready();
-    const std::size_t mid_size = mid.getSize();
-
+    const RepeatCaller mid = emit_repeat_caller(mid_at, leaf_fn, 10,
+                                                reinterpret_cast<const void*>(&elf_helper));
     // jit_top(n): 100 x jit_middle(n).  Lines 30, 31.
     std::uint8_t* top_at = p + 512;
-    Emitter top(top_at, 256);
-    top.push(top.rbx);
-    top.push(top.r12);
-    top.push(top.r13);
-    top.mov(top.r12, top.rdi);
-    top.xor_(top.r13, top.r13);
-    top.mov(top.rbx, 100);
-    const std::size_t top_loop = top.getSize();
-    Xbyak::Label top_top;
-    top.L(top_top);
-    top.mov(top.rdi, top.r12);
-    top.mov(top.rax, reinterpret_cast<std::uintptr_t>(mid_at));
-    top.call(top.rax);
-    top.add(top.r13, top.rax);
-    top.dec(top.rbx);
-    top.jnz(top_top);
-    top.mov(top.rax, top.r13);
-    top.pop(top.r13);
-    top.pop(top.r12);
-    top.pop(top.rbx);
-    top.ret();
-    top.ready();
-    const std::size_t top_size = top.getSize();
+    const RepeatCaller top = emit_repeat_caller(top_at, mid_at, 100, nullptr);
 
     register_fn(leaf_fn, leaf_size, "jit_leaf",
                 {{0, 10, nullptr}, {leaf_loop, 11, nullptr},
                  {leaf_ret, 12, nullptr}});
-    register_fn(mid_at, mid_size, "jit_middle",
-                {{0, 20, nullptr}, {mid_loop, 21, nullptr},
-                 {mid_helper, 22, nullptr}});
-    register_fn(top_at, top_size, "jit_top",
-                {{0, 30, nullptr}, {top_loop, 31, nullptr}});
+    register_fn(mid_at, mid.size, "jit_middle",
+                {{0, 20, nullptr}, {mid.loop_at, 21, nullptr},
+                 {mid.tail_at, 22, nullptr}});
+    register_fn(top_at, top.size, "jit_top",
+                {{0, 30, nullptr}, {top.loop_at, 31, nullptr}});
 
     long r = reinterpret_cast<Fn1>(top_at)(1000);
     std::printf("calls result %ld\n", r);
@@ -272,19 +287,7 @@ int mode_memerr() { return run_reader("jit_reader", false); }
 int mode_leak() {
     CodeMemory mem(4096);
     std::uint8_t* p = mem.base();
-    Emitter e(p, 128);
-    e.sub(e.rsp, 8);                   // line 70
-    const std::size_t call_at = e.getSize();
-    e.mov(e.edi, 77);                  // line 71: malloc(77)
-    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&std::malloc));
-    e.call(e.rax);
-    const std::size_t ret_at = e.getSize();
-    e.add(e.rsp, 8);                   // line 72
-    e.ret();
-    e.ready();
-    register_fn(p, e.getSize(), "jit_allocator",
-                {{0, 70, nullptr}, {call_at, 71, nullptr},
-                 {ret_at, 72, nullptr}});
+    emit_allocator(p);
     void* leaked = reinterpret_cast<void* (*)()>(p)();
     std::printf("leak allocated %s\n", leaked ? "yes" : "no");
     leaked = nullptr;
@@ -299,19 +302,7 @@ int mode_alloc() {
     // Deliberately never unmapped: the code must still be there at exit.
     static CodeMemory* mem = new CodeMemory(4096);
     std::uint8_t* p = mem->base();
-    Emitter e(p, 128);
-    e.sub(e.rsp, 8);                   // line 70
-    const std::size_t call_at = e.getSize();
-    e.mov(e.edi, 77);                  // line 71: malloc(77)
-    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&std::malloc));
-    e.call(e.rax);
-    const std::size_t ret_at = e.getSize();
-    e.add(e.rsp, 8);                   // line 72
-    e.ret();
-    e.ready();
-    register_fn(p, e.getSize(), "jit_allocator",
-                {{0, 70, nullptr}, {call_at, 71, nullptr},
-                 {ret_at, 72, nullptr}});
+    emit_allocator(p);
     static void* kept = reinterpret_cast<void* (*)()>(p)();
     std::printf("alloc allocated %s\n", kept ? "yes" : "no");
     return 0;
