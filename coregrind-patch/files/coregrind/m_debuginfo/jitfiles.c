@@ -108,6 +108,12 @@ typedef
    JitFollower;
 
 static XArray* followers = NULL;        /* of JitFollower* */
+
+/* True while followers are being read.  Registering discards
+   translations, which calls back into the tool (Callgrind's delete_bb
+   looks up the discarded addresses), and a lookup miss must not start a
+   nested read of a follower whose buffer is in use. */
+static Bool reading = False;
 static Bool    perf_map_given_up = False;
 static Bool    perf_map_open = False;
 
@@ -489,26 +495,32 @@ static Bool read_all ( Bool safe )
 {
    Word i;
    Bool any = False;
-   if (followers == NULL)
+   if (followers == NULL || reading)
       return False;
+   reading = True;
    for (i = 0; i < VG_(sizeXA)(followers); i++)
       any |= read_follower(*(JitFollower**)VG_(indexXA)(followers, i), safe);
+   reading = False;
    return any;
 }
 
 void VG_(jit_poll_producer_files) ( void )
 {
+   if (reading)
+      return;
    maybe_open_perf_map();
    /* Translations made before names arrived go first, then new names
       (which discard what they cover themselves). */
+   reading = True;
    ML_(jit_at_safe_point)();
+   reading = False;
    (void)read_all(True);
 }
 
 Bool ML_(jit_read_on_lookup_miss) ( Addr a )
 {
    const NSegment* seg;
-   if (followers == NULL && !VG_(clo_jit_perf_map))
+   if (reading || (followers == NULL && !VG_(clo_jit_perf_map)))
       return False;
    seg = VG_(am_find_nsegment)(a);
    if (seg == NULL || !seg->hasX

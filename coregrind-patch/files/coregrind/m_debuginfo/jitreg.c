@@ -749,6 +749,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
 {
    JitObject*  obj;
    JitLineTab* lines;
+   JitName*    name;
    UWord       n_dropped = 0;
    UInt        n_replaced = 0;
    Int         st = VG_JIT_OK;
@@ -765,7 +766,10 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
    if (!can_discard && !ML_(jit_range_is_free)(reg->start, reg->size))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
 
+   /* Copy what is kept before anything calls out (discarding
+      translations calls the tool). */
    obj   = get_object(reg->object);
+   name  = intern_name(reg->name, VG_(strlen)(reg->name));
    lines = build_line_table(reg, obj, &n_dropped);
    if (n_dropped > 0) {
       stats.lines_dropped += n_dropped;
@@ -800,12 +804,11 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
          function: keep the epoch, forget cached "no name" answers. */
       ML_(invalidate_sym_name_cache_for_jit)();
    }
-   insert_fn(reg->start, reg->size,
-             intern_name(reg->name, VG_(strlen)(reg->name)), obj, lines);
+   insert_fn(reg->start, reg->size, name, obj, lines);
 
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: register %#lx-%#lx %s (%s), %u lines%s\n",
-                reg->start, reg->start + reg->size, reg->name,
+                reg->start, reg->start + reg->size, name->str,
                 obj->name, lines ? lines->n_lines : 0,
                 n_replaced ? ", replacing earlier code" : "");
    return st;
@@ -856,15 +859,14 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
 
 void ML_(jit_at_safe_point) ( void )
 {
-   Word i, n;
-   if (deferred_discards == NULL || VG_(sizeXA)(deferred_discards) == 0)
-      return;
-   n = VG_(sizeXA)(deferred_discards);
-   for (i = 0; i < n; i++) {
-      const JitRange* rg = VG_(indexXA)(deferred_discards, i);
-      VG_(discard_translations)(rg->start, rg->size, "jitreg.late_name");
+   /* Pop one range at a time: discarding calls the tool, which may look
+      names up and so queue more ranges. */
+   while (deferred_discards != NULL && VG_(sizeXA)(deferred_discards) > 0) {
+      Word     last = VG_(sizeXA)(deferred_discards) - 1;
+      JitRange rg   = *(const JitRange*)VG_(indexXA)(deferred_discards, last);
+      VG_(dropTailXA)(deferred_discards, 1);
+      VG_(discard_translations)(rg.start, rg.size, "jitreg.late_name");
    }
-   VG_(dropTailXA)(deferred_discards, n);
 }
 
 
