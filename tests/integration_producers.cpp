@@ -1,0 +1,461 @@
+// integration_producers.cpp - the core following the files JITs write for
+// Linux perf, end to end: jitdump files (jit-<pid>.dump, followed once the
+// process maps one) and perf maps (/tmp/perf-<pid>.map, with
+// --jit-perf-map=yes).  Two producers run natively and under the staged
+// Callgrind and Memcheck, and the tests parse what those write:
+//
+//  * tests/jitdump_producer, our own xbyak JIT: exact instruction counts
+//    for names that arrive late, CODE_MOVE, line tables, truncated and
+//    malformed files, perf maps written in pieces, symlinked maps;
+//  * Node.js (a producer nobody here wrote; skipped without /usr/bin/node)
+//    with --perf-basic-prof and --perf-prof, running
+//    tests/fixtures/node/fib.js: how much of the jitted code gets a name.
+
+#define BOOST_TEST_MODULE integration_producers
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "callgrind_profile.hpp"
+#include "test_support.hpp"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace cg = vgjit::callgrind;
+using namespace vgjit::test;
+
+namespace {
+
+std::string producer() {
+    return envOr("VGJIT_JITDUMP_PRODUCER", testsBuilddir() + "/jitdump_producer");
+}
+std::string nodeBinary() { return envOr("VGJIT_NODE", "/usr/bin/node"); }
+std::string fibJs() { return absolute(srcdir() + "/tests/fixtures/node/fib.js"); }
+
+bool contains(const std::string& text, const std::string& what) {
+    return text.find(what) != std::string::npos;
+}
+
+/// A jitted function as the producer reports it on stderr.
+struct FnRange {
+    std::uint64_t addr = 0;
+    std::uint64_t size = 0;
+    bool contains(std::uint64_t a) const { return addr <= a && a < addr + size; }
+};
+
+/// "fn NAME 0xADDR SIZE" lines of jitdump_producer's stderr.
+std::map<std::string, FnRange> functionRanges(const std::string& err) {
+    std::map<std::string, FnRange> out;
+    std::istringstream in(err);
+    std::string line;
+    static const std::regex re(R"(^fn (.+) 0x([0-9a-f]+) (\d+)$)");
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_match(line, m, re))
+            out[m[1]] = FnRange{std::stoull(m[2], nullptr, 16), std::stoull(m[3])};
+    }
+    return out;
+}
+
+/// Instructions one call of a producer "sum" function executes: 3n + 3
+/// (see jitdump_producer.cpp), `mover` one more.
+constexpr std::uint64_t sumCall(std::uint64_t n) { return 3 * n + 3; }
+
+/// One run of the producer under Valgrind in a scratch directory.
+struct ProducerRun {
+    Result native;
+    Result vg;
+    std::map<std::string, FnRange> fns;
+};
+
+/// Runs `mode` natively and under Valgrind with `args`, both in `dir`;
+/// requires both to succeed and to print the same stdout.
+ProducerRun runProducer(const TempDir& dir, const std::string& mode,
+                        const std::vector<std::string>& args) {
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 120;
+    ProducerRun r;
+    r.native = run({producer(), mode}, opt);
+    BOOST_TEST_REQUIRE(r.native.status == 0, r.native);
+    r.vg = runValgrind(args, {producer(), mode}, opt);
+    BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
+    BOOST_TEST(r.vg.out == r.native.out, "stdout natively and under Valgrind");
+    BOOST_TEST(!r.native.out.empty());
+    r.fns = functionRanges(r.vg.err);
+    return r;
+}
+
+/// Callgrind options writing instruction-level costs to `out`.
+std::vector<std::string> callgrindArgs(const std::string& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"--tool=callgrind", "--dump-instr=yes",
+                               "--callgrind-out-file=" + out};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+/// The (only) function named `name` (any recursion depth merged is not
+/// needed here: the producer's functions do not recurse).
+const cg::FunctionCosts* functionNamed(const cg::Profile& p, const std::string& name) {
+    const auto v = p.functionsNamed(name);
+    BOOST_TEST(v.size() <= 1u, name << " appears " << v.size() << " times");
+    return v.empty() ? nullptr : v.front();
+}
+
+/// Ir at instruction addresses inside `r`, summed over functions whose
+/// object is "???" (code no DebugInfo describes) or, if `object` is not
+/// empty, over functions in `object`.  Needs --dump-instr=yes.
+std::uint64_t costInRange(const cg::Profile& p, const FnRange& r, const std::string& object) {
+    std::uint64_t c = 0;
+    for (const auto& [key, f] : p.functions()) {
+        if (key.object != object) continue;
+        for (const auto& [addr, costs] : f.instrs)
+            if (r.contains(addr)) c += costs.at(0);
+    }
+    return c;
+}
+
+/// Self cost (Ir) of `f` on line `line` of `file`.
+std::uint64_t lineCost(const cg::FunctionCosts& f, const std::string& file, std::uint64_t line) {
+    const auto it = f.lines.find({file, line});
+    return it == f.lines.end() ? 0 : it->second.at(0);
+}
+
+/// Lines of Valgrind's stderr that mention `path` and say "Warning".
+std::vector<std::string> warningsAbout(const std::string& err, const std::string& path) {
+    std::vector<std::string> out;
+    std::istringstream in(err);
+    std::string line;
+    while (std::getline(in, line))
+        if (contains(line, "Warning") && contains(line, path)) out.push_back(line);
+    return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// jitdump_producer
+// ---------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(name_arriving_late_names_later_executions_exactly) {
+    // late_fn(1000) runs 1000 times before its CODE_LOAD is in the file and
+    // 1000 times after: the translations made without a name are
+    // discarded, so exactly the later calls carry the name.
+    TempDir dir;
+    const std::string out = dir.file("callgrind.out");
+    const ProducerRun r = runProducer(dir, "late", callgrindArgs(out));
+    BOOST_TEST_REQUIRE(r.fns.count("late_fn") == 1u, r.vg.err);
+    const FnRange late = r.fns.at("late_fn");
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
+    const cg::FunctionCosts* f = functionNamed(p, "late_fn");
+    BOOST_TEST_REQUIRE(f != nullptr);
+    BOOST_TEST(f->key.object == dump);
+    BOOST_TEST(f->self.at(0) == 1000 * sumCall(1000));
+    BOOST_TEST(costInRange(p, late, dump) == 1000 * sumCall(1000));
+    // The earlier calls are still counted, at unnamed addresses.
+    BOOST_TEST(costInRange(p, late, "???") == 1000 * sumCall(1000));
+}
+
+BOOST_AUTO_TEST_CASE(code_move_keeps_name_and_line_table) {
+    TempDir dir;
+    const std::string out = dir.file("callgrind.out");
+    const ProducerRun r = runProducer(dir, "move", callgrindArgs(out, {"-v"}));
+    BOOST_TEST_REQUIRE(r.fns.count("mover") == 1u, r.vg.err);
+    BOOST_TEST_REQUIRE(r.fns.count("mover-moved") == 1u, r.vg.err);
+    const FnRange a = r.fns.at("mover"), b = r.fns.at("mover-moved");
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
+    const std::string file = "/virtual/jitdump_producer.src";
+    const cg::FunctionCosts* f = functionNamed(p, "mover");
+    BOOST_TEST_REQUIRE(f != nullptr);
+    BOOST_TEST(f->key.object == dump);
+    BOOST_TEST(f->key.file == file);
+    // 1000 calls of mover(500) at A, 1000 at B, then mover(1) at B; each
+    // call is 3n + 4 instructions.
+    const std::uint64_t perCall = sumCall(500) + 1;
+    BOOST_TEST(costInRange(p, a, dump) == 1000 * perCall);
+    BOOST_TEST(costInRange(p, b, dump) == 1000 * perCall + sumCall(1) + 1);
+    BOOST_TEST(costInRange(p, a, "???") == 0u);
+    BOOST_TEST(costInRange(p, b, "???") == 0u);
+    BOOST_TEST(f->self.at(0) == 2000 * perCall + sumCall(1) + 1);
+    // The line table moved with the code: line 10 (2 instructions per
+    // call), 11 (the loop), 12 (the read and the return).
+    BOOST_TEST(lineCost(*f, file, 10) == 2u * 2001);
+    BOOST_TEST(lineCost(*f, file, 11) == 3u * (2000 * 500 + 1));
+    BOOST_TEST(lineCost(*f, file, 12) == 2u * 2001);
+    BOOST_TEST(contains(r.vg.err, "1 loaded, 1 moved, 0 refused, 0 malformed"), r.vg.err);
+}
+
+BOOST_AUTO_TEST_CASE(memcheck_names_moved_jitdump_code_with_file_and_line) {
+    TempDir dir;
+    const ProducerRun r = runProducer(dir, "move", {"--tool=memcheck"});
+    static const std::regex frame(
+        R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: mover \(jitdump_producer\.src:12\))");
+    BOOST_TEST(std::regex_search(r.vg.err, frame), r.vg.err);
+    BOOST_TEST(contains(r.vg.err, "ERROR SUMMARY: 1 errors from 1 contexts"), r.vg.err);
+}
+
+BOOST_AUTO_TEST_CASE(truncated_final_record_leaves_earlier_names) {
+    // Three good CODE_LOADs, then one cut in half: a producer that died
+    // mid-write.  Each function runs 100 x (n = 1000).
+    TempDir dir;
+    const std::string out = dir.file("callgrind.out");
+    const ProducerRun r = runProducer(dir, "truncate", callgrindArgs(out, {"-v"}));
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
+    for (const std::string name : {"trunc_a", "trunc_b", "trunc_c"}) {
+        const cg::FunctionCosts* f = functionNamed(p, name);
+        BOOST_TEST_REQUIRE(f != nullptr, name);
+        BOOST_TEST(f->key.object == dump);
+        BOOST_TEST(f->self.at(0) == 100 * sumCall(1000), name);
+    }
+    BOOST_TEST(p.functionsNamed("trunc_d").empty());
+    BOOST_TEST_REQUIRE(r.fns.count("trunc_d") == 1u);
+    BOOST_TEST(costInRange(p, r.fns.at("trunc_d"), "???") == 100 * sumCall(1000));
+    // Nothing fatal: no warning about the file, it was not given up.
+    BOOST_TEST(warningsAbout(r.vg.err, dump).empty(), r.vg.err);
+    BOOST_TEST(!contains(r.vg.err, "stopped following"), r.vg.err);
+    BOOST_TEST(contains(r.vg.err, "JIT: 3 registered"), r.vg.err);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_records_between_good_ones_are_skipped_with_warnings) {
+    TempDir dir;
+    const std::string out = dir.file("callgrind.out");
+    const ProducerRun r = runProducer(dir, "garbage", callgrindArgs(out, {"-v"}));
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
+    for (const std::string name : {"good_one", "good_two"}) {
+        const cg::FunctionCosts* f = functionNamed(p, name);
+        BOOST_TEST_REQUIRE(f != nullptr, name);
+        BOOST_TEST(f->key.object == dump);
+        BOOST_TEST(f->self.at(0) == 100 * sumCall(1000), name);
+        // good_two's line table was malformed: no file.
+        BOOST_TEST(f->key.file == "???", name);
+    }
+    // The code announced with an empty name (and by the other bad records)
+    // stays unnamed.
+    BOOST_TEST_REQUIRE(r.fns.count("no_name") == 1u);
+    BOOST_TEST(costInRange(p, r.fns.at("no_name"), "???") == 100 * sumCall(1000));
+    BOOST_TEST(p.functionsNamed("liar_name").empty());
+    BOOST_TEST(p.functionsNamed("zero_size").empty());
+    BOOST_TEST(p.functionsNamed("wraps").empty());
+    const auto warnings = warningsAbout(r.vg.err, dump);
+    const std::vector<std::string> expected = {
+        "offset 122: CODE_LOAD function name is not NUL-terminated within the record",
+        "offset 222: CODE_LOAD with an empty name ignored",
+        "offset 296: CODE_LOAD with code_size 0 ignored",
+        "offset 362: code address + code size wraps around the address space",
+        "offset 440: CODE_DEBUG_INFO nr_entry is larger than the record can hold",
+        "offset 583: CODE_MOVE of code that is not registered",
+    };
+    BOOST_TEST(warnings.size() == expected.size(), r.vg.err);
+    for (const auto& w : expected) {
+        bool found = false;
+        for (const auto& line : warnings) found = found || contains(line, w);
+        BOOST_TEST(found, "warning \"" << w << "\" in\n" << r.vg.err);
+    }
+    // The unknown record id 42 is skipped silently, as the format asks.
+    BOOST_TEST(contains(r.vg.err, "(CODE_CLOSE): 2 loaded, 0 moved, 0 refused, 6 malformed"),
+               r.vg.err);
+    // Without -v, nothing about the file.
+    const std::string quietOut = dir.file("callgrind.quiet");
+    const Result quiet = runValgrind(callgrindArgs(quietOut), {producer(), "garbage"},
+                                     RunOptions{120, dir.path(), {}});
+    BOOST_TEST(quiet.status == 0, quiet);
+    BOOST_TEST(!contains(quiet.err, "Warning"), quiet.err);
+}
+
+BOOST_AUTO_TEST_CASE(perf_map_written_in_pieces_is_followed_with_the_option) {
+    // pm_one's line is complete from the start; pm_two's line is written in
+    // two halves with 100 calls of each function in between, then 100 more
+    // calls of each.
+    const std::string two = "pm_two (tier 2) [x.js:7]";
+    TempDir dir;
+    const std::string out = dir.file("callgrind.out");
+    const ProducerRun r = runProducer(dir, "perfmap", callgrindArgs(out, {"--jit-perf-map=yes"}));
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
+    const cg::FunctionCosts* one = functionNamed(p, "pm_one");
+    const cg::FunctionCosts* second = functionNamed(p, two);
+    BOOST_TEST_REQUIRE(one != nullptr);
+    BOOST_TEST_REQUIRE(second != nullptr);
+    BOOST_TEST(one->key.object == map);
+    BOOST_TEST(second->key.object == map);
+    BOOST_TEST(one->self.at(0) == 200 * sumCall(1000));
+    BOOST_TEST(second->self.at(0) == 100 * sumCall(1000));
+    BOOST_TEST(costInRange(p, r.fns.at(two), "???") == 100 * sumCall(1000));
+
+    // Without --jit-perf-map=yes the map is not read.
+    const std::string plainOut = dir.file("callgrind.plain");
+    const Result plain = runValgrind(callgrindArgs(plainOut), {producer(), "perfmap"},
+                                     RunOptions{120, dir.path(), {}});
+    BOOST_TEST_REQUIRE(plain.status == 0, plain);
+    BOOST_TEST(plain.out == r.native.out);
+    const cg::Profile q = cg::Profile::parseFile(plainOut);
+    BOOST_TEST(q.functionsNamed("pm_one").empty());
+    BOOST_TEST(q.functionsNamed(two).empty());
+    const auto fns = functionRanges(plain.err);
+    BOOST_TEST(costInRange(q, fns.at("pm_one"), "???") == 200 * sumCall(1000));
+}
+
+BOOST_AUTO_TEST_CASE(perf_map_that_is_a_symlink_is_ignored_with_a_warning) {
+    TempDir dir;
+    const std::string out = dir.file("callgrind.out");
+    const ProducerRun r =
+        runProducer(dir, "perfmap-symlink", callgrindArgs(out, {"--jit-perf-map=yes"}));
+    const cg::Profile p = cg::Profile::parseFile(out);
+    BOOST_TEST(p.functionsNamed("symlinked_map").empty());
+    BOOST_TEST(costInRange(p, r.fns.at("symlinked_map"), "???") == 100 * sumCall(1000));
+    const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
+    BOOST_TEST(!warningsAbout(r.vg.err, map).empty(), "no warning about " << map << " in\n"
+                                                                         << r.vg.err);
+}
+
+BOOST_AUTO_TEST_CASE(perf_map_owned_by_another_user_is_ignored_with_a_warning) {
+    TempDir dir;
+    const std::string out = dir.file("callgrind.out");
+    const ProducerRun r =
+        runProducer(dir, "perfmap-foreign", callgrindArgs(out, {"--jit-perf-map=yes"}));
+    if (contains(r.native.err, "skip:")) {
+        BOOST_TEST_MESSAGE("SKIPPED: " << r.native.err);
+        BOOST_TEST(true);
+        return;
+    }
+    const cg::Profile p = cg::Profile::parseFile(out);
+    BOOST_TEST(p.functionsNamed("foreign_map").empty());
+    const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
+    BOOST_TEST(contains(r.vg.err, "Warning: " + map +
+                                      " is not a regular file owned by this user or root: "
+                                      "ignored"),
+               r.vg.err);
+}
+
+// ---------------------------------------------------------------------------
+// Node.js
+// ---------------------------------------------------------------------------
+
+namespace {
+
+/// Whether Node.js is here; if not, says so in the test log.
+bool haveNode() {
+    if (access(nodeBinary().c_str(), X_OK) == 0) return true;
+    BOOST_TEST_MESSAGE("SKIPPED: " << nodeBinary() << " is not installed");
+    std::fprintf(stderr, "SKIPPED: %s is not installed\n", nodeBinary().c_str());
+    return false;
+}
+
+/// How much of the jitted code's cost Callgrind could name.
+struct NamedShare {
+    std::uint64_t named = 0;      ///< Ir in functions of `object`
+    std::uint64_t unnamed = 0;    ///< Ir in address-named functions of "???"
+    std::size_t unnamedFns = 0;   ///< how many such functions
+    double share() const {
+        return named + unnamed ? double(named) / double(named + unnamed) : 0.0;
+    }
+};
+
+NamedShare namedShare(const cg::Profile& p, const std::string& object) {
+    NamedShare s;
+    s.named = p.objectCost(object, "Ir");
+    for (const auto& [key, f] : p.functions()) {
+        if (key.object != "???" || key.name.rfind("0x", 0) != 0) continue;
+        s.unnamed += f.self.at(0);
+        ++s.unnamedFns;
+    }
+    return s;
+}
+
+/// The functions of `object` named like V8 names fib in fib.js.
+std::vector<const cg::FunctionCosts*> v8Fib(const cg::Profile& p, const std::string& object) {
+    static const std::regex name(R"((JS:|LazyCompile:)[*~^+]?fib \S*/fib\.js:29:\d+('\d+)?)");
+    std::vector<const cg::FunctionCosts*> out;
+    for (const auto& [key, f] : p.functions())
+        if (key.object == object && std::regex_match(key.name, name)) out.push_back(&f);
+    return out;
+}
+
+struct NodeRun {
+    Result native;
+    Result vg;
+    cg::Profile profile;
+    std::string pid;
+};
+
+/// Runs fib.js natively and under Callgrind with `nodeFlag` (and extra
+/// Valgrind options) in `dir`.
+NodeRun runNode(const TempDir& dir, const std::string& nodeFlag,
+                std::vector<std::string> vgExtra) {
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 180;
+    NodeRun r;
+    r.native = run({nodeBinary(), fibJs()}, opt);
+    BOOST_TEST_REQUIRE(r.native.status == 0, r.native);
+    const std::string out = dir.file("callgrind.node");
+    std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
+    args.insert(args.end(), vgExtra.begin(), vgExtra.end());
+    r.vg = runValgrind(args, {nodeBinary(), nodeFlag, fibJs()}, opt);
+    BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
+    BOOST_TEST(r.vg.out == r.native.out);
+    r.profile = cg::Profile::parseFile(out);
+    r.pid = r.profile.header().at("pid");
+    return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript) {
+    if (!haveNode()) return;
+    TempDir dir;
+    const NodeRun r = runNode(dir, "--perf-basic-prof", {"--jit-perf-map=yes"});
+    const std::string map = "/tmp/perf-" + r.pid + ".map";
+    std::remove(map.c_str());   // Node leaves it behind
+    BOOST_TEST(!v8Fib(r.profile, map).empty(), "fib is not named in " << map);
+    const NamedShare s = namedShare(r.profile, map);
+    BOOST_TEST_MESSAGE("node --perf-basic-prof: " << s.named << " of " << s.named + s.unnamed
+                                                  << " Ir in jitted code named ("
+                                                  << 100 * s.share() << "%), "
+                                                  << s.unnamedFns << " unnamed blocks");
+    BOOST_TEST(s.named > 50000000u);   // fib's main phase alone is ~80 M
+    BOOST_TEST(s.share() >= 0.95);
+    BOOST_TEST(s.unnamedFns < 100u);
+}
+
+BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript) {
+    if (!haveNode()) return;
+    TempDir dir;
+    const NodeRun r = runNode(dir, "--perf-prof", {});
+    const std::string dump = dir.path() + "/jit-" + r.pid + ".dump";
+    const auto fibs = v8Fib(r.profile, dump);
+    BOOST_TEST_REQUIRE(!fibs.empty(), "fib is not named in " << dump);
+    const NamedShare s = namedShare(r.profile, dump);
+    BOOST_TEST_MESSAGE("node --perf-prof: " << s.named << " of " << s.named + s.unnamed
+                                            << " Ir in jitted code named ("
+                                            << 100 * s.share() << "%), " << s.unnamedFns
+                                            << " unnamed blocks");
+    BOOST_TEST(s.named > 50000000u);
+    BOOST_TEST(s.share() >= 0.95);
+    BOOST_TEST(s.unnamedFns < 100u);
+    // V8 writes CODE_DEBUG_INFO for optimised code: the line numbers of
+    // fib's costs are fib's lines (29..31).  (Node 20's V8 writes the
+    // script names of those records from freed memory, so the file names
+    // are not checked here; see jitdump_producer's move test for files.)
+    std::uint64_t onLines = 0, elsewhere = 0;
+    for (const auto* f : fibs)
+        for (const auto& [pos, costs] : f->lines) {
+            if (pos.second == 0) continue;
+            (29 <= pos.second && pos.second <= 31 ? onLines : elsewhere) += costs.at(0);
+        }
+    BOOST_TEST(onLines > 0u);
+    BOOST_TEST(elsewhere == 0u);
+}

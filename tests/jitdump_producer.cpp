@@ -1,0 +1,421 @@
+// jitdump_producer: a test JIT that describes its code the way JITs do for
+// Linux perf, not through <valgrind/jit.h>: a jitdump file jit-<pid>.dump in
+// the current directory (mapped read+exec, as perf producers map it so that
+// profilers notice it) or the text perf map /tmp/perf-<pid>.map.  The
+// integration tests (integration_producers.cpp) run it natively and under
+// the staged Valgrind and check what the core made of the files.
+//
+// Usage: jitdump_producer MODE
+//   late      run late_fn 1000 x (n = 1000) before its CODE_LOAD record is
+//             written, then write the record, then run it 1000 x more
+//   move      CODE_DEBUG_INFO + CODE_LOAD for `mover` at address A, run it;
+//             copy its code to B, CODE_MOVE A -> B, run it at B; finally one
+//             call at B reads 4 bytes past a malloc'd block (Memcheck error)
+//   truncate  three good CODE_LOAD records, then a fourth cut in half (a
+//             producer that crashed mid-write); run all four functions
+//   garbage   good records with malformed ones between them (name not
+//             terminated within total_size, unknown record id, empty name,
+//             code_size 0, wrapping range, impossible nr_entry, CODE_MOVE
+//             of unknown code)
+//   perfmap   /tmp/perf-<pid>.map written line by line, one line in two
+//             writes with code running in between; no jitdump
+//   perfmap-symlink  /tmp/perf-<pid>.map is a symlink to a map file in
+//             the current directory (must be ignored)
+//   perfmap-foreign  /tmp/perf-<pid>.map owned by another user (needs
+//             root to chown; prints "skip: ..." to stderr otherwise)
+//
+// Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
+// ... + 1 for n >= 1, emitted with xbyak:
+//      mov eax, k ; mov rcx, rdi          (line L)
+//   l: add rax, rcx ; dec rcx ; jnz l     (line L+1)
+//      [add eax, [rsi]]                   (line L+2, `mover` only)
+//      ret                                (line L+2)
+// so one call executes exactly 3n + 3 instructions (3n + 4 for mover).
+//
+// stdout: results only, identical natively and under any Valgrind tool.
+// stderr: "fn NAME 0xADDR SIZE" for every function (addresses differ from
+// run to run) and "skip: REASON" when a mode cannot run here.
+//
+// Before code runs that must carry a name written just before, the
+// program spends a few hundred thousand basic blocks in ordinary compiled
+// code (let_time_pass): Valgrind reads producer files at scheduler time
+// slices (every 100,000 blocks), so afterwards the counts are exact.
+
+#include "jitdump_builder.hpp"
+
+#include <xbyak/xbyak.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using jitdump_test::DebugEntrySpec;
+using jitdump_test::JitdumpBuilder;
+
+[[noreturn]] void die(const char* what) {
+    std::fprintf(stderr, "jitdump_producer: %s: %s\n", what, std::strerror(errno));
+    std::exit(2);
+}
+
+/// Anonymous read/write/execute memory, unmapped on destruction.
+class CodeMemory {
+public:
+    explicit CodeMemory(std::size_t size) : size_(size) {
+        void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) die("mmap code");
+        base_ = static_cast<std::uint8_t*>(p);
+    }
+    ~CodeMemory() { munmap(base_, size_); }
+    CodeMemory(const CodeMemory&) = delete;
+    CodeMemory& operator=(const CodeMemory&) = delete;
+    std::uint8_t* at(std::size_t offset) const { return base_ + offset; }
+
+private:
+    std::uint8_t* base_;
+    std::size_t size_;
+};
+
+/// A jitted sum function (see the file comment) and where its lines start.
+struct Fn {
+    std::string name;
+    std::uint8_t* addr = nullptr;
+    std::size_t size = 0;
+    std::size_t loop = 0;   ///< offset of the loop (line L+1)
+    std::size_t tail = 0;   ///< offset after the loop (line L+2)
+
+    long call(long n, const int* p = nullptr) const {
+        return reinterpret_cast<long (*)(long, const int*)>(addr)(n, p);
+    }
+    std::vector<unsigned char> bytes() const { return {addr, addr + size}; }
+    /// Line table for CODE_DEBUG_INFO: absolute addresses, lines L..L+2.
+    std::vector<DebugEntrySpec> lines(std::uint32_t first_line, const std::string& file) const {
+        const auto a = reinterpret_cast<std::uint64_t>(addr);
+        return {{a, first_line, 0, file},
+                {a + loop, first_line + 1, 0, file},
+                {a + tail, first_line + 2, 0, file}};
+    }
+};
+
+class Emitter : public Xbyak::CodeGenerator {
+public:
+    Emitter(std::uint8_t* where, std::size_t size) : Xbyak::CodeGenerator(size, where) {}
+};
+
+/// Emits a sum function with constant `k` at `where` (at most 64 bytes);
+/// with `read_arg`, it also adds the int at its second argument.
+Fn emit_sum(const std::string& name, std::uint8_t* where, int k, bool read_arg = false) {
+    Emitter e(where, 64);
+    Fn f;
+    f.name = name;
+    f.addr = where;
+    e.mov(e.eax, k);
+    e.mov(e.rcx, e.rdi);
+    f.loop = e.getSize();
+    Xbyak::Label top;
+    e.L(top);
+    e.add(e.rax, e.rcx);
+    e.dec(e.rcx);
+    e.jnz(top);
+    f.tail = e.getSize();
+    if (read_arg) e.add(e.eax, e.dword[e.rsi]);
+    e.ret();
+    e.ready();
+    f.size = e.getSize();
+    std::fprintf(stderr, "fn %s %p %zu\n", name.c_str(), static_cast<void*>(f.addr), f.size);
+    return f;
+}
+
+/// Spends ~300,000 basic blocks in compiled code, so that Valgrind passes
+/// at least one scheduler time slice (where it reads producer files).
+__attribute__((noinline)) void let_time_pass() {
+    for (int i = 0; i < 300000; ++i) __asm__ volatile("" ::: "memory");
+}
+
+std::uint64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec;
+}
+
+void write_all(int fd, const unsigned char* p, std::size_t n) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            die("write");
+        }
+        p += w;
+        n -= static_cast<std::size_t>(w);
+    }
+}
+
+/// A jitdump file ./jit-<pid>.dump, written unbuffered with write(2), and
+/// mapped PROT_READ|PROT_EXEC while open (what perf's producers do).
+class Jitdump {
+public:
+    Jitdump() : pid_(static_cast<std::uint32_t>(getpid())),
+                tid_(static_cast<std::uint32_t>(syscall(SYS_gettid))) {
+        const std::string path = "jit-" + std::to_string(pid_) + ".dump";
+        fd_ = ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0644);
+        if (fd_ < 0) die("open jitdump");
+        JitdumpBuilder b;
+        b.header(1, pid_, now_ns());
+        put(b);
+        page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        marker_ = mmap(nullptr, page_, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd_, 0);
+        if (marker_ == MAP_FAILED) die("mmap jitdump");
+    }
+    ~Jitdump() {
+        munmap(marker_, page_);
+        ::close(fd_);
+    }
+    Jitdump(const Jitdump&) = delete;
+    Jitdump& operator=(const Jitdump&) = delete;
+
+    /// Writes `b.bytes` (records built with JitdumpBuilder) to the file.
+    void put(const JitdumpBuilder& b) { write_all(fd_, b.bytes.data(), b.bytes.size()); }
+    /// Writes only the first `n` bytes of `b`.
+    void put_prefix(const JitdumpBuilder& b, std::size_t n) { write_all(fd_, b.bytes.data(), n); }
+
+    JitdumpBuilder load(const Fn& f) {
+        JitdumpBuilder b;
+        b.code_load(addr(f), f.size, f.name, ++index_, now_ns(), pid_, tid_, f.bytes());
+        return b;
+    }
+    void close_record() {
+        JitdumpBuilder b;
+        b.code_close(now_ns());
+        put(b);
+    }
+    std::uint32_t pid() const { return pid_; }
+    std::uint32_t tid() const { return tid_; }
+    std::uint64_t index() const { return index_; }
+    static std::uint64_t addr(const Fn& f) { return reinterpret_cast<std::uint64_t>(f.addr); }
+
+private:
+    std::uint32_t pid_, tid_;
+    int fd_ = -1;
+    std::size_t page_ = 0;
+    void* marker_ = nullptr;
+    std::uint64_t index_ = 0;
+};
+
+/// Calls f(n) `times` times; returns the sum of the results.
+long run(const Fn& f, long n, int times, const int* p = nullptr) {
+    long acc = 0;
+    for (int i = 0; i < times; ++i) acc += f.call(n, p);
+    return acc;
+}
+
+int mode_late() {
+    CodeMemory mem(4096);
+    const Fn late = emit_sum("late_fn", mem.at(0), 7);
+    Jitdump dump;
+    const long before = run(late, 1000, 1000);
+    dump.put(dump.load(late));
+    let_time_pass();
+    const long after = run(late, 1000, 1000);
+    dump.close_record();
+    std::printf("late_fn before %ld after %ld\n", before, after);
+    return 0;
+}
+
+int mode_move() {
+    const std::string file = "/virtual/jitdump_producer.src";
+    CodeMemory a(4096), b(4096);
+    const Fn mover = emit_sum("mover", a.at(64), 3, true);
+    Jitdump dump;
+    JitdumpBuilder rec;
+    rec.debug_info(Jitdump::addr(mover), mover.lines(10, file), std::nullopt, now_ns());
+    dump.put(rec);
+    dump.put(dump.load(mover));
+    let_time_pass();
+    const int one = 1;
+    const long at_a = run(mover, 500, 1000, &one);
+
+    Fn moved = mover;
+    moved.addr = b.at(128);
+    std::memcpy(moved.addr, mover.addr, mover.size);
+    std::memset(mover.addr, 0xCC, mover.size);   // the old copy is gone
+    std::fprintf(stderr, "fn mover-moved %p %zu\n", static_cast<void*>(moved.addr), moved.size);
+    JitdumpBuilder mv;
+    mv.code_move(Jitdump::addr(mover), Jitdump::addr(moved), mover.size, dump.index(),
+                 now_ns(), dump.pid(), dump.tid());
+    dump.put(mv);
+    let_time_pass();
+    const long at_b = run(moved, 500, 1000, &one);
+
+    // One read past the end of a 4-byte block, inside the moved code.
+    int* block = static_cast<int*>(std::malloc(sizeof(int)));
+    *block = 5;
+    const long bad = moved.call(1, block + 1);
+    __asm__ volatile("" ::"r"(bad));
+    std::free(block);
+    dump.close_record();
+    std::printf("mover at A %ld at B %ld\n", at_a, at_b);
+    return 0;
+}
+
+int mode_truncate() {
+    CodeMemory mem(4096);
+    const Fn fns[] = {emit_sum("trunc_a", mem.at(0), 1), emit_sum("trunc_b", mem.at(64), 2),
+                      emit_sum("trunc_c", mem.at(128), 3), emit_sum("trunc_d", mem.at(192), 4)};
+    Jitdump dump;
+    for (int i = 0; i < 3; ++i) dump.put(dump.load(fns[i]));
+    const JitdumpBuilder last = dump.load(fns[3]);
+    dump.put_prefix(last, last.bytes.size() / 2);   // the producer "crashed" here
+    let_time_pass();
+    long acc = 0;
+    for (const Fn& f : fns) acc += run(f, 1000, 100);
+    std::printf("truncate %ld\n", acc);
+    return 0;   // no CODE_CLOSE
+}
+
+int mode_garbage() {
+    CodeMemory mem(4096);
+    const Fn good1 = emit_sum("good_one", mem.at(0), 1);
+    const Fn noname = emit_sum("no_name", mem.at(64), 2);
+    const Fn good2 = emit_sum("good_two", mem.at(128), 3);
+    Jitdump dump;
+    dump.put(dump.load(good1));
+    JitdumpBuilder b;
+    // A CODE_LOAD whose total_size ends inside its name (fixed part 56 +
+    // 4 of the 9 name bytes): the name is not NUL-terminated in the record.
+    b.code_load(Jitdump::addr(noname), noname.size, "liar_name", 90, now_ns(), dump.pid(),
+                dump.tid(), std::vector<unsigned char>{}, 60, false);
+    b.bytes.resize(b.bytes.size() - 5);   // exactly 60 bytes were promised
+    // An unknown record id with a payload: skipped by its total_size.
+    b.record(42, now_ns(), std::vector<unsigned char>(24, 0x5A));
+    // An empty name for real code, a zero code_size, a wrapping range.
+    b.code_load(Jitdump::addr(noname), noname.size, "", 91, now_ns(), dump.pid(), dump.tid(),
+                noname.bytes());
+    b.code_load(Jitdump::addr(noname), 0, "zero_size", 92, now_ns(), dump.pid(), dump.tid(),
+                std::vector<unsigned char>{});
+    b.code_load(~std::uint64_t{0} - 0xfff, 0x2000, "wraps", 93, now_ns(), dump.pid(),
+                dump.tid(), std::vector<unsigned char>(16, 0x90));
+    // A line table claiming more entries than the record can hold.
+    b.debug_info(Jitdump::addr(good2), good2.lines(30, "/virtual/garbage.src"), 1000000,
+                 now_ns());
+    // A CODE_MOVE of code nobody loaded.
+    b.code_move(0x1000, Jitdump::addr(noname), 64, 94, now_ns(), dump.pid(), dump.tid());
+    dump.put(b);
+    dump.put(dump.load(good2));
+    let_time_pass();
+    long acc = run(good1, 1000, 100) + run(noname, 1000, 100) + run(good2, 1000, 100);
+    dump.close_record();
+    std::printf("garbage %ld\n", acc);
+    return 0;
+}
+
+std::string perf_map_path() { return "/tmp/perf-" + std::to_string(getpid()) + ".map"; }
+
+std::string map_line(const Fn& f) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%lx %zx %s\n",
+                  static_cast<unsigned long>(Jitdump::addr(f)), f.size, f.name.c_str());
+    return buf;
+}
+
+void write_str(int fd, const std::string& s) {
+    write_all(fd, reinterpret_cast<const unsigned char*>(s.data()), s.size());
+}
+
+int mode_perfmap() {
+    CodeMemory mem(4096);
+    const Fn one = emit_sum("pm_one", mem.at(0), 1);
+    const Fn two = emit_sum("pm_two (tier 2) [x.js:7]", mem.at(64), 2);
+    const std::string path = perf_map_path();
+    const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) die("open perf map");
+    write_str(fd, map_line(one));
+    const std::string second = map_line(two);
+    const std::size_t cut = second.size() / 2;
+    write_str(fd, second.substr(0, cut));   // a line in progress
+    let_time_pass();
+    long acc = run(one, 1000, 100) + run(two, 1000, 100);
+    write_str(fd, second.substr(cut));
+    let_time_pass();
+    acc += run(one, 1000, 100) + run(two, 1000, 100);
+    ::close(fd);
+    ::unlink(path.c_str());
+    std::printf("perfmap %ld\n", acc);
+    return 0;
+}
+
+int mode_perfmap_symlink() {
+    CodeMemory mem(4096);
+    const std::string path = perf_map_path();
+    const std::string real = "real-" + std::to_string(getpid()) + ".map";
+    const Fn f = emit_sum("symlinked_map", mem.at(0), 1);
+    const int fd = ::open(real.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) die("open map");
+    write_str(fd, map_line(f));
+    ::close(fd);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) die("getcwd");
+    ::unlink(path.c_str());
+    if (symlink((std::string(cwd) + "/" + real).c_str(), path.c_str()) != 0) die("symlink");
+    let_time_pass();
+    let_time_pass();
+    const long acc = run(f, 1000, 100);
+    ::unlink(path.c_str());
+    std::printf("symlinked_map %ld\n", acc);
+    return 0;
+}
+
+int mode_perfmap_foreign() {
+    CodeMemory mem(4096);
+    const Fn f = emit_sum("foreign_map", mem.at(0), 1);
+    const std::string path = perf_map_path();
+    // Written and given away under another name, then renamed into place
+    // (atomically): Valgrind never sees the map owned by this user.
+    const std::string temp = path + ".tmp";
+    const int fd = ::open(temp.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) die("open perf map");
+    write_str(fd, map_line(f));
+    if (fchown(fd, 65534, 65534) != 0)
+        std::fprintf(stderr, "skip: cannot give the map to another user: %s\n",
+                     std::strerror(errno));
+    ::close(fd);
+    if (rename(temp.c_str(), path.c_str()) != 0) die("rename perf map");
+    let_time_pass();
+    let_time_pass();
+    const long acc = run(f, 1000, 100);
+    ::unlink(path.c_str());
+    std::printf("foreign_map %ld\n", acc);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: jitdump_producer late|move|truncate|garbage|perfmap|"
+                             "perfmap-symlink|perfmap-foreign\n");
+        return 2;
+    }
+    const std::string mode = argv[1];
+    if (mode == "late") return mode_late();
+    if (mode == "move") return mode_move();
+    if (mode == "truncate") return mode_truncate();
+    if (mode == "garbage") return mode_garbage();
+    if (mode == "perfmap") return mode_perfmap();
+    if (mode == "perfmap-symlink") return mode_perfmap_symlink();
+    if (mode == "perfmap-foreign") return mode_perfmap_foreign();
+    std::fprintf(stderr, "jitdump_producer: unknown mode %s\n", mode.c_str());
+    return 2;
+}
