@@ -682,6 +682,21 @@ cmd_regtest() {
   echo "  no regressions"
 }
 
+# One valgrind-tree.sh at a time per build tree: two makes (say, two shells
+# in the same tree) must not patch or build the same copy at once.
+lock_build_tree() {
+  mkdir -p "$BUILD"
+  exec 9> "$BUILD/.lock"
+  if ! flock -n 9; then
+    note "waiting for another build in $BUILD to finish"
+    flock 9
+  fi
+}
+
+case "${1:-}" in
+  stage|reset|stock|check-series|install|uninstall|regtest|pristine) lock_build_tree ;;
+esac
+
 case "${1:-}" in
   stage) cmd_stage 0 ;;
   reset) cmd_stage 1 ;;
