@@ -31,6 +31,19 @@ struct DumpOptions {
 /// `vg-jit dump FILE`: lists every record / entry (text or JSON).
 int run_dump(const std::string& file, const DumpOptions& opts, std::ostream& out);
 
+/// Options of `vg-jit annotate`.
+struct AnnotateOptions {
+    std::vector<std::string> maps;  ///< jitdump files / perf maps, in order
+    std::string profile;            ///< the Callgrind profile to rewrite
+    std::string output;             ///< output path; "" or "-": stdout
+    bool verbose = false;           ///< statistics on stderr
+};
+
+/// `vg-jit annotate`: rewrites the address-named pseudo-functions of a
+/// Callgrind profile (unpatched Valgrind) that lie in ranges named by the
+/// maps (see the manual text in main.cpp).  Diagnostics go to stderr.
+int run_annotate(const AnnotateOptions& opts);
+
 /// Formats a problem the way `check` prints it (without newline).
 std::string format_problem(const std::string& file, const Problem& p);
 

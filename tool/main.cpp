@@ -22,6 +22,7 @@ const char* const kManPage = R"(NAME
 SYNOPSIS
     vg-jit check [--strict] [--quiet] [--format=FMT] FILE...
     vg-jit dump [--json] [--format=FMT] FILE
+    vg-jit annotate --map FILE [--map FILE]... [-o OUT] [--verbose] PROFILE
     vg-jit help [COMMAND]
     vg-jit --help | --version
 
@@ -72,6 +73,46 @@ COMMANDS
         numbers, names are JSON strings (bytes that are not UTF-8 appear as
         \u0080..\u00ff).
 
+    annotate --map FILE... PROFILE -o OUT
+        Name the jitted code in a Callgrind profile taken with an unpatched
+        Valgrind (valgrind --tool=callgrind --dump-instr=yes PROGRAM), using
+        the jitdump files and perf maps the program wrote (each --map FILE;
+        format detected as above).  Stock Callgrind names code without
+        symbols after the address of the block where it was entered
+        ("fn=0x0000000004855100" in object "???"): a pseudo-function holds
+        everything executed from a call target until the matching return,
+        including other functions reached by tail jumps, and calls to
+        non-entry addresses (or jumps into jitted code from other objects)
+        split one function into several pseudo-functions.  annotate moves
+        the cost of every instruction of a pseudo-function to the mapped
+        function containing that instruction, renames calls to
+        pseudo-functions, drops the calls from a function to pieces of
+        itself (a call to its own start address, i.e. recursion, stays),
+        and writes the result, a valid Callgrind profile, to OUT (stdout
+        without -o) for callgrind_annotate or KCachegrind.
+        Maps: their entries are applied in order, all FILEs in the order
+        given; an entry that overlaps earlier ones replaces them (runtimes
+        reuse code memory); jitdump CODE_MOVE moves a function.  The same
+        name at several addresses is one function.  Renamed functions get
+        the map's absolute path as object (ob=), like the patched core, and,
+        from a jitdump CODE_DEBUG_INFO line table, the table's file (fl=)
+        and per-instruction line numbers.
+        Exact: every event total (cost lines are moved, never changed);
+        with --dump-instr=yes each function's self cost, since each
+        instruction's cost is attributed by its own address; call counts.
+        Approximate: without --dump-instr=yes a pseudo-function's costs
+        all go to the function containing the block it was entered at (a
+        warning says so); the inclusive cost of a call edge is Callgrind's
+        (of the call as made, which may include code reached by tail jumps);
+        recursion depth suffixes ('2) are kept for costs in the entered
+        function and dropped for costs moved to other functions; code
+        replaced at the same address in one run cannot be told apart (the
+        profile has no time): its costs go to the last map entry.  Only
+        pseudo-functions in objects "???" or without object are touched.
+        Malformed profile lines are errors with their line number (no
+        output is written); problems in maps are reported and annotate
+        goes on with what could be read (exit status 1).
+
     help [COMMAND]
         Print this manual, or the part about COMMAND.
 
@@ -84,20 +125,33 @@ OPTIONS
         check: no summary lines; print only problems.
     --json
         dump: JSON output.
+    --map FILE, --map=FILE
+        annotate: a jitdump file or perf map naming jitted code (repeat for
+        several; later entries win on overlap).
+    -o OUT, --output=OUT
+        annotate: where to write the rewritten profile ("-": stdout).
+    --verbose, -v
+        annotate: print what was read and rewritten to stderr.
     --help, -h
         Print this manual.
     --version
         Print the version.
 
 EXIT STATUS
-    0   every FILE is clean (check), or was listed without errors (dump).
+    0   every FILE is clean (check), or was listed without errors (dump),
+        or the profile was rewritten and every map read cleanly (annotate).
     1   a problem was found: an error (or, with --strict, a warning) in a
-        FILE, or a FILE could not be read.
+        FILE, or a FILE could not be read; annotate: the profile is
+        malformed or unreadable, OUT cannot be written, or a map had errors
+        or named no code.
     2   usage error: unknown command or option, missing FILE.
 
 EXAMPLES
     node --perf-prof app.js && vg-jit check jit-*.dump
     vg-jit dump --json /tmp/perf-1234.map | jq '.entries | length'
+    valgrind --tool=callgrind --dump-instr=yes node --perf-basic-prof app.js
+    vg-jit annotate --map /tmp/perf-1234.map callgrind.out.1234 -o named.out
+    callgrind_annotate named.out
 )";
 
 int usage_error(const std::string& msg) {
@@ -175,6 +229,39 @@ int cmd_dump(const std::vector<std::string>& args) {
     return run_dump(files[0], o, std::cout);
 }
 
+int cmd_annotate(const std::vector<std::string>& args) {
+    AnnotateOptions o;
+    std::vector<std::string> operands;
+    // -o OUT and --map FILE take the next argument: join them first.
+    std::vector<std::string> joined;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if ((a == "-o" || a == "--output" || a == "--map") && i + 1 < args.size()) {
+            joined.push_back((a == "--map" ? "--map=" : "--output=") + args[++i]);
+        } else if (a == "-o" || a == "--output" || a == "--map") {
+            return usage_error("annotate: option '" + a + "' needs an argument");
+        } else {
+            joined.push_back(a);
+        }
+    }
+    std::string bad;
+    auto opt = [&](const std::string& a) {
+        if (a.rfind("--map=", 0) == 0 && a.size() > 6) o.maps.push_back(a.substr(6));
+        else if (a.rfind("--output=", 0) == 0 && a.size() > 9) o.output = a.substr(9);
+        else if (a == "--verbose" || a == "-v") o.verbose = true;
+        else return false;
+        return true;
+    };
+    if (!split_args(joined, opt, operands, bad))
+        return usage_error("annotate: unknown option '" + bad + "'");
+    if (o.maps.empty()) return usage_error("annotate: no --map FILE given");
+    if (operands.size() != 1)
+        return usage_error(operands.empty() ? "annotate: no PROFILE given"
+                                            : "annotate: give exactly one PROFILE");
+    o.profile = operands[0];
+    return run_annotate(o);
+}
+
 int cmd_help(const std::vector<std::string>& args);
 
 struct Command {
@@ -183,12 +270,12 @@ struct Command {
     const char* synopsis;
 };
 
-// The subcommand table.  A later `annotate` subcommand (source/assembly
-// annotation of jitted code from jitdump code bytes and line tables) is
-// planned; it gets its own entry here and its own cmd_annotate.cpp.
+// The subcommand table.
 const Command kCommands[] = {
     {"check", cmd_check, "vg-jit check [--strict] [--quiet] [--format=FMT] FILE..."},
     {"dump", cmd_dump, "vg-jit dump [--json] [--format=FMT] FILE"},
+    {"annotate", cmd_annotate,
+     "vg-jit annotate --map FILE [--map FILE]... [-o OUT] [--verbose] PROFILE"},
     {"help", cmd_help, "vg-jit help [COMMAND]"},
 };
 
