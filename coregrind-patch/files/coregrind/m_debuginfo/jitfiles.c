@@ -122,6 +122,19 @@ static ULong reader_offset ( const JitFollower* fl )
    return fl->is_jitdump ? fl->jd.offset : fl->pm.offset;
 }
 
+static void stop_following ( JitFollower* fl, const HChar* why );
+
+/* In a forked child: the followed files describe the parent from now on
+   (the child keeps the registrations it inherited). */
+static void stop_following_in_child ( ThreadId tid )
+{
+   Word i;
+   for (i = 0; followers && i < VG_(sizeXA)(followers); i++)
+      stop_following(*(JitFollower**)VG_(indexXA)(followers, i),
+                     "forked child");
+   perf_map_given_up = True;
+}
+
 static JitFollower* new_follower ( Bool is_jitdump, Int fd,
                                    const HChar* path )
 {
@@ -143,9 +156,11 @@ static JitFollower* new_follower ( Bool is_jitdump, Int fd,
       fl->name_buf = ML_(dinfo_zalloc)("di.jitfiles.name",
                                        PERFMAP_LINE_MAX + 1);
    }
-   if (followers == NULL)
+   if (followers == NULL) {
       followers = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfiles.followers",
                              ML_(dinfo_free), sizeof(JitFollower*));
+      VG_(atfork)(NULL, NULL, stop_following_in_child);
+   }
    VG_(addToXA)(followers, &fl);
    if (VG_(clo_verbosity) > 1 || VG_(clo_trace_jit))
       VG_(umsg)("JIT: following %s %s\n",
@@ -380,12 +395,6 @@ static Bool read_follower ( JitFollower* fl, Bool safe )
 
    if (fl->done)
       return False;
-   if (fl->pid != VG_(getpid)()) {
-      /* A forked child keeps the registrations it inherited, but the
-         file describes its parent from now on. */
-      stop_following(fl, "forked child");
-      return False;
-   }
    if (VG_(fstat)(fl->fd, &st) != 0) {
       stop_following(fl, "fstat failed");
       return False;
@@ -474,8 +483,13 @@ static void maybe_open_perf_map ( void )
       return;
    VG_(sprintf)(path, "/tmp/perf-%d.map", VG_(getpid)());
    sr = VG_(open)(path, VKI_O_RDONLY | JIT_O_NOFOLLOW, 0);
-   if (sr_isError(sr))
-      return;   /* not written yet (or a symlink): try again later */
+   if (sr_isError(sr)) {
+      if (sr_Err(sr) == VKI_ELOOP) {
+         VG_(umsg)("Warning: %s is a symbolic link: ignored\n", path);
+         perf_map_given_up = True;
+      }
+      return;   /* not written yet: try again later */
+   }
    fd = VG_(safe_fd)(sr_Res(sr));
    if (VG_(fstat)(fd, &st) != 0
        || (st.uid != (UInt)VG_(geteuid)() && st.uid != 0)

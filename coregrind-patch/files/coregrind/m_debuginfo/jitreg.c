@@ -359,6 +359,8 @@ static UInt add_source_file ( JitObject* obj, const HChar* path )
 /*--- Lookups (called by m_debuginfo)                      ---*/
 /*------------------------------------------------------------*/
 
+static Bool overlaps_object_text ( Addr a, SizeT len );
+
 /* The function describing (ep, a): the live one if it was registered by
    epoch ep, else an archived one valid at ep. */
 static const JitFn* find_fn ( DiEpoch ep, Addr a )
@@ -373,8 +375,10 @@ static const JitFn* find_fn ( DiEpoch ep, Addr a )
    } else {
       f = NULL;
    }
-   /* A producer file may name it by now. */
+   /* A producer file may name it by now (not for ELF code that merely
+      lacks a symbol or line here). */
    if (f == NULL && ep.n == VG_(current_DiEpoch)().n
+       && !overlaps_object_text(a, 1)
        && ML_(jit_read_on_lookup_miss)(a)) {
       f = VG_(OSetGen_Lookup)(live_fns, &a);
       if (f != NULL && f->first_epoch <= ep.n)
