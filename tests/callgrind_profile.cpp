@@ -303,6 +303,12 @@ std::size_t Profile::eventIndex(const std::string& name) const {
     throw std::out_of_range("event '" + name + "' is not in the profile");
 }
 
+std::uint64_t lineCost(const FunctionCosts& f, const std::string& file, std::uint64_t line,
+                       std::size_t event) {
+    const auto it = f.lines.find({file, line});
+    return it == f.lines.end() ? 0 : it->second.at(event);
+}
+
 std::string stripRecursionSuffix(const std::string& name) {
     const std::size_t q = name.rfind('\'');
     if (q == std::string::npos || q == 0 || q + 1 == name.size()) return name;

@@ -91,6 +91,11 @@ struct CallEdge {
     Costs inclusive;           ///< inclusive cost of those calls
 };
 
+/// Self cost of event column `event` of `f` on line `line` of `file`
+/// (0 if it has none there).
+std::uint64_t lineCost(const FunctionCosts& f, const std::string& file, std::uint64_t line,
+                       std::size_t event = 0);
+
 /// Callgrind's name for a function without the recursion-depth suffix
 /// ("fib'2" -> "fib").  Under --separate-recs=N (default 2), Callgrind
 /// names the activations of a recursive function at depth d >= 2 NAME'd,

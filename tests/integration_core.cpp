@@ -21,6 +21,7 @@
 
 namespace cg = vgjit::callgrind;
 using namespace vgjit::test;
+using cg::lineCost;
 
 namespace {
 
@@ -71,15 +72,7 @@ const cg::FunctionCosts& function(const cg::Profile& p, const std::string& name)
     throw std::runtime_error("no function " + name + " in the profile");
 }
 
-/// Self cost (first event) of `f` on line `line` of `file`.
-std::uint64_t lineCost(const cg::FunctionCosts& f, const std::string& file, std::uint64_t line) {
-    const auto it = f.lines.find({file, line});
-    return it == f.lines.end() ? 0 : it->second.at(0);
-}
 
-bool contains(const std::string& text, const std::string& what) {
-    return text.find(what) != std::string::npos;
-}
 
 /// Valgrind options that make `tool` write its output file into `dir`.
 std::vector<std::string> toolArgs(const std::string& tool, const TempDir& dir,

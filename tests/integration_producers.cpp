@@ -32,6 +32,7 @@
 
 namespace cg = vgjit::callgrind;
 using namespace vgjit::test;
+using cg::lineCost;
 
 namespace {
 
@@ -41,9 +42,6 @@ std::string producer() {
 std::string nodeBinary() { return envOr("VGJIT_NODE", "/usr/bin/node"); }
 std::string fibJs() { return absolute(srcdir() + "/tests/fixtures/node/fib.js"); }
 
-bool contains(const std::string& text, const std::string& what) {
-    return text.find(what) != std::string::npos;
-}
 
 /// A jitted function as the producer reports it on stderr.
 struct FnRange {
@@ -124,11 +122,6 @@ std::uint64_t costInRange(const cg::Profile& p, const FnRange& r, const std::str
     return c;
 }
 
-/// Self cost (Ir) of `f` on line `line` of `file`.
-std::uint64_t lineCost(const cg::FunctionCosts& f, const std::string& file, std::uint64_t line) {
-    const auto it = f.lines.find({file, line});
-    return it == f.lines.end() ? 0 : it->second.at(0);
-}
 
 /// Lines of Valgrind's stderr that mention `path` and say "Warning".
 std::vector<std::string> warningsAbout(const std::string& err, const std::string& path) {

@@ -62,6 +62,10 @@ std::size_t lineCount(const std::string& text) {
     return n;
 }
 
+bool contains(const std::string& text, const std::string& what) {
+    return text.find(what) != std::string::npos;
+}
+
 TempDir::TempDir(const std::string& prefix) {
     std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());

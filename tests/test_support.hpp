@@ -40,6 +40,8 @@ std::string readFile(const std::string& path);
 std::string absolute(const std::string& path);
 /// Number of '\n'-terminated lines in `text`.
 std::size_t lineCount(const std::string& text);
+/// Whether `what` occurs in `text`.
+bool contains(const std::string& text, const std::string& what);
 
 /// A fresh directory under /tmp, removed (recursively) on destruction
 /// unless $VGJIT_KEEP_TMP is set.
