@@ -144,13 +144,10 @@ ensure_tarball() {
 
 # Check that DIR holds Valgrind $V (configure.ac's version macros).
 check_upstream_version() {
-  local dir=$1 major minor micro got
+  local dir=$1 got
   [ -f "$dir/configure.ac" ] && [ -d "$dir/coregrind" ] \
     || die "$dir does not look like a Valgrind source tree (no configure.ac or coregrind/)"
-  major=$(sed -n 's/^m4_define(\[v_major_ver\], *\[\([0-9]*\)\]).*/\1/p' "$dir/configure.ac")
-  minor=$(sed -n 's/^m4_define(\[v_minor_ver\], *\[\([0-9]*\)\]).*/\1/p' "$dir/configure.ac")
-  micro=$(sed -n 's/^m4_define(\[v_micro_ver\], *\[\([0-9]*\)\]).*/\1/p' "$dir/configure.ac")
-  got="$major.$minor.$micro"
+  got=$(sh "$VGJIT_SRCDIR/build-aux/valgrind-version.sh" "$dir" 2>/dev/null || echo unknown)
   [ "$got" = "$V" ] || die "$dir is Valgrind $got, but this project is pinned to Valgrind $V"
 }
 
