@@ -1,0 +1,374 @@
+// jitbench: the client program of `make bench` (see bench/vgbench.cpp,
+// which runs it natively and under the patched and the stock Valgrind).
+//
+// It emits N tiny x86-64 functions (16 bytes each: `mov eax, i; ret`) into
+// one anonymous executable mapping and then exercises one part of the JIT
+// code registry.  Each mode times only its own loop with CLOCK_MONOTONIC
+// (Valgrind's start-up and the code emission are not counted) and prints
+// its results to stdout as `key=value` lines, which the driver parses:
+//
+//   register N jit|discard|none [keep]
+//        one request per function, all N live at once:
+//          jit      VALGRIND_JIT_REGISTER(code_i, 16, name_i)
+//          discard  VALGRIND_DISCARD_TRANSLATIONS(code_i, 16) (what a JIT
+//                   already issues today when it emits code)
+//          none     no request (the loop and its loads only)
+//        Names are 24 characters ("jitbench_fn_%012u"), built before the
+//        timed loop in every mode.  Prints loop_ns, vmhwm_kb (peak resident
+//        memory of the whole process, from /proc/self/status: under
+//        Valgrind that includes Valgrind's own memory) and ok (requests
+//        that returned nonzero).  Then it unmaps the code (which drops
+//        every registration inside) and prints unmap_ns; with `keep` it
+//        leaves the code mapped (for profiling the loop alone).
+//   calls N reg|noreg
+//        registers every function (reg) or none (noreg), then calls each
+//        once; the timed loop is the calls only, so under a tool it holds
+//        the translation, instrumentation and name lookup of N new
+//        functions.  Prints loop_ns and sum (a checksum of the results).
+//   dump N wait|nowait
+//        writes ./jit-<pid>.dump with a header and N CODE_LOAD records for
+//        the N functions, closes it, maps it PROT_READ|PROT_EXEC (which is
+//        how a producer tells profilers, and Valgrind, to follow it), then
+//        (wait) spins in plain client code, asking after every ~10^5
+//        basic blocks whether the last function is registered
+//        (VALGRIND_JIT_UNREGISTER returns nonzero once it is), for at
+//        most 300 s; (nowait) spins once.  Prints ingest_ns (from the mmap
+//        to the moment the last record was seen registered), first_ok,
+//        last_ok and file_bytes.  The file is removed before exit; the
+//        code stays mapped until the process ends.
+//   native ITERATIONS
+//        natively: a tight loop of VALGRIND_JIT_REGISTER with a compiler
+//        barrier, and the same loop without the request.  Prints
+//        ns_per_request and ns_per_empty_iteration.
+//
+// Exit status 0 on success, 2 on a usage or system error.
+
+#include <valgrind/jit.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t kFnBytes = 16;     // bytes per emitted function
+constexpr std::size_t kNameLen = 24;     // characters per name
+
+[[noreturn]] void die(const std::string& msg) {
+    std::fprintf(stderr, "jitbench: %s\n", msg.c_str());
+    std::exit(2);
+}
+
+std::uint64_t now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+           static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// Keeps the compiler from moving memory accesses across this point or
+// deleting a loop whose effects it cannot see.
+inline void barrier() { asm volatile("" ::: "memory"); }
+
+// N functions `mov eax, i; ret` (padded with int3) in one anonymous
+// mapping, readable and executable; unmapped on destruction.
+class Code {
+public:
+    explicit Code(std::size_t n) : n_(n), size_(n * kFnBytes) {
+        void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            die(std::string("mmap code: ") + std::strerror(errno));
+        base_ = static_cast<unsigned char*>(p);
+        for (std::size_t i = 0; i < n; ++i) {
+            unsigned char* f = base_ + i * kFnBytes;
+            std::memset(f, 0xCC, kFnBytes);
+            const auto v = static_cast<std::uint32_t>(i);
+            f[0] = 0xB8;                       // mov eax, imm32
+            std::memcpy(f + 1, &v, sizeof v);
+            f[5] = 0xC3;                       // ret
+        }
+        if (mprotect(base_, size_, PROT_READ | PROT_EXEC) != 0)
+            die(std::string("mprotect code: ") + std::strerror(errno));
+    }
+    ~Code() { unmap(); }
+    Code(const Code&) = delete;
+    Code& operator=(const Code&) = delete;
+
+    // Unmaps the code now (Valgrind drops the registrations inside).
+    void unmap() {
+        if (base_ != nullptr)
+            munmap(base_, size_);
+        base_ = nullptr;
+    }
+    // Leaves the code mapped at exit: the process ends with no munmap.
+    void keep() { base_ = nullptr; }
+
+    unsigned char* fn(std::size_t i) const { return base_ + i * kFnBytes; }
+    std::size_t count() const { return n_; }
+
+private:
+    std::size_t n_;
+    std::size_t size_;
+    unsigned char* base_;
+};
+
+// N NUL-terminated names of kNameLen characters in one buffer.
+class Names {
+public:
+    explicit Names(std::size_t n) : buf_(n * (kNameLen + 1)) {
+        for (std::size_t i = 0; i < n; ++i)
+            std::snprintf(&buf_[i * (kNameLen + 1)], kNameLen + 1,
+                          "jitbench_fn_%012llu",
+                          static_cast<unsigned long long>(i % 1000000000000ull));
+    }
+    const char* operator[](std::size_t i) const {
+        return &buf_[i * (kNameLen + 1)];
+    }
+
+private:
+    std::vector<char> buf_;
+};
+
+// Peak resident set of this process in KiB (VmHWM), or -1.
+long vmhwm_kb() {
+    FILE* f = std::fopen("/proc/self/status", "r");
+    if (f == nullptr)
+        return -1;
+    char line[256];
+    long kb = -1;
+    while (std::fgets(line, sizeof line, f) != nullptr)
+        if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    std::fclose(f);
+    return kb;
+}
+
+std::size_t parse_count(const char* s) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v == 0 || v > 10000000000ull)
+        die(std::string("bad count '") + s + "' (1..10^10)");
+    return static_cast<std::size_t>(v);
+}
+
+int mode_register(std::size_t n, const std::string& how, bool keep) {
+    Code code(n);
+    Names names(n);
+    unsigned long ok = 0;
+    std::uint64_t t0 = 0, t1 = 0;
+    if (how == "jit") {
+        t0 = now_ns();
+        for (std::size_t i = 0; i < n; ++i)
+            ok += VALGRIND_JIT_REGISTER(code.fn(i), kFnBytes, names[i]) != 0;
+        t1 = now_ns();
+    } else if (how == "discard") {
+        t0 = now_ns();
+        for (std::size_t i = 0; i < n; ++i) {
+            VALGRIND_DISCARD_TRANSLATIONS(code.fn(i), kFnBytes);
+            // Touch the name as the jit loop does (the request reads it).
+            ok += names[i][0] != 0;
+        }
+        t1 = now_ns();
+    } else if (how == "none") {
+        t0 = now_ns();
+        for (std::size_t i = 0; i < n; ++i) {
+            barrier();
+            ok += names[i][0] != 0 && code.fn(i) != nullptr;
+        }
+        t1 = now_ns();
+    } else {
+        die("register: mode must be jit, discard or none");
+    }
+    const long hwm = vmhwm_kb();
+    std::uint64_t t2 = now_ns(), t3 = t2;
+    if (keep) {
+        code.keep();
+    } else {
+        code.unmap();
+        t3 = now_ns();
+    }
+    std::printf("loop_ns=%llu\nok=%lu\nvmhwm_kb=%ld\nunmap_ns=%llu\n",
+                static_cast<unsigned long long>(t1 - t0), ok, hwm,
+                static_cast<unsigned long long>(t3 - t2));
+    return 0;
+}
+
+int mode_calls(std::size_t n, const std::string& how) {
+    if (how != "reg" && how != "noreg")
+        die("calls: mode must be reg or noreg");
+    Code code(n);
+    if (how == "reg") {
+        Names names(n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (VALGRIND_JIT_REGISTER(code.fn(i), kFnBytes, names[i]) == 0 &&
+                RUNNING_ON_VALGRIND)
+                die("calls: a registration was refused");
+    }
+    using Fn = std::uint32_t (*)();
+    std::uint64_t sum = 0;
+    const std::uint64_t t0 = now_ns();
+    for (std::size_t i = 0; i < n; ++i)
+        sum += reinterpret_cast<Fn>(code.fn(i))();
+    const std::uint64_t t1 = now_ns();
+    if (sum != static_cast<std::uint64_t>(n) * (n - 1) / 2)
+        die("calls: wrong checksum");
+    std::printf("loop_ns=%llu\nsum=%llu\n",
+                static_cast<unsigned long long>(t1 - t0),
+                static_cast<unsigned long long>(sum));
+    return 0;
+}
+
+// Little-endian (host order) writes of jitdump fields into a byte buffer.
+class Bytes {
+public:
+    void u32(std::uint32_t v) { put(&v, 4); }
+    void u64(std::uint64_t v) { put(&v, 8); }
+    void put(const void* p, std::size_t n) {
+        const auto* c = static_cast<const unsigned char*>(p);
+        buf.insert(buf.end(), c, c + n);
+    }
+    std::vector<unsigned char> buf;
+};
+
+// Spins in plain client code for about 10^5 basic blocks (one scheduler
+// time slice under Valgrind).
+void spin() {
+    volatile std::uint64_t x = 0;
+    for (int i = 0; i < 100000; ++i)
+        x = x + 1;
+}
+
+int mode_dump(std::size_t n, const std::string& how) {
+    if (how != "wait" && how != "nowait")
+        die("dump: mode must be wait or nowait");
+    Code code(n);
+    Names names(n);
+    const auto pid = static_cast<std::uint32_t>(getpid());
+    const std::string path = "jit-" + std::to_string(pid) + ".dump";
+
+    // The file: header (jitdump specification, version 1), then for each
+    // function a CODE_LOAD record carrying its name and code bytes.
+    Bytes b;
+    b.buf.reserve(40 + n * (16 + 40 + kNameLen + 1 + kFnBytes));
+    b.u32(0x4A695444u);   // magic "JiTD"
+    b.u32(1);             // version
+    b.u32(40);            // header size
+    b.u32(62);            // EM_X86_64
+    b.u32(0);             // pad
+    b.u32(pid);
+    b.u64(now_ns());      // timestamp
+    b.u64(0);             // flags
+    const auto rec_size =
+        static_cast<std::uint32_t>(16 + 40 + kNameLen + 1 + kFnBytes);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto addr = reinterpret_cast<std::uint64_t>(code.fn(i));
+        b.u32(0);         // CODE_LOAD
+        b.u32(rec_size);
+        b.u64(i);         // timestamp
+        b.u32(pid);
+        b.u32(pid);       // tid
+        b.u64(addr);      // vma
+        b.u64(addr);      // code_addr
+        b.u64(kFnBytes);  // code_size
+        b.u64(i);         // code_index
+        b.put(names[i], kNameLen + 1);
+        b.put(code.fn(i), kFnBytes);
+    }
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        die("open " + path + ": " + std::strerror(errno));
+    for (std::size_t off = 0; off < b.buf.size();) {
+        const ssize_t w = write(fd, b.buf.data() + off, b.buf.size() - off);
+        if (w <= 0)
+            die("write " + path + ": " + std::strerror(errno));
+        off += static_cast<std::size_t>(w);
+    }
+
+    const std::uint64_t t0 = now_ns();
+    void* map = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED)
+        die("mmap " + path + ": " + std::strerror(errno));
+    unsigned long last_ok = 0;
+    std::uint64_t t1 = t0;
+    for (;;) {
+        spin();
+        last_ok = VALGRIND_JIT_UNREGISTER(code.fn(n - 1));
+        t1 = now_ns();
+        if (last_ok != 0 || how == "nowait" || !RUNNING_ON_VALGRIND ||
+            t1 - t0 > 300ull * 1000000000ull)
+            break;
+    }
+    const unsigned long first_ok = VALGRIND_JIT_UNREGISTER(code.fn(0));
+    std::printf("ingest_ns=%llu\nfirst_ok=%lu\nlast_ok=%lu\nfile_bytes=%zu\n",
+                static_cast<unsigned long long>(t1 - t0), first_ok, last_ok,
+                b.buf.size());
+    munmap(map, 4096);
+    close(fd);
+    unlink(path.c_str());
+    // Exit with the code still mapped: unmapping it would drop the
+    // registrations one by one and add that to the measured run.
+    code.keep();
+    return 0;
+}
+
+int mode_native(std::size_t iters) {
+    if (RUNNING_ON_VALGRIND)
+        die("native: must not run under Valgrind");
+    Code code(1);
+    const char* name = "jitbench_native_function";
+    unsigned long sum = 0;
+    // Each iteration passes a different address, so nothing can be hoisted.
+    auto* base = code.fn(0);
+    const std::uint64_t t0 = now_ns();
+    for (std::size_t i = 0; i < iters; ++i) {
+        sum += VALGRIND_JIT_REGISTER(base + (i & 15), kFnBytes, name);
+        barrier();
+    }
+    const std::uint64_t t1 = now_ns();
+    for (std::size_t i = 0; i < iters; ++i) {
+        sum += reinterpret_cast<std::uintptr_t>(base + (i & 15)) == 0;
+        barrier();
+    }
+    const std::uint64_t t2 = now_ns();
+    std::printf("ns_per_request=%.3f\nns_per_empty_iteration=%.3f\nsum=%lu\n",
+                static_cast<double>(t1 - t0) / static_cast<double>(iters),
+                static_cast<double>(t2 - t1) / static_cast<double>(iters), sum);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string usage =
+        "usage: jitbench register N jit|discard|none [keep] | calls N reg|noreg |"
+        " dump N wait|nowait | native ITERATIONS";
+    if (argc < 3)
+        die(usage);
+    const std::string mode = argv[1];
+    const std::size_t n = parse_count(argv[2]);
+    if (mode == "native" && argc == 3)
+        return mode_native(n);
+    if (mode == "register" && argc == 5 && std::string(argv[4]) == "keep")
+        return mode_register(n, argv[3], true);
+    if (argc != 4)
+        die(usage);
+    if (mode == "register")
+        return mode_register(n, argv[3], false);
+    if (mode == "calls")
+        return mode_calls(n, argv[3]);
+    if (mode == "dump")
+        return mode_dump(n, argv[3]);
+    die(usage);
+}

@@ -1,0 +1,646 @@
+// vgbench: the driver of `make bench`.  Runs bench/jitbench (and bzip2)
+// natively, under the patched Valgrind (stage/bin/valgrind) and under the
+// unpatched Valgrind of the same release (build/stock-install/bin/valgrind),
+// and prints one Markdown table to stdout (also written to
+// WORKDIR/bench-table.md).  Progress goes to stderr.
+//
+// Method: every figure is the median of R runs (R >= 5 unless a row says
+// otherwise); the sides of a comparison run alternately in one loop
+// (A B A B ..., or A B C A B C ...), so slow drifts of the machine hit
+// both sides alike.  Times measured inside the client (CLOCK_MONOTONIC
+// around the loop of interest) are used where Valgrind's start-up would
+// otherwise dominate; whole-run wall times elsewhere.
+//
+// Usage: vgbench --patched=VALGRIND --stock=VALGRIND --jitbench=PATH
+//                --bzip2=PATH --workdir=DIR [--repeats=R]
+//                [--lookup-max=N] [--only=LIST]
+//   --repeats     runs per side (default 5, minimum 5)
+//   --lookup-max  largest N of the Callgrind lookup rows (default 100000;
+//                 1000000 takes hours: see the table's note)
+//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6
+//                 (4 needs 2's largest run and is run with it)
+// Exit status: 0 when every run succeeded (whether or not targets are met),
+// 1 when a run failed (its Valgrind log is named), 2 on a usage error.
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+    std::string patched, stock, jitbench, bzip2, workdir;
+    int repeats = 5;
+    unsigned long lookup_max = 100000;
+    std::set<int> only;   // empty: all rows
+};
+
+// One command to time.  Its stdout is parsed for key=value lines unless
+// discard_stdout is set; its stderr goes to WORKDIR/<log>.log.
+struct Cmd {
+    std::string log;
+    std::vector<std::string> argv;
+    bool discard_stdout = false;
+};
+
+// One run: whole-process wall time and the key=value lines it printed.
+struct Sample {
+    double wall_s = 0;
+    double cpu_s = 0;   // user + system time of the process and its children
+    std::map<std::string, double> kv;
+};
+
+const Options* g_opt = nullptr;
+
+double now_s() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Runs cmd in the work directory; throws with the log's path on failure.
+Sample run_once(const Cmd& cmd) {
+    const std::string log = g_opt->workdir + "/" + cmd.log + ".log";
+    int out[2];
+    if (pipe(out) != 0)
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    const double t0 = now_s();
+    const pid_t pid = fork();
+    if (pid < 0)
+        throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+        if (chdir(g_opt->workdir.c_str()) != 0)
+            _exit(127);
+        const int err = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int null = open("/dev/null", O_RDWR);
+        if (err < 0 || null < 0)
+            _exit(127);
+        dup2(null, 0);
+        dup2(cmd.discard_stdout ? null : out[1], 1);
+        dup2(err, 2);
+        close(out[0]);
+        close(out[1]);
+        std::vector<char*> args;
+        for (const auto& a : cmd.argv)
+            args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        std::fprintf(stderr, "vgbench: cannot run %s: %s\n", args[0], std::strerror(errno));
+        _exit(127);
+    }
+    close(out[1]);
+    std::string text;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = read(out[0], buf, sizeof buf);
+        if (n > 0)
+            text.append(buf, static_cast<std::size_t>(n));
+        else if (n == 0 || errno != EINTR)
+            break;
+    }
+    close(out[0]);
+    int status = 0;
+    rusage ru{};
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+    }
+    Sample s;
+    s.wall_s = now_s() - t0;
+    s.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+              1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::string line;
+        for (const auto& a : cmd.argv)
+            line += a + " ";
+        throw std::runtime_error("run failed (status " + std::to_string(status) + "): " +
+                                 line + "\n  see " + log);
+    }
+    std::istringstream in(text);
+    std::string l;
+    while (std::getline(in, l)) {
+        const auto eq = l.find('=');
+        if (eq != std::string::npos)
+            s.kv[l.substr(0, eq)] = std::strtod(l.c_str() + eq + 1, nullptr);
+    }
+    return s;
+}
+
+// Runs the commands in rotation (A B C A B C ...) `reps` times; result[i]
+// holds command i's samples.
+std::vector<std::vector<Sample>> rotate(const std::string& what, const std::vector<Cmd>& cmds,
+                                        int reps) {
+    std::vector<std::vector<Sample>> res(cmds.size());
+    const double t0 = now_s();
+    for (int r = 0; r < reps; ++r)
+        for (std::size_t i = 0; i < cmds.size(); ++i)
+            res[i].push_back(run_once(cmds[i]));
+    std::fprintf(stderr, "vgbench: %-58s %3d x %zu runs, %6.1f s\n", what.c_str(), reps,
+                 cmds.size(), now_s() - t0);
+    return res;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return NAN;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double median_of(const std::vector<Sample>& s, const std::string& key) {
+    std::vector<double> v;
+    for (const auto& x : s) {
+        const auto it = x.kv.find(key);
+        if (it == x.kv.end())
+            throw std::runtime_error("a run printed no " + key);
+        v.push_back(it->second);
+    }
+    return median(v);
+}
+
+double median_wall(const std::vector<Sample>& s) {
+    std::vector<double> v;
+    for (const auto& x : s)
+        v.push_back(x.wall_s);
+    return median(v);
+}
+
+double median_cpu(const std::vector<Sample>& s) {
+    std::vector<double> v;
+    for (const auto& x : s)
+        v.push_back(x.cpu_s);
+    return median(v);
+}
+
+double min_of(const std::vector<Sample>& s, const std::string& key) {
+    double m = INFINITY;
+    for (const auto& x : s)
+        m = std::min(m, x.kv.at(key));
+    return m;
+}
+
+std::string fmt(const char* f, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+std::string p10(unsigned long n) {
+    int e = 0;
+    unsigned long m = n;
+    while (m >= 10 && m % 10 == 0) {
+        m /= 10;
+        ++e;
+    }
+    if (m == 1 && e >= 3)
+        return "10^" + std::to_string(e);
+    return std::to_string(n);
+}
+
+// The table being built.
+struct Row {
+    std::string id, what, runs, base, patched, result, target, verdict;
+};
+std::vector<Row> g_rows;
+std::vector<std::string> g_notes;
+
+std::string verdict(bool met) { return met ? "met" : "**MISSED**"; }
+
+bool wanted(int row) { return g_opt->only.empty() || g_opt->only.count(row) > 0; }
+
+std::vector<std::string> vg(const std::string& valgrind, const std::string& tool,
+                            std::vector<std::string> extra, std::vector<std::string> prog) {
+    std::vector<std::string> a{valgrind, "-q", "--tool=" + tool};
+    if (tool == "callgrind")
+        a.push_back("--callgrind-out-file=/dev/null");
+    a.insert(a.end(), extra.begin(), extra.end());
+    a.insert(a.end(), prog.begin(), prog.end());
+    return a;
+}
+
+// Deterministic text of `bytes` bytes: words over a 10-letter alphabet
+// drawn by a 64-bit LCG from a 5000-word vocabulary (compresses ~3:1).
+void write_input(const std::string& path, std::size_t bytes) {
+    std::uint64_t x = 0x2545F4914F6CDD1Dull;
+    auto next = [&x]() {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<std::uint32_t>(x >> 33);
+    };
+    std::vector<std::string> vocab(5000);
+    for (auto& w : vocab) {
+        const unsigned len = 2 + next() % 8;
+        for (unsigned i = 0; i < len; ++i)
+            w.push_back(static_cast<char>('a' + next() % 10));
+    }
+    std::string text;
+    text.reserve(bytes + 16);
+    while (text.size() < bytes) {
+        text += vocab[next() % vocab.size()];
+        text += (next() % 16 == 0) ? '\n' : ' ';
+    }
+    text.resize(bytes);
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    if (!f)
+        throw std::runtime_error("cannot write " + path);
+}
+
+// 1. A program without JIT code: bzip2 under Callgrind and Memcheck.
+void row_nojit() {
+    const std::string input = "bzip2-input.txt";
+    write_input(g_opt->workdir + "/" + input, 2u << 20);
+    int k = 0;
+    for (const std::string tool : {"callgrind", "memcheck"}) {
+        const std::vector<std::string> prog{g_opt->bzip2, "-9", "-c", input};
+        Cmd s{"nojit-" + tool + "-stock", vg(g_opt->stock, tool, {}, prog), true};
+        Cmd p{"nojit-" + tool + "-patched", vg(g_opt->patched, tool, {}, prog), true};
+        const auto res = rotate("1. bzip2 under " + tool, {s, p}, g_opt->repeats);
+        const double ws = median_wall(res[0]), wp = median_wall(res[1]);
+        const double ratio = wp / ws;
+        const double cpu_ratio = median_cpu(res[1]) / median_cpu(res[0]);
+        g_rows.push_back({"1" + std::string(1, static_cast<char>('a' + k++)),
+                          "No JIT code: `bzip2 -9` of 2 MiB of text under " + tool +
+                              ", wall time of the whole run",
+                          std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats),
+                          fmt("%.3f s", ws), fmt("%.3f s", wp),
+                          fmt("%.3f x", ratio) + " (CPU time: " + fmt("%.3f x", cpu_ratio) + ")",
+                          "patched/stock <= 1.01", verdict(ratio <= 1.01)});
+        if (ratio > 1.01)
+            g_notes.push_back(
+                "Row 1 (" + tool + "): for a program that registers nothing, the "
+                "patched core adds a registry check (an empty tree, no producer "
+                "file) per symbol-lookup miss and per scheduler time slice, and "
+                "a jitdump-name test per file mapping.  If this row misses, "
+                "profile both builds with perf on this workload before changing "
+                "anything: on a shared 2-CPU machine, run-to-run noise can exceed 1%.");
+    }
+}
+
+// 2 (and 4). Registration against DISCARD_TRANSLATIONS.
+void row_register() {
+    const std::vector<unsigned long> ns{10000, 100000, 1000000};
+    for (const std::string tool : {"none", "callgrind"}) {
+        std::vector<double> ratios, reg_ns;
+        double unmap_jit = 0, unmap_plain = 0;
+        for (const unsigned long n : ns) {
+            const std::string N = std::to_string(n);
+            Cmd d{"reg-" + tool + "-discard-stock",
+                  vg(g_opt->stock, tool, {}, {g_opt->jitbench, "register", N, "discard"})};
+            Cmd j{"reg-" + tool + "-jit-patched",
+                  vg(g_opt->patched, tool, {}, {g_opt->jitbench, "register", N, "jit"})};
+            std::vector<Cmd> cmds{d, j};
+            const bool memory = tool == "none" && n == 1000000 && wanted(4);
+            if (memory)
+                cmds.push_back({"reg-none-plain-patched",
+                                vg(g_opt->patched, tool, {},
+                                   {g_opt->jitbench, "register", N, "none"})});
+            const auto res = rotate("2. register " + p10(n) + " under " + tool +
+                                        (memory ? " (+4. memory)" : ""),
+                                    cmds, g_opt->repeats);
+            if (min_of(res[1], "ok") != static_cast<double>(n))
+                throw std::runtime_error("a registration was refused (see reg-" + tool +
+                                         "-jit-patched.log)");
+            const double dn = median_of(res[0], "loop_ns") / static_cast<double>(n);
+            const double jn = median_of(res[1], "loop_ns") / static_cast<double>(n);
+            ratios.push_back(jn / dn);
+            reg_ns.push_back(jn);
+            g_rows.push_back({"2", "Registration, " + p10(n) +
+                                       " functions live at once, one request each, --tool=" +
+                                       tool + ": ns per request in the client's loop "
+                                       "(baseline: DISCARD_TRANSLATIONS, stock)",
+                              std::to_string(g_opt->repeats) + "+" +
+                                  std::to_string(g_opt->repeats),
+                              fmt("%.0f ns", dn), fmt("%.0f ns", jn), fmt("%.2f x", jn / dn),
+                              "register/discard <= 1.0", verdict(jn / dn <= 1.0)});
+            if (n == ns.back()) {
+                unmap_jit = median_of(res[1], "unmap_ns") / static_cast<double>(n);
+                unmap_plain = median_of(res[0], "unmap_ns") / static_cast<double>(n);
+            }
+            if (memory) {
+                const double hj = median_of(res[1], "vmhwm_kb");
+                const double hn = median_of(res[2], "vmhwm_kb");
+                const double per = (hj - hn) * 1024.0 / static_cast<double>(n);
+                g_rows.push_back(
+                    {"4", "Memory: peak RSS (VmHWM) of the Valgrind process with " + p10(n) +
+                              " registered functions (24-character names) minus the same "
+                              "run without the requests, per function (--tool=none)",
+                     std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats),
+                     fmt("%.0f MiB", hn / 1024), fmt("%.0f MiB", hj / 1024),
+                     fmt("%.0f bytes", per), "<= 64 + 25 (name) = 89 bytes",
+                     verdict(per <= 89.0)});
+                if (per > 89.0)
+                    g_notes.push_back(
+                        "Row 4: each function costs a pooled OSet (AVL) node of 64 bytes "
+                        "(24-byte AVL header + 40-byte JitFn: start, size, epoch, name, "
+                        "object and line-table pointers), an interned name allocated "
+                        "on its own from the dinfo arena (24-byte JitName header + 25 "
+                        "bytes, rounded up and framed by the arena's size fields and "
+                        "redzones: about 96 bytes), and the name hash table's chain "
+                        "array (8 bytes per chain, load factor <= 1, both arrays live "
+                        "while it resizes).  Meeting 64 bytes + name needs: names "
+                        "appended to a chunked string pool (no per-name header; "
+                        "interning only if a hash lookup is cheap enough to keep), a "
+                        "24-byte record (start, 32-bit size, 32-bit epoch, 32-bit name "
+                        "offset, 16-bit object index) kept in a B-tree or sorted chunked "
+                        "array instead of an AVL node per function.");
+            }
+        }
+        const double growth = ratios.back() / ratios.front();
+        g_rows.push_back({"2", "Registration ratio growth, " + p10(ns.front()) + " -> " +
+                                   p10(ns.back()) + " functions, --tool=" + tool,
+                          "", fmt("%.2f x", ratios.front()), fmt("%.2f x", ratios.back()),
+                          fmt("%.2f x", growth), "no growth (<= 1.2 x)",
+                          verdict(growth <= 1.2)});
+        g_rows.push_back({"2", "(no target) munmap of the " + p10(ns.back()) +
+                                   " functions' code after the loop, --tool=" + tool +
+                                   ": ns per function (baseline: nothing registered, stock)",
+                          std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats),
+                          fmt("%.0f ns", unmap_plain), fmt("%.0f ns", unmap_jit),
+                          fmt("%.0f x", unmap_jit / unmap_plain), "-", "-"});
+        bool missed = growth > 1.2;
+        for (double r : ratios)
+            missed = missed || r > 1.0;
+        if (missed && tool == "none")
+            g_notes.push_back(
+                "Row 2: a registration does everything the discard does (jitreg.c "
+                "ML_(jit_register) calls VG_(discard_translations) on the range, so "
+                "that Callgrind forgets blocks before names change) and then the "
+                "registry's own work: client_strlen checks the name page by page "
+                "(VG_(am_is_valid_for_client)), the range is checked for execute "
+                "permission and against the text of every loaded ELF object "
+                "(overlaps_object_text walks the DebugInfo list), the name is interned "
+                "(FNV hash + VG_(HT_gen_lookup) + VG_(HT_add_node), both a '%' by the "
+                "prime chain count and cache misses in a table of 10^6 names), "
+                "remove_range looks for overlaps (VG_(OSetGen_ResetIterAt), an AVL "
+                "descent) and insert_fn inserts (another descent), and the epoch "
+                "advances.  With 10^6 live functions the name table and tree no "
+                "longer fit in the caches, hence the growth.  Meeting <= 1.0x needs "
+                "the registration to be cheaper than a discard, i.e. to skip "
+                "VG_(discard_translations) when the range has never been translated "
+                "(a per-page 'has translations' summary kept by m_transtab; freshly "
+                "emitted code never has any), to insert ascending addresses at the "
+                "end of a B-tree/sorted chunked array in O(1) (JITs emit upward "
+                "through a code heap), to copy names into a bump-pointer pool "
+                "without interning, and to do the overlap check against ELF text "
+                "with one lookup in an address-sorted array instead of a list walk.");
+        if (tool == "none")
+            g_notes.push_back(
+                "Row 2 (munmap, no target): unmapping a range drops its functions one "
+                "by one: jitreg.c remove_range calls VG_(discard_translations) per "
+                "function and re-descends the tree (first_intersecting) per function, "
+                "and names are freed in batches of 256 after a symbol-name-cache "
+                "invalidation each.  One VG_(discard_translations) for the whole "
+                "unmapped range (m_debuginfo's munmap path already discards it) and "
+                "an in-order walk of the tree (removing nodes without re-descending) would remove that per-function discard and descent.");
+    }
+}
+
+// 3. Name lookups at scale under Callgrind.
+void row_lookup() {
+    std::vector<unsigned long> ns;
+    for (unsigned long n = 1000; n <= g_opt->lookup_max && n <= 1000000; n *= 10)
+        ns.push_back(n);
+    std::vector<double> stock_us, patched_us;
+    for (const unsigned long n : ns) {
+        const std::string N = std::to_string(n);
+        // Callgrind's time per new function grows with N (see the note), so
+        // 10^5 and above run the minimum 5 times.
+        const int reps = n >= 100000 ? 5 : std::max(5, g_opt->repeats);
+        Cmd s{"calls-stock", vg(g_opt->stock, "callgrind", {}, {g_opt->jitbench, "calls", N, "noreg"})};
+        Cmd p{"calls-patched", vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "calls", N, "reg"})};
+        const auto res = rotate("3. Callgrind, call " + p10(n) + " functions once", {s, p}, reps);
+        const double su = median_of(res[0], "loop_ns") / 1000.0 / static_cast<double>(n);
+        const double pu = median_of(res[1], "loop_ns") / 1000.0 / static_cast<double>(n);
+        stock_us.push_back(su);
+        patched_us.push_back(pu);
+        g_rows.push_back({"3", "Lookup: Callgrind, each of " + p10(n) +
+                                   " functions called once, us per function in the client's "
+                                   "call loop (stock: unnamed; patched: registered, named)",
+                          std::to_string(reps) + "+" + std::to_string(reps), fmt("%.1f us", su),
+                          fmt("%.1f us", pu), fmt("%.2f x", pu / su), "-", "-"});
+    }
+    auto spread = [](const std::vector<double>& v) {
+        return *std::max_element(v.begin(), v.end()) / *std::min_element(v.begin(), v.end());
+    };
+    const double fs = spread(stock_us), fp = spread(patched_us);
+    g_rows.push_back({"3", "Lookup: time per function, max/min over N = " + p10(ns.front()) +
+                               ".." + p10(ns.back()) + " (Callgrind)",
+                      "", fmt("%.2f x", fs), fmt("%.2f x", fp), fmt("%.2f x", fp),
+                      "flat within 1.2 x", verdict(fp <= 1.2)});
+    std::vector<double> ratio;
+    for (std::size_t i = 0; i < ns.size(); ++i)
+        ratio.push_back(patched_us[i] / stock_us[i]);
+    g_rows.push_back({"3", "(derived, no target) patched/stock time per function, max/min "
+                           "over N: the registry's share does not grow if this stays near 1",
+                      "", "", "", fmt("%.2f x", spread(ratio)), "-", "-"});
+    if (ns.back() < 1000000)
+        g_notes.push_back(
+            "Row 3: N = 10^6 is not run by default (--lookup-max=1000000 runs it): "
+            "Callgrind's time per new function grows linearly with the number of "
+            "functions it knows (below), so one run at 10^6 takes hours on stock and "
+            "patched alike.");
+    if (fp > 1.2)
+        g_notes.push_back(
+            "Row 3: the growth is Callgrind's own and the same on stock with unnamed "
+            "functions: callgrind/fn.c keeps the functions of one file in a fixed "
+            "hash table of N_FN_ENTRIES = 87 chains (global.h), and every JIT "
+            "function (unnamed: '0x...' names; registered: no line table, file "
+            "'?""?""?') lands in the same file, so CLG_(get_fn_node) walks chains of "
+            "N/87 entries with VG_(strcmp) (perf: get_fn_node + strcmp take ~half "
+            "the samples at 4*10^4 functions).  Past ~10^5 translations "
+            "VG_(search_transtab) also grows (every new function misses in every "
+            "full sector).  The registry's own lookup is an OSet (AVL) search, "
+            "O(log N).  Meeting 'flat within 1.2x' needs Callgrind's per-file "
+            "function table to resize (e.g. a VgHashTable keyed by the name's "
+            "hash), a change to callgrind/fn.c, not to the registry.");
+}
+
+// 5. jitdump ingestion.
+void row_jitdump() {
+    const unsigned long n = 1000000;
+    const std::string N = std::to_string(n);
+    Cmd off{"dump-no", vg(g_opt->patched, "none", {"--jit-dump=no"},
+                          {g_opt->jitbench, "dump", N, "nowait"})};
+    Cmd on{"dump-yes", vg(g_opt->patched, "none", {"--jit-dump=yes"},
+                          {g_opt->jitbench, "dump", N, "wait"})};
+    const auto res = rotate("5. jitdump ingestion, " + p10(n) + " CODE_LOAD", {off, on},
+                            g_opt->repeats);
+    if (min_of(res[1], "last_ok") != 1 || min_of(res[1], "first_ok") != 1)
+        throw std::runtime_error("jitdump records were not all registered (see dump-yes.log)");
+    if (min_of(res[0], "last_ok") != 0)
+        throw std::runtime_error("--jit-dump=no registered records (see dump-no.log)");
+    const double woff = median_wall(res[0]), won = median_wall(res[1]);
+    const double rate = static_cast<double>(n) / (won - woff);
+    const double inside = static_cast<double>(n) / (median_of(res[1], "ingest_ns") * 1e-9);
+    g_rows.push_back({"5", "jitdump ingestion: " + p10(n) + " CODE_LOAD records (" +
+                               fmt("%.0f", median_of(res[1], "file_bytes") / 1e6) +
+                               " MB file), --tool=none; wall time with --jit-dump=no "
+                               "vs yes -> records/s (in-client, mmap to last record "
+                               "registered: " + fmt("%.3g", inside) + "/s)",
+                      std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats),
+                      fmt("%.2f s", woff), fmt("%.2f s", won), fmt("%.3g rec/s", rate),
+                      ">= 10^6 rec/s", verdict(rate >= 1e6)});
+    if (rate < 1e6)
+        g_notes.push_back(
+            "Row 5: a CODE_LOAD goes through the same ML_(jit_register) as a client "
+            "request (row 2's costs: VG_(discard_translations), name interning, tree "
+            "insert, epoch advance, ELF-text overlap walk), plus the parser and a "
+            "copy of each record out of a 64 KiB pread buffer.  The registration "
+            "is the bulk: meeting 10^6 records/s needs row 2's design changes "
+            "(skip the discard for never-translated ranges, O(1) append for "
+            "ascending addresses, names into a pool without interning).");
+}
+
+// 6. The macro natively.
+void row_native() {
+    Cmd c{"native", {g_opt->jitbench, "native", "200000000"}};
+    const auto res = rotate("6. VALGRIND_JIT_REGISTER natively", {c}, std::max(5, g_opt->repeats));
+    const double req = median_of(res[0], "ns_per_request");
+    const double empty = median_of(res[0], "ns_per_empty_iteration");
+    g_rows.push_back({"6", "VALGRIND_JIT_REGISTER natively: ns per loop iteration with the "
+                           "request, minus the same loop without it (2*10^8 iterations, "
+                           "compiler barrier)",
+                      std::to_string(std::max(5, g_opt->repeats)), fmt("%.2f ns (loop)", empty),
+                      fmt("%.2f ns (loop+request)", req), fmt("%.2f ns", req - empty),
+                      "<= 2 ns", verdict(req - empty <= 2.0)});
+    if (req - empty > 2.0)
+        g_notes.push_back(
+            "Row 6: natively the request is valgrind.h's magic sequence (four "
+            "dependent 64-bit rotates of %rdi and xchg %rbx,%rbx) plus six stores "
+            "of the argument block; the rotate chain alone is 4 cycles.");
+}
+
+std::string read_first(const std::string& path, const std::string& key) {
+    std::ifstream f(path);
+    std::string l;
+    while (std::getline(f, l))
+        if (l.compare(0, key.size(), key) == 0) {
+            auto p = l.find(':');
+            if (p != std::string::npos) {
+                std::string v = l.substr(p + 1);
+                v.erase(0, v.find_first_not_of(" \t"));
+                return v;
+            }
+        }
+    return "?";
+}
+
+std::string machine() {
+    const std::string model = read_first("/proc/cpuinfo", "model name");
+    const std::string mem = read_first("/proc/meminfo", "MemTotal");
+    std::string os = read_first("/etc/os-release", "PRETTY_NAME");
+    std::ifstream osr("/etc/os-release");
+    std::string l;
+    while (std::getline(osr, l))
+        if (l.rfind("PRETTY_NAME=", 0) == 0)
+            os = l.substr(12);
+    os.erase(std::remove(os.begin(), os.end(), '"'), os.end());
+    const double gib = std::strtod(mem.c_str(), nullptr) / 1024.0 / 1024.0;
+    return std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs (" + model + "), " +
+           fmt("%.1f GiB", gib) + " RAM, " + os;
+}
+
+std::string table() {
+    std::ostringstream o;
+    o << "| # | Measurement | Runs | Baseline | Patched | Result | Target | Verdict |\n"
+      << "|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : g_rows)
+        o << "| " << r.id << " | " << r.what << " | " << r.runs << " | " << r.base << " | "
+          << r.patched << " | " << r.result << " | " << r.target << " | " << r.verdict
+          << " |\n";
+    if (!g_notes.empty()) {
+        o << "\n";
+        for (const auto& n : g_notes)
+            o << "- " << n << "\n";
+    }
+    return o.str();
+}
+
+bool starts(const std::string& a, const char* p, std::string& rest) {
+    const std::size_t n = std::strlen(p);
+    if (a.compare(0, n, p) != 0)
+        return false;
+    rest = a.substr(n);
+    return true;
+}
+
+[[noreturn]] void usage(const std::string& why) {
+    std::fprintf(stderr,
+                 "vgbench: %s\nusage: vgbench --patched=VALGRIND --stock=VALGRIND "
+                 "--jitbench=PATH --bzip2=PATH --workdir=DIR [--repeats=R>=5] "
+                 "[--lookup-max=N] [--only=1,2,...]\n",
+                 why.c_str());
+    std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options opt;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        std::string v;
+        if (starts(a, "--patched=", v)) opt.patched = v;
+        else if (starts(a, "--stock=", v)) opt.stock = v;
+        else if (starts(a, "--jitbench=", v)) opt.jitbench = v;
+        else if (starts(a, "--bzip2=", v)) opt.bzip2 = v;
+        else if (starts(a, "--workdir=", v)) opt.workdir = v;
+        else if (starts(a, "--repeats=", v)) opt.repeats = std::atoi(v.c_str());
+        else if (starts(a, "--lookup-max=", v)) opt.lookup_max = std::strtoul(v.c_str(), nullptr, 10);
+        else if (starts(a, "--only=", v)) {
+            std::istringstream in(v);
+            std::string t;
+            while (std::getline(in, t, ','))
+                opt.only.insert(std::atoi(t.c_str()));
+        } else usage("unknown argument " + a);
+    }
+    if (opt.patched.empty() || opt.stock.empty() || opt.jitbench.empty() || opt.bzip2.empty() ||
+        opt.workdir.empty())
+        usage("missing argument");
+    if (opt.repeats < 5)
+        usage("--repeats must be at least 5");
+    for (const auto* p : {&opt.patched, &opt.stock, &opt.jitbench, &opt.bzip2})
+        if (access(p->c_str(), X_OK) != 0)
+            usage(*p + " is not executable");
+    mkdir(opt.workdir.c_str(), 0755);
+    g_opt = &opt;
+
+    const double t0 = now_s();
+    try {
+        if (wanted(1)) row_nojit();
+        if (wanted(2) || wanted(4)) row_register();
+        if (wanted(3)) row_lookup();
+        if (wanted(5)) row_jitdump();
+        if (wanted(6)) row_native();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "vgbench: %s\n", e.what());
+        return 1;
+    }
+    std::ostringstream out;
+    out << "Machine: " << machine() << ".  `make bench` took " << fmt("%.0f", now_s() - t0)
+        << " s.  Baseline: unpatched Valgrind 3.27.1 (build/stock-install) unless the row "
+           "says otherwise; Patched: stage/bin/valgrind.  Figures are medians; Runs = runs "
+           "per side, alternated.\n\n"
+      << table();
+    std::cout << out.str();
+    std::ofstream(opt.workdir + "/bench-table.md") << out.str();
+    return 0;
+}
