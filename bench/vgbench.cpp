@@ -455,8 +455,8 @@ void row_lookup() {
         g_notes.push_back(
             "Row 3: N = 10^6 is not run by default (--lookup-max=1000000 runs it): "
             "Callgrind's time per new function grows linearly with the number of "
-            "functions it knows (below), so one run at 10^6 takes hours on stock and "
-            "patched alike.");
+            "functions it knows (below): extrapolated from 10^5, one run at 10^6 "
+            "takes 10 minutes or more on stock and patched alike (not measured).");
     if (fp > 1.2)
         g_notes.push_back(
             "Row 3: the growth is Callgrind's own and the same on stock with unnamed "
@@ -465,9 +465,9 @@ void row_lookup() {
             "function (unnamed: '0x...' names; registered: no line table, file "
             "'?""?""?') lands in the same file, so CLG_(get_fn_node) walks chains of "
             "N/87 entries with VG_(strcmp) (perf: get_fn_node + strcmp take ~half "
-            "the samples at 4*10^4 functions).  Past ~10^5 translations "
-            "VG_(search_transtab) also grows (every new function misses in every "
-            "full sector).  The registry's own lookup is an OSet (AVL) search, "
+            "the samples at 4*10^4 functions).  With a few 10^5 translations "
+            "VG_(search_transtab) grows too (every new function misses in every "
+            "full sector; 76% of the samples under Cachegrind at 4*10^5).  The registry's own lookup is an OSet (AVL) search, "
             "O(log N).  Meeting 'flat within 1.2x' needs Callgrind's per-file "
             "function table to resize (e.g. a VgHashTable keyed by the name's "
             "hash), a change to callgrind/fn.c, not to the registry.");
@@ -502,8 +502,8 @@ void row_jitdump() {
         g_notes.push_back(
             "Row 5: a CODE_LOAD goes through the same ML_(jit_register) as a client "
             "request (row 2's costs: VG_(discard_translations), name interning, tree "
-            "insert, epoch advance, ELF-text overlap walk), plus the parser and a "
-            "copy of each record out of a 64 KiB pread buffer.  The registration "
+            "insert, epoch advance, ELF-text overlap walk), plus the parser and the "
+            "pread of the file (under 3% of the samples together, perf).  The registration "
             "is the bulk: meeting 10^6 records/s needs row 2's design changes "
             "(skip the discard for never-translated ranges, O(1) append for "
             "ascending addresses, names into a pool without interning).");
