@@ -510,14 +510,27 @@ static JitFn* first_intersecting ( Addr a, SizeT len )
    return NULL;
 }
 
-/* Drops every live function intersecting [a, a+len): discards their
-   translations, then removes them.  Returns how many. */
-static UInt remove_range ( Addr a, SizeT len, const HChar* why )
+/* Drops every live function intersecting [a, a+len) (len > 0, a+len
+   does not wrap): discards their translations, with one discard for the
+   whole span (none if the caller already discarded [a, a+len) and no
+   function sticks out of it), then removes them.  Returns how many. */
+static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
+                           const HChar* why )
 {
    UInt   n = 0;
-   JitFn* f;
+   JitFn* f = first_intersecting(a, len);
+   Addr   lo, hi, last = a + len - 1;
+   const JitFn* g;
+   if (f == NULL)
+      return 0;
+   lo = f->start < a ? f->start : a;
+   hi = a + len;
+   g  = VG_(OSetGen_Lookup)(live_fns, &last);
+   if (g != NULL && g->start + g->size > hi)
+      hi = g->start + g->size;
+   if (!caller_discarded || lo < a || hi > a + len)
+      VG_(discard_translations)(lo, hi - lo, "jitreg.remove_range");
    while ((f = first_intersecting(a, len)) != NULL) {
-      VG_(discard_translations)(f->start, f->size, "jitreg.remove_range");
       remove_fn(f, why);
       n++;
    }
@@ -531,7 +544,7 @@ void ML_(jit_notify_munmap) ( Addr a, SizeT len )
       return;
    if (a + len < a)
       len = ~(Addr)0 - a;
-   n = remove_range(a, len, "unmapped");
+   n = remove_range(a, len, False, "unmapped");
    if (n > 0) {
       stats.unmapped += n;
       ML_(advance_current_DiEpoch_for_jit)();
@@ -785,7 +798,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
          function: discard translations first (Callgrind forgets its
          BBs by the names current now), then replace. */
       VG_(discard_translations)(reg->start, reg->size, "jitreg.register");
-      n_replaced = remove_range(reg->start, reg->size, "replaced");
+      n_replaced = remove_range(reg->start, reg->size, True, "replaced");
       if (n_replaced > 0) {
          stats.replaced += n_replaced;
          if (st == VG_JIT_OK)
@@ -850,7 +863,7 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    VG_(discard_translations)(old_start, size, "jitreg.move");
    remove_fn(f, "moved");
    VG_(discard_translations)(new_start, size, "jitreg.move");
-   n_replaced = remove_range(new_start, size, "replaced");
+   n_replaced = remove_range(new_start, size, True, "replaced");
    stats.replaced += n_replaced;
    ML_(advance_current_DiEpoch_for_jit)();
    insert_fn(new_start, size, name, obj, lines);
@@ -1014,7 +1027,7 @@ UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg )
          size = arg[2];
          if (arg[2] > 0) {
             SizeT len = arg[1] + arg[2] < arg[1] ? ~(Addr)0 - arg[1] : arg[2];
-            n = remove_range(arg[1], len, "unregister");
+            n = remove_range(arg[1], len, False, "unregister");
          }
          if (n > 0) {
             ML_(advance_current_DiEpoch_for_jit)();
