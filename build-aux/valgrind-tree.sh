@@ -629,15 +629,18 @@ REGTEST_DIRS=(none callgrind cachegrind memcheck)
 # vg_regtest; leave "test<TAB>result" lines in $REGTEST_DIR/NAME.results.
 regtest_one() {
   local name=$1 tree=$2
+  # The docs' own check validates the manual against DTDs fetched from the
+  # network; naming a missing xmllint makes it skip that (docs/Makefile.am).
   (cd "$tree" && run_logged "$REGTEST_DIR/$name-build.log" "building upstream's tests in $tree" \
-     $MAKE_CMD -j"$VGJIT_JOBS" check) || die "building the regression tests failed in $tree"
-  rm -f "$tree/tests/test-suite-overall.log"
+     $MAKE_CMD -j"$VGJIT_JOBS" check XMLLINT=/nonexistent/xmllint) \
+     || die "building the regression tests failed in $tree (see $REGTEST_DIR/$name-build.log)"
+  rm -f "$tree/test-suite-overall.log"
   note "running vg_regtest ${REGTEST_DIRS[*]} in $tree (log: $REGTEST_DIR/$name.log)"
   # vg_regtest exits 1 when any test fails; the comparison decides.
   (cd "$tree" && perl tests/vg_regtest "${REGTEST_DIRS[@]}" > "$REGTEST_DIR/$name.log" 2>&1) || true
-  [ -f "$tree/tests/test-suite-overall.log" ] || die "vg_regtest left no tests/test-suite-overall.log in $tree"
-  cp "$tree/tests/test-suite-overall.log" "$REGTEST_DIR/$name-overall.log"
-  sed -n 's/.* result: \([A-Z]*\) \(.*\)\.log$/\2\t\1/p' "$tree/tests/test-suite-overall.log" \
+  [ -f "$tree/test-suite-overall.log" ] || die "vg_regtest left no test-suite-overall.log in $tree"
+  cp "$tree/test-suite-overall.log" "$REGTEST_DIR/$name-overall.log"
+  sed -n 's/.* result: \([A-Z]*\) \(.*\)\.log$/\2\t\1/p' "$tree/test-suite-overall.log" \
     | LC_ALL=C sort > "$REGTEST_DIR/$name.results"
   grep -E '^== ' "$REGTEST_DIR/$name.log" | sed "s/^/  $name: /" || true
 }
@@ -673,7 +676,7 @@ cmd_regtest() {
   if [ -s "$REGTEST_DIR/regressions" ] || [ -s "$REGTEST_DIR/only-stock" ]; then
     echo "  REGRESSIONS (pass in stock, fail when patched): $(wc -l < "$REGTEST_DIR/regressions")"
     sed 's/^/    /' "$REGTEST_DIR/regressions"
-    echo "  diffs: $TREE/<test dir>/<test>.stderr.diff"
+    echo "  see $TREE/<test dir>/<test>.stdout.diff and .stderr.diff"
     exit 1
   fi
   echo "  no regressions"
