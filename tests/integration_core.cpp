@@ -13,6 +13,7 @@
 #include "callgrind_profile.hpp"
 #include "test_support.hpp"
 
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -348,4 +349,27 @@ BOOST_AUTO_TEST_CASE(dhat_names_jitted_allocation_sites) {
     static const std::regex frame(R"re("0x[0-9A-F]+: jit_allocator \(testjit\.src:71\)")re");
     const std::string text = readFile(out);
     BOOST_TEST(std::regex_search(text, frame), text.substr(0, 2000));
+}
+
+BOOST_AUTO_TEST_CASE(stock_valgrind_ignores_the_requests) {
+    // Under a Valgrind without JIT support (the unpatched build of the same
+    // release), every request yields its "not recorded" value and the
+    // program behaves as it does natively.
+    const std::string stock = envOr("VGJIT_STOCK", builddir() + "/build/stock-install");
+    if (!std::filesystem::exists(stock + "/bin/valgrind")) {
+        BOOST_TEST_MESSAGE("SKIPPED: no unpatched Valgrind at " << stock << " (make stock-valgrind)");
+        return;
+    }
+    const Result native = run(program("bad"));
+    const Result r = run({stock + "/bin/valgrind", "-q", "--tool=memcheck", "--", testjit(),
+                          "--source=" + source(), "bad"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(r.out == native.out);
+    const auto st = statuses(r.err);
+    BOOST_TEST(st.size() >= 20u);
+    BOOST_TEST(st.size() == statuses(native.err).size());
+    for (const auto& [what, s] : st) {
+        BOOST_TEST(s.ret == 0u, what);
+        BOOST_TEST(s.err == 1, what);   // VG_JIT_ERR_NOT_RUNNING
+    }
 }
