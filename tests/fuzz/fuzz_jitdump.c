@@ -18,12 +18,13 @@
    handed out lie inside the buffer; the line-table iterator terminates. */
 
 #include "priv_jitformats.h"
+#include "fuzz_driver.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_EVENTS 8192
+#define MAX_EVENTS FUZZ_MAX_EVENTS
 
 typedef struct {
    int kind, error;
@@ -32,7 +33,6 @@ typedef struct {
    unsigned long long a, b;   /* kind-specific summary */
 } Ev;
 
-static void fail(void) { __builtin_trap(); }
 
 static int within(const void* p, unsigned long n, const unsigned char* buf,
                   unsigned long len)
@@ -179,22 +179,4 @@ static int run(const uint8_t* data, size_t size, int mode, size_t split,
    return n;
 }
 
-static Ev ev_whole[MAX_EVENTS], ev_split[MAX_EVENTS], ev_min[MAX_EVENTS];
-
-int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
-{
-   size_t split = 0, i;
-   int n0, n1, n2;
-   for (i = 0; i < size; i++)
-      split = split * 131 + data[i];
-   split = size ? split % (size + 1) : 0;
-
-   n0 = run(data, size, 0, 0, ev_whole);
-   n1 = run(data, size, 1, split, ev_split);
-   n2 = run(data, size, 2, 0, ev_min);
-   if (n0 != n1 || n0 != n2) fail();
-   if (memcmp(ev_whole, ev_split, (size_t)n0 * sizeof(Ev)) != 0) fail();
-   if (memcmp(ev_whole, ev_min, (size_t)n0 * sizeof(Ev)) != 0) fail();
-   return 0;
-}
+FUZZ_DEFINE_ENTRY_POINT(Ev, run)
