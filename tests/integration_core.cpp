@@ -330,6 +330,58 @@ BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
+    // testjit churn: 300000 random register / unregister / unregister-range
+    // requests over 20000 slots (ascending, descending and random order,
+    // so the registry's chunks fill, split, merge and empty), every return
+    // value and status checked against a model inside the client.  Long
+    // names make the name pool compact several times.
+    for (const char* seed : {"1", "2", "3"}) {
+        std::vector<std::string> prog = program("churn");
+        prog.insert(prog.end(), {seed, "300000"});
+        const Result r = runValgrind({"--tool=none"}, prog);
+        BOOST_TEST_REQUIRE(r.status == 0, r);
+        BOOST_TEST(contains(r.err, "churn mismatches 0,"), "seed " << seed << ": " << r.err.substr(0, 4000));
+    }
+    // Under Callgrind, with the exit summary: every function still
+    // registered at the end ran once (mov + ret = 2 instructions) and must
+    // carry exactly its name; shared names add up; no removed name has
+    // costs.
+    TempDir dir;
+    const std::string out = dir.file("callgrind.churn");
+    std::vector<std::string> prog = program("churn");
+    prog.insert(prog.end(), {"7", "300000"});
+    const Result r = runValgrind({"--tool=callgrind", "-v", "--callgrind-out-file=" + out}, prog);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST_REQUIRE(contains(r.err, "churn mismatches 0,"), r.err.substr(0, 4000));
+    std::map<std::string, std::uint64_t> expected;
+    {
+        std::istringstream in(r.err);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("churn live ", 0) == 0) expected[line.substr(11)] += 2;
+    }
+    BOOST_TEST_REQUIRE(expected.size() > 500u);
+    const cg::Profile p = cg::Profile::parseFile(out);
+    std::map<std::string, std::uint64_t> actual;
+    for (const auto& [key, f] : p.functions()) {
+        if (key.name.rfind("churn_", 0) != 0) continue;
+        BOOST_TEST(key.object == "[jit]", key.name);
+        actual[key.name] += f.self.at(0);
+    }
+    BOOST_TEST(actual.size() == expected.size());
+    for (const auto& [name, ir] : expected) {
+        const auto it = actual.find(name);
+        BOOST_TEST((it != actual.end() && it->second == ir), name << ": expected " << ir);
+    }
+    // The name pool was compacted (names of removed functions freed).
+    static const std::regex pool(R"(JIT: name pool: \d+ bytes in use, \d+ bytes unused, (\d+) compactions freed (\d+) bytes)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, pool), r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
+    BOOST_TEST(std::stoul(m[1]) >= 3u);
+    BOOST_TEST(std::stoull(m[2]) >= 3u * (1u << 20));
+}
+
 BOOST_AUTO_TEST_CASE(helgrind_and_drd_name_racing_jitted_code) {
     const Result hg = runValgrind({"--tool=helgrind"}, program("race"));
     BOOST_TEST_REQUIRE(hg.status == 0, hg);

@@ -27,6 +27,15 @@
 //   fork     like memerr, but the jitted code runs in a forked child
 //   bad      every kind of bad request; the program must go on
 //   many N   register N functions of 16 bytes each, run each once
+//   churn SEED OPS
+//            OPS random registrations (ascending, descending and random
+//            addresses, 1 to 3 slots of 16 bytes, some names shared),
+//            unregistrations and range unregistrations over 20000 slots,
+//            each request's return value and status checked against a
+//            model of what must be registered (mismatches go to stderr as
+//            "churn MISMATCH ..." lines, then "churn mismatches N"); then
+//            every function still registered runs once ("churn live
+//            NAME" per function on stderr) and the code is unmapped.
 
 #include <valgrind/jit.h>
 #include <xbyak/xbyak.h>
@@ -37,6 +46,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <random>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -434,6 +445,103 @@ int mode_many(long count) {
     return 0;
 }
 
+// The registry's behaviour under random churn, checked request by
+// request against a model.
+int mode_churn(unsigned seed, long ops) {
+    constexpr std::size_t kSlot = 16, kSlots = 20000;
+    CodeMemory mem(kSlots * kSlot);
+    std::uint8_t* base = mem.base();
+    for (std::size_t i = 0; i < kSlots; ++i) {
+        Emitter e(base + i * kSlot, kSlot);
+        e.mov(e.eax, static_cast<std::uint32_t>(i));
+        e.ret();
+        e.ready();
+    }
+    struct Fn {
+        std::size_t slots;
+        std::string name;
+    };
+    std::map<std::size_t, Fn> model;  // first slot -> function
+    // The functions intersecting slots [lo, lo+n).
+    auto intersecting = [&](std::size_t lo, std::size_t n) {
+        std::vector<std::size_t> out;
+        auto it = model.lower_bound(lo);
+        if (it != model.begin()) {
+            auto prev = std::prev(it);
+            if (prev->first + prev->second.slots > lo) out.push_back(prev->first);
+        }
+        for (; it != model.end() && it->first < lo + n; ++it) out.push_back(it->first);
+        return out;
+    };
+    std::mt19937 rng(seed);
+    auto below = [&rng](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    long mismatches = 0;
+    auto check = [&](long op, const char* what, unsigned long expected, unsigned long got,
+                     int expected_status) {
+        const int status = static_cast<int>(VALGRIND_JIT_LAST_ERROR());
+        if (got == expected && status == expected_status) return;
+        ++mismatches;
+        std::fprintf(stderr, "churn MISMATCH op %ld %s: returned %lu (expected %lu), status %d (expected %d)\n",
+                     op, what, got, expected, status, expected_status);
+    };
+    const std::string padding(40, 'p');  // long names: the name pool fills
+    std::size_t cursor = 0, max_live = 0;
+    for (long op = 0; op < ops; ++op) {
+        const int phase = static_cast<int>(op / 5000 % 3);  // random, up, down
+        const std::size_t r = below(100);
+        if (r < 65) {
+            std::size_t first;
+            if (phase == 0) first = below(kSlots);
+            else if (phase == 1) first = cursor = (cursor + 1 + below(3)) % kSlots;
+            else first = cursor = (cursor + kSlots - 1 - below(3)) % kSlots;
+            const std::size_t n = std::min<std::size_t>(1 + below(3), kSlots - first);
+            const std::string name = below(8) == 0
+                                         ? "churn_shared_" + std::to_string(below(5))
+                                         : "churn_" + std::to_string(op) + "_" + padding;
+            const auto hit = intersecting(first, n);
+            const unsigned long ret =
+                VALGRIND_JIT_REGISTER(base + first * kSlot, n * kSlot, name.c_str());
+            check(op, "register", 1, ret, hit.empty() ? VG_JIT_OK : VG_JIT_WARN_REPLACED);
+            for (std::size_t s : hit) model.erase(s);
+            model[first] = Fn{n, name};
+        } else if (r < 85) {
+            std::size_t first = below(kSlots);
+            if (!model.empty() && below(4) != 0) {
+                auto it = model.lower_bound(first);
+                if (it == model.end()) it = model.begin();
+                first = it->first;
+            }
+            const bool registered = model.count(first) != 0;
+            const unsigned long ret = VALGRIND_JIT_UNREGISTER(base + first * kSlot);
+            check(op, "unregister", registered ? 1 : 0, ret,
+                  registered ? VG_JIT_OK : VG_JIT_ERR_NOT_REGISTERED);
+            model.erase(first);
+        } else if (r < 95 || below(20) == 0) {
+            // Small ranges, and now and then a large one.
+            const std::size_t first = below(kSlots);
+            const std::size_t n = std::min<std::size_t>(
+                r < 95 ? 1 + below(8) : 200 + below(1500), kSlots - first);
+            const auto hit = intersecting(first, n);
+            // From the middle of the first slot: a function covering that
+            // slot intersects the range, one ending where it starts does not.
+            const unsigned long ret =
+                VALGRIND_JIT_UNREGISTER_RANGE(base + first * kSlot + 8, n * kSlot - 8);
+            check(op, "unregister-range", hit.size(), ret,
+                  hit.empty() ? VG_JIT_ERR_NOT_REGISTERED : VG_JIT_OK);
+            for (std::size_t s : hit) model.erase(s);
+        }
+        max_live = std::max(max_live, model.size());
+    }
+    std::fprintf(stderr, "churn mismatches %ld, at most %zu live\n", mismatches, max_live);
+    long sum = 0;
+    for (const auto& [first, fn] : model) {
+        std::fprintf(stderr, "churn live %s\n", fn.name.c_str());
+        sum += reinterpret_cast<long (*)()>(base + first * kSlot)();
+    }
+    std::printf("churn %zu live, sum %ld\n", model.size(), sum);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -443,7 +551,7 @@ int main(int argc, char** argv) {
         --argc;
     }
     if (argc < 2) {
-        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N\n");
+        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N|churn SEED OPS\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -458,6 +566,8 @@ int main(int argc, char** argv) {
     if (mode == "race") return mode_race();
     if (mode == "bad") return mode_bad();
     if (mode == "many" && argc > 2) return mode_many(std::atol(argv[2]));
+    if (mode == "churn" && argc > 3)
+        return mode_churn(static_cast<unsigned>(std::atol(argv[2])), std::atol(argv[3]));
     std::fprintf(stderr, "testjit: unknown mode %s\n", mode.c_str());
     return 2;
 }

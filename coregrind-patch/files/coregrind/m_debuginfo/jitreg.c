@@ -28,20 +28,31 @@
 
 /* Design
    ------
-   A JIT function is a JitFn: [start, start+size), an interned name, the
-   JIT object it belongs to and an optional line table.  Live functions
-   never overlap; they are kept in one OSet (AVL tree) keyed by address
-   whose comparator matches any address inside a function, so a lookup
-   is O(log n) and an ELF lookup, which m_debuginfo tries first, costs
-   nothing extra.  Nodes come from a pool allocator (no per-node malloc
-   header).
+   A JIT function is a JitFn record of 32 bytes: [start, start+size), a
+   name, the JIT object it belongs to and an optional line table.  Live
+   functions never overlap.  They are kept sorted by address in chunks
+   of up to FNS_PER_CHUNK records; each chunk holds the functions that
+   start in its address range, the chunks' ranges partition the address
+   space, and the chunks are found through an OSet (AVL tree) whose
+   comparator matches any address in a chunk's range.  So a lookup is an
+   AVL descent over n/FNS_PER_CHUNK nodes plus a binary search inside
+   one chunk, and an ELF lookup, which m_debuginfo tries first, costs
+   nothing extra.  JITs emit code upward through a code heap: a function
+   above every other one is appended to the last chunk without any
+   search, and a full chunk is then continued by a new one rather than
+   split, so ascending registrations fill chunks completely.  Removing a
+   range removes each chunk's part of it with one move of the records
+   after it.
 
-   Names are interned in a hash table with reference counts: many
-   registrations of one name (a JIT recompiling a hot function) share one
-   copy, and a name is freed once no live or archived function uses it.
-   Freed names are released in batches, after the symbol-name cache of
-   m_debuginfo (which holds name pointers) has been invalidated once for
-   the whole batch.
+   Names are interned: many registrations of one name (a JIT recompiling
+   a hot function) share one copy with a reference count.  The copies
+   live in a pool of 64 KiB chunks, a record refers to its name by a
+   32-bit JitNameId, and the intern table is an open-addressing table of
+   ids (linear probing, at most half full).  A name whose count drops to
+   zero leaves the table at once; its bytes stay in the pool until the
+   pool is compacted (at a safe point, once the dead bytes outnumber the
+   live ones), after the symbol-name cache of m_debuginfo, which holds
+   name pointers, has been invalidated.
 
    Each JIT object owns a synthetic DebugInfo (see priv_jitreg.h) holding
    its name (Callgrind's ob=) and its pool of source file names.
@@ -55,7 +66,9 @@
 
    Order of operations (Callgrind finds the BB to forget from the current
    names): translations of a range are discarded before the names in the
-   range change. */
+   range change.  Discarding calls the tool, which may look names up, and
+   a lookup may register a function from a producer file: positions in
+   the chunks are therefore found again after every discard. */
 
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
@@ -99,6 +112,8 @@ static struct {
    ULong refused;        /* requests refused (bad input) */
    ULong lines_dropped;  /* line-table entries dropped */
    ULong archived;       /* functions kept for old epochs */
+   ULong compactions;    /* name pool compactions */
+   ULong names_freed;    /* name pool bytes freed by them */
 } stats;
 
 /* At most this many refusal warnings are printed under -v. */
@@ -121,15 +136,17 @@ static void set_last_status ( ThreadId tid, Vg_JitStatus st )
 /*--- Data structures                                      ---*/
 /*------------------------------------------------------------*/
 
-/* An interned function name.  The first two fields make it a
-   VgHashNode; key is the string's hash. */
+/* A reference to an interned name: 1 + (chunk index << NAME_OFFSET_BITS
+   | byte offset / 4) in the name pool; 0 means none. */
+typedef UInt JitNameId;
+
+/* An interned function name in the name pool (4-byte aligned). */
 typedef
-   struct _JitName {
-      struct _JitName* next;
-      UWord            key;
-      UInt             refs;     /* live and archived JitFns using it */
-      Bool             pending;  /* on the pending-free list */
-      HChar            str[0];   /* NUL-terminated */
+   struct {
+      UInt  refs;    /* live and archived JitFns using it (while the pool
+                        is compacted: the id of the new copy) */
+      UInt  hash;    /* hash_name of str */
+      HChar str[0];  /* NUL-terminated */
    }
    JitName;
 
@@ -140,6 +157,7 @@ typedef
       UWord              key;    /* hash of the name */
       const HChar*       name;   /* == di->fsm.filename */
       DebugInfo*         di;     /* synthetic, never on debugInfo_list */
+      UInt               index;  /* in object_list */
    }
    JitObject;
 
@@ -161,14 +179,14 @@ typedef
    }
    JitLineTab;
 
-/* A registered function.  start is the OSet key. */
+/* A registered function: 32 bytes. */
 typedef
    struct {
       Addr        start;
       UInt        size;         /* bytes, > 0; start+size never wraps */
       UInt        first_epoch;  /* epoch it was registered in */
-      JitName*    name;
-      JitObject*  obj;
+      JitNameId   name;
+      UInt        obj;          /* index in object_list */
       JitLineTab* lines;        /* or NULL */
    }
    JitFn;
@@ -182,115 +200,472 @@ typedef
    }
    JitArchived;
 
-static OSet*        live_fns      = NULL;  /* of JitFn */
-static VgHashTable* names         = NULL;  /* of JitName */
-static VgHashTable* objects       = NULL;  /* of JitObject */
-static XArray*      archived_fns  = NULL;  /* of JitArchived */
-static XArray*      pending_names = NULL;  /* of JitName* with refs == 0 */
+/* Records per chunk: 64 * 32 bytes, so that a chunk is 2 KiB. */
+#define FNS_PER_CHUNK 64
 
-/* Names are freed in batches of this many. */
-#define NAME_FREE_BATCH 256
-
-static UWord hash_string ( const HChar* s )
-{
-   /* FNV-1a */
-   UWord h = (UWord)14695981039346656037ULL;
-   for (; *s; s++) {
-      h ^= (UChar)*s;
-      h *= (UWord)1099511628211ULL;
+/* A chunk of live functions: those whose start is in [lo, last],
+   sorted by start.  The chunks' ranges partition the address space (the
+   first has lo == 0, the last has last == ~0) and are linked in address
+   order.  Only a sole chunk is ever empty. */
+typedef
+   struct _JitFnChunk {
+      Addr                lo;     /* the OSet key */
+      Addr                last;
+      struct _JitFnChunk* prev;
+      struct _JitFnChunk* next;
+      UInt                n;      /* records in use */
+      JitFn               fns[FNS_PER_CHUNK];
    }
-   return h;
-}
+   JitFnChunk;
 
-static Word cmp_addr_in_fn ( const void* keyV, const void* elemV )
+/* A function's place: fns[i] of chunk c; c == NULL for none. */
+typedef
+   struct {
+      JitFnChunk* c;
+      UInt        i;
+   }
+   JitFnPos;
+
+static OSet*        chunks        = NULL;  /* of JitFnChunk */
+static JitFnChunk*  first_chunk   = NULL;  /* lo == 0 */
+static JitFnChunk*  last_chunk    = NULL;  /* last == ~0 */
+static JitFnChunk*  recent_chunk  = NULL;  /* the last one looked up */
+static ULong        n_live        = 0;     /* live functions */
+static VgHashTable* objects       = NULL;  /* of JitObject, by name */
+static XArray*      object_list   = NULL;  /* of JitObject*, by index */
+static JitObject*   recent_object = NULL;
+static XArray*      archived_fns  = NULL;  /* of JitArchived */
+
+static Word cmp_addr_in_chunk ( const void* keyV, const void* elemV )
 {
-   Addr         a = *(const Addr*)keyV;
-   const JitFn* f = elemV;
-   if (a < f->start) return -1;
-   if (a - f->start >= f->size) return 1;
+   Addr              a = *(const Addr*)keyV;
+   const JitFnChunk* c = elemV;
+   if (a < c->lo)   return -1;
+   if (a > c->last) return 1;
    return 0;
 }
 
 static void init_registry ( void )
 {
-   if (LIKELY(live_fns != NULL))
+   if (LIKELY(chunks != NULL))
       return;
-   live_fns = VG_(OSetGen_Create_With_Pool)(
-                 offsetof(JitFn, start), cmp_addr_in_fn,
-                 ML_(dinfo_zalloc), "di.jitreg.live_fns", ML_(dinfo_free),
-                 1024, sizeof(JitFn));
-   names   = VG_(HT_construct)("di.jitreg.names");
-   objects = VG_(HT_construct)("di.jitreg.objects");
-   archived_fns  = VG_(newXA)(ML_(dinfo_zalloc), "di.jitreg.archived",
-                              ML_(dinfo_free), sizeof(JitArchived));
-   pending_names = VG_(newXA)(ML_(dinfo_zalloc), "di.jitreg.pending",
-                              ML_(dinfo_free), sizeof(JitName*));
+   chunks = VG_(OSetGen_Create)(offsetof(JitFnChunk, lo), cmp_addr_in_chunk,
+                                ML_(dinfo_zalloc), "di.jitreg.chunks",
+                                ML_(dinfo_free));
+   first_chunk = VG_(OSetGen_AllocNode)(chunks, sizeof(JitFnChunk));
+   first_chunk->lo   = 0;
+   first_chunk->last = ~(Addr)0;
+   first_chunk->prev = first_chunk->next = NULL;
+   first_chunk->n    = 0;
+   VG_(OSetGen_Insert)(chunks, first_chunk);
+   last_chunk = recent_chunk = first_chunk;
+   objects      = VG_(HT_construct)("di.jitreg.objects");
+   object_list  = VG_(newXA)(ML_(dinfo_zalloc), "di.jitreg.object_list",
+                             ML_(dinfo_free), sizeof(JitObject*));
+   archived_fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitreg.archived",
+                             ML_(dinfo_free), sizeof(JitArchived));
 }
 
 
 /*------------------------------------------------------------*/
-/*--- Names and objects                                    ---*/
+/*--- The function chunks                                  ---*/
 /*------------------------------------------------------------*/
 
-static Word cmp_name_node ( const void* aV, const void* bV )
+static inline JitFn* fn_at ( JitFnPos p )
 {
-   const JitName* a = aV;
-   const JitName* b = bV;
-   return VG_(strcmp)(a->str, b->str);
+   return &p.c->fns[p.i];
 }
 
-/* The interned copy of s (len bytes, no NUL inside), with one more
-   reference. */
-static JitName* intern_name ( const HChar* s, SizeT len )
+/* The chunk whose range contains a.  The registry exists. */
+static JitFnChunk* chunk_for ( Addr a )
 {
-   /* A key node on the stack: header plus the string. */
-   HChar    keybuf[sizeof(JitName) + len + 1];
-   JitName* key = (JitName*)keybuf;
-   JitName* n;
+   JitFnChunk* c = recent_chunk;
+   if (a >= c->lo && a <= c->last)
+      return c;
+   c = VG_(OSetGen_Lookup)(chunks, &a);
+   vg_assert(c != NULL);   /* the ranges cover every address */
+   recent_chunk = c;
+   return c;
+}
 
-   VG_(memcpy)(key->str, s, len);
-   key->str[len] = 0;
-   key->key = hash_string(key->str);
-   n = VG_(HT_gen_lookup)(names, key, cmp_name_node);
-   if (n == NULL) {
-      n = ML_(dinfo_zalloc)("di.jitreg.name", sizeof(JitName) + len + 1);
-      n->key = key->key;
-      VG_(memcpy)(n->str, key->str, len + 1);
-      VG_(HT_add_node)(names, n);
+/* How many of c's functions start at or below a. */
+static UInt count_at_or_below ( const JitFnChunk* c, Addr a )
+{
+   UInt lo = 0, hi = c->n;
+   if (hi > 0 && c->fns[hi - 1].start <= a)
+      return hi;   /* the common case when appending */
+   while (lo < hi) {
+      UInt mid = lo + (hi - lo) / 2;
+      if (c->fns[mid].start <= a) lo = mid + 1; else hi = mid;
    }
-   n->refs++;
-   return n;
+   return lo;
 }
 
-static void flush_pending_names ( void )
+/* The live function with the highest start <= a, or none. */
+static JitFnPos floor_fn ( Addr a )
 {
-   Word i, n = VG_(sizeXA)(pending_names);
-   if (n == 0)
-      return;
-   /* The symbol-name cache may still point at these strings. */
-   ML_(invalidate_sym_name_cache_for_jit)();
-   for (i = 0; i < n; i++) {
-      JitName* name = *(JitName**)VG_(indexXA)(pending_names, i);
-      name->pending = False;
-      if (name->refs == 0) {
-         JitName* removed = VG_(HT_gen_remove)(names, name, cmp_name_node);
-         vg_assert(removed == name);
-         ML_(dinfo_free)(name);
+   JitFnPos    p = { NULL, 0 };
+   JitFnChunk* c;
+   UInt        k;
+   if (chunks == NULL)
+      return p;
+   c = chunk_for(a);
+   k = count_at_or_below(c, a);
+   if (k > 0) {
+      p.c = c;
+      p.i = k - 1;
+   } else if (c->prev != NULL) {
+      /* Chunks other than a sole one are never empty. */
+      p.c = c->prev;
+      p.i = c->prev->n - 1;
+   }
+   return p;
+}
+
+/* The function after p (p == none: the first one), or none. */
+static JitFnPos next_fn ( JitFnPos p )
+{
+   JitFnPos none = { NULL, 0 };
+   if (p.c == NULL) {
+      if (first_chunk == NULL || first_chunk->n == 0)
+         return none;
+      p.c = first_chunk;
+      p.i = 0;
+      return p;
+   }
+   if (p.i + 1 < p.c->n) {
+      p.i++;
+      return p;
+   }
+   if (p.c->next == NULL)
+      return none;
+   p.c = p.c->next;
+   p.i = 0;
+   return p;
+}
+
+/* The live function containing a, or none. */
+static JitFnPos fn_containing ( Addr a )
+{
+   JitFnPos p = floor_fn(a);
+   if (p.c != NULL && a - fn_at(p)->start >= fn_at(p)->size)
+      p.c = NULL;
+   return p;
+}
+
+/* The first live function intersecting [a, a+len) (len > 0), or none. */
+static JitFnPos first_intersecting ( Addr a, SizeT len )
+{
+   JitFnPos p = floor_fn(a);
+   if (p.c != NULL && a - fn_at(p)->start < fn_at(p)->size)
+      return p;   /* contains a */
+   p = next_fn(p);
+   if (p.c != NULL && fn_at(p)->start - a >= len)
+      p.c = NULL;
+   return p;
+}
+
+/* Takes chunk c (empty, not the sole chunk) out: its range goes to its
+   lower neighbour, or for the first chunk to the next one. */
+static void drop_chunk ( JitFnChunk* c )
+{
+   JitFnChunk* removed = VG_(OSetGen_Remove)(chunks, &c->lo);
+   vg_assert(removed == c && c->n == 0 && (c->prev || c->next));
+   if (c->prev != NULL) {
+      c->prev->last = c->last;
+      c->prev->next = c->next;
+   } else {
+      c->next->lo = c->lo;   /* keeps the OSet ordered: c is gone */
+      first_chunk = c->next;
+   }
+   if (c->next != NULL)
+      c->next->prev = c->prev;
+   else
+      last_chunk = c->prev;
+   if (recent_chunk == c)
+      recent_chunk = first_chunk;
+   VG_(OSetGen_FreeNode)(chunks, c);
+}
+
+/* Makes a chunk for the functions of c that start at or above lo
+   (c->lo < lo <= c->last): moves c's records from index k on into it. */
+static JitFnChunk* split_chunk ( JitFnChunk* c, Addr lo, UInt k )
+{
+   JitFnChunk* d = VG_(OSetGen_AllocNode)(chunks, sizeof(JitFnChunk));
+   d->lo   = lo;
+   d->last = c->last;
+   d->n    = c->n - k;
+   VG_(memcpy)(d->fns, &c->fns[k], d->n * sizeof(JitFn));
+   c->n    = k;
+   c->last = lo - 1;
+   d->prev = c;
+   d->next = c->next;
+   if (c->next != NULL)
+      c->next->prev = d;
+   else
+      last_chunk = d;
+   c->next = d;
+   VG_(OSetGen_Insert)(chunks, d);
+   return d;
+}
+
+/* Inserts *f, which intersects no live function. */
+static void insert_fn_record ( const JitFn* f )
+{
+   JitFnChunk* c = chunk_for(f->start);
+   UInt        k = count_at_or_below(c, f->start);
+   if (c->n == FNS_PER_CHUNK) {
+      if (k == FNS_PER_CHUNK) {
+         /* Above everything in c (a JIT filling its code heap upward):
+            start a new chunk instead of splitting a full one. */
+         c = split_chunk(c, f->start, k);
+         k = 0;
+      } else {
+         UInt half = FNS_PER_CHUNK / 2;
+         JitFnChunk* d = split_chunk(c, c->fns[half].start, half);
+         if (k > half) {
+            c = d;
+            k -= half;
+         }
+      }
+      recent_chunk = c;
+   }
+   VG_(memmove)(&c->fns[k + 1], &c->fns[k], (c->n - k) * sizeof(JitFn));
+   c->fns[k] = *f;
+   c->n++;
+   n_live++;
+}
+
+/* Removes records [i, j) of chunk c (whose contents are already
+   released or archived), merging or dropping the chunk when it runs
+   low. */
+static void remove_fn_records ( JitFnChunk* c, UInt i, UInt j )
+{
+   JitFnChunk* d = c->next;
+   vg_assert(i < j && j <= c->n);
+   VG_(memmove)(&c->fns[i], &c->fns[j], (c->n - j) * sizeof(JitFn));
+   c->n -= j - i;
+   n_live -= j - i;
+   if (c->n == 0) {
+      if (c->prev != NULL || c->next != NULL)
+         drop_chunk(c);
+   } else if (d != NULL && c->n < FNS_PER_CHUNK / 4
+              && c->n + d->n <= FNS_PER_CHUNK / 2) {
+      /* Two sparse neighbours: d's records move into c. */
+      VG_(memcpy)(&c->fns[c->n], d->fns, d->n * sizeof(JitFn));
+      c->n += d->n;
+      d->n  = 0;
+      drop_chunk(d);   /* gives d's range to c */
+   }
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Names                                                ---*/
+/*------------------------------------------------------------*/
+
+/* Name pool chunks of 64 KiB; offsets are stored in 4-byte units. */
+#define NAME_CHUNK_SHIFT 16
+#define NAME_CHUNK_SIZE  (1U << NAME_CHUNK_SHIFT)
+#define NAME_OFFSET_BITS (NAME_CHUNK_SHIFT - 2)
+#define NAME_MAX_CHUNKS  ((1U << (32 - NAME_OFFSET_BITS)) - 1)
+
+/* Compaction waits until at least this many bytes are dead. */
+#define NAME_MIN_DEAD_BYTES (1U << 20)
+
+/* While the pool is compacted, a copied name's refs is this and its
+   hash field holds the id of the new copy. */
+#define NAME_MOVED 0x80000000U
+
+/* Slots in the table of recently registered names (a power of two). */
+#define RECENT_NAMES 4096
+
+static struct {
+   XArray* chunks;      /* of HChar*, NAME_CHUNK_SIZE bytes each */
+   UInt    used;        /* bytes used in the last chunk */
+   SizeT   live_bytes;  /* pool bytes of names with refs > 0 */
+   SizeT   dead_bytes;  /* pool bytes of names with refs == 0 */
+   /* Recently registered names, by hash: a registration whose name is
+      here shares its copy.  An entry may be dead (refs == 0): it is
+      revived. */
+   struct { UInt hash; JitNameId id; } recent[RECENT_NAMES];
+} names;
+
+static UInt hash_name ( const HChar* s, SizeT len )
+{
+   /* FNV-1a, folded to 32 bits */
+   ULong h = 14695981039346656037ULL;
+   SizeT i;
+   for (i = 0; i < len; i++) {
+      h ^= (UChar)s[i];
+      h *= 1099511628211ULL;
+   }
+   return (UInt)(h ^ (h >> 32));
+}
+
+static inline UInt name_bytes ( SizeT len )
+{
+   return (UInt)((sizeof(JitName) + len + 1 + 3) & ~(SizeT)3);
+}
+
+/* The name id refers to in the pool of chunks `pool`. */
+static inline JitName* name_in ( const XArray* pool, JitNameId id )
+{
+   UInt   v     = id - 1;
+   HChar* chunk = *(HChar**)VG_(indexXA)(pool, v >> NAME_OFFSET_BITS);
+   return (JitName*)(chunk + ((v & ((1U << NAME_OFFSET_BITS) - 1)) << 2));
+}
+
+static inline JitName* name_at ( JitNameId id )
+{
+   return name_in(names.chunks, id);
+}
+
+static inline const HChar* name_str ( JitNameId id )
+{
+   return name_at(id)->str;
+}
+
+/* Appends a copy of s (len bytes) to the pool, with refs 0.  Returns
+   its id. */
+static JitNameId pool_add ( XArray* pool, /*MOD*/UInt* used,
+                            const HChar* s, SizeT len, UInt hash )
+{
+   UInt      need = name_bytes(len);
+   Word      n    = VG_(sizeXA)(pool);
+   HChar*    chunk;
+   JitName*  nm;
+   JitNameId id;
+   vg_assert(need <= NAME_CHUNK_SIZE);
+   if (n == 0 || *used + need > NAME_CHUNK_SIZE) {
+      if ((UWord)n >= NAME_MAX_CHUNKS)
+         VG_(out_of_memory_NORETURN)("di.jitreg.namepool",
+                                     NAME_CHUNK_SIZE,
+                                     "too many JIT function names");
+      chunk = ML_(dinfo_zalloc)("di.jitreg.namepool", NAME_CHUNK_SIZE);
+      VG_(addToXA)(pool, &chunk);
+      n++;
+      *used = 0;
+   } else {
+      chunk = *(HChar**)VG_(indexXA)(pool, n - 1);
+   }
+   nm = (JitName*)(chunk + *used);
+   nm->refs = 0;
+   nm->hash = hash;
+   VG_(memcpy)(nm->str, s, len);
+   nm->str[len] = 0;
+   id = 1 + (((UInt)(n - 1) << NAME_OFFSET_BITS) | (*used >> 2));
+   *used += need;
+   return id;
+}
+
+/* A copy of s (len bytes, no NUL inside) with one more reference: the
+   recent copy if there is one, else a new one. */
+static JitNameId intern_name ( const HChar* s, SizeT len )
+{
+   UInt      hash = hash_name(s, len);
+   UInt      slot = hash & (RECENT_NAMES - 1);
+   JitNameId id   = names.recent[slot].id;
+   JitName*  nm;
+   if (id != 0 && names.recent[slot].hash == hash) {
+      nm = name_at(id);
+      if (VG_(strncmp)(nm->str, s, len) == 0 && nm->str[len] == 0) {
+         if (nm->refs == 0) {
+            names.dead_bytes -= name_bytes(len);
+            names.live_bytes += name_bytes(len);
+         }
+         nm->refs++;
+         vg_assert(nm->refs < NAME_MOVED);
+         return id;
       }
    }
-   VG_(dropTailXA)(pending_names, n);
+   if (names.chunks == NULL)
+      names.chunks = VG_(newXA)(ML_(dinfo_zalloc), "di.jitreg.namechunks",
+                                ML_(dinfo_free), sizeof(HChar*));
+   id = pool_add(names.chunks, &names.used, s, len, hash);
+   name_at(id)->refs = 1;
+   names.live_bytes += name_bytes(len);
+   names.recent[slot].hash = hash;
+   names.recent[slot].id   = id;
+   return id;
 }
 
-static void release_name ( JitName* name )
+static void release_name ( JitNameId id )
 {
-   vg_assert(name->refs > 0);
-   name->refs--;
-   if (name->refs == 0 && !name->pending) {
-      name->pending = True;
-      VG_(addToXA)(pending_names, &name);
-      if (VG_(sizeXA)(pending_names) >= NAME_FREE_BATCH)
-         flush_pending_names();
+   JitName* nm = name_at(id);
+   vg_assert(nm->refs > 0);
+   if (--nm->refs > 0)
+      return;
+   names.live_bytes -= name_bytes(VG_(strlen)(nm->str));
+   names.dead_bytes += name_bytes(VG_(strlen)(nm->str));
+}
+
+/* The id of the copy of old_id in the new pool, copying it first. */
+static JitNameId move_name ( XArray* pool, /*MOD*/UInt* used,
+                             JitNameId old_id )
+{
+   JitName*  old = name_at(old_id);
+   JitNameId new_id;
+   if (old->refs == NAME_MOVED)
+      return old->hash;
+   new_id = pool_add(pool, used, old->str, VG_(strlen)(old->str), old->hash);
+   name_in(pool, new_id)->refs = old->refs;
+   old->refs = NAME_MOVED;
+   old->hash = new_id;
+   return new_id;
+}
+
+/* Moves the names in use into a fresh pool once the dead ones take
+   more room than they do, and frees the old pool.  Only at a safe
+   point: name pointers handed out by lookups become invalid. */
+static void maybe_compact_names ( void )
+{
+   XArray*     pool;
+   UInt        used = 0, i;
+   Word        k;
+   JitFnChunk* c;
+   if (names.dead_bytes < NAME_MIN_DEAD_BYTES
+       || names.dead_bytes < names.live_bytes)
+      return;
+   pool = VG_(newXA)(ML_(dinfo_zalloc), "di.jitreg.namechunks",
+                     ML_(dinfo_free), sizeof(HChar*));
+   /* Every name in use belongs to a live or archived function.  (With
+      --keep-debuginfo=yes every removed function is archived, so no
+      name dies and the pool is never compacted; archived names are
+      moved all the same, so that this holds whatever releases names.) */
+   for (c = first_chunk; c != NULL; c = c->next)
+      for (i = 0; i < c->n; i++)
+         c->fns[i].name = move_name(pool, &used, c->fns[i].name);
+   for (k = 0; k < VG_(sizeXA)(archived_fns); k++) {
+      JitArchived* ar = VG_(indexXA)(archived_fns, k);
+      ar->fn.name = move_name(pool, &used, ar->fn.name);
    }
+   /* The symbol-name cache may point into the old pool. */
+   ML_(invalidate_sym_name_cache_for_jit)();
+   for (k = 0; k < VG_(sizeXA)(names.chunks); k++)
+      ML_(dinfo_free)(*(HChar**)VG_(indexXA)(names.chunks, k));
+   VG_(deleteXA)(names.chunks);
+   names.chunks     = pool;
+   names.used       = used;
+   stats.compactions++;
+   stats.names_freed += names.dead_bytes;
+   names.dead_bytes = 0;
+   VG_(memset)(names.recent, 0, sizeof(names.recent));
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Objects                                              ---*/
+/*------------------------------------------------------------*/
+
+static UWord hash_string ( const HChar* s )
+{
+   return hash_name(s, VG_(strlen)(s));
+}
+
+static inline JitObject* obj_of ( const JitFn* f )
+{
+   return *(JitObject**)VG_(indexXA)(object_list, f->obj);
 }
 
 static Word cmp_object_node ( const void* aV, const void* bV )
@@ -308,11 +683,15 @@ static JitObject* get_object ( const HChar* objname )
    JitObject* obj;
    DebugInfo* di;
 
+   if (recent_object != NULL && VG_(strcmp)(recent_object->name, objname) == 0)
+      return recent_object;
    key.key  = hash_string(objname);
    key.name = objname;
    obj = VG_(HT_gen_lookup)(objects, &key, cmp_object_node);
-   if (obj != NULL)
+   if (obj != NULL) {
+      recent_object = obj;
       return obj;
+   }
 
    di = ML_(dinfo_zalloc)("di.jitreg.di", sizeof(DebugInfo));
    di->fsm.filename = ML_(dinfo_strdup)("di.jitreg.di.filename", objname);
@@ -331,10 +710,12 @@ static JitObject* get_object ( const HChar* objname )
    di->loctab_fndn_ix = ML_(dinfo_zalloc)("di.jitreg.di.fndn", sizeof(UInt));
 
    obj = ML_(dinfo_zalloc)("di.jitreg.object", sizeof(JitObject));
-   obj->key  = key.key;
-   obj->name = di->fsm.filename;
-   obj->di   = di;
+   obj->key   = key.key;
+   obj->name  = di->fsm.filename;
+   obj->di    = di;
+   obj->index = (UInt)VG_(addToXA)(object_list, &obj);
    VG_(HT_add_node)(objects, obj);
+   recent_object = obj;
    return obj;
 }
 
@@ -365,24 +746,19 @@ static Bool overlaps_object_text ( Addr a, SizeT len );
    epoch ep, else an archived one valid at ep. */
 static const JitFn* find_fn ( DiEpoch ep, Addr a )
 {
-   const JitFn* f;
-   Word i;
+   JitFnPos p = fn_containing(a);
+   Word     i;
 
-   if (live_fns != NULL) {
-      f = VG_(OSetGen_Lookup)(live_fns, &a);
-      if (f != NULL && f->first_epoch <= ep.n)
-         return f;
-   } else {
-      f = NULL;
-   }
+   if (p.c != NULL && fn_at(p)->first_epoch <= ep.n)
+      return fn_at(p);
    /* A producer file may name it by now (not for ELF code that merely
       lacks a symbol or line here). */
-   if (f == NULL && ep.n == VG_(current_DiEpoch)().n
+   if (p.c == NULL && ep.n == VG_(current_DiEpoch)().n
        && !overlaps_object_text(a, 1)
        && ML_(jit_read_on_lookup_miss)(a)) {
-      f = VG_(OSetGen_Lookup)(live_fns, &a);
-      if (f != NULL && f->first_epoch <= ep.n)
-         return f;
+      p = fn_containing(a);
+      if (p.c != NULL && fn_at(p)->first_epoch <= ep.n)
+         return fn_at(p);
    }
    if (archived_fns == NULL)
       return NULL;
@@ -404,14 +780,14 @@ Bool ML_(jit_search_symtab) ( DiEpoch ep, Addr a,
    DiSym* sym;
    if (f == NULL)
       return False;
-   sym = &f->obj->di->symtab[0];
+   sym = &obj_of(f)->di->symtab[0];
    VG_(memset)(sym, 0, sizeof(*sym));
    sym->avmas.main = f->start;
-   sym->pri_name   = f->name->str;
+   sym->pri_name   = name_str(f->name);
    sym->size       = f->size;
    sym->isText     = True;
    sym->isGlobal   = True;
-   *pdi   = f->obj->di;
+   *pdi   = obj_of(f)->di;
    *symno = 0;
    return True;
 }
@@ -439,13 +815,13 @@ Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
    }
    end = lo + 1 < t->n_lines ? t->lines[lo + 1].offset : f->size;
 
-   loc = &f->obj->di->loctab[0];
+   loc = &obj_of(f)->di->loctab[0];
    loc->addr   = f->start + t->lines[lo].offset;
    loc->size   = end - t->lines[lo].offset > MAX_LOC_SIZE
                     ? MAX_LOC_SIZE : end - t->lines[lo].offset;
    loc->lineno = t->lines[lo].line;
-   ((UInt*)f->obj->di->loctab_fndn_ix)[0] = t->lines[lo].fndn_ix;
-   *pdi   = f->obj->di;
+   ((UInt*)obj_of(f)->di->loctab_fndn_ix)[0] = t->lines[lo].fndn_ix;
+   *pdi   = obj_of(f)->di;
    *locno = 0;
    return True;
 }
@@ -453,7 +829,7 @@ Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
 DebugInfo* ML_(jit_find_DebugInfo) ( DiEpoch ep, Addr a )
 {
    const JitFn* f = find_fn(ep, a);
-   return f ? f->obj->di : NULL;
+   return f ? obj_of(f)->di : NULL;
 }
 
 
@@ -466,21 +842,19 @@ static void free_fn_contents ( JitFn* f )
    release_name(f->name);
    if (f->lines)
       ML_(dinfo_free)(f->lines);
-   f->name  = NULL;
+   f->name  = 0;
    f->lines = NULL;
 }
 
-/* Removes live function f (whose translations are already discarded),
-   archiving or freeing it.  Does not advance the epoch: the caller does,
-   once per request. */
-static void remove_fn ( JitFn* f, const HChar* why )
+/* Archives or frees what live function f holds (its translations are
+   already discarded); the caller then removes its record.  Does not
+   advance the epoch: the caller does, once per request. */
+static void retire_fn ( JitFn* f, const HChar* why )
 {
-   JitFn* removed = VG_(OSetGen_Remove)(live_fns, &f->start);
-   vg_assert(removed == f);
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: %s %#lx-%#lx %s (%s)\n", why, f->start,
-                f->start + f->size, f->name->str,
-                f->obj->di->fsm.filename);
+                f->start + f->size, name_str(f->name),
+                obj_of(f)->di->fsm.filename);
    if (VG_(clo_keep_debuginfo)) {
       JitArchived ar;
       ar.fn = *f;
@@ -492,47 +866,40 @@ static void remove_fn ( JitFn* f, const HChar* why )
    } else {
       free_fn_contents(f);
    }
-   VG_(OSetGen_FreeNode)(live_fns, f);
-}
-
-/* The first live function intersecting [a, a+len), or NULL. */
-static JitFn* first_intersecting ( Addr a, SizeT len )
-{
-   JitFn* f;
-   if (live_fns == NULL || VG_(OSetGen_Size)(live_fns) == 0)
-      return NULL;
-   VG_(OSetGen_ResetIterAt)(live_fns, &a);
-   f = VG_(OSetGen_Next)(live_fns);
-   if (f != NULL && f->start - a < len)
-      return f;
-   if (f != NULL && f->start <= a)
-      return f;   /* contains a */
-   return NULL;
 }
 
 /* Drops every live function intersecting [a, a+len) (len > 0, a+len
    does not wrap): discards their translations, with one discard for the
    whole span (none if the caller already discarded [a, a+len) and no
-   function sticks out of it), then removes them.  Returns how many. */
+   function sticks out of it), then removes them, a chunk's worth at a
+   time.  Returns how many. */
 static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
                            const HChar* why )
 {
-   UInt   n = 0;
-   JitFn* f = first_intersecting(a, len);
-   Addr   lo, hi, last = a + len - 1;
-   const JitFn* g;
-   if (f == NULL)
+   UInt     n = 0;
+   Addr     lo, hi, end = a + len;
+   JitFnPos p = first_intersecting(a, len);
+   JitFnPos q;
+   if (p.c == NULL)
       return 0;
-   lo = f->start < a ? f->start : a;
-   hi = a + len;
-   g  = VG_(OSetGen_Lookup)(live_fns, &last);
-   if (g != NULL && g->start + g->size > hi)
-      hi = g->start + g->size;
-   if (!caller_discarded || lo < a || hi > a + len)
+   lo = fn_at(p)->start < a ? fn_at(p)->start : a;
+   hi = end;
+   q  = fn_containing(end - 1);
+   if (q.c != NULL && fn_at(q)->start + fn_at(q)->size > hi)
+      hi = fn_at(q)->start + fn_at(q)->size;
+   if (!caller_discarded || lo < a || hi > end)
       VG_(discard_translations)(lo, hi - lo, "jitreg.remove_range");
-   while ((f = first_intersecting(a, len)) != NULL) {
-      remove_fn(f, why);
-      n++;
+   /* The discard may have registered functions (see Design): look
+      again. */
+   while ((p = first_intersecting(a, len)).c != NULL) {
+      JitFnChunk* c = p.c;
+      UInt        j = p.i;
+      while (j < c->n && c->fns[j].start < end) {
+         retire_fn(&c->fns[j], why);
+         j++;
+      }
+      remove_fn_records(c, p.i, j);
+      n += j - p.i;
    }
    return n;
 }
@@ -540,7 +907,7 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
 void ML_(jit_notify_munmap) ( Addr a, SizeT len )
 {
    UInt n;
-   if (len == 0 || live_fns == NULL)
+   if (len == 0 || n_live == 0)
       return;
    if (a + len < a)
       len = ~(Addr)0 - a;
@@ -745,20 +1112,42 @@ static XArray* deferred_discards = NULL;   /* of JitRange */
 
 Bool ML_(jit_range_is_free) ( Addr a, SizeT len )
 {
-   return first_intersecting(a, len) == NULL;
+   return first_intersecting(a, len).c == NULL;
 }
 
-static void insert_fn ( Addr start, UWord size, JitName* name,
+/* The live function starting exactly at a, or none. */
+static JitFnPos fn_starting_at ( Addr a )
+{
+   JitFnPos p = floor_fn(a);
+   if (p.c != NULL && fn_at(p)->start != a)
+      p.c = NULL;
+   return p;
+}
+
+/* Removes the live function starting at a, whose translations are
+   already discarded.  Returns whether there was one. */
+static Bool remove_fn_at ( Addr a, const HChar* why )
+{
+   JitFnPos p = fn_starting_at(a);
+   if (p.c == NULL)
+      return False;
+   retire_fn(fn_at(p), why);
+   remove_fn_records(p.c, p.i, p.i + 1);
+   return True;
+}
+
+/* Adds a live function; [start, start+size) must be free. */
+static void insert_fn ( Addr start, UWord size, JitNameId name,
                         JitObject* obj, JitLineTab* lines )
 {
-   JitFn* f = VG_(OSetGen_AllocNode)(live_fns, sizeof(JitFn));
-   f->start       = start;
-   f->size        = (UInt)size;
-   f->first_epoch = VG_(current_DiEpoch)().n;
-   f->name        = name;
-   f->obj         = obj;
-   f->lines       = lines;
-   VG_(OSetGen_Insert)(live_fns, f);
+   JitFn f;
+   f.start       = start;
+   f.size        = (UInt)size;
+   f.first_epoch = VG_(current_DiEpoch)().n;
+   f.name        = name;
+   f.obj         = obj->index;
+   f.lines       = lines;
+   insert_fn_record(&f);
    stats.registered++;
 }
 
@@ -766,7 +1155,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
 {
    JitObject*  obj;
    JitLineTab* lines;
-   JitName*    name;
+   JitNameId   name;
    UWord       n_dropped = 0;
    UInt        n_replaced = 0;
    Int         st = VG_JIT_OK;
@@ -825,7 +1214,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
 
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: register %#lx-%#lx %s (%s), %u lines%s\n",
-                reg->start, reg->start + reg->size, name->str,
+                reg->start, reg->start + reg->size, name_str(name),
                 obj->name, lines ? lines->n_lines : 0,
                 n_replaced ? ", replacing earlier code" : "");
    return st;
@@ -833,17 +1222,16 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
 
 Int ML_(jit_move) ( Addr old_start, Addr new_start )
 {
-   JitFn*      f;
-   JitName*    name;
+   JitFnPos    p = fn_starting_at(old_start);
+   JitNameId   name;
    JitObject*  obj;
    JitLineTab* lines = NULL;
    UWord       size;
    UInt        n_replaced;
 
-   f = live_fns ? VG_(OSetGen_Lookup)(live_fns, &old_start) : NULL;
-   if (f == NULL || f->start != old_start)
+   if (p.c == NULL)
       return VG_JIT_ERR_NOT_REGISTERED;
-   size = f->size;
+   size = fn_at(p)->size;
    if (new_start + size < new_start)
       return VG_JIT_ERR_BAD_RANGE;
    if (!VG_(am_is_valid_for_client)(new_start, size, VKI_PROT_EXEC))
@@ -852,16 +1240,17 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
       return VG_JIT_ERR_OVERLAPS_OBJECT;
 
    /* Keep what the moved function needs before the old one goes. */
-   name = f->name;
-   name->refs++;
-   obj = f->obj;
-   if (f->lines) {
-      SizeT sz = sizeof(JitLineTab) + f->lines->n_lines * sizeof(JitLine);
+   name = fn_at(p)->name;
+   name_at(name)->refs++;
+   obj = obj_of(fn_at(p));
+   if (fn_at(p)->lines) {
+      const JitLineTab* t = fn_at(p)->lines;
+      SizeT sz = sizeof(JitLineTab) + t->n_lines * sizeof(JitLine);
       lines = ML_(dinfo_zalloc)("di.jitreg.lines", sz);
-      VG_(memcpy)(lines, f->lines, sz);
+      VG_(memcpy)(lines, t, sz);
    }
    VG_(discard_translations)(old_start, size, "jitreg.move");
-   remove_fn(f, "moved");
+   (void)remove_fn_at(old_start, "moved");
    VG_(discard_translations)(new_start, size, "jitreg.move");
    n_replaced = remove_range(new_start, size, True, "replaced");
    stats.replaced += n_replaced;
@@ -870,7 +1259,7 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    stats.registered--;   /* a move, not a new function */
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: move %#lx -> %#lx-%#lx %s (%s)\n", old_start,
-                new_start, new_start + size, name->str, obj->name);
+                new_start, new_start + size, name_str(name), obj->name);
    return n_replaced ? VG_JIT_WARN_REPLACED : VG_JIT_OK;
 }
 
@@ -884,6 +1273,7 @@ void ML_(jit_at_safe_point) ( void )
       VG_(dropTailXA)(deferred_discards, 1);
       VG_(discard_translations)(rg.start, rg.size, "jitreg.late_name");
    }
+   maybe_compact_names();
 }
 
 
@@ -1007,13 +1397,14 @@ UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg )
          break;
 
       case VG_USERREQ__JIT_UNREGISTER: {
-         JitFn* f = live_fns ? VG_(OSetGen_Lookup)(live_fns, &arg[1]) : NULL;
+         JitFnPos p = fn_starting_at(arg[1]);
          what = "unregister";
-         if (f == NULL || f->start != arg[1]) {
+         if (p.c == NULL) {
             st = VG_JIT_ERR_NOT_REGISTERED;
          } else {
-            VG_(discard_translations)(f->start, f->size, "jitreg.unregister");
-            remove_fn(f, "unregister");
+            VG_(discard_translations)(arg[1], fn_at(p)->size,
+                                      "jitreg.unregister");
+            (void)remove_fn_at(arg[1], "unregister");
             ML_(advance_current_DiEpoch_for_jit)();
             stats.unregistered++;
             st = VG_JIT_OK;
@@ -1074,7 +1465,11 @@ void VG_(jit_print_summary) ( void )
              "%llu live at exit\n",
              stats.registered, stats.unregistered, stats.replaced,
              stats.unmapped, stats.refused, stats.lines_dropped,
-             live_fns ? (ULong)VG_(OSetGen_Size)(live_fns) : 0ULL);
+             n_live);
+   VG_(umsg)("JIT: name pool: %lu bytes in use, %lu bytes unused, "
+             "%llu compactions freed %llu bytes\n",
+             names.live_bytes, names.dead_bytes,
+             stats.compactions, stats.names_freed);
 }
 
 /*--------------------------------------------------------------------*/
