@@ -483,7 +483,7 @@ void row_lookup() {
             "1.4 KB of resident memory per function in all, and the cache misses "
             "and page clearing over that memory grow with N.  Skipping the sector "
             "search for never-translated entries (a Bloom-style filter of entry "
-            "addresses in m_transtab) was tried and gained about 5% at 10^6, so it "
+            "addresses in m_transtab) was tried and gained about 4% at 10^6, so it "
             "was not kept.  Meeting 1.2x at 10^6 needs Callgrind to keep less per "
             "basic block and call edge, a change to Callgrind's data structures, "
             "not to the registry.");
