@@ -593,11 +593,13 @@ static JitNameId intern_name ( const HChar* s, SizeT len )
 static void release_name ( JitNameId id )
 {
    JitName* nm = name_at(id);
+   UInt     bytes;
    vg_assert(nm->refs > 0);
    if (--nm->refs > 0)
       return;
-   names.live_bytes -= name_bytes(VG_(strlen)(nm->str));
-   names.dead_bytes += name_bytes(VG_(strlen)(nm->str));
+   bytes = name_bytes(VG_(strlen)(nm->str));
+   names.live_bytes -= bytes;
+   names.dead_bytes += bytes;
 }
 
 /* The id of the copy of old_id in the new pool, copying it first. */
