@@ -44,15 +44,15 @@
    range removes each chunk's part of it with one move of the records
    after it.
 
-   Names are interned: many registrations of one name (a JIT recompiling
-   a hot function) share one copy with a reference count.  The copies
-   live in a pool of 64 KiB chunks, a record refers to its name by a
-   32-bit JitNameId, and the intern table is an open-addressing table of
-   ids (linear probing, at most half full).  A name whose count drops to
-   zero leaves the table at once; its bytes stay in the pool until the
-   pool is compacted (at a safe point, once the dead bytes outnumber the
-   live ones), after the symbol-name cache of m_debuginfo, which holds
-   name pointers, has been invalidated.
+   Names live in a pool of 64 KiB chunks with a reference count, and a
+   record refers to its name by a 32-bit JitNameId.  A registration whose
+   name is in its slot of a small table of recently registered names (a
+   JIT recompiling a hot function) shares that copy; otherwise the name
+   is appended to the pool, with no search.  A name whose count drops to
+   zero stays in the pool until the pool is compacted (at a safe point,
+   once the dead bytes outnumber the live ones), after the symbol-name
+   cache of m_debuginfo, which holds name pointers, has been
+   invalidated.
 
    Each JIT object owns a synthetic DebugInfo (see priv_jitreg.h) holding
    its name (Callgrind's ob=) and its pool of source file names.
@@ -136,16 +136,16 @@ static void set_last_status ( ThreadId tid, Vg_JitStatus st )
 /*--- Data structures                                      ---*/
 /*------------------------------------------------------------*/
 
-/* A reference to an interned name: 1 + (chunk index << NAME_OFFSET_BITS
+/* A reference to a name in the pool: 1 + (chunk index << NAME_OFFSET_BITS
    | byte offset / 4) in the name pool; 0 means none. */
 typedef UInt JitNameId;
 
-/* An interned function name in the name pool (4-byte aligned). */
+/* A function name in the name pool (4-byte aligned). */
 typedef
    struct {
-      UInt  refs;    /* live and archived JitFns using it (while the pool
-                        is compacted: the id of the new copy) */
-      UInt  hash;    /* hash_name of str */
+      UInt  refs;    /* live and archived JitFns using it; NAME_MOVED
+                        once copied by a compaction */
+      UInt  hash;    /* hash_name of str; once moved, the new copy's id */
       HChar str[0];  /* NUL-terminated */
    }
    JitName;
