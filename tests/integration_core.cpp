@@ -13,6 +13,8 @@
 #include "callgrind_profile.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -328,6 +330,64 @@ BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
         const std::uint64_t a = std::stoull(key.name, nullptr, 16);
         BOOST_TEST(!(lo <= a && a < hi), "unnamed block " << key.name << " in JIT code");
     }
+}
+
+/// A counter of Valgrind's --stats=yes output: the number (with thousands
+/// separators) matched by the first group of `pattern`, e.g.
+/// R"(transtab: new +([\d,]+))".
+static std::uint64_t statsCounter(const std::string& err, const std::string& pattern) {
+    std::smatch m;
+    if (!std::regex_search(err, m, std::regex(pattern)))
+        throw std::runtime_error("no match for " + pattern + " in --stats output");
+    std::string digits = m[1];
+    digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+    return std::stoull(digits);
+}
+
+BOOST_AUTO_TEST_CASE(translation_lookups_are_exact_with_the_entry_filter) {
+    // Patch 0009: once a third translation sector is in use, a filter of
+    // entry addresses answers lookups of untranslated code.  testjit
+    // retranslate N runs N functions, discards the first half's
+    // translations, and runs all N again: exactly N + N/2 of their
+    // translations are made if the filter never hides a translation (a
+    // hidden one is translated again) and forgets discarded ones.  The
+    // program's own translations are measured with a small N.
+    const std::string kFiltered = R"(tt/tc: ([\d,]+) lookups answered by the entry filter)";
+    auto newTranslations = [](long n) {
+        const Result native = run({testjit(), "retranslate", std::to_string(n)});
+        const Result r = runValgrind({"--tool=none", "--stats=yes"},
+                                     {testjit(), "retranslate", std::to_string(n)});
+        BOOST_TEST_REQUIRE(r.status == 0, r);
+        BOOST_TEST(r.out == native.out);
+        BOOST_TEST(contains(r.out, "retranslate sum "), r.out);
+        return std::make_pair(r, statsCounter(r.err, R"(transtab: new +([\d,]+))"));
+    };
+    const auto [small, smallNew] = newTranslations(1000);
+    BOOST_TEST(contains(small.err, "lookups answered by the entry filter (not in use)"));
+    const long n = 120000;  // about 4 sectors of 42,588 translations
+    const auto [big, bigNew] = newTranslations(n);
+    BOOST_TEST(contains(big.err, "transtab: allocate entry filter"));
+    // The same program code around both runs: allow a few blocks of
+    // difference (the number printed at the end is longer).
+    const std::int64_t extra = static_cast<std::int64_t>(bigNew - smallNew) - (n - 1000) * 3 / 2;
+    BOOST_TEST(std::llabs(extra) <= 16, "translations beyond N + N/2: " << extra);
+    // The second pass's first half missed everywhere after its discard:
+    // the filter, counted down by the discard, answered nearly all of them.
+    BOOST_TEST(statsCounter(big.err, kFiltered) >= std::uint64_t(n / 2 * 9 / 10));
+    BOOST_TEST(statsCounter(big.err, R"(transtab: discarded +([\d,]+))") >= std::uint64_t(n / 2));
+
+    // Three sectors: the filter exists from the third on, the oldest
+    // sector is recycled (its translations counted out of the filter),
+    // and --sanity-level=4 checks at each discard that the filter counts
+    // every translation in every sector.
+    const Result native = run({testjit(), "retranslate", "100000"});
+    const Result r = runValgrind({"--tool=none", "--stats=yes", "--num-transtab-sectors=3", "--sanity-level=4"},
+                                 {testjit(), "retranslate", "100000"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(r.out == native.out);
+    BOOST_TEST(!contains(r.err, "sanity fail"), r.err.substr(0, 4000));
+    BOOST_TEST(statsCounter(r.err, R"(sectors recycled ([\d,]+))") >= 1u, r.err);
+    BOOST_TEST(statsCounter(r.err, kFiltered) > 0u);
 }
 
 BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {

@@ -27,6 +27,10 @@
 //   fork     like memerr, but the jitted code runs in a forked child
 //   bad      every kind of bad request; the program must go on
 //   many N   register N functions of 16 bytes each, run each once
+//   retranslate N
+//            N unregistered functions of 16 bytes each run once, the
+//            translations of the first half discarded, all run again
+//            (the translation table's lookups, not the registry)
 //   churn SEED OPS
 //            OPS random registrations (ascending, descending and random
 //            addresses, 1 to 3 slots of 16 bytes, some names shared),
@@ -421,27 +425,55 @@ int mode_bad() {
     return 0;
 }
 
+// Emits `count` functions of 16 bytes, `mov eax, i & 0xff; ret`, one
+// after another at the start of `mem`.
+constexpr std::size_t kSmallFn = 16;
+void emit_small_functions(CodeMemory& mem, long count) {
+    for (long i = 0; i < count; ++i) {
+        Emitter e(mem.base() + i * kSmallFn, kSmallFn);
+        e.mov(e.eax, static_cast<std::uint32_t>(i & 0xff));
+        e.ret();
+        e.ready();
+    }
+}
+
+// Runs functions [first, last) of emit_small_functions once each.
+long call_small_functions(const CodeMemory& mem, long first, long last) {
+    long sum = 0;
+    for (long i = first; i < last; ++i)
+        sum += reinterpret_cast<long (*)()>(mem.base() + i * kSmallFn)() & 0xff;
+    return sum;
+}
+
 int mode_many(long count) {
-    const std::size_t each = 16;
-    CodeMemory mem((count * each + 4095) / 4096 * 4096);
+    CodeMemory mem((count * kSmallFn + 4095) / 4096 * 4096);
+    emit_small_functions(mem, count);
     std::uint8_t* p = mem.base();
     std::vector<std::string> names;
     names.reserve(count);
     for (long i = 0; i < count; ++i) {
-        std::uint8_t* at = p + i * each;
-        Emitter e(at, each);
-        e.mov(e.eax, static_cast<std::uint32_t>(i & 0xff));
-        e.ret();
-        e.ready();
         names.push_back("many_" + std::to_string(i));
-        VALGRIND_JIT_REGISTER(at, each, names.back().c_str());
+        VALGRIND_JIT_REGISTER(p + i * kSmallFn, kSmallFn, names.back().c_str());
     }
     std::fprintf(stderr, "many range %p %p\n", static_cast<void*>(p),
-                 static_cast<void*>(p + count * each));
-    long sum = 0;
-    for (long i = 0; i < count; ++i)
-        sum += reinterpret_cast<long (*)()>(p + i * each)() & 0xff;
-    std::printf("many sum %ld\n", sum);
+                 static_cast<void*>(p + count * kSmallFn));
+    std::printf("many sum %ld\n", call_small_functions(mem, 0, count));
+    return 0;
+}
+
+// Unregistered code translated, partly discarded and translated again:
+// runs `count` functions once each, discards the translations of the
+// first half with one VALGRIND_DISCARD_TRANSLATIONS request, and runs
+// all of them again.  That makes count + count/2 translations of the
+// functions; every lookup of the second half in the second pass must
+// find the first pass's translation.
+int mode_retranslate(long count) {
+    CodeMemory mem((count * kSmallFn + 4095) / 4096 * 4096);
+    emit_small_functions(mem, count);
+    long sum = call_small_functions(mem, 0, count);
+    VALGRIND_DISCARD_TRANSLATIONS(mem.base(), (count / 2) * kSmallFn);
+    sum += call_small_functions(mem, 0, count);
+    std::printf("retranslate sum %ld\n", sum);
     return 0;
 }
 
@@ -551,7 +583,7 @@ int main(int argc, char** argv) {
         --argc;
     }
     if (argc < 2) {
-        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N|churn SEED OPS\n");
+        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N|retranslate N|churn SEED OPS\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -566,6 +598,7 @@ int main(int argc, char** argv) {
     if (mode == "race") return mode_race();
     if (mode == "bad") return mode_bad();
     if (mode == "many" && argc > 2) return mode_many(std::atol(argv[2]));
+    if (mode == "retranslate" && argc > 2) return mode_retranslate(std::atol(argv[2]));
     if (mode == "churn" && argc > 3)
         return mode_churn(static_cast<unsigned>(std::atol(argv[2])), std::atol(argv[3]));
     std::fprintf(stderr, "testjit: unknown mode %s\n", mode.c_str());
