@@ -200,6 +200,13 @@ double min_of(const std::vector<Sample>& s, const std::string& key) {
     return m;
 }
 
+double max_of(const std::vector<Sample>& s, const std::string& key) {
+    double m = -INFINITY;
+    for (const auto& x : s)
+        m = std::max(m, x.kv.at(key));
+    return m;
+}
+
 std::string fmt(const char* f, double v) {
     char b[64];
     std::snprintf(b, sizeof b, f, v);
@@ -405,13 +412,16 @@ void row_lookup() {
     std::vector<unsigned long> ns;
     for (unsigned long n = 1000; n <= g_opt->lookup_max && n <= 1000000; n *= 10)
         ns.push_back(n);
-    std::vector<double> stock_us, patched_us, share;
+    std::vector<double> stock_us, patched_us, patched_best_us, share, user_us, sys_us;
     for (const unsigned long n : ns) {
         const std::string N = std::to_string(n);
         const bool with_stock = n <= g_opt->stock_lookup_max;
         // Stock Callgrind's time per new function grows with N (see the
-        // note), so 10^5 and above run the minimum 5 times.
-        const int reps = n >= 100000 ? 5 : std::max(5, g_opt->repeats);
+        // note), so 10^5 and above run the minimum 5 times; the small N
+        // are cheap and run at least 9 times (they are the denominator of
+        // the flatness ratio, and run-to-run noise on a shared machine is
+        // large against its 1.2x target).
+        const int reps = n >= 100000 ? std::max(5, g_opt->repeats) : std::max(9, g_opt->repeats);
         Cmd s{"calls-stock", vg(g_opt->stock, "callgrind", {}, {g_opt->jitbench, "calls", N, "noreg"})};
         Cmd p{"calls-patched", vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "calls", N, "reg"})};
         Cmd u{"calls-patched-noreg",
@@ -419,11 +429,20 @@ void row_lookup() {
         std::vector<Cmd> cmds{p, u};
         if (with_stock) cmds.push_back(s);
         const auto res = rotate("3. Callgrind, call " + p10(n) + " functions once", cmds, reps);
-        auto per_fn = [n](const std::vector<Sample>& r) {
-            return median_of(r, "loop_ns") / 1000.0 / static_cast<double>(n);
+        const double scale = 1000.0 * static_cast<double>(n);   // ns per run -> us per function
+        auto per_fn = [scale](const std::vector<Sample>& r) {
+            return median_of(r, "loop_ns") / scale;
+        };
+        // "median (fastest-slowest)" of a side's runs, us per function.
+        auto cell = [scale, per_fn](const std::vector<Sample>& r) {
+            return fmt("%.1f us", per_fn(r)) + fmt(" (%.1f", min_of(r, "loop_ns") / scale) +
+                   fmt("-%.1f)", max_of(r, "loop_ns") / scale);
         };
         const double pu = per_fn(res[0]), uu = per_fn(res[1]);
         patched_us.push_back(pu);
+        patched_best_us.push_back(min_of(res[0], "loop_ns") / scale);
+        user_us.push_back(median_of(res[0], "loop_user_ns") / scale);
+        sys_us.push_back(median_of(res[0], "loop_sys_ns") / scale);
         share.push_back(pu / uu);
         const std::string runs = std::to_string(reps) + "+" + std::to_string(reps);
         if (with_stock) {
@@ -431,15 +450,16 @@ void row_lookup() {
             stock_us.push_back(su);
             g_rows.push_back({"3", "Lookup: Callgrind, each of " + p10(n) +
                                        " functions called once, us per function in the client's "
-                                       "call loop (stock: unnamed; patched: registered, named)",
-                              runs, fmt("%.1f us", su), fmt("%.1f us", pu), fmt("%.2f x", pu / su),
+                                       "call loop, median (fastest-slowest run) (stock: unnamed; "
+                                       "patched: registered, named)",
+                              runs, cell(res[2]), cell(res[0]), fmt("%.2f x", pu / su),
                               "-", "-"});
         } else {
             g_rows.push_back({"3", "Lookup: Callgrind, each of " + p10(n) +
                                        " functions called once, us per function in the client's "
-                                       "call loop (patched: registered, named; stock not run, "
-                                       "see the note)",
-                              std::to_string(reps), "-", fmt("%.1f us", pu), "-", "-", "-"});
+                                       "call loop, median (fastest-slowest run) (patched: "
+                                       "registered, named; stock not run, see the note)",
+                              std::to_string(reps), "-", cell(res[0]), "-", "-", "-"});
         }
     }
     auto spread = [](const std::vector<double>& v) {
@@ -454,6 +474,19 @@ void row_lookup() {
                                ".." + p10(ns.back()) + " (Callgrind)",
                       "", stock_spread, fmt("%.2f x", fp), fmt("%.2f x", fp),
                       "flat within 1.2 x", verdict(fp <= 1.2)});
+    const double best = spread(patched_best_us);
+    g_rows.push_back({"3", "(derived, no target) the same from each N's fastest patched run "
+                           "(less sensitive to run-to-run noise than the medians)",
+                      "", "", "", fmt("%.2f x", best), "-", "-"});
+    std::string cpu;
+    for (std::size_t i = 0; i < ns.size(); ++i)
+        cpu += (i ? " / " : "") + fmt("%.1f", user_us[i]) + fmt(" + %.1f", sys_us[i]);
+    g_rows.push_back({"3", "(derived, no target) where the patched time goes: user + system CPU "
+                           "us per function in the loop (getrusage; medians), N = " +
+                               p10(ns.front()) + ".." + p10(ns.back()) +
+                               "; the system part is mostly the kernel clearing newly "
+                               "faulted pages",
+                      "", "", "", cpu, "-", "-"});
     std::string shares;
     for (std::size_t i = 0; i < ns.size(); ++i)
         shares += (i ? " / " : "") + fmt("%.2f", share[i]);
@@ -469,24 +502,20 @@ void row_lookup() {
             "measured); a patched run takes about 20 s.");
     if (fp > 1.2)
         g_notes.push_back(
-            "Row 3: stock Valgrind's time per new function grows with N for two "
-            "reasons that patches 0007 and 0008 remove: callgrind/fn.c kept a "
+            "Row 3: stock Valgrind's time per new function grows with N for three "
+            "reasons that patches 0007, 0008 and 0009 remove: callgrind/fn.c kept a "
             "file's functions in a fixed table of 87 chains (every JIT function "
-            "lands in one file), and m_transtab's HASH_TT packed evenly spaced "
-            "code into long runs of its linear-probing table, so that the first "
-            "lookup of every new translation probed to the end of a run in every "
-            "full sector.  What still grows on the patched side is the same for "
-            "registered and unregistered code (the registry's share above): each "
-            "new function costs a translation (about 170 bytes of host code plus "
-            "its table entries; at 10^6 functions 16 translation sectors are in "
-            "use) and Callgrind's BB, BBCC, call-edge and context records, about "
-            "1.4 KB of resident memory per function in all, and the cache misses "
-            "and page clearing over that memory grow with N.  Skipping the sector "
-            "search for never-translated entries (a Bloom-style filter of entry "
-            "addresses in m_transtab) was tried and gained about 4% at 10^6, so it "
-            "was not kept.  Meeting 1.2x at 10^6 needs Callgrind to keep less per "
-            "basic block and call edge, a change to Callgrind's data structures, "
-            "not to the registry.");
+            "lands in one file); m_transtab's HASH_TT packed evenly spaced code "
+            "into long runs of its linear-probing table; and the first lookup of "
+            "every new translation searched the hash table of every sector in use, "
+            "one or two cache misses each, where an entry-address filter now "
+            "answers with one probe.  What still grows on the patched side is the "
+            "same for registered and unregistered code (the registry's share "
+            "above): each new function leaves a translation and Callgrind's BB, "
+            "BBCC, call-edge and context records, about 1.3 KB of resident memory "
+            "in all, and the page clearing and cache misses over that memory grow "
+            "with N.  Run-to-run noise on a shared machine (the fastest-slowest "
+            "ranges) is as wide as the target: compare the fastest-run row.");
 }
 
 // 5. jitdump ingestion.
