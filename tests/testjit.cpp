@@ -426,8 +426,9 @@ int mode_bad() {
 }
 
 // Emits `count` functions of 16 bytes, `mov eax, i & 0xff; ret`, one
-// after another at the start of `mem`.
+// after another at the start of `mem` (at least small_functions_bytes).
 constexpr std::size_t kSmallFn = 16;
+std::size_t small_functions_bytes(long count) { return (count * kSmallFn + 4095) / 4096 * 4096; }
 void emit_small_functions(CodeMemory& mem, long count) {
     for (long i = 0; i < count; ++i) {
         Emitter e(mem.base() + i * kSmallFn, kSmallFn);
@@ -437,16 +438,16 @@ void emit_small_functions(CodeMemory& mem, long count) {
     }
 }
 
-// Runs functions [first, last) of emit_small_functions once each.
-long call_small_functions(const CodeMemory& mem, long first, long last) {
+// Runs the first `count` functions of emit_small_functions once each.
+long call_small_functions(const CodeMemory& mem, long count) {
     long sum = 0;
-    for (long i = first; i < last; ++i)
+    for (long i = 0; i < count; ++i)
         sum += reinterpret_cast<long (*)()>(mem.base() + i * kSmallFn)() & 0xff;
     return sum;
 }
 
 int mode_many(long count) {
-    CodeMemory mem((count * kSmallFn + 4095) / 4096 * 4096);
+    CodeMemory mem(small_functions_bytes(count));
     emit_small_functions(mem, count);
     std::uint8_t* p = mem.base();
     std::vector<std::string> names;
@@ -457,7 +458,7 @@ int mode_many(long count) {
     }
     std::fprintf(stderr, "many range %p %p\n", static_cast<void*>(p),
                  static_cast<void*>(p + count * kSmallFn));
-    std::printf("many sum %ld\n", call_small_functions(mem, 0, count));
+    std::printf("many sum %ld\n", call_small_functions(mem, count));
     return 0;
 }
 
@@ -468,11 +469,11 @@ int mode_many(long count) {
 // functions; every lookup of the second half in the second pass must
 // find the first pass's translation.
 int mode_retranslate(long count) {
-    CodeMemory mem((count * kSmallFn + 4095) / 4096 * 4096);
+    CodeMemory mem(small_functions_bytes(count));
     emit_small_functions(mem, count);
-    long sum = call_small_functions(mem, 0, count);
+    long sum = call_small_functions(mem, count);
     VALGRIND_DISCARD_TRANSLATIONS(mem.base(), (count / 2) * kSmallFn);
-    sum += call_small_functions(mem, 0, count);
+    sum += call_small_functions(mem, count);
     std::printf("retranslate sum %ld\n", sum);
     return 0;
 }
