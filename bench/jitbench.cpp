@@ -41,6 +41,13 @@
 //        to the moment the last record was seen registered), first_ok,
 //        last_ok and file_bytes.  The file is removed before exit; the
 //        code stays mapped until the process ends.
+//   touch MIB
+//        natively: maps MIB MiB of fresh anonymous memory and writes one
+//        byte to each 4 KiB page, timing that loop: what the kernel
+//        charges for a page a process touches for the first time
+//        (clearing it, and on a virtual machine possibly the host backing
+//        it), the cost that grows in the lookup row as Valgrind's memory
+//        grows.  Prints loop_ns and pages.
 //   native ITERATIONS
 //        natively: a tight loop of VALGRIND_JIT_REGISTER with a compiler
 //        barrier, and the same loop without the request.  Prints
@@ -375,16 +382,34 @@ int mode_native(std::size_t iters) {
 
 }  // namespace
 
+int mode_touch(std::size_t mib) {
+    const std::size_t bytes = mib << 20, page = 4096;
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        die(std::string("mmap: ") + std::strerror(errno));
+    auto* c = static_cast<volatile unsigned char*>(p);
+    const std::uint64_t t0 = now_ns();
+    for (std::size_t off = 0; off < bytes; off += page)
+        c[off] = 1;
+    const std::uint64_t t1 = now_ns();
+    munmap(p, bytes);
+    std::printf("loop_ns=%llu\npages=%zu\n", static_cast<unsigned long long>(t1 - t0),
+                bytes / page);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     const std::string usage =
         "usage: jitbench register N jit|discard|none [keep] | calls N reg|noreg |"
-        " dump N wait|nowait | native ITERATIONS";
+        " dump N wait|nowait | touch MIB | native ITERATIONS";
     if (argc < 3)
         die(usage);
     const std::string mode = argv[1];
     const std::size_t n = parse_count(argv[2]);
     if (mode == "native" && argc == 3)
         return mode_native(n);
+    if (mode == "touch" && argc == 3)
+        return mode_touch(n);
     if (mode == "register" && argc == 5 && std::string(argv[4]) == "keep")
         return mode_register(n, argv[3], true);
     if (argc != 4)
