@@ -46,8 +46,8 @@
 //        byte to each 4 KiB page, timing that loop: what the kernel
 //        charges for a page a process touches for the first time
 //        (clearing it, and on a virtual machine possibly the host backing
-//        it), the cost that grows in the lookup row as Valgrind's memory
-//        grows.  Prints loop_ns and pages.
+//        it), which Valgrind pays for every page of new memory in the
+//        lookup row.  Prints loop_ns and pages.
 //   native ITERATIONS
 //        natively: a tight loop of VALGRIND_JIT_REGISTER with a compiler
 //        barrier, and the same loop without the request.  Prints
