@@ -408,27 +408,50 @@ void row_register() {
 }
 
 // 3. Name lookups at scale under Callgrind.
+//
+// Every N and every side runs in one rotation (10^3 reg, 10^3 noreg,
+// 10^3 stock, 10^4 reg, ...): this machine has slow phases lasting tens of
+// seconds, and when each N ran its own block of runs one such phase could
+// hold all of one N's runs and decide the max/min ratio alone.  Alternated,
+// every N meets the same mix of phases.
 void row_lookup() {
     std::vector<unsigned long> ns;
     for (unsigned long n = 1000; n <= g_opt->lookup_max && n <= 1000000; n *= 10)
         ns.push_back(n);
-    std::vector<double> stock_us, patched_us, patched_best_us, share, user_us, sys_us;
+    // Index into the rotation of each N's patched-registered, patched-
+    // unregistered and (N <= --stock-lookup-max) stock command.
+    struct Sides {
+        std::size_t reg, noreg, stock;
+        bool with_stock;
+    };
+    std::vector<Cmd> cmds;
+    std::vector<Sides> sides;
     for (const unsigned long n : ns) {
         const std::string N = std::to_string(n);
-        const bool with_stock = n <= g_opt->stock_lookup_max;
-        // Stock Callgrind's time per new function grows with N (see the
-        // note), so 10^5 and above run the minimum 5 times; the small N
-        // are cheap and run at least 9 times (they are the denominator of
-        // the flatness ratio, and run-to-run noise on a shared machine is
-        // large against its 1.2x target).
-        const int reps = n >= 100000 ? std::max(5, g_opt->repeats) : std::max(9, g_opt->repeats);
-        Cmd s{"calls-stock", vg(g_opt->stock, "callgrind", {}, {g_opt->jitbench, "calls", N, "noreg"})};
-        Cmd p{"calls-patched", vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "calls", N, "reg"})};
-        Cmd u{"calls-patched-noreg",
-              vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "calls", N, "noreg"})};
-        std::vector<Cmd> cmds{p, u};
-        if (with_stock) cmds.push_back(s);
-        const auto res = rotate("3. Callgrind, call " + p10(n) + " functions once", cmds, reps);
+        Sides x{};
+        x.with_stock = n <= g_opt->stock_lookup_max;
+        x.reg = cmds.size();
+        cmds.push_back({"calls-patched-" + N,
+                        vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "calls", N, "reg"})});
+        x.noreg = cmds.size();
+        cmds.push_back({"calls-patched-noreg-" + N,
+                        vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "calls", N, "noreg"})});
+        if (x.with_stock) {
+            x.stock = cmds.size();
+            cmds.push_back({"calls-stock-" + N,
+                            vg(g_opt->stock, "callgrind", {}, {g_opt->jitbench, "calls", N, "noreg"})});
+        }
+        sides.push_back(x);
+    }
+    // The small N are the denominator of the flatness ratio and their
+    // loops are short (10 and 100 ms), so every side runs at least 9 times.
+    const int reps = std::max(9, g_opt->repeats);
+    const auto res = rotate("3. Callgrind, call 10^3.." + p10(ns.back()) + " functions once, "
+                            "all N alternated", cmds, reps);
+    std::vector<double> stock_us, patched_us, patched_best_us, share, user_us, sys_us;
+    for (std::size_t k = 0; k < ns.size(); ++k) {
+        const unsigned long n = ns[k];
+        const Sides& x = sides[k];
         const double scale = 1000.0 * static_cast<double>(n);   // ns per run -> us per function
         auto per_fn = [scale](const std::vector<Sample>& r) {
             return median_of(r, "loop_ns") / scale;
@@ -438,28 +461,29 @@ void row_lookup() {
             return fmt("%.1f us", per_fn(r)) + fmt(" (%.1f", min_of(r, "loop_ns") / scale) +
                    fmt("-%.1f)", max_of(r, "loop_ns") / scale);
         };
-        const double pu = per_fn(res[0]), uu = per_fn(res[1]);
+        const auto& reg = res[x.reg];
+        const double pu = per_fn(reg), uu = per_fn(res[x.noreg]);
         patched_us.push_back(pu);
-        patched_best_us.push_back(min_of(res[0], "loop_ns") / scale);
-        user_us.push_back(median_of(res[0], "loop_user_ns") / scale);
-        sys_us.push_back(median_of(res[0], "loop_sys_ns") / scale);
+        patched_best_us.push_back(min_of(reg, "loop_ns") / scale);
+        user_us.push_back(median_of(reg, "loop_user_ns") / scale);
+        sys_us.push_back(median_of(reg, "loop_sys_ns") / scale);
         share.push_back(pu / uu);
         const std::string runs = std::to_string(reps) + "+" + std::to_string(reps);
-        if (with_stock) {
-            const double su = per_fn(res[2]);
+        if (x.with_stock) {
+            const double su = per_fn(res[x.stock]);
             stock_us.push_back(su);
             g_rows.push_back({"3", "Lookup: Callgrind, each of " + p10(n) +
                                        " functions called once, us per function in the client's "
                                        "call loop, median (fastest-slowest run) (stock: unnamed; "
                                        "patched: registered, named)",
-                              runs, cell(res[2]), cell(res[0]), fmt("%.2f x", pu / su),
+                              runs, cell(res[x.stock]), cell(reg), fmt("%.2f x", pu / su),
                               "-", "-"});
         } else {
             g_rows.push_back({"3", "Lookup: Callgrind, each of " + p10(n) +
                                        " functions called once, us per function in the client's "
                                        "call loop, median (fastest-slowest run) (patched: "
                                        "registered, named; stock not run, see the note)",
-                              std::to_string(reps), "-", cell(res[0]), "-", "-", "-"});
+                              std::to_string(reps), "-", cell(reg), "-", "-", "-"});
         }
     }
     auto spread = [](const std::vector<double>& v) {
