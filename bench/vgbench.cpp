@@ -308,7 +308,7 @@ void row_nojit() {
 void row_register() {
     const std::vector<unsigned long> ns{10000, 100000, 1000000};
     for (const std::string tool : {"none", "callgrind"}) {
-        std::vector<double> ratios, reg_ns;
+        std::vector<double> ratios, reg_ns, base_ns;
         double unmap_jit = 0, unmap_plain = 0;
         for (const unsigned long n : ns) {
             const std::string N = std::to_string(n);
@@ -322,9 +322,13 @@ void row_register() {
                 cmds.push_back({"reg-none-plain-patched",
                                 vg(g_opt->patched, tool, {},
                                    {g_opt->jitbench, "register", N, "none"})});
+            // At 10^4 the loop lasts about 5 ms, so one run's figure swings
+            // more than at larger N, and the growth row divides by it: three
+            // times the runs (they are cheap).
+            const int reps = n <= 10000 ? std::max(15, 3 * g_opt->repeats) : g_opt->repeats;
             const auto res = rotate("2. register " + p10(n) + " under " + tool +
                                         (memory ? " (+4. memory)" : ""),
-                                    cmds, g_opt->repeats);
+                                    cmds, reps);
             if (min_of(res[1], "ok") != static_cast<double>(n))
                 throw std::runtime_error("a registration was refused (see reg-" + tool +
                                          "-jit-patched.log)");
@@ -332,12 +336,12 @@ void row_register() {
             const double jn = median_of(res[1], "loop_ns") / static_cast<double>(n);
             ratios.push_back(jn / dn);
             reg_ns.push_back(jn);
+            base_ns.push_back(dn);
             g_rows.push_back({"2", "Registration, " + p10(n) +
                                        " functions live at once, one request each, --tool=" +
                                        tool + ": ns per request in the client's loop "
                                        "(baseline: DISCARD_TRANSLATIONS, stock)",
-                              std::to_string(g_opt->repeats) + "+" +
-                                  std::to_string(g_opt->repeats),
+                              std::to_string(reps) + "+" + std::to_string(reps),
                               fmt("%.0f ns", dn), fmt("%.0f ns", jn), fmt("%.2f x", jn / dn),
                               "register/discard <= 1.0", verdict(jn / dn <= 1.0)});
             if (n == ns.back()) {
@@ -370,12 +374,18 @@ void row_register() {
                         "chunk occupancy and at the dinfo arena with --profile-heap=yes.");
             }
         }
-        const double growth = ratios.back() / ratios.front();
-        g_rows.push_back({"2", "Registration ratio growth, " + p10(ns.front()) + " -> " +
-                                   p10(ns.back()) + " functions, --tool=" + tool,
-                          "", fmt("%.2f x", ratios.front()), fmt("%.2f x", ratios.back()),
-                          fmt("%.2f x", growth), "no growth (<= 1.2 x)",
-                          verdict(growth <= 1.2)});
+        // Growth of the registration's own cost per request.  (The growth
+        // of the register/discard ratio would also count the stock
+        // discard getting cheaper per request as N grows, 525 to 341 ns
+        // under --tool=none in one run, as if registration had grown.)
+        const double growth = reg_ns.back() / reg_ns.front();
+        g_rows.push_back({"2", "Registration cost growth, " + p10(ns.front()) + " -> " +
+                                   p10(ns.back()) + " functions, --tool=" + tool +
+                                   ": ns per request at " + p10(ns.back()) + " / at " +
+                                   p10(ns.front()) + " (baseline: the stock discard's)",
+                          "", fmt("%.2f x", base_ns.back() / base_ns.front()),
+                          fmt("%.2f x", growth), fmt("%.2f x", growth),
+                          "no growth (<= 1.2 x)", verdict(growth <= 1.2)});
         g_rows.push_back({"2", "(no target) munmap of the " + p10(ns.back()) +
                                    " functions' code after the loop, --tool=" + tool +
                                    ": ns per function (baseline: nothing registered, stock)",
