@@ -463,35 +463,13 @@ BOOST_AUTO_TEST_CASE(dhat_names_jitted_allocation_sites) {
     BOOST_TEST(std::regex_search(text, frame), text.substr(0, 2000));
 }
 
-namespace {
-
-// The unpatched Valgrind of the same release: VGJIT_STOCK, or the one
-// `make stock-valgrind` installs (`make check` builds it first).
-std::string stockValgrindDir() {
-    return envOr("VGJIT_STOCK", builddir() + "/build/stock-install");
-}
-
-// Boost.Test precondition: the case below is reported as skipped, not as
-// passed, when there is no unpatched Valgrind to run.
-boost::test_tools::assertion_result haveStockValgrind(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result r(
-        std::filesystem::exists(stockValgrindDir() + "/bin/valgrind"));
-    if (!r)
-        r.message() << "no unpatched Valgrind at " << stockValgrindDir()
-                    << " (make stock-valgrind)";
-    return r;
-}
-
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(stock_valgrind_ignores_the_requests,
-                     *boost::unit_test::precondition(haveStockValgrind)) {
+                     *boost::unit_test::precondition(stockValgrindAvailable)) {
     // Under a Valgrind without JIT support (the unpatched build of the same
     // release), every request yields its "not recorded" value and the
     // program behaves as it does natively.
-    const std::string stock = stockValgrindDir();
     const Result native = run(program("bad"));
-    const Result r = run({stock + "/bin/valgrind", "-q", "--tool=memcheck", "--", testjit(),
+    const Result r = run({stockValgrind(), "-q", "--tool=memcheck", "--", testjit(),
                           "--source=" + source(), "bad"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == native.out);

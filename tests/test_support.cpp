@@ -43,6 +43,17 @@ std::string valgrind() { return stage() + "/bin/valgrind"; }
 std::string srcdir() { return envOr("VGJIT_SRCDIR", VGJIT_SRCDIR); }
 std::string builddir() { return envOr("VGJIT_BUILDDIR", VGJIT_BUILDDIR); }
 std::string testsBuilddir() { return envOr("VGJIT_TESTS_BUILDDIR", VGJIT_TESTS_BUILDDIR); }
+std::string stockValgrind() {
+    return envOr("VGJIT_STOCK", builddir() + "/build/stock-install") + "/bin/valgrind";
+}
+
+boost::test_tools::assertion_result stockValgrindAvailable(boost::unit_test::test_unit_id) {
+    const std::string v = stockValgrind();
+    boost::test_tools::assertion_result ok(::access(v.c_str(), X_OK) == 0);
+    if (!ok)
+        ok.message() << "no unpatched Valgrind at " << v << " (run `make stock-valgrind`)";
+    return ok;
+}
 
 std::string readFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -7,6 +7,8 @@
 //   VGJIT_SRCDIR          the source tree
 //   VGJIT_BUILDDIR        the build tree
 //   VGJIT_TESTS_BUILDDIR  the build directory of tests/ (test programs)
+//   VGJIT_STOCK           the unpatched Valgrind's prefix (default: the
+//                         build tree's build/stock-install)
 //   VGJIT_KEEP_TMP        if set, scratch directories are kept
 
 #ifndef VGJIT_TEST_SUPPORT_HPP
@@ -16,6 +18,9 @@
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include <boost/test/detail/global_typedef.hpp>
+#include <boost/test/tools/assertion_result.hpp>
 
 namespace vgjit {
 namespace test {
@@ -33,6 +38,14 @@ std::string srcdir();
 std::string builddir();
 /// The build directory of tests/ ($VGJIT_TESTS_BUILDDIR).
 std::string testsBuilddir();
+/// The unpatched Valgrind of the same release: $VGJIT_STOCK/bin/valgrind,
+/// by default the one `make stock-valgrind` installs in the build tree's
+/// build/stock-install (`make check` builds it first).
+std::string stockValgrind();
+/// Boost.Test precondition (`*boost::unit_test::precondition(
+/// stockValgrindAvailable)`): true if stockValgrind() is executable, else
+/// false with a message naming it, so the case is reported as skipped.
+boost::test_tools::assertion_result stockValgrindAvailable(boost::unit_test::test_unit_id);
 
 /// The whole content of a file; throws std::runtime_error if unreadable.
 std::string readFile(const std::string& path);

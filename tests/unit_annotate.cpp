@@ -33,7 +33,6 @@ using namespace vgjit::test;
 namespace {
 
 std::string vgjit() { return envOr("VGJIT_TOOL", builddir() + "/tool/vg-jit"); }
-std::string stock() { return envOr("VGJIT_STOCK", VGJIT_STOCK); }
 std::string perfmapJit() { return envOr("VGJIT_PERFMAP_JIT", testsBuilddir() + "/perfmap_jit"); }
 
 void writeFile(const std::string& path, const std::string& text) {
@@ -392,16 +391,6 @@ BOOST_AUTO_TEST_CASE(errors_and_exit_statuses) {
 // End to end: perfmap_jit under the unpatched and the patched Valgrind.
 // ---------------------------------------------------------------------------
 
-struct StockAvailable {
-    boost::test_tools::assertion_result operator()(utf::test_unit_id) const {
-        const std::string v = stock() + "/bin/valgrind";
-        const bool present = ::access(v.c_str(), X_OK) == 0;
-        boost::test_tools::assertion_result ok(present);
-        if (!ok) ok.message() << "no unpatched Valgrind at " << v << " (run `make stock-valgrind`)";
-        return ok;
-    }
-};
-
 /// One run of perfmap_jit: its profile and the files it wrote (copied into
 /// the scratch directory; the originals are removed).
 struct JitRun {
@@ -477,9 +466,9 @@ void checkCommon(const cg::Profile& in, const cg::Profile& out, const std::strin
     for (const std::string& n : listed) BOOST_TEST(contains(ca.out, ":" + n + " ["), n << " not listed");
 }
 
-BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(StockAvailable())) {
+BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(stockValgrindAvailable)) {
     TempDir dir("vgjit-annotate-e2e");
-    const JitRun s = profileRun(dir, stock() + "/bin/valgrind", "stock", {"--dump-instr=yes"});
+    const JitRun s = profileRun(dir, stockValgrind(), "stock", {"--dump-instr=yes"});
     const JitRun ref = profileRun(dir, valgrind(), "patched", {"--dump-instr=yes"});
     const cg::Profile in = cg::Profile::parseFile(s.profile);
     const cg::Profile patched = cg::Profile::parseFile(ref.profile);
@@ -550,9 +539,9 @@ BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(
 }
 
 BOOST_AUTO_TEST_CASE(stock_profile_with_jumps_and_cache_events,
-                     *utf::precondition(StockAvailable())) {
+                     *utf::precondition(stockValgrindAvailable)) {
     TempDir dir("vgjit-annotate-e2e");
-    const JitRun s = profileRun(dir, stock() + "/bin/valgrind", "stock",
+    const JitRun s = profileRun(dir, stockValgrind(), "stock",
                                 {"--dump-instr=yes", "--collect-jumps=yes", "--cache-sim=yes"});
     const cg::Profile in = cg::Profile::parseFile(s.profile);
     BOOST_TEST_REQUIRE(in.events().size() > 1u);
@@ -566,9 +555,9 @@ BOOST_AUTO_TEST_CASE(stock_profile_with_jumps_and_cache_events,
     BOOST_TEST(contains(readFile(outPath), "\njcnd="));
 }
 
-BOOST_AUTO_TEST_CASE(stock_profile_without_dump_instr, *utf::precondition(StockAvailable())) {
+BOOST_AUTO_TEST_CASE(stock_profile_without_dump_instr, *utf::precondition(stockValgrindAvailable)) {
     TempDir dir("vgjit-annotate-e2e");
-    const JitRun s = profileRun(dir, stock() + "/bin/valgrind", "stock", {});
+    const JitRun s = profileRun(dir, stockValgrind(), "stock", {});
     const JitRun ref = profileRun(dir, valgrind(), "patched", {"--dump-instr=yes"});
     const cg::Profile in = cg::Profile::parseFile(s.profile);
     const cg::Profile patched = cg::Profile::parseFile(ref.profile);
