@@ -28,8 +28,8 @@
 //        process's user and system CPU time spent in the loop, from
 //        getrusage: under Valgrind that is Valgrind's own work, and the
 //        system part is mostly the kernel clearing the pages Valgrind's
-//        new memory is faulted in with) and sum (a checksum of the
-//        results).
+//        new memory is faulted in with), sum (a checksum of the
+//        results) and vmhwm_kb (peak resident memory after the loop).
 //   dump N wait|nowait
 //        writes ./jit-<pid>.dump with a header and N CODE_LOAD records for
 //        the N functions, closes it, maps it PROT_READ|PROT_EXEC (which is
@@ -254,11 +254,11 @@ int mode_calls(std::size_t n, const std::string& how) {
     const CpuTimes c1 = cpu_times();
     if (sum != static_cast<std::uint64_t>(n) * (n - 1) / 2)
         die("calls: wrong checksum");
-    std::printf("loop_ns=%llu\nloop_user_ns=%llu\nloop_sys_ns=%llu\nsum=%llu\n",
+    std::printf("loop_ns=%llu\nloop_user_ns=%llu\nloop_sys_ns=%llu\nsum=%llu\nvmhwm_kb=%ld\n",
                 static_cast<unsigned long long>(t1 - t0),
                 static_cast<unsigned long long>(c1.user_ns - c0.user_ns),
                 static_cast<unsigned long long>(c1.sys_ns - c0.sys_ns),
-                static_cast<unsigned long long>(sum));
+                static_cast<unsigned long long>(sum), vmhwm_kb());
     return 0;
 }
 
