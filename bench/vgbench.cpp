@@ -364,7 +364,7 @@ void row_nojit() {
     const std::string input = "bzip2-input.txt";
     write_input(g_opt->workdir + "/" + input, 2u << 20);
     const bool simultaneous = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
-    const int reps = std::max(21, g_opt->repeats);
+    const int reps = std::max(31, g_opt->repeats);
     int k = 0;
     for (const std::string tool : {"callgrind", "memcheck"}) {
         const std::vector<std::string> prog{g_opt->bzip2, "-9", "-c", input};
