@@ -203,6 +203,42 @@ BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
     BOOST_TEST(contains(ann.out, "5,002,000"), ann.out);
 }
 
+// Patch 0010 carves the records Callgrind never frees (function nodes with
+// their names, contexts, BBCCs, recursion arrays, call edges) from chunks;
+// a record over 8 KiB gets an arena block of its own.  long_names has one
+// function whose ELF name is 12,298 characters (that path) and 300 short
+// ones, short_k called k + 1 times from main.
+BOOST_AUTO_TEST_CASE(callgrind_records_keep_long_and_many_names) {
+    TempDir dir;
+    const std::string out = dir.file("callgrind.long_names");
+    const Result r = runValgrind({"--tool=callgrind", "--stats=yes",
+                                  "--callgrind-out-file=" + out},
+                                 {testsBuilddir() + "/long_names"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const cg::Profile p = cg::Profile::parseFile(out);
+
+    std::string longName = "long_name_";
+    for (int i = 0; i < 4096; ++i) longName += "abc";
+    std::map<std::string, unsigned long long> callsFromMain;
+    for (const auto& [k, e] : p.calls())
+        if (k.first.name == "main") callsFromMain[k.second.name] += e.count;
+    BOOST_TEST(callsFromMain[longName] == 3u);
+    BOOST_TEST(function(p, longName).self.at(0) > 0u);
+    for (unsigned k = 0; k < 300; ++k) {
+        const std::string name = "short_" + std::to_string(k);
+        BOOST_TEST(callsFromMain[name] == k + 1, name);
+        BOOST_TEST(function(p, name).self.at(0) > 0u, name);
+    }
+
+    // --stats=yes accounts for the records.
+    static const std::regex stats(R"(Record bytes: +(\d+) \(Chunks (\d+)\))");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, stats), r.err);
+    // At least the 301 function nodes with their names, and the long one.
+    BOOST_TEST(std::stoull(m[1]) > 301u * 80u + longName.size());
+    BOOST_TEST(std::stoul(m[2]) >= 1u);
+}
+
 BOOST_AUTO_TEST_CASE(cachegrind_attributes_file_function_and_lines) {
     TempDir dir;
     const std::string out = dir.file("cachegrind.out");
