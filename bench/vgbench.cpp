@@ -422,30 +422,60 @@ void row_nojit() {
 }
 
 // 2 (and 4). Registration against DISCARD_TRANSLATIONS.
+//
+// Every N runs in one rotation per tool (10^4 stock, 10^4 patched, ...,
+// 10^6 patched, then again), as in row 3: the growth row divides the 10^6
+// figure by the 10^4 one, and with a block of runs per N a slow phase of
+// the machine could hold all of one N's runs.
 void row_register() {
     const std::vector<unsigned long> ns{10000, 100000, 1000000};
     for (const std::string tool : {"none", "callgrind"}) {
+        // The rotation: each N's stock discard, patched registration and
+        // (10^6 under none, for row 4) patched loop without requests.  At
+        // 10^4 the loop lasts about 5 ms, so one run's figure swings more
+        // than at larger N, and the growth row divides by it: its pair is
+        // in the rotation three times (the runs are cheap).
+        struct Slot {
+            std::size_t n_index;
+            int side;   // 0 discard (stock), 1 jit (patched), 2 none (patched)
+        };
+        std::vector<Cmd> cmds;
+        std::vector<Slot> slots;
+        for (std::size_t k = 0; k < ns.size(); ++k) {
+            const std::string N = std::to_string(ns[k]);
+            const int copies = ns[k] <= 10000 ? 3 : 1;
+            for (int c = 0; c < copies; ++c) {
+                cmds.push_back({"reg-" + tool + "-discard-stock-" + N,
+                                vg(g_opt->stock, tool, {}, {g_opt->jitbench, "register", N, "discard"})});
+                slots.push_back({k, 0});
+                cmds.push_back({"reg-" + tool + "-jit-patched-" + N,
+                                vg(g_opt->patched, tool, {}, {g_opt->jitbench, "register", N, "jit"})});
+                slots.push_back({k, 1});
+            }
+            if (tool == "none" && ns[k] == 1000000 && wanted(4)) {
+                cmds.push_back({"reg-none-plain-patched-" + N,
+                                vg(g_opt->patched, tool, {}, {g_opt->jitbench, "register", N, "none"})});
+                slots.push_back({k, 2});
+            }
+        }
+        const auto rotation =
+            rotate("2. register 10^4..10^6 under " + tool + ", all N alternated" +
+                       (tool == "none" && wanted(4) ? " (+4. memory)" : ""),
+                   cmds, g_opt->repeats);
+        // samples[k][side]: every run of that N and side.
+        std::vector<std::vector<std::vector<Sample>>> samples(
+            ns.size(), std::vector<std::vector<Sample>>(3));
+        for (std::size_t i = 0; i < cmds.size(); ++i) {
+            auto& to = samples[slots[i].n_index][static_cast<std::size_t>(slots[i].side)];
+            to.insert(to.end(), rotation[i].begin(), rotation[i].end());
+        }
         std::vector<double> ratios, reg_ns, base_ns;
         double unmap_jit = 0, unmap_plain = 0;
-        for (const unsigned long n : ns) {
-            const std::string N = std::to_string(n);
-            Cmd d{"reg-" + tool + "-discard-stock",
-                  vg(g_opt->stock, tool, {}, {g_opt->jitbench, "register", N, "discard"})};
-            Cmd j{"reg-" + tool + "-jit-patched",
-                  vg(g_opt->patched, tool, {}, {g_opt->jitbench, "register", N, "jit"})};
-            std::vector<Cmd> cmds{d, j};
-            const bool memory = tool == "none" && n == 1000000 && wanted(4);
-            if (memory)
-                cmds.push_back({"reg-none-plain-patched",
-                                vg(g_opt->patched, tool, {},
-                                   {g_opt->jitbench, "register", N, "none"})});
-            // At 10^4 the loop lasts about 5 ms, so one run's figure swings
-            // more than at larger N, and the growth row divides by it: three
-            // times the runs (they are cheap).
-            const int reps = n <= 10000 ? std::max(15, 3 * g_opt->repeats) : g_opt->repeats;
-            const auto res = rotate("2. register " + p10(n) + " under " + tool +
-                                        (memory ? " (+4. memory)" : ""),
-                                    cmds, reps);
+        for (std::size_t k = 0; k < ns.size(); ++k) {
+            const unsigned long n = ns[k];
+            const auto& res = samples[k];
+            const bool memory = !res[2].empty();
+            const int reps = static_cast<int>(res[1].size());
             if (min_of(res[1], "ok") != static_cast<double>(n))
                 throw std::runtime_error("a registration was refused (see reg-" + tool +
                                          "-jit-patched.log)");
