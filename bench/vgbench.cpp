@@ -749,9 +749,10 @@ void row_lookup() {
             "and more so at the 10^6 run's footprint.  Meeting the target there "
             "needs still fewer bytes per new function: patch 0010 took 203 "
             "bytes off (Callgrind's never-freed records no longer carry 32-byte "
-            "arena headers); what is left is Callgrind's BB (about 208 bytes "
-            "with its header), BBCC (about 120), function node and name, call "
-            "edge and context, and the translation (about 310 bytes of host "
+            "arena headers); what is left is Callgrind's BB (about 200 bytes "
+            "with its header), its carved records (about 345: BBCC, function "
+            "node and name, call edge, context, recursion array), its hash "
+            "tables (about 70) and the translation (about 310 bytes of host "
             "code and table entries).  Run-to-run "
             "noise on a shared machine (the fastest-slowest ranges) can be as wide "
             "as the target: compare the fastest-run row.");
