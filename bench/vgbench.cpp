@@ -14,6 +14,10 @@
 // Usage: vgbench --patched=VALGRIND --stock=VALGRIND --jitbench=PATH
 //                --bzip2=PATH --workdir=DIR [--repeats=R]
 //                [--lookup-max=N] [--only=LIST]
+//                [--inner-stock=VG-IN-PLACE --inner-patched=VG-IN-PLACE]
+//   --inner-*     self-hosting builds (--enable-inner) of the stock and the
+//                 patched Valgrind: row 1 also counts their own instructions
+//                 under an outer Cachegrind (the --stock Valgrind)
 //   --repeats     runs per side (default 5, minimum 5)
 //   --lookup-max  largest N of the Callgrind lookup rows (default 1000000)
 //   --stock-lookup-max
@@ -24,6 +28,7 @@
 // Exit status: 0 when every run succeeded (whether or not targets are met),
 // 1 when a run failed (its Valgrind log is named), 2 on a usage error.
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -54,6 +59,7 @@ namespace {
 
 struct Options {
     std::string patched, stock, jitbench, bzip2, workdir;
+    std::string inner_stock, inner_patched;   // self-hosting vg-in-place; "" = skip row 1c/1d
     int repeats = 5;
     unsigned long lookup_max = 1000000;
     unsigned long stock_lookup_max = 100000;
@@ -350,6 +356,108 @@ std::pair<double, double> median_interval(std::vector<double> v, double level) {
     return {v[k - 1], v[n - k]};
 }
 
+// Reads the "summary: N" line (total Ir) of a Cachegrind output file.
+double cachegrind_total(const std::string& path) {
+    std::ifstream f(path);
+    std::string l;
+    while (std::getline(f, l))
+        if (l.rfind("summary:", 0) == 0)
+            return std::strtod(l.c_str() + 8, nullptr);
+    throw std::runtime_error("no summary line in " + path);
+}
+
+// 1c, 1d. The same workload (on the first 256 KiB of the input), counted
+// in instructions: the self-hosting builds of the stock and the patched
+// Valgrind (--enable-inner, the same sources) run bzip2 under the tool,
+// and an outer Cachegrind (the stock Valgrind) counts every instruction
+// the inner Valgrind process executes: its core, the tool, and the code it
+// generates.  The counts do not depend on the machine's speed (repeated
+// runs agree to about 1e-8), so they resolve what wall time cannot here.
+void row_nojit_instructions(const std::string& input) {
+    const std::string small = "bzip2-input-256k.txt";
+    {
+        std::ifstream in(g_opt->workdir + "/" + input, std::ios::binary);
+        std::string text(256u << 10, '\0');
+        in.read(&text[0], static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(in.gcount()));
+        std::ofstream(g_opt->workdir + "/" + small, std::ios::binary) << text;
+    }
+    const int reps = 3;
+    char k = 'c';
+    for (const std::string tool : {"callgrind", "memcheck"}) {
+        std::vector<Cmd> cmds;
+        std::vector<std::string> outs;
+        for (const std::string side : {"stock", "patched"}) {
+            const std::string out = g_opt->workdir + "/outer-" + tool + "-" + side + ".%p";
+            std::vector<std::string> argv{
+                g_opt->stock, "--sim-hints=enable-outer", "--trace-children=yes",
+                "--smc-check=all-non-file", "--run-libc-freeres=no", "--tool=cachegrind",
+                "--cache-sim=no", "--cachegrind-out-file=" + out,
+                side == "stock" ? g_opt->inner_stock : g_opt->inner_patched,
+                "--vgdb-prefix=" + g_opt->workdir + "/inner-" + side,
+                "--sim-hints=no-inner-prefix", "-q", "--tool=" + tool};
+            if (tool == "callgrind")
+                argv.push_back("--callgrind-out-file=/dev/null");
+            for (const auto& a : std::vector<std::string>{g_opt->bzip2, "-9", "-c", small})
+                argv.push_back(a);
+            cmds.push_back({"inner-" + tool + "-" + side, argv, true});
+        }
+        // Each run leaves one Cachegrind file per traced process (the
+        // launcher's dirname, then the tool): the tool's is the one whose
+        // command is the inner tool binary.
+        std::vector<std::vector<double>> counts(2);
+        const double t0 = now_s();
+        for (int r = 0; r < reps; ++r)
+            for (std::size_t i = 0; i < cmds.size(); ++i) {
+                const std::string side = i == 0 ? "stock" : "patched";
+                const std::string prefix = "outer-" + tool + "-" + side + ".";
+                run_once(cmds[i]);
+                double total = -1;
+                DIR* d = opendir(g_opt->workdir.c_str());
+                if (!d)
+                    throw std::runtime_error("cannot read " + g_opt->workdir);
+                while (dirent* e = readdir(d)) {
+                    const std::string name = e->d_name;
+                    if (name.rfind(prefix, 0) != 0)
+                        continue;
+                    const std::string path = g_opt->workdir + "/" + name;
+                    std::ifstream f(path);
+                    std::string l;
+                    while (std::getline(f, l))
+                        if (l.rfind("cmd:", 0) == 0) {
+                            if (l.find("-amd64-linux") != std::string::npos)
+                                total = cachegrind_total(path);
+                            break;
+                        }
+                    unlink(path.c_str());
+                }
+                closedir(d);
+                if (total < 0)
+                    throw std::runtime_error("no outer Cachegrind output for the inner " + tool +
+                                             " (see " + log_path(cmds[i]) + ")");
+                counts[i].push_back(total);
+            }
+        std::fprintf(stderr, "vgbench: %-58s %3d x 2 runs, %6.1f s\n",
+                     ("1. bzip2 under the inner " + tool + ", counted").c_str(), reps,
+                     now_s() - t0);
+        const double cs = median(counts[0]), cp = median(counts[1]);
+        const double spread = std::max(*std::max_element(counts[0].begin(), counts[0].end()) /
+                                           *std::min_element(counts[0].begin(), counts[0].end()),
+                                       *std::max_element(counts[1].begin(), counts[1].end()) /
+                                           *std::min_element(counts[1].begin(), counts[1].end())) -
+                              1;
+        g_rows.push_back({"1" + std::string(1, k++),
+                          "No JIT code, counted: instructions the Valgrind process executes "
+                          "(core, " + tool + ", generated code) running `bzip2 -9` of 256 KiB, "
+                          "self-hosting builds under an outer Cachegrind (runs of a side "
+                          "differ by " + fmt("%.1g", spread) + ")",
+                          std::to_string(reps) + "+" + std::to_string(reps),
+                          fmt("%.1f M Ir", cs / 1e6), fmt("%.1f M Ir", cp / 1e6),
+                          fmt("%.4f x", cp / cs),
+                          "patched/stock <= 1.01", verdict(cp / cs <= 1.01)});
+    }
+}
+
 // 1. A program without JIT code: bzip2 under Callgrind and Memcheck.
 //
 // This machine's speed drifts by 10 to 25% over seconds (the same run,
@@ -419,6 +527,8 @@ void row_nojit() {
                 "changing the design, profile both builds with perf on this "
                 "workload and compare the patch's functions' share of samples.");
     }
+    if (!g_opt->inner_stock.empty())
+        row_nojit_instructions(input);
 }
 
 // 2 (and 4). Registration against DISCARD_TRANSLATIONS.
@@ -885,6 +995,8 @@ int main(int argc, char** argv) {
         else if (starts(a, "--jitbench=", v)) opt.jitbench = v;
         else if (starts(a, "--bzip2=", v)) opt.bzip2 = v;
         else if (starts(a, "--workdir=", v)) opt.workdir = v;
+        else if (starts(a, "--inner-stock=", v)) opt.inner_stock = v;
+        else if (starts(a, "--inner-patched=", v)) opt.inner_patched = v;
         else if (starts(a, "--repeats=", v)) opt.repeats = std::atoi(v.c_str());
         else if (starts(a, "--lookup-max=", v)) opt.lookup_max = std::strtoul(v.c_str(), nullptr, 10);
         else if (starts(a, "--stock-lookup-max=", v))
@@ -903,6 +1015,11 @@ int main(int argc, char** argv) {
         usage("--repeats must be at least 5");
     for (const auto* p : {&opt.patched, &opt.stock, &opt.jitbench, &opt.bzip2})
         if (access(p->c_str(), X_OK) != 0)
+            usage(*p + " is not executable");
+    if (opt.inner_stock.empty() != opt.inner_patched.empty())
+        usage("--inner-stock and --inner-patched go together");
+    for (const auto* p : {&opt.inner_stock, &opt.inner_patched})
+        if (!p->empty() && access(p->c_str(), X_OK) != 0)
             usage(*p + " is not executable");
     mkdir(opt.workdir.c_str(), 0755);
     g_opt = &opt;

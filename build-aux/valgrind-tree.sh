@@ -19,6 +19,10 @@
 #   regtest       Run upstream's regression tests in the stock and the patched
 #                 build copies and report regressions of the patched one.
 #   pristine      Only unpack the pristine upstream tree.
+#   inner         Build self-hosting copies of the stock and the patched
+#                 Valgrind (configured --enable-inner, run in place), which
+#                 can run under an outer Valgrind: `make bench` counts their
+#                 own instructions with an outer Cachegrind (cached).
 #
 # Layout of the build tree ($VGJIT_BUILDDIR):
 #   download/valgrind_V.orig.tar.bz2   verified upstream tarball (cache)
@@ -28,6 +32,7 @@
 #   build/valgrind-stock/              unpatched build copy
 #   build/stock-install/               its installation
 #   build/regtest/                     results of `make regtest-upstream`
+#   build/inner-stock/, inner-patched/ self-hosting copies (`make bench`)
 #   stage/                             staged patched Valgrind (bin/valgrind)
 #
 # How the staged and the installed Valgrind find their tools: Valgrind bakes
@@ -592,6 +597,41 @@ cmd_stock() {
 }
 
 # ---------------------------------------------------------------------------
+# Self-hosting copies (make bench)
+# ---------------------------------------------------------------------------
+
+# inner_one NAME SOURCE-TREE ID: $BUILD/inner-NAME, a copy of SOURCE-TREE
+# configured with --enable-inner (upstream's self-hosting: an outer Valgrind
+# can run it) and built in place (vg-in-place); rebuilt only when ID, which
+# names the source tree's content, changes.
+inner_one() {
+  local name=$1 src=$2 id=$3
+  local dir="$BUILD/inner-$name" stamp="$BUILD/inner-$name.vgjit-done"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$id" ] && [ -x "$dir/vg-in-place" ]; then
+    note "self-hosting $name Valgrind is up to date: $dir/vg-in-place"
+    return 0
+  fi
+  rm -rf "$dir" "$dir.tmp" "$stamp"
+  note "copying $src to $dir"
+  cp -a "$src" "$dir.tmp"
+  mv "$dir.tmp" "$dir"
+  (cd "$dir" && run_logged "$BUILD/inner-$name-configure.log" "configuring $dir with --enable-inner" \
+     ./configure --enable-only64bit --enable-inner --prefix="$dir/not-installed") \
+    || die "configure failed in $dir"
+  (cd "$dir" && run_logged "$BUILD/inner-$name-make.log" "building $dir with $VGJIT_JOBS jobs" \
+     $MAKE_CMD -j"$VGJIT_JOBS") || die "building $dir failed (see $BUILD/inner-$name-make.log)"
+  echo "$id" > "$stamp"
+  note "self-hosting $name Valgrind: $dir/vg-in-place"
+}
+
+cmd_inner() {
+  cmd_stock
+  cmd_stage 0
+  inner_one stock "$STOCK_TREE" "$(cat "$PRISTINE_ID_FILE")"
+  inner_one patched "$TREE" "$(cat "$PRISTINE_ID_FILE") $(sha256_of "$STATE/manifest")"
+}
+
+# ---------------------------------------------------------------------------
 # Strict series check (make check)
 # ---------------------------------------------------------------------------
 
@@ -694,7 +734,7 @@ lock_build_tree() {
 }
 
 case "${1:-}" in
-  stage|reset|stock|check-series|install|uninstall|regtest|pristine) lock_build_tree ;;
+  stage|reset|stock|check-series|install|uninstall|regtest|pristine|inner) lock_build_tree ;;
 esac
 
 case "${1:-}" in
@@ -706,5 +746,6 @@ case "${1:-}" in
   uninstall) cmd_uninstall ;;
   regtest) cmd_regtest ;;
   pristine) ensure_pristine ;;
-  *) die "usage: $0 stage|reset|stock|check-series|install|uninstall|regtest|pristine" ;;
+  inner) cmd_inner ;;
+  *) die "usage: $0 stage|reset|stock|check-series|install|uninstall|regtest|pristine|inner" ;;
 esac
