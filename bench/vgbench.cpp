@@ -977,7 +977,8 @@ bool starts(const std::string& a, const char* p, std::string& rest) {
 [[noreturn]] void usage(const std::string& why) {
     std::fprintf(stderr,
                  "vgbench: %s\nusage: vgbench --patched=VALGRIND --stock=VALGRIND "
-                 "--jitbench=PATH --bzip2=PATH --workdir=DIR [--repeats=R>=5] "
+                 "--jitbench=PATH --bzip2=PATH --workdir=DIR [--inner-stock=VG-IN-PLACE "
+                 "--inner-patched=VG-IN-PLACE] [--repeats=R>=5] "
                  "[--lookup-max=N] [--stock-lookup-max=N] [--only=1,2,...]\n",
                  why.c_str());
     std::exit(2);
