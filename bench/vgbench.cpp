@@ -28,7 +28,6 @@
 // Exit status: 0 when every run succeeded (whether or not targets are met),
 // 1 when a run failed (its Valgrind log is named), 2 on a usage error.
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -44,6 +43,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -236,6 +236,11 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The largest value over the smallest: how far apart a set of figures is.
+double max_over_min(const std::vector<double>& v) {
+    return *std::max_element(v.begin(), v.end()) / *std::min_element(v.begin(), v.end());
+}
+
 double median_of(const std::vector<Sample>& s, const std::string& key) {
     std::vector<double> v;
     for (const auto& x : s) {
@@ -412,15 +417,12 @@ void row_nojit_instructions(const std::string& input) {
                 const std::string side = i == 0 ? "stock" : "patched";
                 const std::string prefix = "outer-" + tool + "-" + side + ".";
                 run_once(cmds[i]);
+                std::vector<std::filesystem::path> outputs;
+                for (const auto& e : std::filesystem::directory_iterator(g_opt->workdir))
+                    if (e.path().filename().string().rfind(prefix, 0) == 0)
+                        outputs.push_back(e.path());
                 double total = -1;
-                DIR* d = opendir(g_opt->workdir.c_str());
-                if (!d)
-                    throw std::runtime_error("cannot read " + g_opt->workdir);
-                while (dirent* e = readdir(d)) {
-                    const std::string name = e->d_name;
-                    if (name.rfind(prefix, 0) != 0)
-                        continue;
-                    const std::string path = g_opt->workdir + "/" + name;
+                for (const auto& path : outputs) {
                     std::ifstream f(path);
                     std::string l;
                     while (std::getline(f, l))
@@ -429,9 +431,8 @@ void row_nojit_instructions(const std::string& input) {
                                 total = cachegrind_total(path);
                             break;
                         }
-                    unlink(path.c_str());
+                    std::filesystem::remove(path);
                 }
-                closedir(d);
                 if (total < 0)
                     throw std::runtime_error("no outer Cachegrind output for the inner " + tool +
                                              " (see " + log_path(cmds[i]) + ")");
@@ -441,11 +442,7 @@ void row_nojit_instructions(const std::string& input) {
                      ("1. bzip2 under the inner " + tool + ", counted").c_str(), reps,
                      now_s() - t0);
         const double cs = median(counts[0]), cp = median(counts[1]);
-        const double spread = std::max(*std::max_element(counts[0].begin(), counts[0].end()) /
-                                           *std::min_element(counts[0].begin(), counts[0].end()),
-                                       *std::max_element(counts[1].begin(), counts[1].end()) /
-                                           *std::min_element(counts[1].begin(), counts[1].end())) -
-                              1;
+        const double spread = std::max(max_over_min(counts[0]), max_over_min(counts[1])) - 1;
         g_rows.push_back({"1" + std::string(1, k++),
                           "No JIT code, counted: instructions the Valgrind process executes "
                           "(core, " + tool + ", generated code) running `bzip2 -9` of 256 KiB, "
@@ -753,19 +750,16 @@ void row_lookup() {
                               std::to_string(reps), "-", cell(reg), "-", "-", "-"});
         }
     }
-    auto spread = [](const std::vector<double>& v) {
-        return *std::max_element(v.begin(), v.end()) / *std::min_element(v.begin(), v.end());
-    };
-    const double fp = spread(patched_us);
+    const double fp = max_over_min(patched_us);
     const std::string stock_spread =
         stock_us.empty() ? "-"
-                         : fmt("%.2f x", spread(stock_us)) + " (to " +
+                         : fmt("%.2f x", max_over_min(stock_us)) + " (to " +
                                p10(ns[stock_us.size() - 1]) + ")";
     g_rows.push_back({"3", "Lookup: time per function, max/min over N = " + p10(ns.front()) +
                                ".." + p10(ns.back()) + " (Callgrind)",
                       "", stock_spread, fmt("%.2f x", fp), fmt("%.2f x", fp),
                       "flat within 1.2 x", verdict(fp <= 1.2)});
-    const double best = spread(patched_best_us);
+    const double best = max_over_min(patched_best_us);
     g_rows.push_back({"3", "(derived, no target) the same from each N's fastest patched run "
                            "(less sensitive to run-to-run noise than the medians)",
                       "", "", "", fmt("%.2f x", best), "-", "-"});
