@@ -517,8 +517,8 @@ void row_nojit() {
                 "patched core adds a registry check (an empty registry, no producer "
                 "file) per symbol-lookup miss and per scheduler time slice, a "
                 "jitdump-name test per file mapping, a bit per translated 4 KiB "
-                "granule (0006) and, from the third sector on, a filter byte per "
-                "translation (0009).  A 95% interval that reaches above 1.01 "
+                "granule (0001) and, from the third sector on, a filter byte per "
+                "translation (0004).  A 95% interval that reaches above 1.01 "
                 "while the median is below it means this machine's noise is wider "
                 "than the target: more pairs narrow it (--repeats).  Before "
                 "changing the design, profile both builds with perf on this "
@@ -653,7 +653,7 @@ void row_register() {
             g_notes.push_back(
                 "Row 2: a registration calls VG_(discard_translations) on its range "
                 "(which returns at once for code that was never translated: patch "
-                "0006) and then does the registry's own work: client_strlen checks "
+                "0001) and then does the registry's own work: client_strlen checks "
                 "the name page by page, the range is checked for execute permission "
                 "and against the text of every loaded ELF object (a walk of the "
                 "DebugInfo list), the name is hashed and compared with the one in "
@@ -835,7 +835,7 @@ void row_lookup() {
     if (fp > 1.2)
         g_notes.push_back(
             "Row 3: stock Valgrind's time per new function grows with N for three "
-            "reasons that patches 0007, 0008 and 0009 remove: callgrind/fn.c kept a "
+            "reasons that patches 0002, 0003 and 0004 remove: callgrind/fn.c kept a "
             "file's functions in a fixed table of 87 chains (every JIT function "
             "lands in one file); m_transtab's HASH_TT packed evenly spaced code "
             "into long runs of its linear-probing table; and the first lookup of "
@@ -851,7 +851,7 @@ void row_lookup() {
             "freed memory back (free page reporting), a page costs several "
             "times what the machine row measures for pages freed just before, "
             "and more so at the 10^6 run's footprint.  Meeting the target there "
-            "needs still fewer bytes per new function: patch 0010 took 203 "
+            "needs still fewer bytes per new function: patch 0005 took 203 "
             "bytes off (Callgrind's never-freed records no longer carry 32-byte "
             "arena headers); what is left is Callgrind's BB (about 200 bytes "
             "with its header), its carved records (about 345: BBCC, function "

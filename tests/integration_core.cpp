@@ -203,7 +203,7 @@ BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
     BOOST_TEST(contains(ann.out, "5,002,000"), ann.out);
 }
 
-// Patch 0010 carves the records Callgrind never frees (function nodes with
+// Patch 0005 carves the records Callgrind never frees (function nodes with
 // their names, contexts, BBCCs, recursion arrays, call edges) from chunks;
 // a record over 8 KiB gets an arena block of its own.  long_names has one
 // function whose ELF name is 12,298 characters (that path) and 300 short
@@ -381,7 +381,7 @@ static std::uint64_t statsCounter(const std::string& err, const std::string& pat
 }
 
 BOOST_AUTO_TEST_CASE(translation_lookups_are_exact_with_the_entry_filter) {
-    // Patch 0009: once a third translation sector is in use, a filter of
+    // Patch 0004: once a third translation sector is in use, a filter of
     // entry addresses answers lookups of untranslated code.  testjit
     // retranslate N runs N functions, discards the first half's
     // translations, and runs all N again: exactly N + N/2 of their

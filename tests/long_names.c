@@ -1,5 +1,5 @@
 /* long_names.c: a program whose functions stress Callgrind's records
- * (patch 0010): one function with a 12,288-character name, longer than
+ * (patch 0005): one function with a 12,288-character name, longer than
  * the 8 KiB that Callgrind carves from its record chunks (such a record
  * gets an arena block of its own), and 300 short-named functions, each
  * called a different number of times, whose records are carved.  Run by
