@@ -22,7 +22,7 @@
 //   --lookup-max  largest N of the Callgrind lookup rows (default 1000000)
 //   --stock-lookup-max
 //                 largest N run on the stock side of those rows (default
-//                 100000: see the table's note)
+//                 100000: stock's time per new function grows with N)
 //   --only        comma-separated subset of rows to run: 1,2,3,4,5,6
 //                 (4 needs 2's largest run and is run with it)
 // Exit status: 0 when every run succeeded (whether or not targets are met),
@@ -298,6 +298,13 @@ struct Row {
 std::vector<Row> g_rows;
 std::vector<std::string> g_notes;
 
+/// Notes under the table for a row that missed its target.  What the row
+/// measures and where to look when it misses is in bench/README.md.
+void missed_note(const std::string& row) {
+    g_notes.push_back(row + " missed its target: bench/README.md (\"When a row misses\") "
+                      "says what the row's cost is made of and how to profile it.");
+}
+
 std::string verdict(bool met) { return met ? "met" : "**MISSED**"; }
 
 bool wanted(int row) { return g_opt->only.empty() || g_opt->only.count(row) > 0; }
@@ -512,17 +519,7 @@ void row_nojit() {
                               " (CPU time: " + fmt("%.3f x", median(cpu_ratios)) + ")",
                           "patched/stock <= 1.01", v});
         if (hi > 1.01)
-            g_notes.push_back(
-                "Row 1 (" + tool + "): for a program that registers nothing, the "
-                "patched core adds a registry check (an empty registry, no producer "
-                "file) per symbol-lookup miss and per scheduler time slice, a "
-                "jitdump-name test per file mapping, a bit per translated 4 KiB "
-                "granule (0001) and, from the third sector on, a filter byte per "
-                "translation (0004).  A 95% interval that reaches above 1.01 "
-                "while the median is below it means this machine's noise is wider "
-                "than the target: more pairs narrow it (--repeats).  Before "
-                "changing the design, profile both builds with perf on this "
-                "workload and compare the patch's functions' share of samples.");
+            missed_note("Row 1 (" + tool + ")");
     }
     if (!g_opt->inner_stock.empty())
         row_nojit_instructions(input);
@@ -615,23 +612,13 @@ void row_register() {
                      fmt("%.0f bytes", per), "<= 64 + 25 (name) = 89 bytes",
                      verdict(per <= 89.0)});
                 if (per > 89.0)
-                    g_notes.push_back(
-                        "Row 4: each function costs a 32-byte record (start, 32-bit size, "
-                        "32-bit epoch, 32-bit name id, 32-bit object index, line-table "
-                        "pointer) in a chunk of 64 (2 KiB; full when functions are "
-                        "registered in ascending order, between half and full after "
-                        "random-order splits), and its name in the name pool: an 8-byte "
-                        "header (reference count, hash) plus the name and its NUL, "
-                        "rounded up to 4 bytes.  Names of removed functions stay in the "
-                        "pool until it is compacted (once they take more room than the "
-                        "live ones and at least 1 MiB).  If this row misses, look at "
-                        "chunk occupancy and at the dinfo arena with --profile-heap=yes.");
+                    missed_note("Row 4");
             }
         }
         // Growth of the registration's own cost per request.  (The growth
         // of the register/discard ratio would also count the stock
-        // discard getting cheaper per request as N grows, 525 to 341 ns
-        // under --tool=none in one run, as if registration had grown.)
+        // discard getting cheaper per request as N grows, as if
+        // registration had grown.)
         const double growth = reg_ns.back() / reg_ns.front();
         g_rows.push_back({"2", "Registration cost growth, " + p10(ns.front()) + " -> " +
                                    p10(ns.back()) + " functions, --tool=" + tool +
@@ -650,24 +637,7 @@ void row_register() {
         for (double r : ratios)
             missed = missed || r > 1.0;
         if (missed && tool == "none")
-            g_notes.push_back(
-                "Row 2: a registration calls VG_(discard_translations) on its range "
-                "(which returns at once for code that was never translated: patch "
-                "0001) and then does the registry's own work: client_strlen checks "
-                "the name page by page, the range is checked for execute permission "
-                "and against the text of every loaded ELF object (a walk of the "
-                "DebugInfo list), the name is hashed and compared with the one in "
-                "its slot of the 4096-entry table of recent names, else appended to "
-                "the name pool, the record goes into its chunk (no search when it "
-                "lies above every registered function), and the epoch advances.  "
-                "If this row misses, profile both sides with perf record on "
-                "jitbench register N jit keep.");
-        if (tool == "none")
-            g_notes.push_back(
-                "Row 2 (munmap, no target): unmapping a range discards its "
-                "translations once, removes each chunk's part of it with one move "
-                "of the records behind it, and drops one reference per function in "
-                "the name pool (a load of the name's header each).");
+            missed_note("Row 2");
     }
 }
 
@@ -829,37 +799,9 @@ void row_lookup() {
     if (ns.back() > g_opt->stock_lookup_max)
         g_notes.push_back(
             "Row 3: stock Valgrind runs only up to N = " + p10(g_opt->stock_lookup_max) +
-            " (--stock-lookup-max=N): its time per new function grows with N, so one "
-            "run at 10^6 would take about 12 minutes (extrapolated from 10^5, not "
-            "measured); a patched run takes about 20 s.");
+            " (--stock-lookup-max=N): its time per new function grows with N.");
     if (fp > 1.2)
-        g_notes.push_back(
-            "Row 3: stock Valgrind's time per new function grows with N for three "
-            "reasons that patches 0002, 0003 and 0004 remove: callgrind/fn.c kept a "
-            "file's functions in a fixed table of 87 chains (every JIT function "
-            "lands in one file); m_transtab's HASH_TT packed evenly spaced code "
-            "into long runs of its linear-probing table; and the first lookup of "
-            "every new translation searched the hash table of every sector in use, "
-            "one or two cache misses each, where an entry-address filter now "
-            "answers with one probe.  What still grows on the patched side is the "
-            "same for registered and unregistered code (the registry's share "
-            "above): each new function leaves a translation and Callgrind's BB, "
-            "BBCC, call-edge and context records, about 1.06 KB of resident "
-            "memory in all (the memory row), which the kernel supplies page by "
-            "page as it is first touched (the system part of the "
-            "where-the-time-goes row).  On a virtual machine whose host takes "
-            "freed memory back (free page reporting), a page costs several "
-            "times what the machine row measures for pages freed just before, "
-            "and more so at the 10^6 run's footprint.  Meeting the target there "
-            "needs still fewer bytes per new function: patch 0005 took 203 "
-            "bytes off (Callgrind's never-freed records no longer carry 32-byte "
-            "arena headers); what is left is Callgrind's BB (about 200 bytes "
-            "with its header), its carved records (about 345: BBCC, function "
-            "node and name, call edge, context, recursion array), its hash "
-            "tables (about 70) and the translation (about 310 bytes of host "
-            "code and table entries).  Run-to-run "
-            "noise on a shared machine (the fastest-slowest ranges) can be as wide "
-            "as the target: compare the fastest-run row.");
+        missed_note("Row 3");
 }
 
 // 5. jitdump ingestion.
@@ -888,11 +830,7 @@ void row_jitdump() {
                       fmt("%.2f s", woff), fmt("%.2f s", won), fmt("%.3g rec/s", rate),
                       ">= 10^6 rec/s", verdict(rate >= 1e6)});
     if (rate < 1e6)
-        g_notes.push_back(
-            "Row 5: a CODE_LOAD goes through the same ML_(jit_register) as a client "
-            "request (row 2), plus the parser and the pread of the file.  If this "
-            "row misses, compare it with row 2 at 10^6 to tell the registry's "
-            "share from the reader's.");
+        missed_note("Row 5");
 }
 
 // 6. The macro natively.
@@ -908,10 +846,7 @@ void row_native() {
                       fmt("%.2f ns (loop+request)", req), fmt("%.2f ns", req - empty),
                       "<= 2 ns", verdict(req - empty <= 2.0)});
     if (req - empty > 2.0)
-        g_notes.push_back(
-            "Row 6: natively the request is valgrind.h's magic sequence (four "
-            "dependent 64-bit rotates of %rdi and xchg %rbx,%rbx) plus six stores "
-            "of the argument block; the rotate chain alone is 4 cycles.");
+        missed_note("Row 6");
 }
 
 std::string read_first(const std::string& path, const std::string& key) {

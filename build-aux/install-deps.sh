@@ -19,6 +19,7 @@ debian-archive-keyring
 libc6-dbg
 libboost-test-dev
 libxbyak-dev
+quilt
 "
 
 missing=

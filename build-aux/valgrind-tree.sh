@@ -23,6 +23,13 @@
 #                 Valgrind (configured --enable-inner, run in place), which
 #                 can run under an outer Valgrind: `make bench` counts their
 #                 own instructions with an outer Cachegrind (cached).
+#   patch-tree    Make build/quilt/valgrind-V, a quilt tree of the series
+#                 (pristine copy, `patches` -> coregrind-patch/), with the
+#                 series applied up to $PATCH (default: all).
+#   edit-patch    In that tree, make the patch that changes $FILE (or $PATCH)
+#                 the top one and run `quilt edit $FILE` ($EDITOR).
+#   refresh-patch `quilt refresh` of the top patch of that tree: writes the
+#                 edits made there into coregrind-patch/NNNN-*.patch.
 #
 # Layout of the build tree ($VGJIT_BUILDDIR):
 #   download/valgrind_V.orig.tar.bz2   verified upstream tarball (cache)
@@ -33,6 +40,7 @@
 #   build/stock-install/               its installation
 #   build/regtest/                     results of `make regtest-upstream`
 #   build/inner-stock/, inner-patched/ self-hosting copies (`make bench`)
+#   build/quilt/valgrind-V/            quilt tree for editing patches
 #   stage/                             staged patched Valgrind (bin/valgrind)
 #
 # How the staged and the installed Valgrind find their tools: Valgrind bakes
@@ -93,6 +101,7 @@ STAGE="$VGJIT_BUILDDIR/stage"
 STOCK_TREE="$BUILD/valgrind-stock"
 STOCK_INSTALL="$BUILD/stock-install"
 REGTEST_DIR="$BUILD/regtest"
+QUILT_TREE="$BUILD/quilt/valgrind-$V"
 CONFIGURE_ARGS=(--enable-only64bit "--prefix=$VGJIT_PREFIX")
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
@@ -466,8 +475,8 @@ cmd_stage() {
         echo "error:     see: diff -u $ref $TREE/$path" >&2
       done <<< "$edits"
       echo "error: coregrind-patch/ is the source of truth for the patched Valgrind." >&2
-      echo "error: Move the change into coregrind-patch/ (a patch listed in coregrind-patch/series," >&2
-      echo "error: or a new file under coregrind-patch/files/), or discard it with:" >&2
+      echo "error: Edit a patched file with \`make edit-patch FILE=path\` and \`make refresh-patch\`" >&2
+      echo "error: (HACKING.md), a new file under coregrind-patch/files/, then discard this edit with:" >&2
       echo "error:   make reset-valgrind-build" >&2
       exit 1
     fi
@@ -660,6 +669,94 @@ cmd_check_series() {
 }
 
 # ---------------------------------------------------------------------------
+# Editing the series with quilt
+# ---------------------------------------------------------------------------
+
+# quilt in the quilt tree, with the project's settings (build-aux/quiltrc).
+quilt_in_tree() {
+  command -v quilt > /dev/null || die "quilt is not installed (build-aux/install-deps.sh installs it)"
+  (cd "$QUILT_TREE" && QUILTRC="$VGJIT_SRCDIR/build-aux/quiltrc" quilt "$@")
+}
+
+# The series as the quilt tree last saw it: a change made elsewhere (a git
+# pull, an edit of a patch file) means the tree must be made again.
+series_sum() {
+  (cd "$PATCHDIR" && cat series $(series_patches)) | sha256sum | cut -d' ' -f1
+}
+
+# Unrefreshed edits in the quilt tree: the applied patches whose files
+# differ from what the patch says.
+quilt_unrefreshed() {
+  local p
+  [ -d "$QUILT_TREE/.pc" ] || return 0
+  for p in $(quilt_in_tree applied 2>/dev/null || true); do
+    [ -z "$(quilt_in_tree diff -z -P "$p" 2>/dev/null)" ] || echo "$p"
+  done
+}
+
+ensure_quilt_tree() {
+  ensure_pristine
+  local want
+  want="$(cat "$PRISTINE_ID_FILE") $(series_sum)"
+  if [ -d "$QUILT_TREE" ] && [ "$(cat "$QUILT_TREE.id" 2>/dev/null)" = "$want" ]; then
+    return 0
+  fi
+  if [ -d "$QUILT_TREE" ]; then
+    local dirty
+    dirty=$(quilt_unrefreshed)
+    [ -z "$dirty" ] || die "coregrind-patch/ changed, and $QUILT_TREE has edits not refreshed into:" \
+        $dirty "refresh them (make refresh-patch) or remove $QUILT_TREE"
+  fi
+  rm -rf "$QUILT_TREE" "$QUILT_TREE.tmp"
+  mkdir -p "$(dirname "$QUILT_TREE")"
+  note "copying the pristine tree to $QUILT_TREE"
+  cp -a "$PRISTINE" "$QUILT_TREE.tmp"
+  ln -s "$PATCHDIR" "$QUILT_TREE.tmp/patches"
+  mv "$QUILT_TREE.tmp" "$QUILT_TREE"
+  quilt_in_tree push -a -q > /dev/null || die "the series does not apply with quilt (make check-series)"
+  echo "$want" > "$QUILT_TREE.id"
+}
+
+# quilt_goto PATCH: make PATCH the top applied patch.
+quilt_goto() {
+  if quilt_in_tree applied 2>/dev/null | grep -qxF -- "$1"; then
+    [ "$(quilt_in_tree top)" = "$1" ] || quilt_in_tree pop -q "$1"
+  else
+    quilt_in_tree push -q "$1"
+  fi
+}
+
+cmd_patch_tree() {
+  ensure_quilt_tree
+  if [ -n "${PATCH:-}" ]; then
+    quilt_goto "$PATCH"
+  elif quilt_in_tree unapplied > /dev/null 2>&1; then
+    quilt_in_tree push -a -q
+  fi
+  note "quilt tree: $QUILT_TREE, top patch $(quilt_in_tree top)"
+  note "quilt there: cd $QUILT_TREE && QUILTRC=$VGJIT_SRCDIR/build-aux/quiltrc quilt ..."
+}
+
+cmd_edit_patch() {
+  [ -n "${FILE:-}" ] || die "usage: make edit-patch FILE=path/in/valgrind [PATCH=NNNN-name.patch]"
+  ensure_quilt_tree
+  local patch=${PATCH:-}
+  [ -n "$patch" ] || patch=$(quilt_in_tree patches "$FILE" 2>/dev/null | tail -n 1 || true)
+  [ -n "$patch" ] || die "no patch of the series changes $FILE; name one with PATCH=NNNN-name.patch" \
+      "(a new file belongs under coregrind-patch/files/)"
+  quilt_goto "$patch"
+  note "editing $FILE in $patch (then: make refresh-patch)"
+  quilt_in_tree edit "$FILE"
+}
+
+cmd_refresh_patch() {
+  [ -d "$QUILT_TREE/.pc" ] || die "no quilt tree; make edit-patch FILE=... first"
+  quilt_in_tree refresh
+  echo "$(cat "$PRISTINE_ID_FILE") $(series_sum)" > "$QUILT_TREE.id"
+  note "refreshed coregrind-patch/$(quilt_in_tree top); \`make\` builds it"
+}
+
+# ---------------------------------------------------------------------------
 # Upstream regression tests
 # ---------------------------------------------------------------------------
 
@@ -734,7 +831,8 @@ lock_build_tree() {
 }
 
 case "${1:-}" in
-  stage|reset|stock|check-series|install|uninstall|regtest|pristine|inner) lock_build_tree ;;
+  stage|reset|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch)
+    lock_build_tree ;;
 esac
 
 case "${1:-}" in
@@ -747,5 +845,8 @@ case "${1:-}" in
   regtest) cmd_regtest ;;
   pristine) ensure_pristine ;;
   inner) cmd_inner ;;
-  *) die "usage: $0 stage|reset|stock|check-series|install|uninstall|regtest|pristine|inner" ;;
+  patch-tree) cmd_patch_tree ;;
+  edit-patch) cmd_edit_patch ;;
+  refresh-patch) cmd_refresh_patch ;;
+  *) die "usage: $0 stage|reset|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch" ;;
 esac

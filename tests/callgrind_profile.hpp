@@ -1,34 +1,17 @@
 // callgrind_profile.hpp - a reader for Callgrind (and Cachegrind) profile
 // data files, for tests that check what Valgrind attributed to which code.
 //
-// Part of valgrind-jit's test suite.  Follows the "Callgrind Format
-// Specification" (Valgrind manual, chapter "Callgrind Format Specification",
-// format version 1) as written by Valgrind 3.27's callgrind/dump.c:
-//
-//  * header lines "key: value" (version, creator, pid, cmd, part, desc,
-//    positions, events, event, summary, totals; unknown keys are kept);
-//  * position specifications ob=, fl=, fi=, fe=, fn=, cob=, cfi=, cfl=,
-//    cfn=, jfi=, jfn= with name compression: "(N) name" defines id N,
-//    "(N)" alone refers to it; objects (ob, cob), files (fl, fi, fe, cfi,
-//    cfl, jfi) and functions (fn, cfn, jfn) have separate id spaces;
-//  * cost lines "SUBPOSITIONS COSTS": one subposition per name in
-//    "positions:" (default "line"), each absolute (decimal or 0x-hex) or
-//    relative to the same subposition of the last cost line ("+N", "-N",
-//    "*"); missing trailing costs are zero;
-//  * "calls=COUNT TARGET" followed by the cost line of the call (inclusive
-//    cost of the callee, attributed to the call site).  As in Callgrind's
-//    writer, the positions of these two lines are relative to the last
-//    ordinary cost line and do not replace it as the base for later lines;
-//  * "jump=" / "jcnd=" (with --collect-jumps=yes): the line after them holds
-//    only the source position of the jump; both are skipped;
-//  * "rec=" / "frfn=" (--separate-recs / --separate-callers) are ignored.
-//
-// Only single-part files are supported (Callgrind's default: one file per
-// dump).  Costs of a function split across fi=/fe= files stay one function
-// (keyed by its ob=, fl=, fn=); per-line costs record the file they are in.
+// Part of valgrind-jit's test suite.  The file is read by vg-jit's reader
+// (tool/callgrind_format.hpp, which states the format rules); this model
+// sums what it reads per function and per call edge.  Only single-part
+// files are supported (Callgrind's default: one file per dump).  Costs of
+// a function split across fi=/fe= files stay one function (keyed by its
+// ob=, fl=, fn=); per-line costs record the file they are in.
 
 #ifndef VGJIT_TESTS_CALLGRIND_PROFILE_HPP
 #define VGJIT_TESTS_CALLGRIND_PROFILE_HPP
+
+#include "callgrind_format.hpp"
 
 #include <cstdint>
 #include <istream>
@@ -40,20 +23,6 @@
 
 namespace vgjit {
 namespace callgrind {
-
-/// A malformed profile: what() names the source and 1-based line number.
-class ParseError : public std::runtime_error {
-public:
-    ParseError(const std::string& source, unsigned long line, const std::string& message);
-    /// 1-based line number in the profile (0: not line-specific).
-    unsigned long line() const { return line_; }
-private:
-    unsigned long line_;
-};
-
-/// Costs, one counter per event of the profile's "events:" line, in that
-/// order.  Always sized to the number of events.
-using Costs = std::vector<std::uint64_t>;
 
 /// Identifies a function as Callgrind does: object (ob=, "" if none), the
 /// function's source file (fl=, "???" when unknown) and name (fn=).
@@ -147,7 +116,7 @@ private:
     std::map<std::pair<FunctionKey, FunctionKey>, CallEdge> calls_;
     Costs selfTotal_;
     Costs totals_;   // from totals:/summary:, empty if neither
-    friend class Parser;
+    friend class ProfileBuilder;
 };
 
 } // namespace callgrind

@@ -13,9 +13,7 @@
 //              NEED_MORE, and nothing up front: proves `need` suffices.
 #pragma once
 
-extern "C" {
-#include "priv_jitformats.h"
-}
+#include "analyze.hpp"  // vgjit::hex; includes priv_jitformats.h
 
 #include <algorithm>
 #include <cstdint>
@@ -28,11 +26,7 @@ namespace jitdump_test {
 
 enum class Feed { Whole, Split, Growing, Minimal };
 
-inline std::string hex(unsigned long long v) {
-    std::ostringstream o;
-    o << "0x" << std::hex << v;
-    return o.str();
-}
+using vgjit::hex;
 
 /// Text for one non-NEED_MORE jitdump event (code/data pointers are
 /// deliberately left out: they depend on how much the caller buffered).

@@ -1,5 +1,6 @@
 // unit_callgrind_profile.cpp - tests of the Callgrind profile reader
-// (tests/callgrind_profile.hpp) on hand-written profiles.
+// (tool/callgrind_format.hpp, summed by tests/callgrind_profile.hpp) on
+// hand-written profiles.
 
 #define BOOST_TEST_MODULE callgrind_profile
 #ifndef BOOST_TEST_DYN_LINK
@@ -183,14 +184,35 @@ BOOST_AUTO_TEST_CASE(jumps_and_cachegrind_style) {
 BOOST_AUTO_TEST_CASE(malformed_input) {
     expectError("fn=f\n", 1, "before the \"events:\" header");
     expectError("events: Ir\n10 1\n", 2, "before any fn=");
-    expectError("events: Ir\nfn=(7)\n", 2, "undefined compressed name (7)");
-    expectError("events: Ir\nfn=f\n1 2 3\n", 3, "more costs than events");
-    expectError("events: Ir\nfn=f\n1 x\n", 3, "invalid cost 'x'");
+    expectError("events: Ir\nfn=(7)\n", 2, "name compression id (7) used before it was defined");
+    expectError("events: Ir\nfn=f\n1 2 3\n", 3, "cost line has 2 costs but \"events:\" names 1");
+    expectError("events: Ir\nfn=f\n1 x\n", 3, "bad cost 'x'");
     expectError("events: Ir\nfn=f\ncalls=1 2\n", 3, "without a preceding cfn=");
-    expectError("events: Ir\nfn=f\ncfn=g\ncalls=1 2\nfn=h\n", 5, "between calls= and its cost line");
-    expectError("events: Ir\nfn=f\nwhat=1\n", 3, "unknown specification 'what='");
-    expectError("positions: instr line\nevents: Ir\nfn=f\n0x10\n", 4, "fewer than 2 subpositions");
+    expectError("events: Ir\nfn=f\ncfn=g\ncalls=1 2\nfn=h\n", 5, "\"fn=\" where the line after calls=/jump=/jcnd= was expected");
+    expectError("events: Ir\nfn=f\nwhat=1\n", 3, "unknown specification \"what=\"");
+    expectError("positions: instr line\nevents: Ir\nfn=f\n0x10\n", 4, "fewer than the 2 subpositions");
     expectError("positions: instr lines\nevents: Ir\n", 1, "unknown subposition 'lines'");
-    expectError("", 0, "no \"events:\" header");
+    expectError("", 0, "not a Callgrind profile (no \"events:\" line)");
     BOOST_CHECK_THROW(Profile::parseFile("/nonexistent/callgrind.out"), ParseError);
+}
+
+BOOST_AUTO_TEST_CASE(names_parts_and_context_markers) {
+    // "(anonymous namespace)::f" is a plain name, not a compressed one;
+    // rec= and frfn= are read and ignored; fi= lasts until the next fn=.
+    Profile p = parse("events: Ir\n"
+                      "fl=(1) a.c\n"
+                      "fn=(anonymous namespace)::f\n"
+                      "rec=1\n"
+                      "frfn=(3) caller\n"
+                      "fi=(2) b.h\n"
+                      "5 4\n"
+                      "fn=(4) g\n"
+                      "6 1\n");
+    const auto& f = fn(p, "", "a.c", "(anonymous namespace)::f");
+    BOOST_TEST(vgjit::callgrind::lineCost(f, "b.h", 5) == 4u);
+    BOOST_TEST(vgjit::callgrind::lineCost(fn(p, "", "a.c", "g"), "a.c", 6) == 1u);
+    // A header line after the body begins a second part: refused here.
+    expectError("events: Ir\nfn=f\n1 1\nevents: Ir\n", 4, "multi-part profiles are not supported");
+    // cfn= names the target of the next calls= only.
+    expectError("events: Ir\nfn=f\ncfn=g\ncalls=1 2\n2 5\ncalls=1 2\n2 5\n", 6, "without a preceding cfn=");
 }

@@ -13,13 +13,13 @@
 
 namespace vgjit {
 
-namespace {
-
 std::string hex(std::uint64_t v) {
     std::ostringstream o;
     o << "0x" << std::hex << v;
     return o.str();
 }
+
+namespace {
 
 /// Read-only window onto a file, refilled with pread as the readers move on.
 class FileWindow {
@@ -161,19 +161,10 @@ std::string hard_error_text(const JitdumpEvent& ev) {
         o << "file header total_size " << ev.header.header_size
           << " is implausibly large (over 1 MiB)";
         break;
-    case JITDUMP_ERR_RECORD_TOO_SHORT: {
-        unsigned fixed = JITDUMP_PREFIX_SIZE;
-        switch (rec.id) {
-        case JITDUMP_CODE_LOAD: fixed = JITDUMP_CODE_LOAD_FIXED; break;
-        case JITDUMP_CODE_MOVE: fixed = JITDUMP_CODE_MOVE_FIXED; break;
-        case JITDUMP_CODE_DEBUG_INFO: fixed = JITDUMP_DEBUG_INFO_FIXED; break;
-        case JITDUMP_CODE_UNWINDING_INFO: fixed = JITDUMP_UNWINDING_FIXED; break;
-        default: break;
-        }
+    case JITDUMP_ERR_RECORD_TOO_SHORT:
         o << record_kind_name(rec.id) << " record has total_size " << rec.total_size
-          << ", smaller than its fixed part of " << fixed << " bytes";
+          << ", smaller than its fixed part of " << ML_(jitdump_fixed_size)(rec.id) << " bytes";
         break;
-    }
     case JITDUMP_ERR_RECORD_TOO_LARGE:
         o << record_kind_name(rec.id) << " record has total_size " << rec.total_size
           << " (over 1 GiB): the record framing is corrupt";

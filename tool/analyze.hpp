@@ -86,6 +86,9 @@ long long pid_from_file_name(const std::string& path);
 /// Human name of a jitdump record id ("CODE_LOAD", ...; "id N" if unknown).
 std::string record_kind_name(std::uint32_t id);
 
+/// `v` in lower-case hexadecimal with a "0x" prefix ("0x1f"; 0 is "0x0").
+std::string hex(std::uint64_t v);
+
 /// Human name of an ELF e_machine value for the common architectures.
 std::string elf_machine_name(std::uint32_t mach);
 

@@ -31,18 +31,19 @@
 //    its outgoing calls are already that function's calls.
 //  * Cost lines are only moved, never changed, so every event total stays
 //    exact.  Everything else is copied (names uncompressed and recompressed,
-//    positions written absolute).
+//    positions written absolute).  The profile is read and written with
+//    callgrind_format.hpp.
+#include "callgrind_format.hpp"
 #include "commands.hpp"
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <tuple>
 
 namespace vgjit {
@@ -193,8 +194,8 @@ private:
 // The profile model.
 // ---------------------------------------------------------------------------
 
-using Costs = std::vector<std::uint64_t>;
-using Subpos = std::vector<std::uint64_t>;
+using callgrind::Costs;
+using callgrind::Subpos;
 
 void add_costs(Costs& to, const Costs& from) {
     if (to.size() < from.size()) to.resize(from.size(), 0);
@@ -202,11 +203,11 @@ void add_costs(Costs& to, const Costs& from) {
 }
 
 /// A position inside a function: the source file of the cost line (fl=, or
-/// fi=/fe=) and the subpositions.
-using Position = std::pair<std::string, Subpos>;
+/// fi=/fe=) and the subpositions; ordered, so that output is sorted.
+using Site = std::pair<std::string, Subpos>;
 
 struct CallKey {
-    Position site;
+    Site site;
     FnKey callee;
     Subpos target;
     bool operator<(const CallKey& o) const {
@@ -220,7 +221,7 @@ struct CallValue {
 
 struct JumpKey {
     bool conditional;
-    Position site;
+    Site site;
     std::string target_file;
     std::string target_fn;  ///< "" when the target is the same function
     Subpos target;
@@ -235,7 +236,7 @@ struct JumpValue {
 };
 
 struct FunctionData {
-    std::map<Position, Costs> self;
+    std::map<Site, Costs> self;
     std::map<CallKey, CallValue> calls;
     std::map<JumpKey, JumpValue> jumps;
 };
@@ -244,7 +245,6 @@ struct FunctionData {
 struct Part {
     std::vector<std::string> header;  ///< header lines, verbatim, in order
     std::string totals_line;          ///< "totals: ..." if present
-    std::vector<std::string> events;
     std::vector<std::string> positions{"line"};
     std::vector<FnKey> order;  ///< functions in order of first appearance
     std::map<FnKey, FunctionData> functions;
@@ -265,11 +265,6 @@ struct Stats {
     unsigned long long pseudo_functions = 0, renamed_functions = 0;
     unsigned long long lines_moved = 0, calls_renamed = 0, calls_dropped = 0;
     std::map<std::string, bool> seen_pseudo;
-};
-
-class ParseFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
 };
 
 /// True if `name` is Callgrind's name for code without symbols: "0x" and
@@ -298,113 +293,24 @@ bool parse_pseudo_name(const std::string& name, std::uint64_t& addr, std::string
 
 bool is_anonymous_object(const std::string& ob) { return ob.empty() || ob == "???"; }
 
-/// Reads a profile line by line and builds the rewritten parts.
-class Rewriter {
+/// Builds the rewritten parts from what the profile reader reports.
+class Rewriter : public callgrind::Handler {
 public:
-    Rewriter(const CodeMap& map, const std::string& source) : map_(map), source_(source) {}
+    Rewriter(const CodeMap& map, const std::string& source) : map_(map), reader_(*this, source) {}
 
     std::vector<Part> parts;
     Stats stats;
     bool has_instr_everywhere = true;
 
+    /// Reads the whole profile; throws callgrind::ParseError.
     void read(std::istream& in) {
-        std::string line;
-        parts.emplace_back();
-        while (std::getline(in, line)) {
-            ++lineno_;
-            if (!line.empty() && line.back() == '\r') line.pop_back();
-            handle(line);
-        }
-        if (pending_ != Pending::None) fail("the profile ends after a calls=/jump=/jcnd= line");
-        if (part().events.empty())
-            throw ParseFailure(source_ + ": error: not a Callgrind profile (no \"events:\" line)");
-        for (Part& p : parts)
+        reader_.read(in);
+        for (const Part& p : parts)
             if (p.input_sum != p.output_sum)  // cannot happen: lines are only moved
-                throw ParseFailure(source_ + ": internal error: event sums differ after the rewrite");
+                reader_.fail("internal error: event sums differ after the rewrite");
     }
 
 private:
-    enum class Pending { None, Call, Jump };
-
-    [[noreturn]] void fail(const std::string& msg) const {
-        throw ParseFailure(source_ + ":" + std::to_string(lineno_) + ": error: " + msg);
-    }
-
-    Part& part() { return parts.back(); }
-    const Part& part() const { return parts.back(); }
-
-    // -- names ------------------------------------------------------------
-
-    /// Resolves Callgrind name compression: "(N) name" defines id N in
-    /// `table`, "(N)" refers to it, anything else is a plain name.
-    std::string name(std::map<std::uint64_t, std::string>& table, const std::string& v) {
-        if (v.empty() || v[0] != '(') return v;
-        const std::size_t close = v.find(')');
-        if (close == std::string::npos || close == 1) return v;
-        std::uint64_t id = 0;
-        for (std::size_t i = 1; i < close; ++i) {
-            if (!std::isdigit(static_cast<unsigned char>(v[i]))) return v;  // "(anonymous ...)"
-            if (id > (UINT64_MAX - 9) / 10) fail("name compression id too large in '" + v + "'");
-            id = id * 10 + static_cast<std::uint64_t>(v[i] - '0');
-        }
-        std::size_t rest = close + 1;
-        while (rest < v.size() && (v[rest] == ' ' || v[rest] == '\t')) ++rest;
-        if (rest == v.size()) {
-            auto it = table.find(id);
-            if (it == table.end())
-                fail("name compression id (" + std::to_string(id) + ") used before it was defined");
-            return it->second;
-        }
-        std::string n = v.substr(rest);
-        table[id] = n;
-        return n;
-    }
-
-    // -- numbers ----------------------------------------------------------
-
-    bool parse_number(const std::string& t, std::uint64_t& v) const {
-        if (t.empty()) return false;
-        errno = 0;
-        char* end = nullptr;
-        const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
-        if (!std::isdigit(static_cast<unsigned char>(t[0]))) return false;
-        const unsigned long long x = std::strtoull(t.c_str(), &end, hex ? 16 : 10);
-        if (errno == ERANGE || *end != '\0') return false;
-        v = x;
-        return true;
-    }
-
-    /// Parses subpositions from `tokens` starting at `i`, relative to
-    /// `base`; stores them in `out`.
-    void parse_subpos(const std::vector<std::string>& tokens, std::size_t& i, const Subpos& base,
-                      Subpos& out) const {
-        const std::size_t n = part().positions.size();
-        out.assign(n, 0);
-        for (std::size_t k = 0; k < n; ++k, ++i) {
-            if (i >= tokens.size()) fail("cost line has fewer than the " + std::to_string(n) + " subpositions of \"positions:\"");
-            const std::string& t = tokens[i];
-            std::uint64_t v = 0;
-            if (t == "*") {
-                out[k] = base[k];
-            } else if (t[0] == '+' || t[0] == '-') {
-                if (!parse_number(t.substr(1), v)) fail("bad relative subposition '" + t + "'");
-                out[k] = t[0] == '+' ? base[k] + v : base[k] - v;
-            } else if (parse_number(t, v)) {
-                out[k] = v;
-            } else {
-                fail("bad subposition '" + t + "'");
-            }
-        }
-    }
-
-    static std::vector<std::string> split(const std::string& s) {
-        std::vector<std::string> out;
-        std::istringstream is(s);
-        std::string t;
-        while (is >> t) out.push_back(t);
-        return out;
-    }
-
     // -- attribution --------------------------------------------------------
 
     /// Where a cost at instruction address `addr` (if `has_addr`) of the
@@ -416,7 +322,7 @@ private:
         bool by_address = false;             ///< range found by the address
     };
 
-    Target resolve(bool has_addr, std::uint64_t addr) const {
+    Target resolve(bool has_addr, std::uint64_t addr, const std::string& file) const {
         Target t;
         if (pseudo_) {
             const MappedRange* r = has_addr ? map_.find(addr) : nullptr;
@@ -436,8 +342,8 @@ private:
                 return t;
             }
         }
-        t.key = FnKey{ob_, fn_file_, fn_};
-        t.file = cur_file_;
+        t.key = fn_;
+        t.file = file;
         return t;
     }
 
@@ -457,186 +363,80 @@ private:
         return true;
     }
 
-    // -- lines ------------------------------------------------------------
-
-    void header_line(const std::string& key, const std::string& value, const std::string& raw) {
-        if (key == "totals") {
-            part().totals_line = raw;
-            return;
-        }
-        if (key == "summary") {
-            part().header.push_back(raw);
-            return;
-        }
-        if (in_body_) {  // a new part begins: its own header and names in effect
-            parts.emplace_back();
-            in_body_ = false;
-            last_.clear();
-            ob_.clear();
-            cur_file_ = fn_file_ = "???";
-            fn_.clear();
-            have_fn_ = pseudo_ = false;
-            ctx_range_ = nullptr;
-            reset_call_spec();
-        }
-        if (key == "events") {
-            part().events = split(value);
-            if (part().events.empty()) fail("\"events:\" names no event");
-        } else if (key == "positions") {
-            part().positions = split(value);
-            if (part().positions.empty()) fail("\"positions:\" names no subposition");
-        }
-        part().header.push_back(raw);
+    /// The target and the rewritten site of a line at `pos`.
+    Target attribute(const callgrind::Position& pos, Site& site) const {
+        std::uint64_t addr = 0;
+        const bool has_addr = addr_of(pos.subpos, addr);
+        Target t = resolve(has_addr, addr, pos.file);
+        site = Site{t.file, pos.subpos};
+        apply_lines(t, has_addr, addr, site.second, site.first);
+        return t;
     }
 
-    void start_body() {
-        if (in_body_) return;
-        in_body_ = true;
-        if (part().events.empty()) fail("cost data before the \"events:\" header line");
-        const auto& pos = part().positions;
-        instr_idx_ = line_idx_ = -1;
-        for (std::size_t i = 0; i < pos.size(); ++i) {
-            if ((pos[i] == "instr" || pos[i] == "addr") && instr_idx_ < 0) instr_idx_ = static_cast<int>(i);
-            if (pos[i] == "line" && line_idx_ < 0) line_idx_ = static_cast<int>(i);
-        }
+    // -- reader events ------------------------------------------------------
+
+    void part() override {
+        parts.emplace_back();
+        have_positions_ = false;
+    }
+
+    void header(const std::string& key, const std::string&, const std::string& raw) override {
+        if (key == "totals")
+            parts.back().totals_line = raw;
+        else
+            parts.back().header.push_back(raw);
+    }
+
+    /// The part's columns, once its body begins.
+    void columns() {
+        if (have_positions_) return;
+        have_positions_ = true;
+        Part& p = parts.back();
+        p.positions = reader_.positions();
+        instr_idx_ = reader_.position_index("instr");
+        if (instr_idx_ < 0) instr_idx_ = reader_.position_index("addr");
+        line_idx_ = reader_.position_index("line");
         if (instr_idx_ < 0) has_instr_everywhere = false;
-        last_.assign(pos.size(), 0);
-        part().input_sum.assign(part().events.size(), 0);
-        part().output_sum.assign(part().events.size(), 0);
+        p.input_sum.assign(reader_.events().size(), 0);
+        p.output_sum.assign(reader_.events().size(), 0);
     }
 
-    void set_function(const std::string& fn) {
-        fn_ = fn;
-        fn_file_ = cur_file_;
+    void function(const std::string& object, const std::string& file, const std::string& name) override {
+        columns();
+        fn_ = FnKey{object, file, name};
         std::uint64_t a = 0;
-        pseudo_ = is_anonymous_object(ob_) && parse_pseudo_name(fn_, a, ctx_suffix_);
+        pseudo_ = is_anonymous_object(object) && parse_pseudo_name(name, a, ctx_suffix_);
         ctx_range_ = pseudo_ ? map_.find(a) : nullptr;
-        if (pseudo_ && !stats.seen_pseudo.count(fn_)) {
-            stats.seen_pseudo[fn_] = true;
+        if (pseudo_ && !stats.seen_pseudo.count(name)) {
+            stats.seen_pseudo[name] = true;
             ++stats.pseudo_functions;
             if (ctx_range_) ++stats.renamed_functions;
         }
-        have_fn_ = true;
-        reset_call_spec();
     }
 
-    void reset_call_spec() {
-        cob_.reset();
-        cfi_.reset();
-        cfn_.reset();
-        jfi_.reset();
-        jfn_.reset();
+    void cost(const callgrind::Position& pos, const Costs& costs) override {
+        Site site;
+        const Target t = attribute(pos, site);
+        Part& p = parts.back();
+        add_costs(p.function(t.key).self[site], costs);
+        add_costs(p.input_sum, costs);
+        add_costs(p.output_sum, costs);
+        if (pseudo_ && t.range) ++stats.lines_moved;
     }
 
-    void position_line(const std::string& key, const std::string& value) {
-        start_body();
-        if (pending_ != Pending::None) fail("\"" + key + "=\" where the line after calls=/jump=/jcnd= was expected");
-        if (key == "ob") {
-            ob_ = name(objects_, value);
-        } else if (key == "fl") {
-            cur_file_ = name(files_, value);
-            fn_file_ = cur_file_;
-        } else if (key == "fi" || key == "fe") {
-            cur_file_ = name(files_, value);
-        } else if (key == "fn") {
-            set_function(name(functions_, value));
-        } else if (key == "cob") {
-            cob_ = name(objects_, value);
-        } else if (key == "cfi" || key == "cfl") {
-            cfi_ = name(files_, value);
-        } else if (key == "cfn") {
-            cfn_ = name(functions_, value);
-        } else if (key == "jfi") {
-            jfi_ = name(files_, value);
-        } else if (key == "jfn") {
-            jfn_ = name(functions_, value);
-        } else if (key == "calls") {
-            if (!cfn_) fail("calls= without a preceding cfn=");
-            const auto tokens = split(value);
-            std::size_t i = 1;
-            if (tokens.empty() || !parse_number(tokens[0], call_count_)) fail("bad call count in calls=" + value);
-            parse_subpos(tokens, i, last_, call_target_);
-            pending_ = Pending::Call;
-        } else if (key == "jump" || key == "jcnd") {
-            const auto tokens = split(value);
-            if (tokens.empty()) fail("empty " + key + "=");
-            jump_cond_ = key == "jcnd";
-            if (jump_cond_) {
-                const std::size_t slash = tokens[0].find('/');
-                if (slash == std::string::npos || !parse_number(tokens[0].substr(0, slash), jump_a_) ||
-                    !parse_number(tokens[0].substr(slash + 1), jump_b_))
-                    fail("bad jcnd=FOLLOWED/EXECUTED count '" + tokens[0] + "'");
-            } else {
-                if (!parse_number(tokens[0], jump_a_)) fail("bad jump count '" + tokens[0] + "'");
-                jump_b_ = 0;
-            }
-            std::size_t i = 1;
-            parse_subpos(tokens, i, last_, jump_target_);
-            pending_ = Pending::Jump;
-        } else {
-            fail("unknown specification \"" + key + "=\"");
-        }
-    }
-
-    void cost_line(const std::string& raw) {
-        start_body();
-        if (!have_fn_) fail("cost line before any fn=");
-        const auto tokens = split(raw);
-        std::size_t i = 0;
-        Subpos sp;
-        parse_subpos(tokens, i, last_, sp);
-        Costs costs;
-        if (pending_ != Pending::Jump) {
-            if (tokens.size() - i > part().events.size())
-                fail("cost line has " + std::to_string(tokens.size() - i) + " costs but \"events:\" names " +
-                     std::to_string(part().events.size()));
-            costs.assign(part().events.size(), 0);
-            for (std::size_t k = 0; i < tokens.size(); ++i, ++k)
-                if (!parse_number(tokens[i], costs[k])) fail("bad cost '" + tokens[i] + "'");
-        } else if (i != tokens.size()) {
-            fail("the line after jump=/jcnd= holds only the source position");
-        }
-        std::uint64_t addr = 0;
-        const bool has_addr = addr_of(sp, addr);
-        Target t = resolve(has_addr, addr);
-        Subpos out_sp = sp;
-        std::string file = t.file;
-        apply_lines(t, has_addr, addr, out_sp, file);
-
-        switch (pending_) {
-        case Pending::None: {
-            add_costs(part().function(t.key).self[Position{file, out_sp}], costs);
-            add_costs(part().input_sum, costs);
-            add_costs(part().output_sum, costs);
-            if (pseudo_ && t.range) ++stats.lines_moved;
-            last_ = sp;
-            break;
-        }
-        case Pending::Call:
-            record_call(t, Position{file, out_sp}, costs);
-            break;
-        case Pending::Jump:
-            record_jump(t, Position{file, out_sp});
-            break;
-        }
-        pending_ = Pending::None;
-    }
-
-    void record_call(const Target& caller, const Position& site, const Costs& costs) {
-        const std::string cob = cob_ ? *cob_ : ob_;
-        const std::string cfile = cfi_ ? *cfi_ : cur_file_;
-        FnKey callee{cob, cfile, *cfn_};
-        Subpos target = call_target_;
+    void call(const callgrind::Call& c) override {
+        Site site;
+        const Target caller = attribute(c.site, site);
+        FnKey callee{c.object, c.file, c.name};
+        Subpos target = c.target;
         std::uint64_t a = 0;
         std::string suffix;
-        if (is_anonymous_object(cob) && parse_pseudo_name(*cfn_, a, suffix)) {
+        if (is_anonymous_object(c.object) && parse_pseudo_name(c.name, a, suffix)) {
             if (const MappedRange* r = map_.find(a)) {
                 if (caller.range && caller.range->name == r->name && caller.range->object == r->object &&
                     a != r->start) {
                     // A piece of the caller's own function: not a call.
                     ++stats.calls_dropped;
-                    cob_.reset();
-                    cfi_.reset();
                     return;
                 }
                 callee = FnKey{r->object, r->file(), r->name + suffix};
@@ -646,24 +446,24 @@ private:
                 ++stats.calls_renamed;
             }
         }
-        CallValue& v = part().function(caller.key).calls[CallKey{site, callee, target}];
-        v.count += call_count_;
-        add_costs(v.inclusive, costs);
-        cob_.reset();
-        cfi_.reset();
+        CallValue& v = parts.back().function(caller.key).calls[CallKey{site, callee, target}];
+        v.count += c.count;
+        add_costs(v.inclusive, c.inclusive);
     }
 
-    void record_jump(const Target& source, const Position& site) {
+    void jump(const callgrind::Jump& j) override {
         // Jumps stay inside one object (Callgrind turns others into calls).
-        std::string tfile = jfi_ ? *jfi_ : cur_file_;
-        std::string tfn = jfn_ ? *jfn_ : fn_;
-        FnKey tkey{ob_, tfile, tfn};
-        Subpos target = jump_target_;
+        Site site;
+        const Target source = attribute(j.site, site);
+        const std::string& ob = std::get<0>(fn_);
+        std::string tfile = j.file;
+        FnKey tkey{ob, tfile, j.function};
+        Subpos target = j.target;
         std::uint64_t ta = 0;
         const bool has_ta = addr_of(target, ta);
         std::uint64_t a = 0;
         std::string suffix;
-        if (is_anonymous_object(ob_) && parse_pseudo_name(tfn, a, suffix)) {
+        if (is_anonymous_object(ob) && parse_pseudo_name(j.function, a, suffix)) {
             const MappedRange* r = has_ta ? map_.find(ta) : nullptr;
             if (!r) r = map_.find(a);
             if (r) {
@@ -678,87 +478,25 @@ private:
         }
         const bool same = std::get<0>(tkey) == std::get<0>(source.key) &&
                           std::get<2>(tkey) == std::get<2>(source.key);
-        JumpKey k{jump_cond_, site, tfile, same ? std::string() : std::get<2>(tkey), target};
-        JumpValue& v = part().function(source.key).jumps[k];
-        v.followed += jump_a_;
-        v.executed += jump_b_;
-        jfi_.reset();
-        jfn_.reset();
-    }
-
-    void handle(const std::string& line) {
-        std::size_t b = 0;
-        while (b < line.size() && (line[b] == ' ' || line[b] == '\t')) ++b;
-        if (b == line.size() || line[b] == '#') return;  // empty line or comment
-        const char c = line[b];
-        if (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '*') {
-            cost_line(line);
-            return;
-        }
-        // "key=value" (body) or "key: value" (header)
-        std::size_t k = b;
-        while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_')) ++k;
-        if (k < line.size() && line[k] == '=' && k > b) {
-            position_line(line.substr(b, k - b), line.substr(k + 1));
-            return;
-        }
-        if (k < line.size() && line[k] == ':' && k > b) {
-            if (pending_ != Pending::None) fail("header line where the line after calls=/jump=/jcnd= was expected");
-            std::size_t v = k + 1;
-            while (v < line.size() && (line[v] == ' ' || line[v] == '\t')) ++v;
-            header_line(line.substr(b, k - b), line.substr(v), line);
-            return;
-        }
-        fail("malformed line (neither a header line \"key: value\", a specification \"key=value\" nor a cost line)");
+        JumpKey k{j.conditional, site, tfile, same ? std::string() : std::get<2>(tkey), target};
+        JumpValue& v = parts.back().function(source.key).jumps[k];
+        v.followed += j.followed;
+        v.executed += j.executed;
     }
 
     const CodeMap& map_;
-    std::string source_;
-    unsigned long lineno_ = 0;
-    bool in_body_ = false;
+    callgrind::Reader reader_;
+    bool have_positions_ = false;
     int instr_idx_ = -1, line_idx_ = -1;
-    Subpos last_;
-    std::map<std::uint64_t, std::string> objects_, files_, functions_;
-    std::string ob_, cur_file_ = "???", fn_file_ = "???", fn_;
-    bool have_fn_ = false;
+    FnKey fn_;
     bool pseudo_ = false;
     const MappedRange* ctx_range_ = nullptr;
     std::string ctx_suffix_;
-    struct Opt {
-        bool set = false;
-        std::string v;
-        explicit operator bool() const { return set; }
-        const std::string& operator*() const { return v; }
-        Opt& operator=(const std::string& s) { set = true; v = s; return *this; }
-        void reset() { set = false; v.clear(); }
-    } cob_, cfi_, cfn_, jfi_, jfn_;
-    Pending pending_ = Pending::None;
-    std::uint64_t call_count_ = 0;
-    Subpos call_target_, jump_target_;
-    bool jump_cond_ = false;
-    std::uint64_t jump_a_ = 0, jump_b_ = 0;
 };
 
 // ---------------------------------------------------------------------------
 // Writing.
 // ---------------------------------------------------------------------------
-
-/// Writes names with Callgrind's name compression: "(N) name" the first
-/// time, "(N)" afterwards; one id space each for objects, files, functions
-/// (as Callgrind: ob/cob, fl/fi/fe/cfi/jfi, fn/cfn/jfn).
-class NameWriter {
-public:
-    std::string operator()(const std::string& n) {
-        auto it = ids_.find(n);
-        if (it != ids_.end()) return "(" + std::to_string(it->second) + ")";
-        const std::size_t id = ids_.size() + 1;
-        ids_.emplace(n, id);
-        return "(" + std::to_string(id) + ") " + n;
-    }
-
-private:
-    std::map<std::string, std::size_t> ids_;
-};
 
 class Writer {
 public:
@@ -771,27 +509,6 @@ public:
     }
 
 private:
-    std::string subpos(const Part& p, const Subpos& s) const {
-        std::ostringstream o;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            if (i) o << ' ';
-            if (p.positions[i] == "instr" || p.positions[i] == "addr")
-                o << "0x" << std::hex << s[i] << std::dec;
-            else
-                o << s[i];
-        }
-        return o.str();
-    }
-    static std::string costs(const Costs& c) {
-        std::string s;
-        std::size_t n = c.size();
-        while (n > 1 && c[n - 1] == 0) --n;  // trailing zeros may be omitted
-        for (std::size_t i = 0; i < n; ++i) {
-            s += ' ';
-            s += std::to_string(c[i]);
-        }
-        return s;
-    }
     void file_switch(const std::string& fn_file, const std::string& file, std::string& current) {
         if (file == current) return;
         os_ << (file == fn_file ? "fe=" : "fi=") << files_(file) << '\n';
@@ -799,10 +516,12 @@ private:
     }
 
     void write_part(const Part& p) {
+        using callgrind::format_costs;
+        const auto subpos = [&p](const Subpos& s) { return callgrind::format_subpos(p.positions, s); };
         // Each part defines the names it uses: a reader may take parts alone.
-        objects_ = NameWriter();
-        files_ = NameWriter();
-        functions_ = NameWriter();
+        objects_ = callgrind::NameWriter();
+        files_ = callgrind::NameWriter();
+        functions_ = callgrind::NameWriter();
         for (const std::string& h : p.header) os_ << h << '\n';
         os_ << '\n';
         std::string cur_ob;
@@ -821,15 +540,15 @@ private:
             std::string current = fl;
             for (const auto& [pos, c] : d.self) {
                 file_switch(fl, pos.first, current);
-                os_ << subpos(p, pos.second) << costs(c) << '\n';
+                os_ << subpos(pos.second) << format_costs(c) << '\n';
             }
             for (const auto& [ck, v] : d.calls) {
                 file_switch(fl, ck.site.first, current);
                 if (std::get<0>(ck.callee) != ob) os_ << "cob=" << objects_(std::get<0>(ck.callee)) << '\n';
                 os_ << "cfi=" << files_(std::get<1>(ck.callee)) << '\n';
                 os_ << "cfn=" << functions_(std::get<2>(ck.callee)) << '\n';
-                os_ << "calls=" << v.count << ' ' << subpos(p, ck.target) << '\n';
-                os_ << subpos(p, ck.site.second) << costs(v.inclusive) << '\n';
+                os_ << "calls=" << v.count << ' ' << subpos(ck.target) << '\n';
+                os_ << subpos(ck.site.second) << format_costs(v.inclusive) << '\n';
             }
             for (const auto& [jk, v] : d.jumps) {
                 file_switch(fl, jk.site.first, current);
@@ -839,7 +558,7 @@ private:
                     os_ << "jcnd=" << v.followed << '/' << v.executed;
                 else
                     os_ << "jump=" << v.followed;
-                os_ << ' ' << subpos(p, jk.target) << '\n' << subpos(p, jk.site.second) << '\n';
+                os_ << ' ' << subpos(jk.target) << '\n' << subpos(jk.site.second) << '\n';
             }
             os_ << '\n';
         }
@@ -847,7 +566,7 @@ private:
     }
 
     std::ostream& os_;
-    NameWriter objects_, files_, functions_;
+    callgrind::NameWriter objects_, files_, functions_;
 };
 
 std::string absolute_path(const std::string& path) {
@@ -896,8 +615,7 @@ int run_annotate(const AnnotateOptions& opts) {
     Rewriter rw(map, opts.profile);
     try {
         rw.read(in);
-        if (in.bad()) throw ParseFailure(opts.profile + ": error: read error");
-    } catch (const ParseFailure& e) {
+    } catch (const callgrind::ParseError& e) {
         std::cerr << "vg-jit: annotate: " << e.what() << '\n';
         return kExitProblems;
     }

@@ -10,12 +10,6 @@ namespace vgjit {
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-    std::ostringstream o;
-    o << "0x" << std::hex << v;
-    return o.str();
-}
-
 /// `s` without blanks at the end of its lines.
 std::string strip_trailing_blanks(const std::string& s) {
     std::string out;

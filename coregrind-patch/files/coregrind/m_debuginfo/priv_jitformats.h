@@ -321,6 +321,11 @@ extern int ML_(jitdump_next)(JitdumpReader* r,
    codes out of range).  No trailing newline. */
 extern const char* ML_(jitdump_strerror)(int code);
 
+/* Size (bytes) of the fixed part of a record with id `id`, the least a
+   record's total_size may be (JITDUMP_*_FIXED; JITDUMP_PREFIX_SIZE for
+   CODE_CLOSE and ids this reader does not decode). */
+extern unsigned int ML_(jitdump_fixed_size)(unsigned int id);
+
 /* Non-zero if `code` is a hard error (stops the reader). */
 extern int ML_(jitdump_error_is_hard)(int code);
 
@@ -442,6 +447,28 @@ extern int ML_(perfmap_finish)(PerfmapReader* r,
 
 /* Static English text for a perf map error code. */
 extern const char* ML_(perfmap_strerror)(int code);
+
+/* ------------------------------------------------------------------
+   Helpers the two readers share (not part of the API)
+   ------------------------------------------------------------------ */
+
+/* Zero `n` bytes at `p` (no memset: the readers run without libc). */
+static inline void jitformats_zero(void* p, unsigned long n)
+{
+   unsigned char* q = (unsigned char*)p;
+   unsigned long i;
+   for (i = 0; i < n; i++)
+      q[i] = 0;
+}
+
+/* Non-zero if the code range [addr, addr+size) does not fit below 2^64:
+   its last byte addr+size-1 overflows.  A range ending exactly at 2^64
+   is fine; an empty range never wraps. */
+static inline int jitformats_range_wraps(unsigned long long addr,
+                                         unsigned long long size)
+{
+   return size > 0 && addr + (size - 1) < addr;
+}
 
 #ifdef __cplusplus
 }

@@ -73,15 +73,6 @@ static unsigned long long ld64(const unsigned char* p, int big)
    return (hi << 32) | lo;
 }
 
-/* Zero `n` bytes at `p` (no memset in the core). */
-static void zero_bytes(void* p, unsigned long n)
-{
-   unsigned char* q = (unsigned char*)p;
-   unsigned long i;
-   for (i = 0; i < n; i++)
-      q[i] = 0;
-}
-
 /* Index of the first NUL in p[from..to), or `to` if there is none. */
 static unsigned long find_nul(const unsigned char* p,
                               unsigned long from, unsigned long to)
@@ -91,13 +82,6 @@ static unsigned long find_nul(const unsigned char* p,
       if (p[i] == 0)
          return i;
    return to;
-}
-
-/* Non-zero if [addr, addr+size) does not fit below 2^64: its last byte
-   addr+size-1 overflows.  A range ending exactly at 2^64 is fine. */
-static int range_wraps(unsigned long long addr, unsigned long long size)
-{
-   return size > 0 && addr + (size - 1) < addr;
 }
 
 static unsigned long min_ul(unsigned long a, unsigned long b)
@@ -163,7 +147,7 @@ int ML_(jitdump_error_is_hard)(int code)
 
 void ML_(jitdump_init)(JitdumpReader* r, unsigned long max_hold)
 {
-   zero_bytes(r, sizeof(*r));
+   jitformats_zero(r, sizeof(*r));
    r->state      = ST_HEADER;
    r->big_endian = host_is_big_endian();
    if (max_hold == 0)
@@ -267,6 +251,17 @@ static int check_debug_entries(const unsigned char* p, unsigned long left,
    return JITDUMP_OK;
 }
 
+unsigned int ML_(jitdump_fixed_size)(unsigned int id)
+{
+   switch (id) {
+   case JITDUMP_CODE_LOAD:           return JITDUMP_CODE_LOAD_FIXED;
+   case JITDUMP_CODE_MOVE:           return JITDUMP_CODE_MOVE_FIXED;
+   case JITDUMP_CODE_DEBUG_INFO:     return JITDUMP_DEBUG_INFO_FIXED;
+   case JITDUMP_CODE_UNWINDING_INFO: return JITDUMP_UNWINDING_FIXED;
+   default:                          return JITDUMP_PREFIX_SIZE;
+   }
+}
+
 static int next_record(JitdumpReader* r, const unsigned char* buf,
                        unsigned long len, JitdumpEvent* ev)
 {
@@ -282,13 +277,7 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
    rec->timestamp   = ld64(buf + 8, big);
    rec->file_offset = r->offset;
 
-   switch (rec->id) {
-   case JITDUMP_CODE_LOAD:           fixed = JITDUMP_CODE_LOAD_FIXED;  break;
-   case JITDUMP_CODE_MOVE:           fixed = JITDUMP_CODE_MOVE_FIXED;  break;
-   case JITDUMP_CODE_DEBUG_INFO:     fixed = JITDUMP_DEBUG_INFO_FIXED; break;
-   case JITDUMP_CODE_UNWINDING_INFO: fixed = JITDUMP_UNWINDING_FIXED;  break;
-   default:                          fixed = JITDUMP_PREFIX_SIZE;      break;
-   }
+   fixed = ML_(jitdump_fixed_size)(rec->id);
    if (rec->total_size < fixed)
       return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_SHORT);
    if (rec->total_size > JITDUMP_RECORD_MAX)
@@ -321,7 +310,7 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       ld->code_file_offset = r->offset + nul + 1;
       ld->code_bytes = rec->total_size - (nul + 1);
       ld->code = len >= rec->total_size ? buf + nul + 1 : 0;
-      if (range_wraps(ld->code_addr, ld->code_size))
+      if (jitformats_range_wraps(ld->code_addr, ld->code_size))
          return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
                            JITDUMP_ERR_CODE_RANGE_WRAPS, rec->total_size);
       return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
@@ -339,8 +328,8 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       mv->new_code_addr = ld64(buf + 40, big);
       mv->code_size     = ld64(buf + 48, big);
       mv->code_index    = ld64(buf + 56, big);
-      if (range_wraps(mv->old_code_addr, mv->code_size)
-          || range_wraps(mv->new_code_addr, mv->code_size))
+      if (jitformats_range_wraps(mv->old_code_addr, mv->code_size)
+          || jitformats_range_wraps(mv->new_code_addr, mv->code_size))
          return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
                            JITDUMP_ERR_CODE_RANGE_WRAPS, rec->total_size);
       return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
@@ -403,7 +392,7 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
 int ML_(jitdump_next)(JitdumpReader* r, const unsigned char* buf,
                       unsigned long len, JitdumpEvent* ev)
 {
-   zero_bytes(ev, sizeof(*ev));
+   jitformats_zero(ev, sizeof(*ev));
    if (buf == 0)
       len = 0;
    switch (r->state) {
@@ -427,7 +416,7 @@ void ML_(jitdump_debug_iter_init)(JitdumpDebugIter* it,
                                   const JitdumpReader* r,
                                   const JitdumpDebugInfo* di)
 {
-   zero_bytes(it, sizeof(*it));
+   jitformats_zero(it, sizeof(*it));
    it->p          = di->entries;
    it->left       = di->entries_len;
    it->remaining  = di->nr_entry;
@@ -441,7 +430,7 @@ int ML_(jitdump_debug_entry_next)(JitdumpDebugIter* it, JitdumpDebugEntry* e)
    unsigned long nul;
    const unsigned char* p = it->p;
 
-   zero_bytes(e, sizeof(*e));
+   jitformats_zero(e, sizeof(*e));
    if (it->remaining == 0)
       return 0;
    if (p == 0 || it->left < JITDUMP_DEBUG_ENTRY_MIN)

@@ -37,14 +37,6 @@
 
 #include "priv_jitformats.h"
 
-static void zero_bytes(void* p, unsigned long n)
-{
-   unsigned char* q = (unsigned char*)p;
-   unsigned long i;
-   for (i = 0; i < n; i++)
-      q[i] = 0;
-}
-
 static int is_blank(unsigned char c)
 {
    return c == ' ' || c == '\t';
@@ -125,7 +117,7 @@ static int parse_line(const unsigned char* p, unsigned long n,
    e->name_len = n - i;
    if (e->size == 0)
       return PERFMAP_ERR_ZERO_SIZE;
-   if (e->start + (e->size - 1) < e->start)   /* last byte overflows */
+   if (jitformats_range_wraps(e->start, e->size))
       return PERFMAP_ERR_RANGE_WRAPS;
    return PERFMAP_OK;
 }
@@ -158,7 +150,7 @@ const char* ML_(perfmap_strerror)(int code)
 
 void ML_(perfmap_init)(PerfmapReader* r)
 {
-   zero_bytes(r, sizeof(*r));
+   jitformats_zero(r, sizeof(*r));
 }
 
 static int perfmap_step(PerfmapReader* r, const unsigned char* buf,
@@ -167,7 +159,7 @@ static int perfmap_step(PerfmapReader* r, const unsigned char* buf,
    unsigned long i, scan;
    int res;
 
-   zero_bytes(ev, sizeof(*ev));
+   jitformats_zero(ev, sizeof(*ev));
    if (buf == 0)
       len = 0;
    ev->offset = r->offset;
