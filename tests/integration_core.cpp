@@ -90,7 +90,7 @@ std::vector<std::string> toolArgs(const std::string& tool, const TempDir& dir,
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(output_is_identical_natively_and_under_every_tool) {
-    for (const std::string mode : {"calls", "replace", "patch", "memerr", "mangled", "fork", "leak",
+    for (const std::string mode : {"calls", "replace", "patch", "forget", "memerr", "mangled", "fork", "leak",
                                    "alloc", "race", "malloc", "bad"}) {
         BOOST_TEST_CONTEXT("mode " << mode) {
             const Result native = run(program(mode));
@@ -306,10 +306,12 @@ BOOST_AUTO_TEST_CASE(code_registered_over_running_code_gets_only_its_own_costs) 
                 BOOST_TEST_REQUIRE(fns.size() == 1u, name);
                 std::uint64_t total = 0;
                 for (const auto& [line, ir] : lines) {
-                    BOOST_TEST(lineCost(*fns.front(), file, line) == ir, name << " line " << line);
+                    const std::uint64_t got = lineCost(*fns.front(), file, line);
+                    BOOST_TEST(got == ir, name << " line " << line << ": " << got << " Ir, want " << ir);
                     total += ir;
                 }
-                BOOST_TEST(fns.front()->self.at(0) == total, name);
+                BOOST_TEST(fns.front()->self.at(0) == total,
+                           name << ": " << fns.front()->self.at(0) << " Ir, want " << total);
             }
         }
     }
@@ -320,6 +322,28 @@ BOOST_AUTO_TEST_CASE(code_registered_over_running_code_gets_only_its_own_costs) 
         R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: patch_second \(testjit\.src:122\))");
     BOOST_TEST(std::regex_search(m.err, frame), m.err);
     BOOST_TEST(!contains(m.err, "patch_first (testjit.src"), m.err);
+}
+
+BOOST_AUTO_TEST_CASE(unregistered_code_that_runs_again_has_no_name) {
+    // testjit forget: "forgotten" runs once registered (2 x 1000 + 3
+    // instructions), then twice after VALGRIND_JIT_UNREGISTER with the
+    // code still mapped: those runs must not be charged to the name.
+    TempDir dir;
+    const cg::Profile p = callgrindProfile(dir, "forget");
+    const auto fns = p.functionsNamed("forgotten");
+    std::uint64_t named = 0, onLine = 0;
+    for (const auto* f : fns) {
+        named += f->self.at(0);
+        onLine += lineCost(*f, source(), 130);
+    }
+    BOOST_TEST(fns.size() == 1u);
+    BOOST_TEST(named == 2003u);
+    BOOST_TEST(onLine == 2003u);
+    // The two later runs went to address-named blocks.
+    std::uint64_t unnamed = 0;
+    for (const auto& [key, f] : p.functions())
+        if (key.name.rfind("0x", 0) == 0) unnamed += f.self.at(0);
+    BOOST_TEST(unnamed >= 2u * 2003);
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_jitted_frame_with_file_and_line) {

@@ -18,6 +18,8 @@
 //            same bytes up to their last block); patch_second then reads
 //            4 bytes past a 16-byte malloc'd block (Memcheck's invalid
 //            read inside the new code)
+//   forget   "forgotten" registered and run once, unregistered (still
+//            mapped) and run twice more
 //   memerr   jit_reader reads 4 bytes past a malloc'd block (Memcheck's
 //            invalid read inside jitted code)
 //   leak     jit_allocator calls malloc and leaks the block; then the code
@@ -355,6 +357,22 @@ int run_reader(const char* name, bool in_child) {
 
 int mode_memerr() { return run_reader("jit_reader", false); }
 
+// Code that stays mapped and runs again after it is unregistered: it
+// must lose its name.  "forgotten" (2 x 1000 + 3 instructions a call)
+// runs once registered, then twice unregistered.
+int mode_forget() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    const std::size_t n = emit_counter(p, 4, 1000);
+    register_fn(p, n, "forgotten", {{0, 130, nullptr}});
+    const auto fn = reinterpret_cast<long (*)()>(p);
+    const long a = fn();
+    report("unregister", VALGRIND_JIT_UNREGISTER(p));
+    const long b = fn() + fn();
+    std::printf("forget results %ld %ld\n", a, b);
+    return 0;
+}
+
 int mode_leak() {
     CodeMemory mem(4096);
     std::uint8_t* p = mem.base();
@@ -640,13 +658,14 @@ int main(int argc, char** argv) {
         --argc;
     }
     if (argc < 2) {
-        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|patch|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N|retranslate N|churn SEED OPS\n");
+        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N|retranslate N|churn SEED OPS\n");
         return 2;
     }
     const std::string mode = argv[1];
     if (mode == "calls") return mode_calls();
     if (mode == "replace") return mode_replace();
     if (mode == "patch") return mode_patch();
+    if (mode == "forget") return mode_forget();
     if (mode == "memerr") return mode_memerr();
     if (mode == "mangled") return run_reader("_ZN5jitvm6reader4readEPi", false);
     if (mode == "fork") return run_reader("jit_reader", true);
