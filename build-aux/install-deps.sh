@@ -22,6 +22,12 @@ libxbyak-dev
 quilt
 "
 
+# Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs
+# unless a `node` is on PATH already.
+if ! command -v node >/dev/null 2>&1; then
+  packages="$packages nodejs"
+fi
+
 missing=
 for p in $packages; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

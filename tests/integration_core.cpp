@@ -90,7 +90,7 @@ std::vector<std::string> toolArgs(const std::string& tool, const TempDir& dir,
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(output_is_identical_natively_and_under_every_tool) {
-    for (const std::string mode : {"calls", "replace", "memerr", "mangled", "fork", "leak",
+    for (const std::string mode : {"calls", "replace", "patch", "forget", "memerr", "mangled", "fork", "leak",
                                    "alloc", "race", "malloc", "bad"}) {
         BOOST_TEST_CONTEXT("mode " << mode) {
             const Result native = run(program(mode));
@@ -271,6 +271,79 @@ BOOST_AUTO_TEST_CASE(replaced_code_keeps_separate_costs_per_name) {
     BOOST_TEST(lineCost(second, file, 50) == 2u * 300000 + 3);
     BOOST_TEST(first.self.at(0) == 2u * 100000 + 3);
     BOOST_TEST(second.self.at(0) == 2u * 300000 + 3);
+}
+
+// A JIT patching code in place: patch_second is written over patch_first,
+// which has run (and been translated), and registered over the same range
+// without unregistering.  Both spin the same loop (identical bytes up to
+// their last block), so only the registration's discard keeps the tools
+// from reusing patch_first's translations and names.
+BOOST_AUTO_TEST_CASE(code_registered_over_running_code_gets_only_its_own_costs) {
+    const std::string file = source();
+    // patch_first: 3 calls of 2 x 1000 + 3 instructions (entry 1, loop
+    // 2000, finish 2); patch_second: 5 calls of 2 x 1000 + 4 (entry 1,
+    // loop 2000, finish 3).
+    const std::map<std::string, std::map<int, std::uint64_t>> want = {
+        {"patch_first", {{110, 3u * 1}, {111, 3u * 2000}, {112, 3u * 2}}},
+        {"patch_second", {{120, 5u * 1}, {121, 5u * 2000}, {122, 5u * 3}}},
+    };
+    for (const std::string tool : {"callgrind", "cachegrind"}) {
+        BOOST_TEST_CONTEXT("tool " << tool) {
+            TempDir dir;
+            std::vector<std::string> args = toolArgs(tool, dir);
+            if (tool == "cachegrind") args.push_back("--cache-sim=no");
+            const Result r = runValgrind(args, program("patch"));
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            BOOST_TEST(contains(r.out, "patch results 3 0"), r.out);
+            // The second registration replaced the first (VG_JIT_WARN_REPLACED).
+            const auto st = statuses(r.err);
+            BOOST_TEST_REQUIRE(st.count("patch_second") == 1, r.err);
+            BOOST_TEST(st.at("patch_second").ret == 1u);
+            BOOST_TEST(st.at("patch_second").err == 64);
+            const cg::Profile p = cg::Profile::parseFile(dir.file(tool + ".out"));
+            for (const auto& [name, lines] : want) {
+                const auto fns = p.functionsNamed(name);
+                BOOST_TEST_REQUIRE(fns.size() == 1u, name);
+                std::uint64_t total = 0;
+                for (const auto& [line, ir] : lines) {
+                    const std::uint64_t got = lineCost(*fns.front(), file, line);
+                    BOOST_TEST(got == ir, name << " line " << line << ": " << got << " Ir, want " << ir);
+                    total += ir;
+                }
+                BOOST_TEST(fns.front()->self.at(0) == total,
+                           name << ": " << fns.front()->self.at(0) << " Ir, want " << total);
+            }
+        }
+    }
+    // Memcheck names the new code in the error it raises.
+    const Result m = runValgrind({"--tool=memcheck"}, program("patch"));
+    BOOST_TEST_REQUIRE(m.status == 0, m);
+    static const std::regex frame(
+        R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: patch_second \(testjit\.src:122\))");
+    BOOST_TEST(std::regex_search(m.err, frame), m.err);
+    BOOST_TEST(!contains(m.err, "patch_first (testjit.src"), m.err);
+}
+
+BOOST_AUTO_TEST_CASE(unregistered_code_that_runs_again_has_no_name) {
+    // testjit forget: "forgotten" runs once registered (2 x 1000 + 3
+    // instructions), then twice after VALGRIND_JIT_UNREGISTER with the
+    // code still mapped: those runs must not be charged to the name.
+    TempDir dir;
+    const cg::Profile p = callgrindProfile(dir, "forget");
+    const auto fns = p.functionsNamed("forgotten");
+    std::uint64_t named = 0, onLine = 0;
+    for (const auto* f : fns) {
+        named += f->self.at(0);
+        onLine += lineCost(*f, source(), 130);
+    }
+    BOOST_TEST(fns.size() == 1u);
+    BOOST_TEST(named == 2003u);
+    BOOST_TEST(onLine == 2003u);
+    // The two later runs went to address-named blocks.
+    std::uint64_t unnamed = 0;
+    for (const auto& [key, f] : p.functions())
+        if (key.name.rfind("0x", 0) == 0) unnamed += f.self.at(0);
+    BOOST_TEST(unnamed >= 2u * 2003);
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_jitted_frame_with_file_and_line) {

@@ -7,7 +7,8 @@
 //  * tests/jitdump_producer, our own xbyak JIT: exact instruction counts
 //    for names that arrive late, CODE_MOVE, line tables, truncated and
 //    malformed files, perf maps written in pieces, symlinked maps;
-//  * Node.js (a producer nobody here wrote; skipped without /usr/bin/node)
+//  * Node.js (a producer nobody here wrote; skipped, as a failed
+//    precondition, without `node` on $PATH or $VGJIT_NODE)
 //    with --perf-basic-prof and --perf-prof, running
 //    tests/fixtures/node/fib.js: how much of the jitted code gets a name.
 
@@ -20,10 +21,14 @@
 #include "callgrind_profile.hpp"
 #include "test_support.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -39,7 +44,16 @@ namespace {
 std::string producer() {
     return envOr("VGJIT_JITDUMP_PRODUCER", testsBuilddir() + "/jitdump_producer");
 }
-std::string nodeBinary() { return envOr("VGJIT_NODE", "/usr/bin/node"); }
+/// Node.js: $VGJIT_NODE, else the first executable `node` on $PATH, else
+/// /usr/bin/node (Debian's nodejs package).
+std::string nodeBinary() {
+    if (const char* v = std::getenv("VGJIT_NODE"); v && *v) return v;
+    std::istringstream path(envOr("PATH", ""));
+    std::string dir;
+    while (std::getline(path, dir, ':'))
+        if (!dir.empty() && access((dir + "/node").c_str(), X_OK) == 0) return dir + "/node";
+    return "/usr/bin/node";
+}
 std::string fibJs() { return absolute(srcdir() + "/tests/fixtures/node/fib.js"); }
 
 
@@ -314,16 +328,34 @@ BOOST_AUTO_TEST_CASE(perf_map_that_is_a_symlink_is_ignored_with_a_warning) {
                                                                          << r.vg.err);
 }
 
-BOOST_AUTO_TEST_CASE(perf_map_owned_by_another_user_is_ignored_with_a_warning) {
+namespace {
+
+/// Boost.Test precondition: whether this process can give a file to
+/// another user (uid and gid 65534, "nobody"), as jitdump_producer's
+/// perfmap-foreign mode does: true as root (or with CAP_CHOWN), else false
+/// with the reason, so the case is reported as skipped.
+boost::test_tools::assertion_result canGiveFilesAway(boost::unit_test::test_unit_id) {
+    TempDir dir;
+    const std::string probe = dir.file("probe");
+    const int fd = ::open(probe.c_str(), O_CREAT | O_WRONLY, 0600);
+    boost::test_tools::assertion_result ok(fd >= 0 && ::fchown(fd, 65534, 65534) == 0);
+    if (!ok)
+        ok.message() << "cannot give a file to uid 65534 (" << std::strerror(errno)
+                     << "); run as root";
+    if (fd >= 0) ::close(fd);
+    return ok;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(perf_map_owned_by_another_user_is_ignored_with_a_warning,
+                     *boost::unit_test::precondition(canGiveFilesAway)) {
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
     const ProducerRun r =
         runProducer(dir, "perfmap-foreign", callgrindArgs(out, {"--jit-perf-map=yes"}));
-    if (contains(r.native.err, "skip:")) {
-        BOOST_TEST_MESSAGE("SKIPPED: " << r.native.err);
-        BOOST_TEST(true);
-        return;
-    }
+    BOOST_TEST_REQUIRE(!contains(r.native.err, "skip:"), r.native.err);
+    BOOST_TEST_REQUIRE(!contains(r.vg.err, "skip:"), r.vg.err);
     const cg::Profile p = cg::Profile::parseFile(out);
     BOOST_TEST(p.functionsNamed("foreign_map").empty());
     const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
@@ -339,12 +371,13 @@ BOOST_AUTO_TEST_CASE(perf_map_owned_by_another_user_is_ignored_with_a_warning) {
 
 namespace {
 
-/// Whether Node.js is here; if not, says so in the test log.
-bool haveNode() {
-    if (access(nodeBinary().c_str(), X_OK) == 0) return true;
-    BOOST_TEST_MESSAGE("SKIPPED: " << nodeBinary() << " is not installed");
-    std::fprintf(stderr, "SKIPPED: %s is not installed\n", nodeBinary().c_str());
-    return false;
+/// Boost.Test precondition: whether Node.js is installed (nodeBinary() is
+/// executable); if not, the case is reported as skipped, naming it.
+boost::test_tools::assertion_result haveNode(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(access(nodeBinary().c_str(), X_OK) == 0);
+    if (!ok)
+        ok.message() << nodeBinary() << " is not installed (Debian: nodejs; or set VGJIT_NODE)";
+    return ok;
 }
 
 /// How much of the jitted code's cost Callgrind could name.
@@ -407,8 +440,8 @@ NodeRun runNode(const TempDir& dir, const std::string& nodeFlag,
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript) {
-    if (!haveNode()) return;
+BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript,
+                     *boost::unit_test::precondition(haveNode)) {
     TempDir dir;
     const NodeRun r = runNode(dir, "--perf-basic-prof", {"--jit-perf-map=yes"});
     const std::string map = "/tmp/perf-" + r.pid + ".map";
@@ -424,8 +457,8 @@ BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript) {
     BOOST_TEST(s.unnamedFns < 100u);
 }
 
-BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript) {
-    if (!haveNode()) return;
+BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
+                     *boost::unit_test::precondition(haveNode)) {
     TempDir dir;
     const NodeRun r = runNode(dir, "--perf-prof", {});
     const std::string dump = dir.path() + "/jit-" + r.pid + ".dump";

@@ -11,6 +11,15 @@
 //            "testjit-obj", file /virtual/testjit.src, with line tables
 //   replace  code "first_version" at an address, run, unregister, emit
 //            "second_version" at the same address, run
+//   patch    code "patch_first" at an address, run 3 times; then
+//            "patch_second" written over it in place and registered over
+//            the same range WITHOUT unregistering (as a JIT patching code
+//            in place does), run 5 times.  Both spin the same loop (the
+//            same bytes up to their last block); patch_second then reads
+//            4 bytes past a 16-byte malloc'd block (Memcheck's invalid
+//            read inside the new code)
+//   forget   "forgotten" registered and run once, unregistered (still
+//            mapped) and run twice more
 //   memerr   jit_reader reads 4 bytes past a malloc'd block (Memcheck's
 //            invalid read inside jitted code)
 //   leak     jit_allocator calls malloc and leaks the block; then the code
@@ -263,6 +272,55 @@ int mode_replace() {
     return 0;
 }
 
+// Emits at p: "ecx = iterations; loop: dec ecx; jnz loop", then
+// `finish` (the part that differs between versions), then ret.  Line
+// table: `line` at the entry, line + 1 on the loop, line + 2 from the
+// finish on.  Returns the size in bytes.
+template <typename Finish>
+std::size_t emit_spinner(std::uint8_t* p, std::uint32_t iterations, const char* name,
+                         unsigned long line, Finish finish) {
+    Emitter e(p, 128);
+    e.mov(e.ecx, iterations);
+    const std::size_t loop_at = e.getSize();
+    Xbyak::Label top;
+    e.L(top);
+    e.dec(e.ecx);
+    e.jnz(top);
+    const std::size_t finish_at = e.getSize();
+    finish(e);
+    e.ret();
+    e.ready();
+    register_fn(p, e.getSize(), name,
+                {{0, line, nullptr}, {loop_at, line + 1, nullptr},
+                 {finish_at, line + 2, nullptr}});
+    return e.getSize();
+}
+
+// A JIT that patches code in place: the second version is written over
+// the first, which has already run (and been translated), and registered
+// over the same range without unregistering first.  The registration must
+// make every tool forget the first version's translations.
+int mode_patch() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    constexpr std::uint32_t kSpin = 1000;
+    emit_spinner(p, kSpin, "patch_first", 110,
+                 [](Emitter& e) { e.mov(e.eax, 1); });                  // 2K + 3 instructions
+    long a = 0;
+    for (int i = 0; i < 3; ++i) a += reinterpret_cast<long (*)(int*)>(p)(nullptr);
+    auto* block = static_cast<int*>(std::malloc(16));
+    std::memset(block, 0, 16);
+    emit_spinner(p, kSpin, "patch_second", 120, [](Emitter& e) {
+        e.mov(e.eax, e.dword[e.rdi + 16]);                              // reads past the block
+        e.add(e.eax, 2);
+    });                                                                 // 2K + 4 instructions
+    long b = 0;
+    for (int i = 0; i < 5; ++i) b += reinterpret_cast<long (*)(int*)>(p)(block) & 0;
+    std::free(block);
+    std::printf("patch results %ld %ld\n", a, b);
+    return 0;
+}
+
 // Emits jit_reader (reads 4 bytes at p+16) under `name` and runs it on a
 // 16-byte block: Memcheck's invalid read inside jitted code.  With
 // in_child, the code runs in a forked child.
@@ -298,6 +356,22 @@ int run_reader(const char* name, bool in_child) {
 }
 
 int mode_memerr() { return run_reader("jit_reader", false); }
+
+// Code that stays mapped and runs again after it is unregistered: it
+// must lose its name.  "forgotten" (2 x 1000 + 3 instructions a call)
+// runs once registered, then twice unregistered.
+int mode_forget() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    const std::size_t n = emit_counter(p, 4, 1000);
+    register_fn(p, n, "forgotten", {{0, 130, nullptr}});
+    const auto fn = reinterpret_cast<long (*)()>(p);
+    const long a = fn();
+    report("unregister", VALGRIND_JIT_UNREGISTER(p));
+    const long b = fn() + fn();
+    std::printf("forget results %ld %ld\n", a, b);
+    return 0;
+}
 
 int mode_leak() {
     CodeMemory mem(4096);
@@ -584,12 +658,14 @@ int main(int argc, char** argv) {
         --argc;
     }
     if (argc < 2) {
-        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N|retranslate N|churn SEED OPS\n");
+        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N|retranslate N|churn SEED OPS\n");
         return 2;
     }
     const std::string mode = argv[1];
     if (mode == "calls") return mode_calls();
     if (mode == "replace") return mode_replace();
+    if (mode == "patch") return mode_patch();
+    if (mode == "forget") return mode_forget();
     if (mode == "memerr") return mode_memerr();
     if (mode == "mangled") return run_reader("_ZN5jitvm6reader4readEPi", false);
     if (mode == "fork") return run_reader("jit_reader", true);

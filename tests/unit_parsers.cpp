@@ -14,6 +14,10 @@
 #include "jitdump_builder.hpp"
 #include "parser_driver.hpp"
 
+#include <array>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -458,18 +462,157 @@ BOOST_AUTO_TEST_CASE(truncated_final_record_needs_more_and_keeps_earlier_records
     BOOST_TEST(got4.back() == "END @381 need=16");
 }
 
+namespace {
+
+std::uint64_t le_bytes(const std::vector<unsigned char>& b, std::size_t at, int n) {
+    std::uint64_t v = 0;
+    for (int i = n - 1; i >= 0; --i) v = v << 8 | b[at + i];
+    return v;
+}
+
+/// What the reader reported for one garbage stream, checked event by event
+/// against the bytes (little-endian host): every record is reported at the
+/// offset where the previous one ended (header, then id/total_size/
+/// timestamp read back from the bytes there); a total_size below the
+/// record kind's fixed part is a hard ERROR 6, above 1 GiB ERROR 7; an
+/// unknown id is UNKNOWN and skipped by total_size; a known id is decoded
+/// or a BAD record with a soft error its kind can have; the stream ends
+/// with ERROR or with END at the resumption offset, needing more than what
+/// is left there.  Returns the tally of event kinds ("UNKNOWN", "ERROR 6",
+/// "BAD 8", "LOAD", "END", ...).
+std::map<std::string, int> check_garbage_events(const std::vector<unsigned char>& b,
+                                                const Lines& events) {
+    static const std::map<std::uint32_t, std::pair<std::string, std::uint32_t>> known = {
+        {JITDUMP_CODE_LOAD, {"LOAD", JITDUMP_CODE_LOAD_FIXED}},
+        {JITDUMP_CODE_MOVE, {"MOVE", JITDUMP_CODE_MOVE_FIXED}},
+        {JITDUMP_CODE_DEBUG_INFO, {"DEBUG", JITDUMP_DEBUG_INFO_FIXED}},
+        {JITDUMP_CODE_CLOSE, {"CLOSE", JITDUMP_PREFIX_SIZE}},
+        {JITDUMP_CODE_UNWINDING_INFO, {"UNWIND", JITDUMP_UNWINDING_FIXED}}};
+    // The soft errors each kind can report.
+    static const std::map<std::uint32_t, std::set<int>> soft = {
+        {JITDUMP_CODE_LOAD, {JITDUMP_ERR_NAME_UNTERMINATED, JITDUMP_ERR_CODE_RANGE_WRAPS}},
+        {JITDUMP_CODE_MOVE, {JITDUMP_ERR_CODE_RANGE_WRAPS}},
+        {JITDUMP_CODE_DEBUG_INFO, {JITDUMP_ERR_DEBUG_INFO_TOO_LARGE, JITDUMP_ERR_DEBUG_NR_ENTRY,
+                                   JITDUMP_ERR_DEBUG_BEYOND_RECORD}},
+        {JITDUMP_CODE_CLOSE, {}},
+        {JITDUMP_CODE_UNWINDING_INFO, {JITDUMP_ERR_UNWIND_SIZES}}};
+    std::map<std::string, int> tally;
+    BOOST_REQUIRE(!events.empty());
+    BOOST_REQUIRE_EQUAL(events.front().rfind("HEADER @0 ", 0), 0u);
+    BOOST_REQUIRE_EQUAL(events.front().substr(events.front().size() - 7), " adv=40");
+    const std::uint64_t n = b.size();
+    std::uint64_t off = 40;
+    for (std::size_t i = 1; i < events.size(); ++i) {
+        const std::string& ev = events[i];
+        const std::string at = " @" + std::to_string(off);
+        const bool last = i + 1 == events.size();
+        BOOST_TEST_CONTEXT("event " << i << " '" << ev << "', resumption offset " << off) {
+            const std::uint64_t left = off < n ? n - off : 0;
+            if (left < JITDUMP_PREFIX_SIZE) {
+                BOOST_TEST(ev == "END" + at + " need=16");
+                BOOST_TEST(last);
+                ++tally["END"];
+                return tally;
+            }
+            const auto id = static_cast<std::uint32_t>(le_bytes(b, off, 4));
+            const std::uint64_t size = le_bytes(b, off + 4, 4);
+            const std::uint64_t ts = le_bytes(b, off + 8, 8);
+            const auto k = known.find(id);
+            const std::uint32_t fixed = k == known.end() ? JITDUMP_PREFIX_SIZE : k->second.second;
+            if (size < fixed || size > JITDUMP_RECORD_MAX) {
+                const int err = size < fixed ? JITDUMP_ERR_RECORD_TOO_SHORT
+                                             : JITDUMP_ERR_RECORD_TOO_LARGE;
+                BOOST_TEST(ev == "ERROR" + at + " " + std::to_string(err));
+                BOOST_TEST(last);
+                ++tally["ERROR " + std::to_string(err)];
+                return tally;
+            }
+            if (k == known.end()) {
+                BOOST_TEST(ev == "UNKNOWN" + at + " id=" + std::to_string(id) +
+                                     " size=" + std::to_string(size) + " ts=" + std::to_string(ts));
+                ++tally["UNKNOWN"];
+            } else if (ev.rfind("END" + at + " need=", 0) == 0) {
+                // Waiting for the rest of a known record that is cut off.
+                BOOST_TEST(left < size);
+                BOOST_TEST(std::stoull(ev.substr(ev.find("need=") + 5)) > left);
+                BOOST_TEST(last);
+                ++tally["END"];
+                return tally;
+            } else if (ev.rfind("BAD" + at + " ", 0) == 0) {
+                const std::string head = "BAD" + at + " id=" + std::to_string(id) +
+                                         " size=" + std::to_string(size) + " err=";
+                BOOST_TEST_REQUIRE(ev.rfind(head, 0) == 0u);
+                const int err = std::stoi(ev.substr(head.size()));
+                BOOST_TEST(soft.at(id).count(err) == 1u, "error " << err);
+                ++tally["BAD " + std::to_string(err)];
+            } else {
+                BOOST_TEST(ev.rfind(k->second.first + at + " ts=" + std::to_string(ts), 0) == 0u);
+                ++tally[k->second.first];
+            }
+            off += size;
+            BOOST_TEST(!last);
+        }
+    }
+    BOOST_ERROR("the events end without END or ERROR");
+    return tally;
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(garbage_after_header_never_loops) {
-    // Deterministic pseudo-random garbage records: each call must progress.
+    // Deterministic pseudo-random garbage after a good header: a quarter of
+    // the streams are 64 bytes of noise, the rest records with random ids
+    // (0..7: five known, three unknown), total sizes (mostly small, some
+    // exactly a kind's fixed part, some above 16 MiB or 1 GiB) and noise
+    // for contents, the last one usually cut off.  Each call must
+    // progress, and every event must be what the bytes say.  (The
+    // generator is a 32-bit LCG: the streams are the same on every run.)
     std::uint32_t s = 12345;
-    for (int round = 0; round < 200; ++round) {
+    auto rnd = [&s] {
+        s = s * 1103515245u + 12345u;
+        return s >> 8;
+    };
+    std::map<std::string, int> tally;
+    for (int round = 0; round < 1000; ++round) {
         JitdumpBuilder b;
         b.header();
-        for (int i = 0; i < 64; ++i) {
-            s = s * 1103515245u + 12345u;
-            b.u8(static_cast<std::uint8_t>(s >> 16) % ((round % 4) == 0 ? 256 : 40));
+        if (round % 4 == 0) {
+            for (int i = 0; i < 64; ++i) b.u8(static_cast<std::uint8_t>(rnd()));
+        } else {
+            while (b.bytes.size() < 40 + 160) {
+                const std::uint32_t id = rnd() % 8;
+                std::uint32_t size = rnd() % 100;
+                const std::uint32_t pick = rnd() % 16;
+                if (pick < 4) size = std::array<std::uint32_t, 5>{56, 64, 32, 16, 40}[id % 5];
+                if (pick == 4) size = (16u << 20) + rnd() % 4096;
+                if (pick == 5 && rnd() % 4 == 0) size = (1u << 30) + 1 + rnd() % 4096;
+                b.u32(id).u32(size).u64(rnd());
+                // The contents as 8-byte words, half of them small numbers
+                // (sizes and counts that fit, zero bytes that end names).
+                const std::size_t body = std::min<std::uint32_t>(size > 16 ? size - 16 : 0, 96);
+                for (std::size_t i = 0; i < body; i += 8) {
+                    const bool small = rnd() % 2 == 0;
+                    const std::uint64_t word = small ? rnd() % 6 : std::uint64_t(rnd()) << 32 | rnd();
+                    for (std::size_t j = i; j < std::min<std::size_t>(i + 8, body); ++j)
+                        b.u8(static_cast<std::uint8_t>(word >> 8 * (j - i)));
+                }
+            }
         }
-        BOOST_REQUIRE_NO_THROW(parse_all_ways(b.bytes));
+        Lines events;
+        BOOST_REQUIRE_NO_THROW(events = parse_all_ways(b.bytes));
+        BOOST_TEST_CONTEXT("round " << round) {
+            for (const auto& [kind, count] : check_garbage_events(b.bytes, events))
+                tally[kind] += count;
+        }
     }
+    // The streams reached every outcome.
+    for (const char* kind : {"UNKNOWN", "LOAD", "MOVE", "DEBUG", "CLOSE", "UNWIND", "END",
+                             "ERROR 6", "ERROR 7", "BAD 8", "BAD 10", "BAD 11", "BAD 12",
+                             "BAD 13"})
+        BOOST_TEST(tally[kind] > 0, kind);
+    std::ostringstream t;
+    for (const auto& [kind, count] : tally) t << " " << kind << "=" << count;
+    BOOST_TEST_MESSAGE("garbage events:" << t.str());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
