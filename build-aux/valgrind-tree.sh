@@ -25,9 +25,9 @@
 #                 own instructions with an outer Cachegrind (cached).
 #   patch-tree    Make build/quilt/valgrind-V, a quilt tree of the series
 #                 (pristine copy, `patches` -> coregrind-patch/), with the
-#                 series applied up to $PATCH (default: all).
-#   edit-patch    In that tree, make the patch that changes $FILE (or $PATCH)
-#                 the top one and run `quilt edit $FILE` ($EDITOR).
+#                 series applied up to $VGJIT_PATCH (default: all).
+#   edit-patch    In that tree, make the patch that changes $VGJIT_FILE (or
+#                 $VGJIT_PATCH) the top one and run `quilt edit` ($EDITOR).
 #   refresh-patch `quilt refresh` of the top patch of that tree: writes the
 #                 edits made there into coregrind-patch/NNNN-*.patch.
 #
@@ -728,8 +728,8 @@ quilt_goto() {
 
 cmd_patch_tree() {
   ensure_quilt_tree
-  if [ -n "${PATCH:-}" ]; then
-    quilt_goto "$PATCH"
+  if [ -n "${VGJIT_PATCH:-}" ]; then
+    quilt_goto "$VGJIT_PATCH"
   elif quilt_in_tree unapplied > /dev/null 2>&1; then
     quilt_in_tree push -a -q
   fi
@@ -738,15 +738,15 @@ cmd_patch_tree() {
 }
 
 cmd_edit_patch() {
-  [ -n "${FILE:-}" ] || die "usage: make edit-patch FILE=path/in/valgrind [PATCH=NNNN-name.patch]"
+  local file=${VGJIT_FILE:-} patch=${VGJIT_PATCH:-}
+  [ -n "$file" ] || die "usage: make edit-patch FILE=path/in/valgrind [PATCHNAME=NNNN-name.patch]"
   ensure_quilt_tree
-  local patch=${PATCH:-}
-  [ -n "$patch" ] || patch=$(quilt_in_tree patches "$FILE" 2>/dev/null | tail -n 1 || true)
-  [ -n "$patch" ] || die "no patch of the series changes $FILE; name one with PATCH=NNNN-name.patch" \
+  [ -n "$patch" ] || patch=$(quilt_in_tree patches "$file" 2>/dev/null | tail -n 1 || true)
+  [ -n "$patch" ] || die "no patch of the series changes $file; name one with PATCHNAME=NNNN-name.patch" \
       "(a new file belongs under coregrind-patch/files/)"
   quilt_goto "$patch"
-  note "editing $FILE in $patch (then: make refresh-patch)"
-  quilt_in_tree edit "$FILE"
+  note "editing $file in $patch (then: make refresh-patch)"
+  quilt_in_tree edit "$file"
 }
 
 cmd_refresh_patch() {

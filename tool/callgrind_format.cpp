@@ -99,15 +99,14 @@ void Reader::line(const std::string& raw) {
 void Reader::header_line(const std::string& key, const std::string& value, const std::string& raw) {
     const bool trailer = key == "totals" || key == "summary";
     if (!any_part_ || (in_body_ && !trailer)) {
-        // A new part: its own header, names and positions.
+        // A new part: its own header and positions; the name compression
+        // ids stay defined (Callgrind's --combine-dumps=yes writes parts
+        // that use the ids of earlier ones).
         any_part_ = true;
         in_body_ = false;
         events_.clear();
         positions_ = {"line"};
         last_.clear();
-        objects_.clear();
-        files_.clear();
-        functions_.clear();
         object_.clear();
         fn_file_ = file_ = "???";
         fn_.clear();
@@ -288,6 +287,7 @@ void Reader::cost_line(const std::string& raw) {
 }
 
 std::string NameWriter::operator()(const std::string& n) {
+    if (n.empty()) return n;  // "(N) " would read back as a reference to N
     const auto it = ids_.find(n);
     if (it != ids_.end()) return "(" + std::to_string(it->second) + ")";
     const std::size_t id = ids_.size() + 1;

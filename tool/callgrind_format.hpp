@@ -11,12 +11,14 @@
 //    header line after a part's body has begun starts the next part, except
 //    "totals:" and "summary:", which belong to the part they follow (Cachegrind
 //    writes "summary:" after its body).  Each part has its own "events:"
-//    (required before the body), "positions:" (default "line"; each of
-//    "line", "instr", "addr", "bb") and name tables.
+//    (required before the body) and "positions:" (default "line"; each of
+//    "line", "instr", "addr", "bb").
 //  * Name compression: "(N) name" defines id N, "(N)" alone refers to it,
-//    anything else (also "(anonymous namespace)::f") is a plain name.
-//    Objects (ob=, cob=), files (fl=, fi=, fe=, cfi=, cfl=, jfi=) and
-//    functions (fn=, cfn=, jfn=, frfn=) have separate id spaces.
+//    anything else (also "(anonymous namespace)::f") is a plain name; an
+//    empty name is written plainly.  Objects (ob=, cob=), files (fl=, fi=,
+//    fe=, cfi=, cfl=, jfi=) and functions (fn=, cfn=, jfn=, frfn=) have
+//    separate id spaces, for the whole file: a part may use the ids of
+//    earlier parts.
 //  * Function and file: fn= names a function of the last ob= object and
 //    the last fl= file; fi=/fe= change the file of the following cost lines
 //    only, until the next fl= or fn=.
@@ -169,8 +171,8 @@ private:
 };
 
 /// Writes names with Callgrind's name compression: "(N) name" the first
-/// time, "(N)" afterwards.  Use one per id space (objects, files,
-/// functions) and part.
+/// time, "(N)" afterwards; the empty name as it is.  Use one per id space
+/// (objects, files, functions).
 class NameWriter {
 public:
     std::string operator()(const std::string& name);
