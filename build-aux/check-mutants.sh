@@ -139,7 +139,7 @@ run_cases() {
   env VGJIT_STAGE="$1" VGJIT_SRCDIR="$VGJIT_SRCDIR" VGJIT_BUILDDIR="$VGJIT_BUILDDIR" \
       VGJIT_TESTS_BUILDDIR="$TESTS" \
       "$TESTS/$2" --run_test="$3" --log_level=error --report_level=short --color_output=no \
-      > "$4" 2>&1
+      < /dev/null > "$4" 2>&1
 }
 
 # 2. The cases pass without mutation.

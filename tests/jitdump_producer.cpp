@@ -8,6 +8,12 @@
 // Usage: jitdump_producer MODE
 //   late      run late_fn 1000 x (n = 1000) before its CODE_LOAD record is
 //             written, then write the record, then run it 1000 x more
+//   late-lookup  like late, but the record is read while Valgrind looks
+//             up other new code: late_fn runs 1000 x unnamed; the records
+//             of late_fn and next_fn are written; next_fn runs at once
+//             (its translation misses a name, which makes Valgrind read
+//             the file in the middle of a lookup); time passes; late_fn
+//             runs 1000 x more
 //   move      CODE_DEBUG_INFO + CODE_LOAD for `mover` at address A, run it;
 //             copy its code to B, CODE_MOVE A -> B, run it at B; finally one
 //             call at B reads 4 bytes past a malloc'd block (Memcheck error)
@@ -221,6 +227,22 @@ long run(const Fn& f, long n, int times, const int* p = nullptr) {
     return acc;
 }
 
+int mode_late_lookup() {
+    CodeMemory mem(4096);
+    const Fn late = emit_sum("late_fn", mem.at(0), 7);
+    const Fn next = emit_sum("next_fn", mem.at(256), 8);
+    Jitdump dump;
+    const long before = run(late, 1000, 1000);
+    dump.put(dump.load(late));
+    dump.put(dump.load(next));
+    const long first = run(next, 1000, 1);
+    let_time_pass();
+    const long after = run(late, 1000, 1000);
+    dump.close_record();
+    std::printf("late_fn before %ld after %ld, next_fn %ld\n", before, after, first);
+    return 0;
+}
+
 int mode_late() {
     CodeMemory mem(4096);
     const Fn late = emit_sum("late_fn", mem.at(0), 7);
@@ -404,12 +426,13 @@ int mode_perfmap_foreign() {
 
 int main(int argc, char** argv) {
     if (argc != 2) {
-        std::fprintf(stderr, "usage: jitdump_producer late|move|truncate|garbage|perfmap|"
+        std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|perfmap|"
                              "perfmap-symlink|perfmap-foreign\n");
         return 2;
     }
     const std::string mode = argv[1];
     if (mode == "late") return mode_late();
+    if (mode == "late-lookup") return mode_late_lookup();
     if (mode == "move") return mode_move();
     if (mode == "truncate") return mode_truncate();
     if (mode == "garbage") return mode_garbage();
