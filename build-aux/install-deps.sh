@@ -19,6 +19,8 @@ debian-archive-keyring
 libc6-dbg
 libboost-test-dev
 libxbyak-dev
+llvm-14
+clang-14
 "
 
 missing=

@@ -1222,6 +1222,18 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
    return st;
 }
 
+Bool ML_(jit_unregister_at) ( Addr start, const HChar* why )
+{
+   JitFnPos p = fn_starting_at(start);
+   if (p.c == NULL)
+      return False;
+   VG_(discard_translations)(start, fn_at(p)->size, "jitreg.unregister");
+   if (!remove_fn_at(start, why))
+      return False;
+   stats.unregistered++;
+   return True;
+}
+
 Int ML_(jit_move) ( Addr old_start, Addr new_start )
 {
    JitFnPos    p = fn_starting_at(old_start);

@@ -110,6 +110,13 @@ extern const HChar* ML_(jit_status_text) ( Int st );
 /* True if no live registration intersects [a, a+len). */
 extern Bool ML_(jit_range_is_free) ( Addr a, SizeT len );
 
+/* Unregisters the live function starting exactly at start (discarding
+   its translations first), archiving or freeing it as
+   --keep-debuginfo says; why is shown by --trace-jit.  Only at safe
+   points.  Does not advance the epoch: the caller does, once per
+   batch, if this returned True.  Returns whether there was one. */
+extern Bool ML_(jit_unregister_at) ( Addr start, const HChar* why );
+
 /* Moves the function registered at exactly old_start to new_start (same
    size, name, object and lines), as a jitdump CODE_MOVE record says.
    Only at safe points.  Returns a Vg_JitStatus. */
