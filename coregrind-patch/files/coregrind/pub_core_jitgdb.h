@@ -43,9 +43,8 @@
 
 #include "pub_core_basics.h"
 
-/* --jit-gdb-interface=yes|no (default yes): read the objects a JIT
-   registers through the GDB JIT interface. */
-extern Bool VG_(clo_jit_gdb_interface);
+/* Enabled by --jit-gdb-interface=yes|no (VG_(clo_jit_gdb_interface),
+   pub_core_options.h; default yes). */
 
 /* Handles VG_USERREQ__JIT_GDB_REGISTER_CODE: thread tid is about to
    run the __jit_debug_register_code found at orig_fn (the wrapped

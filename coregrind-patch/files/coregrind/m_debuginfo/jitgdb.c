@@ -85,7 +85,6 @@
 #include "pub_core_aspacemgr.h"
 #include "pub_core_hashtable.h"
 #include "pub_core_xarray.h"
-#include "pub_core_jitreg.h"     /* VG_(clo_trace_jit) */
 #include "pub_core_jitgdb.h"     /* self */
 
 #include "priv_misc.h"           /* dinfo_zalloc/free/strdup */
@@ -96,7 +95,6 @@
 #include "priv_jitreg.h"
 #include "priv_jitgdb.h"         /* self */
 
-#include "jit.h"                 /* Vg_JitStatus codes */
 
 /* Types only. */
 #include <elf.h>
@@ -120,8 +118,6 @@
 #else
 #  define MY_ELFDATA ELFDATA2MSB
 #endif
-
-Bool VG_(clo_jit_gdb_interface) = True;
 
 /* Limits on what a client may hand in. */
 #define MAX_OBJECT_SIZE   (256UL * 1024 * 1024)  /* bytes per object */
@@ -472,8 +468,8 @@ static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
    reg.size   = size;
    reg.name   = name;
    reg.object = obj->name;
-   st = ML_(jit_register)(&reg, True);
-   if (st != VG_JIT_OK && st < VG_JIT_WARN_REPLACED) {
+   st = ML_(jit_register)(&reg, JitAtSafePoint);
+   if (!ML_(jit_status_applied)(st)) {
       stats.functions_refused++;
       warn("function %s (%#lx, %lu bytes) of %s refused: %s\n",
            name, start, size, obj->name, ML_(jit_status_text)(st));
@@ -491,11 +487,9 @@ static void unregister_object ( GdbObject* obj, const HChar* why )
    UInt n = 0;
    for (i = 0; i < VG_(sizeXA)(obj->fns); i++) {
       Addr start = *(const Addr*)VG_(indexXA)(obj->fns, i);
-      if (ML_(jit_unregister_at)(start, why))
+      if (ML_(jit_unregister)(start) == VG_JIT_OK)
          n++;
    }
-   if (n > 0)
-      ML_(advance_current_DiEpoch_for_jit)();
    if (obj->n_pending > 0) {
       Word j = 0;
       for (i = 0; i < VG_(sizeXA)(pending); i++) {
