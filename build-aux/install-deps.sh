@@ -20,6 +20,8 @@ libc6-dbg
 libboost-test-dev
 libxbyak-dev
 quilt
+llvm-14
+clang-14
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs

@@ -1,0 +1,761 @@
+
+/*--------------------------------------------------------------------*/
+/*--- Reading objects registered through the GDB JIT interface.    ---*/
+/*---                                                     jitgdb.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* The protocol (GDB manual, "JIT Compilation Interface")
+   -----------------------------------------------------
+   A JIT defines, in one of its objects,
+
+      struct jit_code_entry { jit_code_entry* next_entry;
+                              jit_code_entry* prev_entry;
+                              const char*     symfile_addr;
+                              uint64_t        symfile_size; };
+      struct jit_descriptor { uint32_t version;       (1)
+                              uint32_t action_flag;   (0 none,
+                                                       1 register,
+                                                       2 unregister)
+                              jit_code_entry* relevant_entry;
+                              jit_code_entry* first_entry; };
+      struct jit_descriptor __jit_debug_descriptor;
+      void __jit_debug_register_code(void);   (empty, not inlined)
+
+   To register an object (an ELF file image in its memory) it links a
+   new entry into the list, sets action_flag and relevant_entry and
+   calls __jit_debug_register_code; to unregister, it unlinks the entry
+   first.  LLVM registers relocatable objects (ET_REL) whose section
+   headers it has rewritten to hold the sections' load addresses, so a
+   symbol's address is its section's sh_addr plus its st_value; objects
+   of other types hold absolute symbol values.
+
+   Design
+   ------
+   The core's preload library wraps __jit_debug_register_code of every
+   object (soname "*") and passes the wrapped function's address to the
+   core before calling it.  The DebugInfo holding that address is the
+   object whose __jit_debug_descriptor describes the change, as a
+   debugger pairs them; the pairing is cached per DebugInfo.  The first
+   time a descriptor is seen, its whole list is read, so entries made
+   before (or without) a notification are registered too.  Processing
+   is idempotent: an entry already registered with the same object is
+   left alone, an unknown entry being unregistered is ignored.
+
+   Each object is copied from client memory into core memory before it
+   is parsed (the client may change it meanwhile), and every offset,
+   size and index in it is checked against the copy; a bad object is
+   refused as a whole, with a warning.  Its function symbols (.symtab,
+   STT_FUNC, in an executable section, size > 0) are registered in the
+   JIT code registry (ML_(jit_register)), named after the object's
+   STT_FILE symbol (the module's source file) or "<jit object #N>", so
+   lookups stay as flat as for any registered code and the registry's
+   epoch rules apply.  Functions whose code is not yet executable
+   client memory wait in a pending list until an mprotect makes it so.
+   Unregistering an entry removes the functions it registered. */
+
+#include "pub_core_basics.h"
+#include "pub_core_vki.h"
+#include "pub_core_debuginfo.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_options.h"
+#include "pub_core_aspacemgr.h"
+#include "pub_core_hashtable.h"
+#include "pub_core_xarray.h"
+#include "pub_core_jitgdb.h"     /* self */
+
+#include "priv_misc.h"           /* dinfo_zalloc/free/strdup */
+#include "priv_image.h"
+#include "priv_d3basics.h"
+#include "priv_tytypes.h"
+#include "priv_storage.h"
+#include "priv_jitreg.h"
+#include "priv_jitgdb.h"         /* self */
+
+
+/* Types only. */
+#include <elf.h>
+
+#if VG_WORDSIZE == 4
+#  define ElfXX_Ehdr    Elf32_Ehdr
+#  define ElfXX_Shdr    Elf32_Shdr
+#  define ElfXX_Sym     Elf32_Sym
+#  define ELFXX_ST_TYPE ELF32_ST_TYPE
+#  define MY_ELFCLASS   ELFCLASS32
+#else
+#  define ElfXX_Ehdr    Elf64_Ehdr
+#  define ElfXX_Shdr    Elf64_Shdr
+#  define ElfXX_Sym     Elf64_Sym
+#  define ELFXX_ST_TYPE ELF64_ST_TYPE
+#  define MY_ELFCLASS   ELFCLASS64
+#endif
+
+#if defined(VG_LITTLEENDIAN)
+#  define MY_ELFDATA ELFDATA2LSB
+#else
+#  define MY_ELFDATA ELFDATA2MSB
+#endif
+
+/* Limits on what a client may hand in. */
+#define MAX_OBJECT_SIZE   (256UL * 1024 * 1024)  /* bytes per object */
+#define MAX_LIST_ENTRIES  (1UL << 22)            /* entries per list */
+#define MAX_SECTIONS      65280                  /* SHN_LORESERVE */
+#define MAX_WARNINGS      100
+
+/* The client's layouts (same word size as the core). */
+typedef
+   struct {
+      Addr  next_entry;
+      Addr  prev_entry;
+      Addr  symfile_addr;
+      ULong symfile_size;
+   }
+   GdbCodeEntry;
+
+typedef
+   struct {
+      UInt version;
+      UInt action_flag;
+      Addr relevant_entry;
+      Addr first_entry;
+   }
+   GdbDescriptor;
+
+#define GDB_JIT_NOACTION   0
+#define GDB_JIT_REGISTER   1
+#define GDB_JIT_UNREGISTER 2
+
+/* A registered code entry (by client address). */
+typedef
+   struct _GdbObject {
+      struct _GdbObject* next;   /* VgHashNode */
+      UWord              key;    /* the entry's client address */
+      Addr               symfile_addr;
+      ULong              symfile_size;
+      HChar*             name;   /* the object's name (owned) */
+      XArray*            fns;    /* of Addr: starts registered */
+      UInt               n_pending;
+   }
+   GdbObject;
+
+/* A function waiting for its code to become executable. */
+typedef
+   struct {
+      UWord  key;      /* its GdbObject */
+      Addr   start;
+      UWord  size;
+      HChar* name;     /* owned */
+   }
+   GdbPending;
+
+/* A DebugInfo and the descriptor found in it (0: none). */
+typedef
+   struct {
+      ULong di_handle;
+      Addr  desc;
+   }
+   GdbDescCache;
+
+static VgHashTable* objects     = NULL;   /* of GdbObject */
+static XArray*      pending     = NULL;   /* of GdbPending */
+static XArray*      desc_cache  = NULL;   /* of GdbDescCache */
+static XArray*      descs_seen  = NULL;   /* of Addr: lists read whole */
+static ULong        n_object_ids = 0;
+
+static struct {
+   ULong notifications;
+   ULong descriptors;
+   ULong registered;
+   ULong unregistered;
+   ULong refused;
+   ULong functions;
+   ULong functions_refused;
+}
+stats;
+
+static UInt n_warnings = 0;
+
+static void warn ( const HChar* fmt, ... ) PRINTF_CHECK(1, 2);
+static void warn ( const HChar* fmt, ... )
+{
+   va_list vargs;
+   HChar   buf[256];
+   if (n_warnings >= MAX_WARNINGS)
+      return;
+   n_warnings++;
+   va_start(vargs, fmt);
+   VG_(vsnprintf)(buf, sizeof(buf), fmt, vargs);
+   va_end(vargs);
+   VG_(umsg)("Warning: GDB JIT interface: %s", buf);
+   if (n_warnings == MAX_WARNINGS)
+      VG_(umsg)("Warning: further GDB JIT interface warnings"
+                " are not shown\n");
+}
+
+static void init ( void )
+{
+   if (objects != NULL)
+      return;
+   objects    = VG_(HT_construct)("di.jitgdb.objects");
+   pending    = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.pending",
+                           ML_(dinfo_free), sizeof(GdbPending));
+   desc_cache = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.desc_cache",
+                           ML_(dinfo_free), sizeof(GdbDescCache));
+   descs_seen = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.descs_seen",
+                           ML_(dinfo_free), sizeof(Addr));
+}
+
+static Bool client_readable ( Addr a, SizeT len )
+{
+   if (len == 0)
+      return True;
+   if (a == 0 || a + len < a)
+      return False;
+   return VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ);
+}
+
+/* Reads the client's entry at a; False if it is not readable. */
+static Bool read_entry ( Addr a, /*OUT*/GdbCodeEntry* e )
+{
+   if (!VG_IS_WORD_ALIGNED(a) || !client_readable(a, sizeof(*e)))
+      return False;
+   VG_(memcpy)(e, (const void*)a, sizeof(*e));
+   return True;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Finding the descriptor                               ---*/
+/*------------------------------------------------------------*/
+
+/* Is name "__jit_debug_descriptor", possibly with an ELF symbol version
+   ("@LLVM_14", "@@LLVM_14")? */
+static Bool is_descriptor_name ( const HChar* name )
+{
+   static const HChar want[] = "__jit_debug_descriptor";
+   SizeT n = sizeof(want) - 1;
+   return name != NULL && VG_(strncmp)(name, want, n) == 0
+          && (name[n] == 0 || name[n] == '@');
+}
+
+/* The address of the data symbol __jit_debug_descriptor in di, or 0. */
+static Addr find_descriptor_in ( const DebugInfo* di )
+{
+   Word i;
+   for (i = 0; i < di->symtab_used; i++) {
+      const DiSym* s = &di->symtab[i];
+      if (s->isText)
+         continue;
+      if (is_descriptor_name(s->pri_name))
+         return s->avmas.main;
+      if (s->sec_names != NULL) {
+         const HChar** sn;
+         for (sn = s->sec_names; *sn != NULL; sn++)
+            if (is_descriptor_name(*sn))
+               return s->avmas.main;
+      }
+   }
+   return 0;
+}
+
+/* The descriptor paired with the __jit_debug_register_code at orig_fn:
+   the one defined by the same object; 0 if there is none. */
+static Addr descriptor_for ( Addr orig_fn )
+{
+   GdbDescCache c;
+   Word         i;
+   DebugInfo*   di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), orig_fn);
+   if (di == NULL || di->handle == 0)
+      return 0;
+   for (i = 0; i < VG_(sizeXA)(desc_cache); i++) {
+      const GdbDescCache* p = VG_(indexXA)(desc_cache, i);
+      if (p->di_handle == di->handle)
+         return p->desc;
+   }
+   c.di_handle = di->handle;
+   c.desc      = find_descriptor_in(di);
+   VG_(addToXA)(desc_cache, &c);
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit-gdb: %s: __jit_debug_descriptor %s%#lx\n",
+                di->fsm.filename ? di->fsm.filename : "???",
+                c.desc ? "at " : "not found, ", c.desc);
+   return c.desc;
+}
+
+static Bool read_descriptor ( Addr a, /*OUT*/GdbDescriptor* d )
+{
+   if (!VG_IS_4_ALIGNED(a) || !client_readable(a, sizeof(*d)))
+      return False;
+   VG_(memcpy)(d, (const void*)a, sizeof(*d));
+   return True;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Parsing an object (in core memory)                   ---*/
+/*------------------------------------------------------------*/
+
+/* A function found in an object. */
+typedef
+   struct {
+      Addr         start;
+      UWord        size;
+      const HChar* name;   /* in the object's copy */
+   }
+   ObjFn;
+
+/* Is [off, off+len) inside an image of size n? */
+static inline Bool in_image ( ULong off, ULong len, ULong n )
+{
+   return off <= n && len <= n - off;
+}
+
+/* Is the string at img+off NUL-terminated before img+limit? */
+static Bool string_ok ( const UChar* img, ULong off, ULong limit )
+{
+   ULong i;
+   for (i = off; i < limit; i++)
+      if (img[i] == 0)
+         return True;
+   return False;
+}
+
+/* Parses the ELF image img[0..n): appends its functions to fns (of
+   ObjFn) and sets *file to its first STT_FILE symbol (or NULL).
+   Returns NULL on success, else why the object is refused. */
+static const HChar* parse_object ( const UChar* img, ULong n,
+                                   XArray* fns,
+                                   /*OUT*/const HChar** file )
+{
+   const ElfXX_Ehdr* eh = (const ElfXX_Ehdr*)img;
+   const ElfXX_Shdr* sh;
+   Bool  is_rel, found_symtab = False;
+   UWord i;
+
+   *file = NULL;
+   if (n < sizeof(ElfXX_Ehdr))
+      return "shorter than an ELF header";
+   if (eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1
+       || eh->e_ident[EI_MAG2] != ELFMAG2 || eh->e_ident[EI_MAG3] != ELFMAG3)
+      return "not an ELF object";
+   if (eh->e_ident[EI_CLASS] != MY_ELFCLASS
+       || eh->e_ident[EI_DATA] != MY_ELFDATA)
+      return "ELF class or byte order differs from the program's";
+   if (eh->e_type != ET_REL && eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+      return "not a relocatable, executable or shared object";
+   is_rel = eh->e_type == ET_REL;
+   if (eh->e_shnum == 0 || eh->e_shnum > MAX_SECTIONS)
+      return "no section headers, or too many";
+   if (eh->e_shentsize != sizeof(ElfXX_Shdr))
+      return "unexpected section header size";
+   if (!VG_IS_WORD_ALIGNED(eh->e_shoff)
+       || !in_image(eh->e_shoff, (ULong)eh->e_shnum * sizeof(ElfXX_Shdr), n))
+      return "section headers lie outside the object";
+   sh = (const ElfXX_Shdr*)(img + eh->e_shoff);
+
+   for (i = 0; i < eh->e_shnum; i++) {
+      const ElfXX_Shdr* st = &sh[i];
+      const ElfXX_Shdr* ss;
+      const ElfXX_Sym*  syms;
+      const UChar*      strs;
+      UWord             n_syms, k;
+      if (st->sh_type != SHT_SYMTAB)
+         continue;
+      found_symtab = True;
+      if (st->sh_entsize != sizeof(ElfXX_Sym)
+          || st->sh_size % sizeof(ElfXX_Sym) != 0
+          || !VG_IS_WORD_ALIGNED(st->sh_offset)
+          || !in_image(st->sh_offset, st->sh_size, n))
+         return "symbol table lies outside the object or is malformed";
+      if (st->sh_link == 0 || st->sh_link >= eh->e_shnum)
+         return "symbol table names no string table";
+      ss = &sh[st->sh_link];
+      if (ss->sh_type != SHT_STRTAB || !in_image(ss->sh_offset, ss->sh_size, n))
+         return "string table lies outside the object";
+      syms   = (const ElfXX_Sym*)(img + st->sh_offset);
+      strs   = img + ss->sh_offset;
+      n_syms = st->sh_size / sizeof(ElfXX_Sym);
+      for (k = 1; k < n_syms; k++) {
+         const ElfXX_Sym*  sym = &syms[k];
+         const ElfXX_Shdr* sec;
+         ObjFn             f;
+         UInt              type = ELFXX_ST_TYPE(sym->st_info);
+         if (type != STT_FUNC && type != STT_FILE)
+            continue;
+         if (sym->st_name == 0 || sym->st_name >= ss->sh_size
+             || !string_ok(strs, sym->st_name, ss->sh_size))
+            return "symbol name lies outside the string table";
+         if (type == STT_FILE) {
+            if (*file == NULL && strs[sym->st_name] != 0)
+               *file = (const HChar*)(strs + sym->st_name);
+            continue;
+         }
+         if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= eh->e_shnum)
+            continue;   /* undefined, absolute or common: no code here */
+         if (sym->st_size == 0)
+            continue;   /* no extent to name */
+         sec = &sh[sym->st_shndx];
+         if (!(sec->sh_flags & SHF_EXECINSTR) || !(sec->sh_flags & SHF_ALLOC))
+            continue;
+         if (is_rel) {
+            /* GDB's rule for JIT objects: the section header holds the
+               load address. */
+            if (sec->sh_addr == 0)
+               return "a code section has no load address";
+            if (!in_image(sym->st_value, sym->st_size, sec->sh_size))
+               return "a function lies outside its section";
+            f.start = sec->sh_addr + sym->st_value;
+         } else {
+            if (sym->st_value < sec->sh_addr
+                || !in_image(sym->st_value - sec->sh_addr, sym->st_size,
+                             sec->sh_size))
+               return "a function lies outside its section";
+            f.start = sym->st_value;
+         }
+         if (f.start + sym->st_size < f.start)
+            return "a function's range wraps around";
+         f.size = sym->st_size;
+         f.name = (const HChar*)(strs + sym->st_name);
+         VG_(addToXA)(fns, &f);
+      }
+   }
+   if (!found_symtab)
+      return "no symbol table";
+   return NULL;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Registering and unregistering entries                ---*/
+/*------------------------------------------------------------*/
+
+static Bool is_exec ( Addr a, UWord len )
+{
+   return VG_(am_is_valid_for_client)(a, len, VKI_PROT_EXEC);
+}
+
+/* Registers one function of obj in the registry; True if it is. */
+static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
+                          const HChar* name )
+{
+   JitRegistration reg;
+   Int             st;
+   VG_(memset)(&reg, 0, sizeof(reg));
+   reg.start  = start;
+   reg.size   = size;
+   reg.name   = name;
+   reg.object = obj->name;
+   st = ML_(jit_register)(&reg, JitAtSafePoint);
+   if (!ML_(jit_status_applied)(st)) {
+      stats.functions_refused++;
+      warn("function %s (%#lx, %lu bytes) of %s refused: %s\n",
+           name, start, size, obj->name, ML_(jit_status_text)(st));
+      return False;
+   }
+   VG_(addToXA)(obj->fns, &start);
+   stats.functions++;
+   return True;
+}
+
+/* Removes what obj registered (and its pending functions), then obj. */
+static void unregister_object ( GdbObject* obj, const HChar* why )
+{
+   Word i;
+   UInt n = 0;
+   for (i = 0; i < VG_(sizeXA)(obj->fns); i++) {
+      Addr start = *(const Addr*)VG_(indexXA)(obj->fns, i);
+      if (ML_(jit_unregister)(start) == VG_JIT_OK)
+         n++;
+   }
+   if (obj->n_pending > 0) {
+      Word j = 0;
+      for (i = 0; i < VG_(sizeXA)(pending); i++) {
+         GdbPending* p = VG_(indexXA)(pending, i);
+         if (p->key == obj->key) {
+            ML_(dinfo_free)(p->name);
+            continue;
+         }
+         *(GdbPending*)VG_(indexXA)(pending, j++) = *p;
+      }
+      VG_(dropTailXA)(pending, VG_(sizeXA)(pending) - j);
+   }
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit-gdb: %s entry %#lx (%s): %u functions removed\n",
+                why, obj->key, obj->name, n);
+   (void)VG_(HT_remove)(objects, obj->key);
+   VG_(deleteXA)(obj->fns);
+   ML_(dinfo_free)(obj->name);
+   ML_(dinfo_free)(obj);
+}
+
+/* Registers the object of the client's entry at ea. */
+static void register_entry ( Addr ea )
+{
+   GdbCodeEntry e;
+   GdbObject*   obj;
+   UChar*       img;
+   XArray*      fns;
+   const HChar* why;
+   const HChar* file;
+   HChar        buf[48];
+   Word         i;
+   UInt         n_now = 0;
+
+   if (!read_entry(ea, &e)) {
+      stats.refused++;
+      warn("code entry %#lx is not readable: refused\n", ea);
+      return;
+   }
+   obj = VG_(HT_lookup)(objects, ea);
+   if (obj != NULL) {
+      if (obj->symfile_addr == e.symfile_addr
+          && obj->symfile_size == e.symfile_size)
+         return;   /* already registered */
+      /* The entry's memory was reused without an unregistration. */
+      unregister_object(obj, "replace");
+   }
+   if (e.symfile_size == 0 || e.symfile_size > MAX_OBJECT_SIZE
+       || !client_readable(e.symfile_addr, e.symfile_size)) {
+      stats.refused++;
+      warn("object of entry %#lx (%#lx, %llu bytes) is not readable client"
+           " memory or too large: refused\n",
+           ea, e.symfile_addr, e.symfile_size);
+      return;
+   }
+
+   /* Parse a copy: the client may change its bytes meanwhile. */
+   img = ML_(dinfo_zalloc)("di.jitgdb.image", e.symfile_size);
+   VG_(memcpy)(img, (const void*)e.symfile_addr, e.symfile_size);
+   fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.fns", ML_(dinfo_free),
+                    sizeof(ObjFn));
+   why = parse_object(img, e.symfile_size, fns, &file);
+   if (why != NULL) {
+      stats.refused++;
+      warn("object of entry %#lx (%#lx, %llu bytes) refused: %s\n",
+           ea, e.symfile_addr, e.symfile_size, why);
+      VG_(deleteXA)(fns);
+      ML_(dinfo_free)(img);
+      return;
+   }
+
+   obj = ML_(dinfo_zalloc)("di.jitgdb.object", sizeof(GdbObject));
+   obj->key          = ea;
+   obj->symfile_addr = e.symfile_addr;
+   obj->symfile_size = e.symfile_size;
+   n_object_ids++;
+   if (file != NULL && VG_(strlen)(file) <= VG_JIT_MAX_STRING) {
+      obj->name = ML_(dinfo_strdup)("di.jitgdb.name", file);
+   } else {
+      VG_(snprintf)(buf, sizeof(buf), "<jit object #%llu>", n_object_ids);
+      obj->name = ML_(dinfo_strdup)("di.jitgdb.name", buf);
+   }
+   obj->fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.obj.fns",
+                         ML_(dinfo_free), sizeof(Addr));
+   VG_(HT_add_node)(objects, obj);
+   stats.registered++;
+
+   for (i = 0; i < VG_(sizeXA)(fns); i++) {
+      const ObjFn* f = VG_(indexXA)(fns, i);
+      if (VG_(strlen)(f->name) > VG_JIT_MAX_STRING) {
+         stats.functions_refused++;
+         continue;
+      }
+      if (is_exec(f->start, f->size)) {
+         if (register_fn(obj, f->start, f->size, f->name))
+            n_now++;
+      } else {
+         GdbPending p;
+         p.key   = ea;
+         p.start = f->start;
+         p.size  = f->size;
+         p.name  = ML_(dinfo_strdup)("di.jitgdb.pending.name", f->name);
+         VG_(addToXA)(pending, &p);
+         obj->n_pending++;
+      }
+   }
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit-gdb: register entry %#lx: object %#lx (%llu bytes)"
+                " %s: %lu functions, %u registered, %u waiting for"
+                " executable code\n",
+                ea, e.symfile_addr, e.symfile_size, obj->name,
+                (UWord)VG_(sizeXA)(fns), n_now, obj->n_pending);
+   VG_(deleteXA)(fns);
+   ML_(dinfo_free)(img);
+}
+
+static void unregister_entry ( Addr ea )
+{
+   GdbObject* obj = VG_(HT_lookup)(objects, ea);
+   if (obj == NULL) {
+      if (VG_(clo_trace_jit))
+         VG_(dmsg)("jit-gdb: unregister entry %#lx: not registered\n", ea);
+      return;
+   }
+   stats.unregistered++;
+   unregister_object(obj, "unregister");
+}
+
+/* Reads the whole list of descriptor desc (first seen now) and
+   registers every entry on it.  A list that is cyclic, too long or
+   leads to unreadable memory is refused as a whole. */
+static void read_whole_list ( Addr desc, Addr first )
+{
+   Addr         slow = first, fast = first;
+   UWord        n = 0, power = 1, lam = 0;
+   GdbCodeEntry e;
+
+   /* Brent's cycle detection: fast walks, slow jumps to it at powers
+      of two; they meet again iff the list has a cycle. */
+   while (fast != 0) {
+      if (!read_entry(fast, &e)) {
+         warn("descriptor %#lx: entry %#lx on its list is not readable:"
+              " list refused\n", desc, fast);
+         return;
+      }
+      fast = e.next_entry;
+      n++;
+      lam++;
+      if (fast == slow && fast != 0) {
+         warn("descriptor %#lx: its list of code entries has a cycle:"
+              " list refused\n", desc);
+         return;
+      }
+      if (lam == power) {
+         slow  = fast;
+         power *= 2;
+         lam   = 0;
+      }
+      if (n > MAX_LIST_ENTRIES) {
+         warn("descriptor %#lx: more than %lu code entries: list refused\n",
+              desc, MAX_LIST_ENTRIES);
+         return;
+      }
+   }
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit-gdb: descriptor %#lx: %lu entries already on its"
+                " list\n", desc, n);
+   /* Registering calls out (the tool discards translations) but never
+      into the client: the list stays as validated. */
+   for (fast = first; fast != 0 && n > 0; fast = e.next_entry, n--) {
+      if (!read_entry(fast, &e))
+         return;
+      register_entry(fast);
+   }
+}
+
+void VG_(jit_gdb_notify) ( ThreadId tid, Addr orig_fn )
+{
+   GdbDescriptor d;
+   Addr          desc;
+   Word          i;
+   Bool          seen = False;
+
+   if (!VG_(clo_jit_gdb_interface))
+      return;
+   init();
+   stats.notifications++;
+   desc = descriptor_for(orig_fn);
+   if (desc == 0)
+      return;   /* a __jit_debug_register_code without a descriptor */
+   if (!read_descriptor(desc, &d)) {
+      warn("descriptor %#lx is not readable: ignored\n", desc);
+      return;
+   }
+   if (d.version != 1) {
+      warn("descriptor %#lx has version %u, not 1: ignored\n",
+           desc, d.version);
+      return;
+   }
+   for (i = 0; i < VG_(sizeXA)(descs_seen); i++)
+      if (*(const Addr*)VG_(indexXA)(descs_seen, i) == desc)
+         seen = True;
+   if (!seen) {
+      VG_(addToXA)(descs_seen, &desc);
+      stats.descriptors++;
+      read_whole_list(desc, d.first_entry);
+   }
+   switch (d.action_flag) {
+      case GDB_JIT_NOACTION:
+         break;
+      case GDB_JIT_REGISTER:
+         register_entry(d.relevant_entry);
+         break;
+      case GDB_JIT_UNREGISTER:
+         unregister_entry(d.relevant_entry);
+         break;
+      default:
+         warn("descriptor %#lx: unknown action %u: ignored\n",
+              desc, d.action_flag);
+         break;
+   }
+}
+
+void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot )
+{
+   Word i, j;
+   if (pending == NULL || VG_(sizeXA)(pending) == 0
+       || !(prot & VKI_PROT_EXEC) || len == 0)
+      return;
+   /* Take the ready ones out first: registering discards translations,
+      which calls the tool, which must see a consistent list. */
+   for (i = 0; i < VG_(sizeXA)(pending); ) {
+      GdbPending p = *(const GdbPending*)VG_(indexXA)(pending, i);
+      GdbObject* obj;
+      if (!(p.start < a + len && a < p.start + p.size)
+          || !is_exec(p.start, p.size)) {
+         i++;
+         continue;
+      }
+      /* Remove entry i (order does not matter). */
+      j = VG_(sizeXA)(pending) - 1;
+      *(GdbPending*)VG_(indexXA)(pending, i)
+         = *(const GdbPending*)VG_(indexXA)(pending, j);
+      VG_(dropTailXA)(pending, 1);
+      obj = VG_(HT_lookup)(objects, p.key);
+      if (obj != NULL) {
+         obj->n_pending--;
+         (void)register_fn(obj, p.start, p.size, p.name);
+      }
+      ML_(dinfo_free)(p.name);
+   }
+}
+
+void VG_(jit_gdb_print_summary) ( void )
+{
+   if (VG_(clo_verbosity) < 2 || stats.notifications == 0)
+      return;
+   VG_(umsg)("JIT GDB interface: %llu notifications, %llu descriptors, "
+             "%llu objects registered, %llu unregistered, %llu refused; "
+             "%llu functions registered, %llu refused, %lu waiting\n",
+             stats.notifications, stats.descriptors, stats.registered,
+             stats.unregistered, stats.refused, stats.functions,
+             stats.functions_refused,
+             pending ? (UWord)VG_(sizeXA)(pending) : 0UL);
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

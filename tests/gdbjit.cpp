@@ -1,0 +1,324 @@
+// gdbjit.cpp - a small JIT that hands its code to debuggers through the GDB
+// JIT compilation interface (GDB manual, "JIT Compilation Interface"), the
+// way LLVM's MCJIT does: it loads the .text of a relocatable object
+// compiled from tests/fixtures/gdbjit/module_*.c into fresh memory, rewrites
+// the object's section headers to hold the load address, links a code entry
+// for the object into __jit_debug_descriptor's list, calls
+// __jit_debug_register_code, and only then makes the code executable.
+//
+// Usage: gdbjit MODE MODULE_A.o MODULE_B.o
+//   run          load module A, call gj_run_a(20), unregister it
+//   reuse        run A, unregister it, load B into the same code memory
+//                with the same code entry, call gj_run_b(10), unregister
+//   preexisting  link A's entry into the list without notifying, then
+//                register B normally; call both
+//   memerr       load module B and make its gj_peek read a freed block
+//   hostile      hand in malformed entries, objects and lists (each is
+//                printed as "hostile: WHAT" on stdout first), then run A
+// Results go to stdout: "gj_run_a(20) = 6765", "gj_run_b(10) = 3628800".
+
+#include <elf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern "C" {
+
+// The interface's layouts and symbols, as GDB looks for them.
+enum jit_actions_t { JIT_NOACTION = 0, JIT_REGISTER_FN, JIT_UNREGISTER_FN };
+
+struct jit_code_entry {
+    jit_code_entry* next_entry;
+    jit_code_entry* prev_entry;
+    const char* symfile_addr;
+    std::uint64_t symfile_size;
+};
+
+struct jit_descriptor {
+    std::uint32_t version;
+    std::uint32_t action_flag;
+    jit_code_entry* relevant_entry;
+    jit_code_entry* first_entry;
+};
+
+jit_descriptor __jit_debug_descriptor = {1, JIT_NOACTION, nullptr, nullptr};
+
+// Debuggers (and Valgrind) intercept calls of this function.
+void __attribute__((noinline)) __jit_debug_register_code() { asm volatile("" ::: "memory"); }
+
+} // extern "C"
+
+namespace {
+
+const std::size_t kCodeBytes = 1 << 16;
+
+std::vector<char> readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// A module loaded into code memory, and the object image debuggers get.
+struct Module {
+    std::vector<char> image;  ///< the object, section addresses rewritten
+    void* entry = nullptr;    ///< the exported function
+};
+
+Elf64_Shdr* sections(std::vector<char>& img) {
+    auto* eh = reinterpret_cast<Elf64_Ehdr*>(img.data());
+    if (img.size() < sizeof(Elf64_Ehdr) || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0
+        || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_REL
+        || eh->e_shoff + std::uint64_t(eh->e_shnum) * sizeof(Elf64_Shdr) > img.size())
+        throw std::runtime_error("not a 64-bit relocatable ELF object");
+    return reinterpret_cast<Elf64_Shdr*>(img.data() + eh->e_shoff);
+}
+
+/// Index of the section named `name`.
+int sectionIndex(std::vector<char>& img, const char* name) {
+    auto* eh = reinterpret_cast<Elf64_Ehdr*>(img.data());
+    Elf64_Shdr* sh = sections(img);
+    const char* names = img.data() + sh[eh->e_shstrndx].sh_offset;
+    for (int i = 0; i < eh->e_shnum; ++i)
+        if (std::strcmp(names + sh[i].sh_name, name) == 0) return i;
+    throw std::runtime_error(std::string("no section ") + name);
+}
+
+/// Address of the function `name` of module `m` loaded at `code`.
+void* symbol(Module& m, char* code, const char* name) {
+    Elf64_Shdr* sh = sections(m.image);
+    const int symtab = sectionIndex(m.image, ".symtab");
+    const auto* syms = reinterpret_cast<const Elf64_Sym*>(m.image.data() + sh[symtab].sh_offset);
+    const char* strs = m.image.data() + sh[sh[symtab].sh_link].sh_offset;
+    for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
+        if (std::strcmp(strs + syms[i].st_name, name) == 0) return code + syms[i].st_value;
+    throw std::runtime_error(std::string("no symbol ") + name);
+}
+
+/// Copies the object's .text to `code` (writable) and rewrites the section
+/// header to hold that address, as LLVM does for debuggers.
+Module load(const std::string& path, char* code, const char* entryName) {
+    Module m;
+    m.image = readFile(path);
+    Elf64_Shdr* sh = sections(m.image);
+    const int text = sectionIndex(m.image, ".text");
+    if (sh[text].sh_size > kCodeBytes) throw std::runtime_error(".text too large");
+    std::memcpy(code, m.image.data() + sh[text].sh_offset, sh[text].sh_size);
+    sh[text].sh_addr = reinterpret_cast<std::uintptr_t>(code);
+    m.entry = symbol(m, code, entryName);
+    return m;
+}
+
+/// Links `e` (describing `image`) at the head of the list, then notifies.
+void registerEntry(jit_code_entry* e, const std::vector<char>& image, bool notify = true) {
+    e->symfile_addr = image.data();
+    e->symfile_size = image.size();
+    e->prev_entry = nullptr;
+    e->next_entry = __jit_debug_descriptor.first_entry;
+    if (e->next_entry) e->next_entry->prev_entry = e;
+    __jit_debug_descriptor.first_entry = e;
+    if (!notify) return;
+    __jit_debug_descriptor.relevant_entry = e;
+    __jit_debug_descriptor.action_flag = JIT_REGISTER_FN;
+    __jit_debug_register_code();
+}
+
+/// Unlinks `e`, then notifies.
+void unregisterEntry(jit_code_entry* e) {
+    if (e->prev_entry) e->prev_entry->next_entry = e->next_entry;
+    else __jit_debug_descriptor.first_entry = e->next_entry;
+    if (e->next_entry) e->next_entry->prev_entry = e->prev_entry;
+    __jit_debug_descriptor.relevant_entry = e;
+    __jit_debug_descriptor.action_flag = JIT_UNREGISTER_FN;
+    __jit_debug_register_code();
+}
+
+/// Hands `e` in as a registration without linking it (a lying entry).
+void notifyRegister(jit_code_entry* e) {
+    __jit_debug_descriptor.relevant_entry = e;
+    __jit_debug_descriptor.action_flag = JIT_REGISTER_FN;
+    __jit_debug_register_code();
+}
+
+char* codeMemory() {
+    void* p = mmap(nullptr, kCodeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error("mmap failed");
+    return static_cast<char*>(p);
+}
+
+void makeExecutable(char* code) {
+    if (mprotect(code, kCodeBytes, PROT_READ | PROT_EXEC) != 0)
+        throw std::runtime_error("mprotect failed");
+}
+
+void makeWritable(char* code) {
+    if (mprotect(code, kCodeBytes, PROT_READ | PROT_WRITE) != 0)
+        throw std::runtime_error("mprotect failed");
+}
+
+int call(void* fn, int arg) { return reinterpret_cast<int (*)(int)>(fn)(arg); }
+
+void runA(const std::string& a) {
+    static jit_code_entry entry;
+    char* code = codeMemory();
+    Module m = load(a, code, "gj_run_a");
+    registerEntry(&entry, m.image);
+    makeExecutable(code);
+    std::printf("gj_run_a(20) = %d\n", call(m.entry, 20));
+    unregisterEntry(&entry);
+    munmap(code, kCodeBytes);
+}
+
+void reuse(const std::string& a, const std::string& b) {
+    static jit_code_entry entry;
+    char* code = codeMemory();
+    Module ma = load(a, code, "gj_run_a");
+    registerEntry(&entry, ma.image);
+    makeExecutable(code);
+    std::printf("gj_run_a(20) = %d\n", call(ma.entry, 20));
+    unregisterEntry(&entry);
+    makeWritable(code);
+    Module mb = load(b, code, "gj_run_b");
+    registerEntry(&entry, mb.image);
+    makeExecutable(code);
+    std::printf("gj_run_b(10) = %d\n", call(mb.entry, 10));
+    unregisterEntry(&entry);
+    munmap(code, kCodeBytes);
+}
+
+void preexisting(const std::string& a, const std::string& b) {
+    static jit_code_entry entryA, entryB;
+    char* codeA = codeMemory();
+    char* codeB = codeMemory();
+    Module ma = load(a, codeA, "gj_run_a");
+    makeExecutable(codeA);
+    registerEntry(&entryA, ma.image, /*notify=*/false);
+    Module mb = load(b, codeB, "gj_run_b");
+    registerEntry(&entryB, mb.image);
+    makeExecutable(codeB);
+    std::printf("gj_run_a(20) = %d\n", call(ma.entry, 20));
+    std::printf("gj_run_b(10) = %d\n", call(mb.entry, 10));
+}
+
+void memerr(const std::string& b) {
+    static jit_code_entry entry;
+    char* code = codeMemory();
+    Module m = load(b, code, "gj_run_b");
+    registerEntry(&entry, m.image);
+    makeExecutable(code);
+    int* volatile block = static_cast<int*>(std::malloc(sizeof(int)));
+    *block = 42;
+    std::free(block);
+    auto peek = reinterpret_cast<int (*)(const int*)>(symbol(m, code, "gj_peek"));
+    volatile int value = peek(block);   // what it reads is undefined
+    (void)value;
+    std::printf("gj_peek called\n");
+    unregisterEntry(&entry);
+}
+
+void say(const char* what) {
+    // On stdout: compared with a native run, so a register the
+    // interception changed across __jit_debug_register_code shows (GCC
+    // keeps `what` in %rdx across the call, which it knows changes no
+    // register).
+    std::fprintf(stdout, "hostile: %s\n", what);
+    std::fflush(stdout);
+}
+
+void hostile(const std::string& a) {
+    static jit_code_entry e1, e2, e3;
+    char* code = codeMemory();
+
+    // Before any notification: a list with a cycle (e1 -> e2 -> e1).
+    say("cycle");
+    Module m = load(a, code, "gj_run_a");
+    e1 = {&e2, nullptr, m.image.data(), m.image.size()};
+    e2 = {&e1, &e1, m.image.data(), m.image.size()};
+    __jit_debug_descriptor.first_entry = &e1;
+    __jit_debug_descriptor.action_flag = JIT_NOACTION;
+    __jit_debug_register_code();
+    __jit_debug_descriptor.first_entry = nullptr;
+
+    say("unreadable entry");
+    notifyRegister(reinterpret_cast<jit_code_entry*>(16));
+
+    say("unreadable object");
+    e3 = {nullptr, nullptr, reinterpret_cast<const char*>(4096), 4096};
+    notifyRegister(&e3);
+
+    say("truncated header");
+    e3 = {nullptr, nullptr, m.image.data(), 40};
+    notifyRegister(&e3);
+
+    say("truncated section headers");
+    e3 = {nullptr, nullptr, m.image.data(), m.image.size() - 8};
+    notifyRegister(&e3);
+
+    say("lying symbol table size");
+    {
+        std::vector<char> bad = m.image;
+        sections(bad)[sectionIndex(bad, ".symtab")].sh_size = std::uint64_t(1) << 40;
+        e3 = {nullptr, nullptr, bad.data(), bad.size()};
+        notifyRegister(&e3);
+    }
+
+    say("lying code section size");
+    {
+        std::vector<char> bad = m.image;
+        sections(bad)[sectionIndex(bad, ".text")].sh_size = 4;
+        e3 = {nullptr, nullptr, bad.data(), bad.size()};
+        notifyRegister(&e3);
+    }
+
+    say("code over the program's own text");
+    {
+        std::vector<char> bad = m.image;
+        sections(bad)[sectionIndex(bad, ".text")].sh_addr =
+            reinterpret_cast<std::uintptr_t>(&hostile);
+        e3 = {nullptr, nullptr, bad.data(), bad.size()};
+        notifyRegister(&e3);
+    }
+
+    say("unknown action");
+    __jit_debug_descriptor.action_flag = 7;
+    __jit_debug_register_code();
+
+    say("unregistering an unknown entry");
+    __jit_debug_descriptor.relevant_entry = &e3;
+    __jit_debug_descriptor.action_flag = JIT_UNREGISTER_FN;
+    __jit_debug_register_code();
+
+    say("done");
+    munmap(code, kCodeBytes);
+    runA(a);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: gdbjit run|reuse|preexisting|memerr|hostile MODULE_A.o MODULE_B.o\n");
+        return 2;
+    }
+    const std::string mode = argv[1], a = argv[2], b = argv[3];
+    try {
+        if (mode == "run") runA(a);
+        else if (mode == "reuse") reuse(a, b);
+        else if (mode == "preexisting") preexisting(a, b);
+        else if (mode == "hostile") hostile(a);
+        else if (mode == "memerr") memerr(b);
+        else throw std::runtime_error("unknown mode " + mode);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gdbjit: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

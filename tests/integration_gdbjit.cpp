@@ -1,0 +1,263 @@
+// integration_gdbjit.cpp - the GDB JIT compilation interface read by the
+// patched core, end to end: tests/gdbjit (a JIT that registers relocatable
+// objects compiled from tests/fixtures/gdbjit/module_*.c, as LLVM's MCJIT
+// does) and LLVM 14's lli running C compiled with clang-14, under the
+// staged Callgrind and Memcheck; the tests parse what those write.
+
+#define BOOST_TEST_MODULE integration_gdbjit
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "callgrind_profile.hpp"
+#include "test_support.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace cg = vgjit::callgrind;
+using namespace vgjit::test;
+
+namespace {
+
+std::string gdbjit() { return testsBuilddir() + "/gdbjit"; }
+std::string moduleA() { return testsBuilddir() + "/gdbjit_module_a.o"; }
+std::string moduleB() { return testsBuilddir() + "/gdbjit_module_b.o"; }
+
+std::vector<std::string> program(const std::string& mode) {
+    return {gdbjit(), mode, moduleA(), moduleB()};
+}
+
+/// Runs `prog` under Callgrind (with `extra` options) and parses the profile.
+cg::Profile callgrind(const TempDir& dir, const std::vector<std::string>& prog,
+                      std::vector<std::string> extra = {}, Result* result = nullptr) {
+    const std::string out = dir.file("callgrind.out");
+    std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = runValgrind(args, prog);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    if (result) *result = r;
+    return cg::Profile::parseFile(out);
+}
+
+/// Functions named `name` (any recursion level), as (object, file) keys.
+std::vector<cg::FunctionKey> named(const cg::Profile& p, const std::string& name) {
+    std::vector<cg::FunctionKey> out;
+    for (const auto& [key, f] : p.functions())
+        if (cg::stripRecursionSuffix(key.name) == name) out.push_back(key);
+    return out;
+}
+
+/// Calls of `callee` (any recursion level) from anywhere.
+std::uint64_t callsTo(const cg::Profile& p, const std::string& callee) {
+    std::uint64_t n = 0;
+    for (const auto& [keys, edge] : p.calls())
+        if (cg::stripRecursionSuffix(keys.second.name) == callee) n += edge.count;
+    return n;
+}
+
+/// Calls of `callee` from `caller` (any recursion levels).
+std::uint64_t calls(const cg::Profile& p, const std::string& caller, const std::string& callee) {
+    std::uint64_t n = 0;
+    for (const auto& [keys, edge] : p.calls())
+        if (cg::stripRecursionSuffix(keys.first.name) == caller
+            && cg::stripRecursionSuffix(keys.second.name) == callee)
+            n += edge.count;
+    return n;
+}
+
+/// Functions of the profile whose name is a hex address (unnamed code).
+std::size_t unnamed(const cg::Profile& p) {
+    static const std::regex hex("^0x[0-9a-f]+$");
+    std::size_t n = 0;
+    for (const auto& [key, f] : p.functions())
+        if (std::regex_match(key.name, hex)) ++n;
+    return n;
+}
+
+/// Number of calls fib(n) makes of itself, the first call included.
+std::uint64_t fibCalls(int n) { return n < 2 ? 1 : 1 + fibCalls(n - 1) + fibCalls(n - 2); }
+
+bool executable(const std::string& path) {
+    return ::access(path.c_str(), X_OK) == 0;
+}
+
+const std::string kLli = "/usr/bin/lli-14";
+const std::string kClang = "/usr/bin/clang-14";
+
+boost::test_tools::assertion_result llvmAvailable(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(executable(kLli) && executable(kClang));
+    ok.message() << kLli << " and " << kClang
+                 << " are needed (build-aux/install-deps.sh installs llvm-14 and clang-14)";
+    return ok;
+}
+
+/// Compiles `source` (C) to LLVM bitcode with clang-14 -g -O0 in `dir`.
+std::string bitcode(const TempDir& dir, const std::string& name, const std::string& source) {
+    const std::string c = dir.file(name + ".c"), bc = dir.file(name + ".bc");
+    std::ofstream(c) << source;
+    const Result r = run({kClang, "-g", "-O0", "-emit-llvm", "-c", c, "-o", bc});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    return bc;
+}
+
+const char* kFibC = R"(#include <stdio.h>
+
+int fib(int n)
+{
+   if (n < 2)
+      return n;
+   return fib(n - 1) + fib(n - 2);
+}
+
+int main(void)
+{
+   printf("fib(15) = %d\n", fib(15));
+   return 0;
+}
+)";
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(jit_runs_the_same_natively_and_under_valgrind) {
+    for (const std::string mode : {"run", "reuse", "preexisting", "memerr", "hostile"}) {
+        BOOST_TEST_CONTEXT("mode " << mode) {
+            const Result native = run(program(mode));
+            BOOST_TEST_REQUIRE(native.status == 0, native);
+            TempDir dir;
+            // Memcheck finds no error but the one "memerr" plants.
+            const Result vg = runValgrind({"--tool=memcheck", "--error-exitcode=3"}, program(mode));
+            BOOST_TEST(vg.status == (mode == "memerr" ? 3 : 0), vg);
+            BOOST_TEST(vg.out == native.out);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(callgrind_names_functions_of_registered_objects_with_exact_calls) {
+    TempDir dir;
+    const cg::Profile p = callgrind(dir, program("run"));
+    // Registered before the code was executable (as MCJIT does): named once
+    // mprotect made it so, with the object named after its file symbol.
+    for (const std::string fn : {"gj_run_a", "gj_fib"}) {
+        const auto keys = named(p, fn);
+        BOOST_TEST_REQUIRE(!keys.empty(), fn << " is not in the profile");
+        for (const auto& k : keys) BOOST_TEST(k.object == "module_a.c", fn);
+    }
+    BOOST_TEST(callsTo(p, "gj_run_a") == 1u);
+    BOOST_TEST(calls(p, "gj_run_a", "gj_fib") == 1u);
+    BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
+}
+
+BOOST_AUTO_TEST_CASE(reused_code_memory_and_entry_get_the_new_names) {
+    TempDir dir;
+    const cg::Profile p = callgrind(dir, program("reuse"));
+    BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
+    BOOST_TEST(callsTo(p, "gj_run_b") == 1u);
+    BOOST_TEST(callsTo(p, "gj_fact") == 10u);
+    for (const auto& k : named(p, "gj_fact")) BOOST_TEST(k.object == "module_b.c");
+}
+
+BOOST_AUTO_TEST_CASE(entries_listed_before_the_first_notification_are_read) {
+    TempDir dir;
+    const cg::Profile p = callgrind(dir, program("preexisting"));
+    BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
+    BOOST_TEST(callsTo(p, "gj_fact") == 10u);
+}
+
+BOOST_AUTO_TEST_CASE(option_no_leaves_the_interface_unread) {
+    TempDir dir, dirYes;
+    const cg::Profile no = callgrind(dir, program("run"), {"--jit-gdb-interface=no"});
+    const cg::Profile yes = callgrind(dirYes, program("run"));
+    BOOST_TEST(named(no, "gj_fib").empty());
+    BOOST_TEST(callsTo(no, "gj_fib") == 0u);
+    // The jitted blocks are named after their addresses instead.
+    BOOST_TEST(unnamed(no) > unnamed(yes));
+}
+
+BOOST_AUTO_TEST_CASE(trace_and_verbose_summary_report_each_object) {
+    TempDir dir;
+    Result r;
+    callgrind(dir, program("reuse"), {"-v", "--trace-jit=yes"}, &r);
+    static const std::regex reg(
+        R"(jit-gdb: register entry 0x[0-9a-f]+: object 0x[0-9a-f]+ \(\d+ bytes\) (\S+): (\d+) functions, 0 registered, (\d+) waiting)");
+    std::vector<std::string> objects;
+    for (std::sregex_iterator it(r.err.begin(), r.err.end(), reg), end; it != end; ++it) {
+        objects.push_back((*it)[1]);
+        BOOST_TEST((*it)[2] == (*it)[3]);
+        BOOST_TEST((*it)[2] == (objects.back() == "module_a.c" ? "2" : "3"));
+    }
+    BOOST_TEST(objects == (std::vector<std::string>{"module_a.c", "module_b.c"}));
+    BOOST_TEST(contains(r.err, "jit-gdb: unregister entry"));
+    BOOST_TEST(contains(r.err, "JIT GDB interface: 4 notifications, 1 descriptors, "
+                               "2 objects registered, 2 unregistered, 0 refused; "
+                               "5 functions registered, 0 refused, 0 waiting"));
+}
+
+BOOST_AUTO_TEST_CASE(memcheck_names_the_jitted_frame_of_an_error) {
+    const Result r = runValgrind({"--tool=memcheck"}, program("memerr"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    static const std::regex frame(
+        R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: gj_peek \(in module_b\.c\)\n==\d+==    by 0x[0-9A-F]+: )");
+    BOOST_TEST(std::regex_search(r.err, frame), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings) {
+    TempDir dir;
+    Result r;
+    RunOptions opts;
+    opts.timeoutSeconds = 120;
+    const std::string out = dir.file("callgrind.out");
+    r = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"},
+                    program("hostile"), opts);
+    BOOST_TEST_REQUIRE(!r.timedOut, r);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "hostile: done\ngj_run_a(20) = 6765\n"));
+    const std::vector<std::string> warnings = {
+        "list of code entries has a cycle: list refused",
+        "code entry 0x10 is not readable: refused",
+        "is not readable client memory or too large: refused",
+        "refused: shorter than an ELF header",
+        "refused: section headers lie outside the object",
+        "refused: symbol table lies outside the object or is malformed",
+        "refused: a function lies outside its section",
+        "refused: range overlaps the text of a loaded object",
+        "unknown action 7: ignored",
+    };
+    BOOST_TEST(contains(r.err, "Warning: GDB JIT interface: "));
+    for (const auto& w : warnings)
+        BOOST_TEST((contains(r.err, w)), w);
+    // Six objects refused as a whole; the one over the program's text is
+    // registered with both its functions refused (and is the known entry
+    // unregistered later), then the good one.
+    BOOST_TEST(contains(r.err, "JIT GDB interface: 12 notifications, 1 descriptors, "
+                               "2 objects registered, 2 unregistered, 6 refused; "
+                               "2 functions registered, 2 refused, 0 waiting"));
+    // And the good code is still named, with exact counts.
+    const cg::Profile p = cg::Profile::parseFile(out);
+    BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
+}
+
+BOOST_AUTO_TEST_CASE(lli_jitted_functions_have_names_and_exact_call_counts,
+                     *boost::unit_test::precondition(llvmAvailable)) {
+    TempDir dir;
+    const std::string bc = bitcode(dir, "fib", kFibC);
+    const Result native = run({kLli, bc});
+    BOOST_TEST_REQUIRE(native.status == 0, native);
+    BOOST_TEST_REQUIRE(native.out == "fib(15) = 610\n");
+    Result r;
+    const cg::Profile p = callgrind(dir, {kLli, bc}, {}, &r);
+    BOOST_TEST(r.out == native.out);
+    const auto keys = named(p, "fib");
+    BOOST_TEST_REQUIRE(!keys.empty(), r.err);
+    for (const auto& k : keys) BOOST_TEST(k.object == "fib.c");
+    BOOST_TEST(callsTo(p, "fib") == fibCalls(15));
+    BOOST_TEST(calls(p, "main", "fib") == 1u);
+}
