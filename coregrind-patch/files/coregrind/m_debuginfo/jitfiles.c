@@ -101,6 +101,8 @@ typedef
       Addr          pending_addr;
       XArray*       pending_lines;  /* of PendingLine */
       XArray*       pending_files;  /* of HChar: NUL-terminated names */
+      /* Line-table convention seen in this file (see line_bias). */
+      Bool          lines_direct, lines_plus40;
       /* Counters for -v. */
       ULong         n_loaded, n_moved, n_refused, n_bad;
       ULong         n_warned;
@@ -245,6 +247,50 @@ static void keep_debug_info ( JitFollower* fl, const JitdumpDebugInfo* di )
    }
 }
 
+/* CODE_DEBUG_INFO addresses.  The jitdump specification and Linux perf
+   (perf inject --jit, tools/perf/util/genelf_debug.c since Linux 5.8:
+   an entry's line starts at the generated ELF's text + (addr -
+   code_addr)) take them as code addresses.  V8 and LLVM's perf listener
+   add 0x40 to each (the ELF header size that older perf put before the
+   code).  The convention is read from the records: a table with an entry
+   in the first 0x40 bytes of its code is direct; one with an entry at or
+   past the code's end whose entries all fit once 0x40 is taken off is
+   0x40 past; a file keeps the convention it showed first.  A table that
+   shows neither is read as 0x40 past if its first entry is exactly at
+   code + 0x40 (where such producers put the function's first line) and
+   the file never showed a direct table.  Returns the bias to subtract.
+   Entries outside their code after that are dropped and counted by the
+   registry. */
+#define V8_LINE_BIAS 0x40
+static UWord line_bias ( JitFollower* fl, Addr start, UWord size )
+{
+   Word  i, n = VG_(sizeXA)(fl->pending_lines);
+   Addr  lo = ~(Addr)0, hi = 0;
+   for (i = 0; i < n; i++) {
+      const PendingLine* pl = VG_(indexXA)(fl->pending_lines, i);
+      if (pl->addr < lo) lo = pl->addr;
+      if (pl->addr > hi) hi = pl->addr;
+   }
+   if (n == 0)
+      return 0;
+   if (lo < start + V8_LINE_BIAS) {
+      fl->lines_direct = True;
+      return 0;
+   }
+   if (hi - start >= size && hi - start - V8_LINE_BIAS < size) {
+      if (!fl->lines_plus40 && may_warn(fl))
+         VG_(umsg)("Warning: %s: line tables are 0x%x bytes past their "
+                   "code (as V8 and LLVM write them): read so\n",
+                   fl->path, (UInt)V8_LINE_BIAS);
+      fl->lines_plus40 = True;
+      return V8_LINE_BIAS;
+   }
+   if (fl->lines_plus40
+       || (lo == start + V8_LINE_BIAS && !fl->lines_direct))
+      return V8_LINE_BIAS;
+   return 0;
+}
+
 /* Registers a CODE_LOAD.  Returns False if it must wait for a safe
    point (not consumed). */
 static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
@@ -273,10 +319,12 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    if (fl->have_pending && fl->pending_addr == reg.start
        && (n = VG_(sizeXA)(fl->pending_lines)) > 0) {
       HChar* files = VG_(indexXA)(fl->pending_files, 0);
+      UWord  bias  = line_bias(fl, reg.start, reg.size);
       lines = ML_(dinfo_zalloc)("di.jitfiles.lines", n * sizeof(JitSrcLine));
       for (i = 0; i < n; i++) {
          const PendingLine* pl = VG_(indexXA)(fl->pending_lines, i);
-         lines[i].offset = pl->addr - reg.start;   /* >= size if before */
+         /* >= size if before the code (wraps): dropped */
+         lines[i].offset = pl->addr - reg.start - bias;
          lines[i].line   = pl->line;
          lines[i].file   = files + pl->file_off;
       }
@@ -531,10 +579,51 @@ void VG_(jit_poll_producer_files) ( void )
    (void)read_all(True);
 }
 
+/* A perf map's last line without its '\n' (a producer that exited
+   without finishing it): parsed as a complete line. */
+static void finish_perf_map ( JitFollower* fl )
+{
+   struct vg_stat st;
+   PerfmapEvent   ev;
+   SysRes         sr;
+   ULong          avail;
+   SizeT          len;
+
+   if (fl->done || fl->is_jitdump || VG_(fstat)(fl->fd, &st) != 0
+       || st.size < 0 || (ULong)st.size <= fl->pm.offset)
+      return;
+   avail = (ULong)st.size - fl->pm.offset;
+   len = avail < fl->buf_cap ? (SizeT)avail : fl->buf_cap;
+   sr = VG_(pread)(fl->fd, fl->buf, (Int)len, (OffT)fl->pm.offset);
+   if (sr_isError(sr) || sr_Res(sr) == 0)
+      return;
+   len = sr_Res(sr);
+   if (ML_(perfmap_finish)(&fl->pm, fl->buf, len, &ev)
+       != PERFMAP_EV_NEED_MORE)
+      (void)handle_perfmap_event(fl, &ev, True);
+}
+
+void ML_(jit_read_files_to_end) ( void )
+{
+   Word i;
+   if (reading)
+      return;
+   maybe_open_perf_map();
+   reading = True;
+   ML_(jit_at_safe_point)();
+   reading = False;
+   (void)read_all(True);
+   reading = True;
+   for (i = 0; followers && i < VG_(sizeXA)(followers); i++)
+      finish_perf_map(*(JitFollower**)VG_(indexXA)(followers, i));
+   reading = False;
+}
+
 Bool ML_(jit_read_on_lookup_miss) ( Addr a )
 {
    const NSegment* seg;
-   if (reading || (followers == NULL && !VG_(clo_jit_perf_map)))
+   if (reading || (followers == NULL && !VG_(clo_jit_perf_map))
+       || ML_(jit_is_exiting)())   /* read to their end already */
       return False;
    seg = VG_(am_find_nsegment)(a);
    if (seg == NULL || !seg->hasX

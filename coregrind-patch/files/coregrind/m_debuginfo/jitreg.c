@@ -890,7 +890,7 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
    if (q.c != NULL && fn_at(q)->start + fn_at(q)->size > hi)
       hi = fn_at(q)->start + fn_at(q)->size;
    if (!caller_discarded || lo < a || hi > end)
-      VG_(discard_translations)(lo, hi - lo, "jitreg.remove_range");
+      ML_(jit_discard_translations)(lo, hi - lo, "jitreg.remove_range");
    /* The discard may have registered functions (see Design): look
       again. */
    while ((p = first_intersecting(a, len)).c != NULL) {
@@ -1188,7 +1188,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
       /* Names change in [start, start+size) and in any overlapping
          function: discard translations first (Callgrind forgets its
          BBs by the names current now), then replace. */
-      VG_(discard_translations)(reg->start, reg->size, "jitreg.register");
+      ML_(jit_discard_translations)(reg->start, reg->size, "jitreg.register");
       n_replaced = remove_range(reg->start, reg->size, True, "replaced");
       if (n_replaced > 0) {
          stats.replaced += n_replaced;
@@ -1213,6 +1213,9 @@ Int ML_(jit_register) ( const JitRegistration* reg, Bool can_discard )
       ML_(invalidate_sym_name_cache_for_jit)();
    }
    insert_fn(reg->start, reg->size, name, obj, lines);
+   if (ML_(jit_is_exiting)())
+      fn_at(fn_starting_at(reg->start))->first_epoch
+         = ML_(jit_first_epoch_for_new)(n_replaced > 0);
 
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: register %#lx-%#lx %s (%s), %u lines%s\n",
@@ -1251,9 +1254,9 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
       lines = ML_(dinfo_zalloc)("di.jitreg.lines", sz);
       VG_(memcpy)(lines, t, sz);
    }
-   VG_(discard_translations)(old_start, size, "jitreg.move");
+   ML_(jit_discard_translations)(old_start, size, "jitreg.move");
    (void)remove_fn_at(old_start, "moved");
-   VG_(discard_translations)(new_start, size, "jitreg.move");
+   ML_(jit_discard_translations)(new_start, size, "jitreg.move");
    n_replaced = remove_range(new_start, size, True, "replaced");
    stats.replaced += n_replaced;
    ML_(advance_current_DiEpoch_for_jit)();
@@ -1273,7 +1276,7 @@ void ML_(jit_at_safe_point) ( void )
       Word     last = VG_(sizeXA)(deferred_discards) - 1;
       JitRange rg   = *(const JitRange*)VG_(indexXA)(deferred_discards, last);
       VG_(dropTailXA)(deferred_discards, 1);
-      VG_(discard_translations)(rg.start, rg.size, "jitreg.late_name");
+      ML_(jit_discard_translations)(rg.start, rg.size, "jitreg.late_name");
    }
    maybe_compact_names();
 }
@@ -1404,7 +1407,7 @@ UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg )
          if (p.c == NULL) {
             st = VG_JIT_ERR_NOT_REGISTERED;
          } else {
-            VG_(discard_translations)(arg[1], fn_at(p)->size,
+            ML_(jit_discard_translations)(arg[1], fn_at(p)->size,
                                       "jitreg.unregister");
             (void)remove_fn_at(arg[1], "unregister");
             ML_(advance_current_DiEpoch_for_jit)();
@@ -1472,6 +1475,7 @@ void VG_(jit_print_summary) ( void )
              "%llu compactions freed %llu bytes\n",
              names.live_bytes, names.dead_bytes,
              stats.compactions, stats.names_freed);
+   ML_(jit_print_late_summary)();
 }
 
 /*--------------------------------------------------------------------*/
