@@ -554,13 +554,19 @@ int mode_names(const std::string& when, const std::string& file) {
 
     std::unique_ptr<Jitdump> dump;
     if (!map) dump = std::make_unique<Jitdump>();   // mapped before anything runs
+    auto write_map = [&](const std::string& path) {
+        const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        if (fd < 0) die("open perf map");
+        for (const auto& f : all) write_str(fd, map_line(*f.first));
+        ::close(fd);
+    };
+    // The same map written elsewhere first: the library code (and PLT
+    // stubs) that writes it then runs before the real map exists, so that
+    // no lookup of new code reads the real map before the process exits.
+    if (late && map) write_map("warmup-" + std::to_string(getpid()) + ".map");
     auto announce = [&] {
         if (map) {
-            const std::string path = perf_map_path();
-            const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
-            if (fd < 0) die("open perf map");
-            for (const auto& f : all) write_str(fd, map_line(*f.first));
-            ::close(fd);
+            write_map(perf_map_path());
             return;
         }
         for (const auto& f : all) {
