@@ -828,6 +828,22 @@ Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
    return True;
 }
 
+DiEpoch VG_(jit_late_name_epoch) ( Addr a )
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   Word    i;
+   if (chunks == NULL || fn_containing(a).c != NULL)
+      return ep;
+   for (i = VG_(sizeXA)(archived_fns) - 1; i >= 0; i--) {
+      const JitArchived* ar = VG_(indexXA)(archived_fns, i);
+      if (a >= ar->fn.start && a - ar->fn.start < ar->fn.size) {
+         ep.n = ar->last_epoch;
+         return ep;
+      }
+   }
+   return ep;
+}
+
 DebugInfo* ML_(jit_find_DebugInfo) ( DiEpoch ep, Addr a )
 {
    const JitFn* f = find_fn(ep, a);
@@ -851,19 +867,26 @@ static void free_fn_contents ( JitFn* f )
 /* Archives or frees what live function f holds (its translations are
    already discarded); the caller then removes its record.  Does not
    advance the epoch: the caller does, once per request. */
+/* True while ML_(jit_notify_munmap) retires functions: they are archived
+   even without --keep-debuginfo=yes, since tools bind names that arrived
+   late to code that ran before (VG_(jit_late_name_epoch)), and runtimes
+   free their code (CPython 3.13 its trampolines) before they exit. */
+static Bool archiving_unmapped = False;
+
 static void retire_fn ( JitFn* f, const HChar* why )
 {
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: %s %#lx-%#lx %s (%s)\n", why, f->start,
                 f->start + f->size, name_str(f->name),
                 obj_of(f)->di->fsm.filename);
-   if (VG_(clo_keep_debuginfo)) {
+   if (VG_(clo_keep_debuginfo) || archiving_unmapped) {
       JitArchived ar;
       ar.fn = *f;
       ar.last_epoch = VG_(current_DiEpoch)().n;
       VG_(addToXA)(archived_fns, &ar);
-      VG_(archive_ExeContext_in_range)(VG_(current_DiEpoch)(),
-                                       f->start, f->size);
+      if (VG_(clo_keep_debuginfo))
+         VG_(archive_ExeContext_in_range)(VG_(current_DiEpoch)(),
+                                          f->start, f->size);
       stats.archived++;
    } else {
       free_fn_contents(f);
@@ -913,7 +936,9 @@ void ML_(jit_notify_munmap) ( Addr a, SizeT len )
       return;
    if (a + len < a)
       len = ~(Addr)0 - a;
+   archiving_unmapped = True;
    n = remove_range(a, len, False, "unmapped");
+   archiving_unmapped = False;
    if (n > 0) {
       stats.unmapped += n;
       ML_(advance_current_DiEpoch_for_jit)();
