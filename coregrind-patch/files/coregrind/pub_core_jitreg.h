@@ -39,23 +39,44 @@
 //--------------------------------------------------------------------
 
 #include "pub_core_basics.h"
+#include "jit.h"     // valgrind/jit.h: request codes, Vg_JitStatus
 
-/* --trace-jit=yes: print every registration, replacement and removal. */
-extern Bool VG_(clo_trace_jit);
+/* The client requests of valgrind/jit.h.  The scheduler decodes each
+   request's arguments (arg[1..]) and calls the function below; what it
+   returns is the request's value for the client.  Client pointers are
+   passed as Addr and validated before use: bad arguments never assert,
+   they are refused with a Vg_JitStatus that the thread's next
+   VALGRIND_JIT_LAST_ERROR returns, and under -v a warning (at most
+   100). */
 
-/* --jit-perf-map=yes: read /tmp/perf-<pid>.map as the client writes it. */
-extern Bool VG_(clo_jit_perf_map);
+/* VALGRIND_JIT_REGISTER(start, size, name): registers the function
+   [start, start+size) (size in bytes) named by the client string at
+   name, in the default object.  Returns 1 if registered (possibly
+   replacing overlapping code), 0 if refused. */
+extern UWord VG_(di_jit_register) ( ThreadId tid, Addr start, SizeT size,
+                                    Addr name );
 
-/* --jit-dump=yes (default): when the client maps a file named
-   jit-<pid>.dump that starts with the jitdump magic, read it. */
-extern Bool VG_(clo_jit_dump);
+/* VALGRIND_JIT_REGISTER_CODE(desc): registers the function described by
+   the client's VgJitCode at desc (name, object, default file, line
+   table).  Returns 1 if registered, 0 if refused. */
+extern UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc );
 
-/* Handles a client request whose code has the tool-style base
-   VG_USERREQ_TOOL_BASE('V','J') (see valgrind/jit.h).  arg[0] is the
-   request code, arg[1..] its arguments, as in do_client_request.
-   Returns the value the request yields to the client.  Never asserts on
-   client input: bad arguments are refused with a Vg_JitStatus. */
-extern UWord VG_(jit_handle_client_request) ( ThreadId tid, UWord* arg );
+/* VALGRIND_JIT_UNREGISTER(start): unregisters the function starting
+   exactly at start.  Returns 1 if there was one, else 0. */
+extern UWord VG_(di_jit_unregister) ( ThreadId tid, Addr start );
+
+/* VALGRIND_JIT_UNREGISTER_RANGE(start, size): unregisters every function
+   intersecting [start, start+size).  Returns how many. */
+extern UWord VG_(di_jit_unregister_range) ( ThreadId tid, Addr start,
+                                            SizeT size );
+
+/* VALGRIND_JIT_LAST_ERROR(): the Vg_JitStatus of tid's most recent
+   request above (VG_JIT_OK if none). */
+extern UWord VG_(di_jit_last_status) ( ThreadId tid );
+
+/* A 'V','J' request code this core does not know (from a newer
+   valgrind/jit.h): warns under -v.  The request yields 0. */
+extern void VG_(di_jit_unknown_request) ( UWord code );
 
 /* Called at scheduler points (where translations may be discarded):
    discards translations of code that got its name inside a lookup, and

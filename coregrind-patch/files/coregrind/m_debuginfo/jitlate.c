@@ -45,7 +45,10 @@
      on, so earlier code is never described with a name it did not have.
 
    Tools that bind names when they write their results (Callgrind at
-   dump time) then see the late names in the current epoch. */
+   dump time, Cachegrind at exit) look them up in the epoch that
+   VG_(jit_late_name_epoch) gives: the current one, or, for code the
+   runtime freed before it exited (the registry keeps unmapped functions),
+   the last epoch in which the address had a function. */
 
 #include "pub_core_basics.h"
 #include "pub_core_debuginfo.h"
@@ -56,6 +59,7 @@
 #include "pub_core_jitreg.h"
 
 #include "priv_jitreg.h"
+#include "priv_jitstore.h"
 
 /* True from the start of VG_(jit_read_producers_at_exit) on. */
 static Bool  exiting = False;
@@ -90,6 +94,16 @@ void VG_(jit_read_producers_at_exit) ( void )
       return;
    exiting = True;
    ML_(jit_read_files_to_end)();
+}
+
+DiEpoch VG_(jit_late_name_epoch) ( Addr a )
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   UInt    last;
+   if (ML_(jit_fn_containing)(a).c == NULL
+       && ML_(jit_last_archived_at)(a, &last))
+      ep.n = last;   /* unmapped since: the epoch it was last valid in */
+   return ep;
 }
 
 void ML_(jit_print_late_summary) ( void )

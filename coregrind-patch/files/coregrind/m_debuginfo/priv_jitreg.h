@@ -1,7 +1,6 @@
-
 /*--------------------------------------------------------------------*/
-/*--- JIT code registry: the hooks m_debuginfo's lookups call.     ---*/
-/*---                                                 priv_jitreg.h ---*/
+/*--- JIT code registry: its interface to the rest of m_debuginfo  ---*/
+/*--- and to the producer-file followers.          priv_jitreg.h ---*/
 /*--------------------------------------------------------------------*/
 
 /*
@@ -31,44 +30,147 @@
 
 #include "pub_core_basics.h"
 #include "pub_core_debuginfo.h"
+#include "jit.h"                 /* Vg_JitStatus */
 
-/* Every registered function belongs to a JIT object (a module name given
-   by the client, "[jit]" by default, or the name of the jitdump file or
-   perf map it came from).  Each JIT object owns one synthetic DebugInfo
-   that is never put on debugInfo_list, so ELF lookups never see it and
-   m_redir never scans it (a jitted "malloc" is never a redirection
-   target).  Its filename and soname are the object name, its text range
-   is empty (bias 0), and its symtab and loctab have exactly one slot:
-   the lookups below fill that slot with the entry they found and return
-   (di, 0), which is what search_all_symtabs/search_all_loctabs callers
-   expect.  The slot is valid until the next lookup, like the string
-   results of m_debuginfo. */
+/* The registry's files and their jobs:
+     jitreg.c      registration, unregistration, moves, epochs, munmap
+     jitstore.c    the function store (address-ordered chunks, archive)
+     jitnames.c    the name pool
+     jitobjects.c  JIT objects: synthetic DebugInfos, source files, line
+                   tables
+     jitlookup.c   the lookups m_debuginfo calls after ELF misses
+     jitclreq.c    the client requests of valgrind/jit.h
+     jitfollow*.c  followers of jitdump files and perf maps
+   This header is what m_debuginfo's own files and the followers use;
+   priv_jitstore.h is shared by the registry's files only. */
 
-/* Text-symbol lookup for (ep, a) after no ELF DebugInfo matched.
-   On success sets *pdi (the object's synthetic DebugInfo) and *symno (0)
-   and returns True; the name in di->symtab[0].pri_name stays valid while
-   the function is registered (or archived). */
+/* ---- Lookups (jitlookup.c), called by debuginfo.c after no ELF
+   DebugInfo matched ----
+
+   Every registered function belongs to a JIT object (a module name
+   given by the client, "[jit]" by default, or the name of the jitdump
+   file or perf map it came from).  Each JIT object owns one synthetic
+   DebugInfo that is never put on debugInfo_list, so ELF lookups never
+   see it and m_redir never scans it (a jitted "malloc" is never a
+   redirection target).  Its filename and soname are the object name,
+   its text range is empty (bias 0), and its symtab and loctab have
+   exactly one slot: the lookups below fill that slot with the entry
+   they found and return (di, 0), which is what
+   search_all_symtabs/search_all_loctabs callers expect.  The slot is
+   valid until the next lookup, like the string results of
+   m_debuginfo. */
+
+/* Text-symbol lookup for (ep, a).  On success sets *pdi (the object's
+   synthetic DebugInfo) and *symno (0) and returns True; the name in
+   di->symtab[0].pri_name stays valid while the function is registered
+   (or archived), until the next safe point. */
 extern Bool ML_(jit_search_symtab) ( DiEpoch ep, Addr a,
                                      /*OUT*/DebugInfo** pdi,
                                      /*OUT*/Word* symno );
 
-/* Line lookup for (ep, a) after no ELF DebugInfo matched.  On success
-   sets *pdi and *locno (0): di->loctab[0] holds the line, and
-   ML_(fndn_ix)(di, 0) its file. */
+/* Line lookup for (ep, a).  On success sets *pdi and *locno (0):
+   di->loctab[0] holds the line, and ML_(fndn_ix)(di, 0) its file. */
 extern Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
                                      /*OUT*/DebugInfo** pdi,
                                      /*OUT*/Word* locno );
 
-/* The synthetic DebugInfo of the JIT object containing (ep, a), or NULL. */
+/* The synthetic DebugInfo of the JIT object containing (ep, a), or
+   NULL. */
 extern DebugInfo* ML_(jit_find_DebugInfo) ( DiEpoch ep, Addr a );
 
-/* Called by VG_(di_notify_munmap) for every unmapped range: drops the
-   registrations that intersect [a, a+len), discarding their
-   translations first. */
+/* ---- Notifications from debuginfo.c ---- */
+
+/* Called by VG_(di_notify_munmap) for every unmapped range [a, a+len):
+   drops the registrations that intersect it, discarding their
+   translations first (jitreg.c). */
 extern void ML_(jit_notify_munmap) ( Addr a, SizeT len );
 
-/* ---- Registration from core code (client requests, jitdump and perf
-   map followers) ---- */
+/* Called by VG_(di_notify_mmap) with the name of every file the client
+   maps: starts following it if it is a jitdump file (jit-<pid>.dump of
+   this process, with the jitdump magic) and --jit-dump=yes
+   (jitfollow-jitdump.c). */
+extern void ML_(jit_notify_mapped_file) ( const HChar* filename );
+
+/* ---- Names that arrive at exit (jitlate.c) ---- */
+
+/* Called once when the client has exited: reads every followed producer
+   file to the end it has now (one fstat each, so a file still growing
+   costs bounded time), opens a perf map that appeared only now, and
+   parses a perf map's final line even without its '\n'.  Registrations
+   are made as at a safe point.  (jitfollow.c) */
+extern void ML_(jit_read_files_to_end) ( void );
+
+/* True once the client has exited and the producer files are being
+   read to their end (see VG_(jit_read_producers_at_exit)). */
+extern Bool ML_(jit_is_exiting) ( void );
+
+/* VG_(discard_translations), except at exit, where it does nothing:
+   no code runs any more, and tools keep what they know of the code
+   (Callgrind binds the names read at exit when it dumps). */
+extern void ML_(jit_discard_translations) ( Addr a, ULong len,
+                                            const HChar* who );
+
+/* The first epoch of a function registered now.  While the client runs:
+   the current epoch.  At exit: 0 (valid for every earlier epoch, so
+   stack traces recorded before the name arrived are described with it)
+   unless it replaces_code registered earlier, then the current epoch.
+   Counts registrations made at exit for -v. */
+extern UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code );
+
+/* Prints, under -v, how many functions were named at exit. */
+extern void ML_(jit_print_late_summary) ( void );
+
+/* ---- Implemented in debuginfo.c for the registry ---- */
+
+/* Advances the current DebugInfo epoch (names changed). */
+extern void ML_(advance_current_DiEpoch_for_jit) ( void );
+
+/* Forgets the cached symbol names (they may point at names the
+   registry is about to free or has just added). */
+extern void ML_(invalidate_sym_name_cache_for_jit) ( void );
+
+/* A DebugInfo for filename, allocated and initialised exactly as
+   debuginfo.c's own are (unique handle, invalid epochs, tracing flags),
+   but not put on debugInfo_list: the caller owns it. */
+extern DebugInfo* ML_(alloc_unlisted_DebugInfo) ( const HChar* filename );
+
+/* ---- Registration (jitreg.c), for the client requests and the
+   followers ---- */
+
+/* Where a registration is made, which decides whether translations can
+   be discarded at once. */
+typedef
+   enum {
+      /* A client request or a scheduler poll: overlapping registrations
+         are replaced, and translations of the range discarded now. */
+      JitAtSafePoint,
+      /* Inside an m_debuginfo lookup (a translation may be in
+         progress): a range holding live code is refused with
+         JIT_STATUS_RANGE_BUSY (the caller keeps the function for the
+         next safe point), and translations of a new function's range
+         are discarded at the next ML_(jit_at_safe_point). */
+      JitInLookup
+   }
+   JitWhere;
+
+/* Results of registry operations are Vg_JitStatus codes (valgrind/
+   jit.h): VG_JIT_OK; VG_JIT_WARN_* (>= VG_JIT_WARN_REPLACED) when the
+   operation was applied with a remark; VG_JIT_ERR_* when it was refused
+   and nothing changed.  The core adds one refusal that clients never
+   see, since client requests are always made at a safe point: */
+#define JIT_STATUS_RANGE_BUSY  (-1)   /* JitInLookup: the range holds
+                                         registered code; try again at a
+                                         safe point */
+
+/* True if st means the operation was applied (VG_JIT_OK or a
+   warning), False if it was refused. */
+static inline Bool ML_(jit_status_applied) ( Int st )
+{
+   return st == VG_JIT_OK || st >= VG_JIT_WARN_REPLACED;
+}
+
+/* A short English text for a status code. */
+extern const HChar* ML_(jit_status_text) ( Int st );
 
 /* One line-table entry, in core memory (or validated client memory). */
 typedef
@@ -93,78 +195,43 @@ typedef
    }
    JitRegistration;
 
-/* Registers reg (codes as in valgrind/jit.h's Vg_JitStatus: VG_JIT_OK,
-   VG_JIT_WARN_* when registered, VG_JIT_ERR_* when refused).
-   can_discard: True at safe points (client requests, scheduler
-   polls): overlapping registrations are replaced and translations of
-   the range discarded now.  False inside m_debuginfo lookups (a
-   translation may be in progress): a registration overlapping live
-   code is refused with VG_JIT_ERR_OVERLAPS_OBJECT, and the range's
-   translations are discarded at the next ML_(jit_at_safe_point). */
-extern Int ML_(jit_register) ( const JitRegistration* reg,
-                               Bool can_discard );
+/* Registers reg.  Returns VG_JIT_OK, VG_JIT_WARN_REPLACED (earlier code
+   in the range was dropped), VG_JIT_WARN_LINES_DROPPED, or a refusal:
+   VG_JIT_ERR_BAD_RANGE, VG_JIT_ERR_NOT_CODE, VG_JIT_ERR_OVERLAPS_OBJECT
+   (ELF text), JIT_STATUS_RANGE_BUSY (where == JitInLookup only). */
+extern Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where );
 
-/* A short English text for a Vg_JitStatus code. */
-extern const HChar* ML_(jit_status_text) ( Int st );
+/* Unregisters the function starting exactly at start (at a safe point).
+   Returns VG_JIT_OK or VG_JIT_ERR_NOT_REGISTERED. */
+extern Int ML_(jit_unregister) ( Addr start );
 
-/* True if no live registration intersects [a, a+len). */
-extern Bool ML_(jit_range_is_free) ( Addr a, SizeT len );
+/* Unregisters every function intersecting [start, start+size) (size
+   clipped at the end of the address space; at a safe point).  Returns
+   how many. */
+extern UWord ML_(jit_unregister_range) ( Addr start, UWord size );
 
 /* Moves the function registered at exactly old_start to new_start (same
    size, name, object and lines), as a jitdump CODE_MOVE record says.
-   Only at safe points.  Returns a Vg_JitStatus. */
+   Only at safe points.  Returns VG_JIT_OK, VG_JIT_WARN_REPLACED, or
+   VG_JIT_ERR_NOT_REGISTERED, _BAD_RANGE, _NOT_CODE, _OVERLAPS_OBJECT. */
 extern Int ML_(jit_move) ( Addr old_start, Addr new_start );
 
+/* Counts one refused client registration for the -v summary. */
+extern void ML_(jit_note_refused) ( void );
+
 /* Called at safe points: discards the translations queued by
-   registrations made with can_discard False. */
+   registrations made JitInLookup, and compacts the name pool if it is
+   due. */
 extern void ML_(jit_at_safe_point) ( void );
 
-/* ---- Producer files (jitfiles.c) ---- */
-
-/* Called by VG_(di_notify_mmap) with the name of every file the client
-   maps: starts following it if it is a jitdump file (jit-<pid>.dump of
-   this process, with the jitdump magic) and --jit-dump=yes. */
-extern void ML_(jit_notify_mapped_file) ( const HChar* filename );
+/* ---- Producer files (jitfollow.c) ---- */
 
 /* Called when a current-epoch lookup found no function at a: if a is
-   executable client memory, reads what followed producer files appended,
-   registering only functions that overlap nothing (no translation may be
-   discarded here).  Returns True if anything was registered. */
+   executable client memory, reads what followed producer files
+   appended, registering only functions that overlap nothing (no
+   translation may be discarded here).  Returns True if anything was
+   registered. */
 extern Bool ML_(jit_read_on_lookup_miss) ( Addr a );
-
-/* Called once when the client has exited: reads every followed producer
-   file to the end it has now (one fstat each, so a file still growing
-   costs bounded time), opens a perf map that appeared only now, and
-   parses a perf map's final line even without its '\n'.  Registrations
-   are made as at a safe point. */
-extern void ML_(jit_read_files_to_end) ( void );
-
-/* ---- Names that arrive at exit (jitlate.c) ---- */
-
-/* True once the client has exited and the producer files are being
-   read to their end (see VG_(jit_read_producers_at_exit)). */
-extern Bool ML_(jit_is_exiting) ( void );
-
-/* VG_(discard_translations), except at exit, where it does nothing:
-   no code runs any more, and tools keep what they know of the code
-   (Callgrind binds the names read at exit when it dumps). */
-extern void ML_(jit_discard_translations) ( Addr a, ULong len,
-                                            const HChar* who );
-
-/* The first epoch of a function registered now.  While the client runs:
-   the current epoch.  At exit: 0 (valid for every earlier epoch, so
-   stack traces recorded before the name arrived are described with it)
-   unless it replaces_code registered earlier, then the current epoch.
-   Counts registrations made at exit for -v. */
-extern UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code );
-
-/* Prints, under -v, how many functions were named at exit. */
-extern void ML_(jit_print_late_summary) ( void );
-
-/* Implemented in debuginfo.c for the registry: advance the current
-   DebugInfo epoch (names changed), and forget cached symbol names. */
-extern void ML_(advance_current_DiEpoch_for_jit) ( void );
-extern void ML_(invalidate_sym_name_cache_for_jit) ( void );
 
 #endif   // __PRIV_JITREG_H
 

@@ -1,0 +1,279 @@
+/*--------------------------------------------------------------------*/
+/*--- JIT code registry: the client requests of valgrind/jit.h,    ---*/
+/*--- decoded by the scheduler.                         jitclreq.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* The scheduler decodes each request's arguments and calls one of the
+   VG_(di_jit_*) functions below.  They validate every client pointer
+   (readable client memory, strings terminated within their limits)
+   before the registry reads it, record each thread's last status for
+   VALGRIND_JIT_LAST_ERROR, and warn under -v about refusals.  Bad
+   arguments never assert: they are refused with a Vg_JitStatus. */
+
+#include "pub_core_basics.h"
+#include "pub_core_vki.h"
+#include "pub_core_threadstate.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_options.h"
+#include "pub_core_aspacemgr.h"
+#include "pub_core_jitreg.h"     /* self */
+
+#include "priv_misc.h"           /* dinfo_zalloc/free */
+#include "priv_jitreg.h"
+
+/* Status of each thread's most recent JIT request, indexed by ThreadId
+   (VG_N_THREADS entries, allocated on the first request). */
+static UChar* last_status = NULL;
+
+static void set_last_status ( ThreadId tid, Vg_JitStatus st )
+{
+   vg_assert(VG_(is_valid_tid)(tid));
+   if (last_status == NULL)
+      last_status = ML_(dinfo_zalloc)("di.jitclreq.last_status",
+                                      VG_N_THREADS);
+   last_status[tid] = (UChar)st;
+}
+
+/* At most this many warnings are printed under -v. */
+#define MAX_WARNINGS 100
+static UInt n_warnings = 0;
+
+static void warn ( const HChar* what, Int st, Addr a, UWord size )
+{
+   if (VG_(clo_verbosity) < 2 && !VG_(clo_trace_jit))
+      return;
+   if (n_warnings >= MAX_WARNINGS)
+      return;
+   n_warnings++;
+   VG_(umsg)("Warning: JIT %s (start %#lx, size %lu): %s\n",
+             what, a, size, ML_(jit_status_text)(st));
+   if (n_warnings == MAX_WARNINGS)
+      VG_(umsg)("Warning: further JIT warnings are not shown\n");
+}
+
+/* Records st as tid's last status, warns about it if it is a refusal
+   or a dropped line entry, and returns what the request yields: 0 if
+   refused, else applied_ret. */
+static UWord finish ( ThreadId tid, const HChar* what, Int st,
+                      Addr start, UWord size, UWord applied_ret )
+{
+   set_last_status(tid, (Vg_JitStatus)st);
+   if (!ML_(jit_status_applied)(st)) {
+      warn(what, st, start, size);
+      return 0;
+   }
+   if (st == VG_JIT_WARN_LINES_DROPPED)
+      warn(what, st, start, size);
+   return applied_ret;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Reading client memory safely                         ---*/
+/*------------------------------------------------------------*/
+
+static Bool client_readable ( Addr a, SizeT len )
+{
+   if (len == 0)
+      return True;
+   if (a == 0 || a + len < a)
+      return False;
+   return VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ);
+}
+
+/* Length of the NUL-terminated client string at s, looking at most at
+   max+1 bytes and checking readability page by page.  Returns -1 if s is
+   NULL, unreadable, or not terminated within max bytes. */
+static Long client_strlen ( Addr s, SizeT max )
+{
+   Addr  ok_end = s;   /* [s, ok_end) is known readable */
+   SizeT i;
+   if (s == 0)
+      return -1;
+   for (i = 0; i <= max; i++) {
+      Addr p = s + i;
+      if (p < s)
+         return -1;   /* wrapped */
+      if (p >= ok_end) {
+         Addr page_end = VG_PGROUNDDN(p) + VKI_PAGE_SIZE;
+         if (page_end <= p
+             || !VG_(am_is_valid_for_client)(p, page_end - p, VKI_PROT_READ))
+            return -1;
+         ok_end = page_end;
+      }
+      if (*(const HChar*)p == 0)
+         return (Long)i;
+   }
+   return -1;
+}
+
+/* Validates a client string pointer (0 allowed when optional).
+   Returns True and sets *s if usable. */
+static Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
+{
+   Long len;
+   *s = NULL;
+   if (p == 0)
+      return optional;
+   len = client_strlen(p, VG_JIT_MAX_STRING);
+   if (len <= 0)
+      return False;
+   *s = (const HChar*)p;
+   return True;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Registration                                         ---*/
+/*------------------------------------------------------------*/
+
+/* Registers code described by client pointers: validates them, copies
+   the client's line table into core memory (entries with an unusable
+   file pointer get line 0, so that they are dropped and counted), and
+   calls ML_(jit_register). */
+static Int register_from_client ( Addr start, UWord size, Addr name,
+                                  Addr object, Addr file,
+                                  Addr lines, UWord n_lines )
+{
+   JitRegistration reg;
+   JitSrcLine*     tab = NULL;
+   Int             st;
+   UWord           i;
+
+   VG_(memset)(&reg, 0, sizeof(reg));
+   reg.start = start;
+   reg.size  = size;
+   if (!client_string(name, False, &reg.name))
+      return VG_JIT_ERR_BAD_NAME;
+   if (!client_string(object, True, &reg.object)
+       || !client_string(file, True, &reg.file))
+      return VG_JIT_ERR_BAD_STRING;
+   if (reg.object == NULL)
+      reg.object = VG_JIT_DEFAULT_OBJECT;
+   if (lines == 0)
+      n_lines = 0;
+   if (n_lines > VG_JIT_MAX_LINES
+       || (n_lines > 0 && !client_readable(lines,
+                                           n_lines * sizeof(VgJitLine))))
+      return VG_JIT_ERR_BAD_LINE_TABLE;
+   if (n_lines > 0) {
+      const VgJitLine* in = (const VgJitLine*)lines;
+      tab = ML_(dinfo_zalloc)("di.jitclreq.lines",
+                              n_lines * sizeof(JitSrcLine));
+      for (i = 0; i < n_lines; i++) {
+         VgJitLine e = in[i];   /* one read of the client's entry */
+         tab[i].offset = e.offset;
+         tab[i].line   = e.line;
+         if (e.file != NULL
+             && !client_string((Addr)e.file, False, &tab[i].file))
+            tab[i].line = 0;   /* unusable file: dropped */
+      }
+      reg.lines   = tab;
+      reg.n_lines = n_lines;
+   }
+   st = ML_(jit_register)(&reg, JitAtSafePoint);
+   if (tab)
+      ML_(dinfo_free)(tab);
+   return st;
+}
+
+/* finish() for a registration: counts a refusal for the summary. */
+static UWord finish_register ( ThreadId tid, Int st, Addr start,
+                               UWord size )
+{
+   if (ML_(jit_status_applied)(st))
+      return finish(tid, "register", st, start, size, 1);
+   ML_(jit_note_refused)();
+   return finish(tid, "register refused", st, start, size, 1);
+}
+
+UWord VG_(di_jit_register) ( ThreadId tid, Addr start, SizeT size,
+                             Addr name )
+{
+   Int st = register_from_client(start, size, name, 0, 0, 0, 0);
+   return finish_register(tid, st, start, size);
+}
+
+UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
+{
+   VgJitCode d;
+   UWord     struct_size;
+   Int       st;
+
+   VG_(memset)(&d, 0, sizeof(d));
+   if (!client_readable(desc, sizeof(UWord))) {
+      st = VG_JIT_ERR_BAD_DESCRIPTOR;
+   } else {
+      struct_size = *(const UWord*)desc;
+      if (struct_size < VG_JIT_CODE_MIN_SIZE || struct_size > 4096
+          || !client_readable(desc, struct_size)) {
+         st = VG_JIT_ERR_BAD_DESCRIPTOR;
+      } else {
+         /* Fields beyond what this core knows are ignored. */
+         VG_(memcpy)(&d, (const void*)desc,
+                     struct_size < sizeof(d) ? struct_size : sizeof(d));
+         st = register_from_client((Addr)d.start, d.size, (Addr)d.name,
+                                   (Addr)d.object, (Addr)d.file,
+                                   (Addr)d.lines, d.n_lines);
+      }
+   }
+   return finish_register(tid, st, (Addr)d.start, d.size);
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Unregistration and status                            ---*/
+/*------------------------------------------------------------*/
+
+UWord VG_(di_jit_unregister) ( ThreadId tid, Addr start )
+{
+   Int st = ML_(jit_unregister)(start);
+   return finish(tid, "unregister", st, start, 0, 1);
+}
+
+UWord VG_(di_jit_unregister_range) ( ThreadId tid, Addr start, SizeT size )
+{
+   UWord n  = ML_(jit_unregister_range)(start, size);
+   Int   st = n > 0 ? VG_JIT_OK : VG_JIT_ERR_NOT_REGISTERED;
+   return finish(tid, "unregister-range", st, start, size, n);
+}
+
+UWord VG_(di_jit_last_status) ( ThreadId tid )
+{
+   vg_assert(VG_(is_valid_tid)(tid));
+   return last_status ? last_status[tid] : VG_JIT_OK;
+}
+
+void VG_(di_jit_unknown_request) ( UWord code )
+{
+   if (VG_(clo_verbosity) > 1)
+      VG_(umsg)("Warning: unknown JIT client request %#lx\n", code);
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

@@ -1,0 +1,389 @@
+/*--------------------------------------------------------------------*/
+/*--- Following jitdump files (jit-<pid>.dump): CODE_LOAD,         ---*/
+/*--- CODE_MOVE, CODE_DEBUG_INFO, CODE_CLOSE.   jitfollow-jitdump.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* A jitdump file (Linux perf's tools/perf/Documentation/
+   jitdump-specification.txt) is followed from the moment the client
+   maps it, if its name is jit-<pid>.dump for this process and it starts
+   with the jitdump magic in this host's byte order.  Records are decoded
+   by readjitdump.c.  A CODE_DEBUG_INFO record describes the CODE_LOAD
+   that follows it at the same address: its entries are kept until
+   then. */
+
+#include "pub_core_basics.h"
+#include "pub_core_vki.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_libcfile.h"
+#include "pub_core_libcproc.h"
+#include "pub_core_options.h"
+#include "pub_core_xarray.h"
+
+#include "priv_misc.h"           /* dinfo_zalloc/free */
+#include "priv_jitformats.h"     /* the shared parsers */
+#include "priv_jitreg.h"
+#include "priv_jitfollow.h"
+
+/* One entry of a CODE_DEBUG_INFO record waiting for its CODE_LOAD. */
+typedef
+   struct {
+      Addr  addr;       /* absolute code address */
+      UInt  line;
+      UWord file_off;   /* in pending_files */
+   }
+   PendingLine;
+
+typedef
+   struct {
+      JitdumpReader jd;
+      /* The last CODE_DEBUG_INFO, for the next CODE_LOAD at its addr. */
+      Bool          have_pending;
+      Addr          pending_addr;
+      XArray*       pending_lines;  /* of PendingLine */
+      XArray*       pending_files;  /* of HChar: NUL-terminated names */
+      /* Line-table convention seen in this file (see line_bias). */
+      Bool          lines_direct, lines_plus40;
+   }
+   JitdumpState;
+
+static void clear_pending ( JitdumpState* s )
+{
+   s->have_pending = False;
+   VG_(dropTailXA)(s->pending_lines, VG_(sizeXA)(s->pending_lines));
+   VG_(dropTailXA)(s->pending_files, VG_(sizeXA)(s->pending_files));
+}
+
+/* Copies a CODE_DEBUG_INFO record's entries (they live in the read
+   buffer) for the CODE_LOAD that follows it. */
+static void keep_debug_info ( JitdumpState* s, const JitdumpDebugInfo* di )
+{
+   JitdumpDebugIter  it;
+   JitdumpDebugEntry e;
+   const HChar*      last_name = NULL;
+   UWord             last_off = 0;
+
+   clear_pending(s);
+   s->have_pending = True;
+   s->pending_addr = (Addr)di->code_addr;
+   ML_(jitdump_debug_iter_init)(&it, &s->jd, di);
+   while (ML_(jitdump_debug_entry_next)(&it, &e) == 1) {
+      PendingLine pl;
+      if (e.filename != last_name) {
+         /* Consecutive entries usually share their file: store once. */
+         last_off = VG_(sizeXA)(s->pending_files);
+         VG_(addBytesToXA)(s->pending_files, e.filename, e.filename_len);
+         VG_(addBytesToXA)(s->pending_files, "", 1);
+         last_name = e.filename;
+      }
+      pl.addr     = (Addr)e.code_addr;
+      pl.line     = e.line;
+      pl.file_off = last_off;
+      VG_(addToXA)(s->pending_lines, &pl);
+   }
+}
+
+/* CODE_DEBUG_INFO addresses.  The jitdump specification and Linux perf
+   (perf inject --jit, tools/perf/util/genelf_debug.c since Linux 5.8:
+   an entry's line starts at the generated ELF's text + (addr -
+   code_addr)) take them as code addresses.  V8 and LLVM's perf listener
+   add 0x40 to each (the ELF header size that older perf put before the
+   code).  The convention is read from the records: a table with an entry
+   in the first 0x40 bytes of its code is direct; one with an entry at or
+   past the code's end whose entries all fit once 0x40 is taken off is
+   0x40 past; a file keeps the convention it showed first.  A table that
+   shows neither is read as 0x40 past if its first entry is exactly at
+   code + 0x40 (where such producers put the function's first line) and
+   the file never showed a direct table.  Returns the bias to subtract.
+   Entries outside their code after that are dropped and counted by the
+   registry. */
+#define V8_LINE_BIAS 0x40
+static UWord line_bias ( JitFollower* fl, Addr start, UWord size )
+{
+   JitdumpState* s = fl->state;
+   Word  i, n = VG_(sizeXA)(s->pending_lines);
+   Addr  lo = ~(Addr)0, hi = 0;
+   for (i = 0; i < n; i++) {
+      const PendingLine* pl = VG_(indexXA)(s->pending_lines, i);
+      if (pl->addr < lo) lo = pl->addr;
+      if (pl->addr > hi) hi = pl->addr;
+   }
+   if (n == 0)
+      return 0;
+   if (lo < start + V8_LINE_BIAS) {
+      s->lines_direct = True;
+      return 0;
+   }
+   if (hi - start >= size && hi - start - V8_LINE_BIAS < size) {
+      if (!s->lines_plus40 && ML_(jit_follow_may_warn)(fl))
+         VG_(umsg)("Warning: %s: line tables are 0x%x bytes past their "
+                   "code (as V8 and LLVM write them): read so\n",
+                   fl->path, (UInt)V8_LINE_BIAS);
+      s->lines_plus40 = True;
+      return V8_LINE_BIAS;
+   }
+   if (s->lines_plus40
+       || (lo == start + V8_LINE_BIAS && !s->lines_direct))
+      return V8_LINE_BIAS;
+   return 0;
+}
+
+/* Registers a CODE_LOAD.  Returns False if it must wait for a safe
+   point (not consumed). */
+static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
+                               ULong where, JitWhere when )
+{
+   JitdumpState*   s = fl->state;
+   JitRegistration reg;
+   JitSrcLine*     lines = NULL;
+   Word            i, n = 0;
+   Int             st;
+
+   if (ld->code_size == 0 || ld->name_len == 0) {
+      ML_(jit_follow_warn)(fl, where, ld->code_size == 0
+                           ? "CODE_LOAD with code_size 0 ignored"
+                           : "CODE_LOAD with an empty name ignored");
+      return True;
+   }
+   VG_(memset)(&reg, 0, sizeof(reg));
+   reg.start  = (Addr)ld->code_addr;
+   reg.size   = (UWord)ld->code_size;
+   reg.name   = ld->name;    /* NUL-terminated in the buffer */
+   reg.object = fl->path;
+   if (s->have_pending && s->pending_addr == reg.start
+       && (n = VG_(sizeXA)(s->pending_lines)) > 0) {
+      HChar* files = VG_(indexXA)(s->pending_files, 0);
+      UWord  bias  = line_bias(fl, reg.start, reg.size);
+      lines = ML_(dinfo_zalloc)("di.jitfollow.lines",
+                                n * sizeof(JitSrcLine));
+      for (i = 0; i < n; i++) {
+         const PendingLine* pl = VG_(indexXA)(s->pending_lines, i);
+         /* >= size if before the code (wraps): dropped */
+         lines[i].offset = pl->addr - reg.start - bias;
+         lines[i].line   = pl->line;
+         lines[i].file   = files + pl->file_off;
+      }
+      reg.lines   = lines;
+      reg.n_lines = n;
+   }
+   st = ML_(jit_register)(&reg, when);
+   if (lines)
+      ML_(dinfo_free)(lines);
+   if (st == JIT_STATUS_RANGE_BUSY)
+      return False;   /* replaces code: needs a discard first */
+   clear_pending(s);
+   if (ML_(jit_status_applied)(st)) {
+      fl->n_loaded++;
+   } else {
+      fl->n_refused++;
+      if (ML_(jit_follow_may_warn)(fl))
+         VG_(umsg)("Warning: %s:offset %llu: CODE_LOAD %s at %#llx "
+                   "(%llu bytes) refused: %s\n", fl->path, where,
+                   ld->name, ld->code_addr, ld->code_size,
+                   ML_(jit_status_text)(st));
+   }
+   return True;
+}
+
+/* Handles one decoded event.  Returns False if the record must wait for
+   a safe point. */
+static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
+                           JitWhere when )
+{
+   switch (ev->kind) {
+      case JITDUMP_EV_HEADER:
+         if (ev->header.pid != (UInt)fl->pid && VG_(clo_verbosity) > 1)
+            VG_(umsg)("Warning: %s: header pid %u is not this process "
+                      "(%d)\n", fl->path, ev->header.pid, fl->pid);
+         return True;
+      case JITDUMP_EV_UNKNOWN:
+         return True;   /* skipped by its total_size */
+      case JITDUMP_EV_BAD_RECORD:
+         ML_(jit_follow_warn)(fl, ev->offset,
+                              ML_(jitdump_strerror)(ev->error));
+         return True;
+      case JITDUMP_EV_RECORD:
+         break;
+      default:
+         return True;
+   }
+   switch (ev->rec.id) {
+      case JITDUMP_CODE_LOAD:
+         return handle_code_load(fl, &ev->rec.u.load, ev->offset, when);
+      case JITDUMP_CODE_MOVE: {
+         Int st;
+         if (when == JitInLookup)
+            return False;
+         st = ML_(jit_move)((Addr)ev->rec.u.move.old_code_addr,
+                            (Addr)ev->rec.u.move.new_code_addr);
+         if (ML_(jit_status_applied)(st))
+            fl->n_moved++;
+         else
+            ML_(jit_follow_warn)(fl, ev->offset, "CODE_MOVE of code that "
+                                 "is not registered (or to a bad address) "
+                                 "ignored");
+         return True;
+      }
+      case JITDUMP_CODE_DEBUG_INFO:
+         keep_debug_info(fl->state, &ev->rec.u.debug);
+         return True;
+      case JITDUMP_CODE_CLOSE:
+         ML_(jit_follow_stop)(fl, "CODE_CLOSE");
+         return True;
+      default:
+         return True;   /* CODE_UNWINDING_INFO: not used yet */
+   }
+}
+
+
+/*------------------------------------------------------------*/
+/*--- The format's operations                              ---*/
+/*------------------------------------------------------------*/
+
+static void jitdump_init ( JitFollower* fl )
+{
+   JitdumpState* s = ML_(dinfo_zalloc)("di.jitfollow.jitdump",
+                                       sizeof(JitdumpState));
+   ML_(jitdump_init)(&s->jd, 0);
+   s->pending_lines = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfollow.pl",
+                                 ML_(dinfo_free), sizeof(PendingLine));
+   s->pending_files = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfollow.pf",
+                                 ML_(dinfo_free), sizeof(HChar));
+   fl->state = s;
+}
+
+static ULong jitdump_offset ( const JitFollower* fl )
+{
+   const JitdumpState* s = fl->state;
+   return s->jd.offset;
+}
+
+static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
+                              JitWhere when, /*OUT*/ULong* n )
+{
+   JitdumpState* s = fl->state;
+   JitdumpReader saved = s->jd;
+   JitdumpEvent  ev;
+   Int kind = ML_(jitdump_next)(&s->jd, buf, len, &ev);
+   if (kind == JITDUMP_EV_NEED_MORE) {
+      *n = ev.need;
+      return JitStep_NEED_MORE;
+   }
+   if (kind == JITDUMP_EV_ERROR) {
+      ML_(jit_follow_warn)(fl, ev.offset, ML_(jitdump_strerror)(ev.error));
+      ML_(jit_follow_stop)(fl, "unreadable");
+      return JitStep_STOP;
+   }
+   if (!handle_event(fl, &ev, when)) {
+      s->jd = saved;   /* not consumed: wait for a safe point */
+      return JitStep_WAIT;
+   }
+   *n = ev.advance;
+   return JitStep_ADVANCE;
+}
+
+static const JitFollowerOps jitdump_ops = {
+   "jitdump file",
+   "offset ",
+   JITDUMP_MIN_BUFFER + 4096,
+   /* A CODE_DEBUG_INFO record is held whole; larger ones are skipped by
+      the parser. */
+   JITDUMP_DEBUG_INFO_MAX,
+   jitdump_init,
+   jitdump_offset,
+   jitdump_step
+};
+
+
+/*------------------------------------------------------------*/
+/*--- Noticing a mapped jitdump file                       ---*/
+/*------------------------------------------------------------*/
+
+/* Is `base` (a path's last component) "jit-<digits>.dump"?  Sets *pid. */
+static Bool is_jitdump_name ( const HChar* base, /*OUT*/Int* pid )
+{
+   const HChar* p;
+   Int v = 0, n = 0;
+   if (VG_(strncmp)(base, "jit-", 4) != 0)
+      return False;
+   for (p = base + 4; *p >= '0' && *p <= '9'; p++, n++) {
+      if (n >= 9)
+         return False;
+      v = v * 10 + (*p - '0');
+   }
+   if (n == 0 || VG_(strcmp)(p, ".dump") != 0)
+      return False;
+   *pid = v;
+   return True;
+}
+
+void ML_(jit_notify_mapped_file) ( const HChar* filename )
+{
+   const HChar* base;
+   Int    pid, fd;
+   UInt   magic = 0;
+   SysRes sr;
+
+   if (!VG_(clo_jit_dump) || filename == NULL)
+      return;
+   base = VG_(strrchr)(filename, '/');
+   base = base ? base + 1 : filename;
+   if (!is_jitdump_name(base, &pid))
+      return;
+   if (pid != VG_(getpid)()) {
+      if (VG_(clo_verbosity) > 1)
+         VG_(umsg)("JIT: %s names another process: not followed\n",
+                   filename);
+      return;
+   }
+   if (ML_(jit_is_followed)(filename))
+      return;   /* mapped again: already followed */
+   sr = VG_(open)(filename, VKI_O_RDONLY, 0);
+   if (sr_isError(sr))
+      return;
+   fd = VG_(safe_fd)(sr_Res(sr));
+   /* Producers may map the file before writing its header (V8 does):
+      a file too short to hold the magic is followed, and the reader
+      checks the header when it arrives. */
+   sr = VG_(pread)(fd, &magic, sizeof(magic), 0);
+   if (sr_isError(sr)
+       || (sr_Res(sr) == sizeof(magic)
+           && magic != JITDUMP_MAGIC && magic != JITDUMP_MAGIC_SWAPPED)) {
+      VG_(close)(fd);
+      return;
+   }
+   if (magic == JITDUMP_MAGIC_SWAPPED) {
+      VG_(umsg)("Warning: %s was written in the other byte order: "
+                "not followed\n", filename);
+      VG_(close)(fd);
+      return;
+   }
+   (void)ML_(jit_follow)(&jitdump_ops, fd, filename);
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

@@ -1,0 +1,198 @@
+/*--------------------------------------------------------------------*/
+/*--- Following the perf map (/tmp/perf-<pid>.map).                ---*/
+/*---                                          jitfollow-perfmap.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* With --jit-perf-map=yes, /tmp/perf-<pid>.map is opened as soon as it
+   exists (looked for at each poll and lookup miss) and read as the
+   client appends "START SIZE name" lines to it, decoded by
+   readperfmap.c.  As Linux perf does, a map that is a symbolic link, not
+   a regular file, or owned by another user than this one or root is
+   ignored, with a warning. */
+
+#include "pub_core_basics.h"
+#include "pub_core_vki.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_libcfile.h"
+#include "pub_core_libcproc.h"
+#include "pub_core_options.h"
+
+#include "priv_misc.h"           /* dinfo_zalloc */
+#include "priv_jitformats.h"     /* the shared parser */
+#include "priv_jitreg.h"
+#include "priv_jitfollow.h"
+
+typedef
+   struct {
+      PerfmapReader pm;
+      HChar*        name_buf;   /* NUL-terminated copy of an entry's name */
+   }
+   PerfmapState;
+
+static Bool perf_map_given_up = False;
+static Bool perf_map_open     = False;
+
+/* Registers one decoded line.  Returns False if it must wait for a safe
+   point. */
+static Bool handle_event ( JitFollower* fl, const PerfmapEvent* ev,
+                           JitWhere when )
+{
+   PerfmapState*   s = fl->state;
+   JitRegistration reg;
+   Int st;
+   if (ev->kind == PERFMAP_EV_BAD_LINE) {
+      ML_(jit_follow_warn)(fl, ev->line, ML_(perfmap_strerror)(ev->error));
+      return True;
+   }
+   if (ev->kind != PERFMAP_EV_ENTRY)
+      return True;
+   vg_assert(ev->entry.name_len <= PERFMAP_LINE_MAX);
+   VG_(memcpy)(s->name_buf, ev->entry.name, ev->entry.name_len);
+   s->name_buf[ev->entry.name_len] = 0;
+   VG_(memset)(&reg, 0, sizeof(reg));
+   reg.start  = (Addr)ev->entry.start;
+   reg.size   = (UWord)ev->entry.size;
+   reg.name   = s->name_buf;
+   reg.object = fl->path;
+   st = ML_(jit_register)(&reg, when);
+   if (st == JIT_STATUS_RANGE_BUSY)
+      return False;   /* replaces code: needs a discard first */
+   if (ML_(jit_status_applied)(st))
+      fl->n_loaded++;
+   else
+      fl->n_refused++;
+   return True;
+}
+
+static void perfmap_init ( JitFollower* fl )
+{
+   PerfmapState* s = ML_(dinfo_zalloc)("di.jitfollow.perfmap",
+                                       sizeof(PerfmapState));
+   ML_(perfmap_init)(&s->pm);
+   s->name_buf = ML_(dinfo_zalloc)("di.jitfollow.name",
+                                   PERFMAP_LINE_MAX + 1);
+   fl->state = s;
+}
+
+static ULong perfmap_offset ( const JitFollower* fl )
+{
+   const PerfmapState* s = fl->state;
+   return s->pm.offset;
+}
+
+static JitStep perfmap_step ( JitFollower* fl, const UChar* buf, SizeT len,
+                              JitWhere when, /*OUT*/ULong* n )
+{
+   PerfmapState* s = fl->state;
+   PerfmapReader saved = s->pm;
+   PerfmapEvent  ev;
+   Int kind = ML_(perfmap_next)(&s->pm, buf, len, &ev);
+   if (kind == PERFMAP_EV_NEED_MORE) {
+      *n = ev.need;   /* a line in progress */
+      return JitStep_NEED_MORE;
+   }
+   if (!handle_event(fl, &ev, when)) {
+      s->pm = saved;
+      return JitStep_WAIT;
+   }
+   *n = ev.advance;
+   return JitStep_ADVANCE;
+}
+
+static const JitFollowerOps perfmap_ops = {
+   "perf map",
+   "line ",
+   PERFMAP_MIN_BUFFER + 4096,
+   PERFMAP_MIN_BUFFER + 4096,   /* holds the longest line */
+   perfmap_init,
+   perfmap_offset,
+   perfmap_step
+};
+
+void ML_(jit_perfmap_finish) ( JitFollower* fl )
+{
+   PerfmapState*  s = fl->state;
+   struct vg_stat st;
+   PerfmapEvent   ev;
+   SysRes         sr;
+   ULong          avail;
+   SizeT          len;
+
+   if (fl->ops != &perfmap_ops || fl->done || VG_(fstat)(fl->fd, &st) != 0
+       || st.size < 0 || (ULong)st.size <= s->pm.offset)
+      return;
+   avail = (ULong)st.size - s->pm.offset;
+   len = avail < fl->buf_cap ? (SizeT)avail : fl->buf_cap;
+   sr = VG_(pread)(fl->fd, fl->buf, (Int)len, (OffT)s->pm.offset);
+   if (sr_isError(sr) || sr_Res(sr) == 0)
+      return;
+   len = sr_Res(sr);
+   if (ML_(perfmap_finish)(&s->pm, fl->buf, len, &ev) != PERFMAP_EV_NEED_MORE)
+      (void)handle_event(fl, &ev, JitAtSafePoint);
+}
+
+void ML_(jit_perfmap_give_up) ( void )
+{
+   perf_map_given_up = True;
+}
+
+void ML_(jit_perfmap_maybe_open) ( void )
+{
+   HChar  path[64];
+   SysRes sr;
+   Int    fd;
+   struct vg_stat st;
+
+   if (!VG_(clo_jit_perf_map) || perf_map_open || perf_map_given_up)
+      return;
+   VG_(sprintf)(path, "/tmp/perf-%d.map", VG_(getpid)());
+   sr = VG_(open)(path, VKI_O_RDONLY | VKI_O_NOFOLLOW, 0);
+   if (sr_isError(sr)) {
+      if (sr_Err(sr) == VKI_ELOOP) {
+         VG_(umsg)("Warning: %s is a symbolic link: ignored\n", path);
+         perf_map_given_up = True;
+      }
+      return;   /* not written yet: try again later */
+   }
+   fd = VG_(safe_fd)(sr_Res(sr));
+   if (VG_(fstat)(fd, &st) != 0
+       || (st.uid != (UInt)VG_(geteuid)() && st.uid != 0)
+       || !VKI_S_ISREG(st.mode)) {
+      /* As Linux perf does: a map file someone else owns is ignored. */
+      VG_(umsg)("Warning: %s is not a regular file owned by this user or "
+                "root: ignored\n", path);
+      VG_(close)(fd);
+      perf_map_given_up = True;
+      return;
+   }
+   perf_map_open = True;
+   (void)ML_(jit_follow)(&perfmap_ops, fd, path);
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

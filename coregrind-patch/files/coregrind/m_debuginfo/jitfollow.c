@@ -1,0 +1,276 @@
+/*--------------------------------------------------------------------*/
+/*--- Followers of the files JITs write for Linux perf: the common  ---*/
+/*--- core (reading new bytes, polling, forks).        jitfollow.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* When: a jitdump file is followed from the moment the client maps it
+   (producers map jit-<pid>.dump read+exec exactly so that profilers
+   notice it); the perf map is looked for when --jit-perf-map=yes.  Files
+   are read (1) at scheduler points, where translations may be discarded,
+   and (2) when a lookup misses in executable client memory, where they
+   may not (a translation may be in progress): there, only functions that
+   overlap nothing are added and their translations are discarded at the
+   next scheduler point; anything else waits for that point.  When a file
+   did not grow, a poll costs one fstat.
+
+   Producers buffer (Node's jitdump writer flushes in 4 KiB blocks), so a
+   name can arrive after its code ran: the translations made without the
+   name are discarded, and later executions carry it. */
+
+#include "pub_core_basics.h"
+#include "pub_core_vki.h"
+#include "pub_core_debuginfo.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_libcfile.h"
+#include "pub_core_libcproc.h"
+#include "pub_core_options.h"
+#include "pub_core_aspacemgr.h"
+#include "pub_core_xarray.h"
+#include "pub_core_jitreg.h"     /* VG_(jit_poll_producer_files) */
+
+#include "priv_misc.h"           /* dinfo_zalloc/free/strdup */
+#include "priv_jitreg.h"
+#include "priv_jitfollow.h"      /* self */
+
+static XArray* followers = NULL;        /* of JitFollower* */
+
+/* True while followers are being read.  Registering discards
+   translations, which calls back into the tool (Callgrind's delete_bb
+   looks up the discarded addresses), and a lookup miss must not start a
+   nested read of a follower whose buffer is in use. */
+static Bool reading = False;
+
+/* In a forked child: the followed files describe the parent from now on
+   (the child keeps the registrations it inherited). */
+static void stop_following_in_child ( ThreadId tid )
+{
+   Word i;
+   for (i = 0; followers && i < VG_(sizeXA)(followers); i++)
+      ML_(jit_follow_stop)(*(JitFollower**)VG_(indexXA)(followers, i),
+                           "forked child");
+   ML_(jit_perfmap_give_up)();
+}
+
+JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
+                               const HChar* path )
+{
+   JitFollower* fl = ML_(dinfo_zalloc)("di.jitfollow.fl",
+                                       sizeof(JitFollower));
+   fl->ops     = ops;
+   fl->fd      = fd;
+   fl->pid     = VG_(getpid)();
+   fl->path    = ML_(dinfo_strdup)("di.jitfollow.path", path);
+   fl->buf_cap = ops->buf_initial;
+   fl->buf     = ML_(dinfo_zalloc)("di.jitfollow.buf", fl->buf_cap);
+   ops->init(fl);
+   if (followers == NULL) {
+      followers = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfollow.followers",
+                             ML_(dinfo_free), sizeof(JitFollower*));
+      VG_(atfork)(NULL, NULL, stop_following_in_child);
+   }
+   VG_(addToXA)(followers, &fl);
+   if (VG_(clo_verbosity) > 1 || VG_(clo_trace_jit))
+      VG_(umsg)("JIT: following %s %s\n", ops->kind, path);
+   return fl;
+}
+
+void ML_(jit_follow_stop) ( JitFollower* fl, const HChar* why )
+{
+   if (fl->done)
+      return;
+   fl->done = True;
+   VG_(close)(fl->fd);
+   fl->fd = -1;
+   if (VG_(clo_verbosity) > 1 || VG_(clo_trace_jit))
+      VG_(umsg)("JIT: stopped following %s (%s): %llu loaded, %llu moved, "
+                "%llu refused, %llu malformed\n", fl->path, why,
+                fl->n_loaded, fl->n_moved, fl->n_refused, fl->n_bad);
+}
+
+Bool ML_(jit_is_followed) ( const HChar* path )
+{
+   Word i;
+   for (i = 0; followers && i < VG_(sizeXA)(followers); i++) {
+      const JitFollower* fl = *(JitFollower**)VG_(indexXA)(followers, i);
+      if (!fl->done && VG_(strcmp)(fl->path, path) == 0)
+         return True;
+   }
+   return False;
+}
+
+/* At most this many problems are printed per file (under -v); the
+   rest are counted in the summary printed when following stops. */
+#define MAX_FILE_WARNINGS 10
+
+Bool ML_(jit_follow_may_warn) ( JitFollower* fl )
+{
+   if (VG_(clo_verbosity) < 2 && !VG_(clo_trace_jit))
+      return False;
+   fl->n_warned++;
+   if (fl->n_warned == MAX_FILE_WARNINGS + 1)
+      VG_(umsg)("Warning: %s: further problems are only counted\n",
+                fl->path);
+   return fl->n_warned <= MAX_FILE_WARNINGS;
+}
+
+void ML_(jit_follow_warn) ( JitFollower* fl, ULong where, const HChar* what )
+{
+   fl->n_bad++;
+   if (ML_(jit_follow_may_warn)(fl))
+      VG_(umsg)("Warning: %s:%s%llu: %s\n", fl->path, fl->ops->position,
+                where, what);
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Reading                                              ---*/
+/*------------------------------------------------------------*/
+
+/* Reads what the producer appended since the last call, one item at a
+   time through fl->ops->step.  Returns True if anything was
+   registered or moved. */
+static Bool read_follower ( JitFollower* fl, JitWhere where )
+{
+   struct vg_stat st;
+   ULong before = fl->n_loaded + fl->n_moved;
+
+   if (fl->done)
+      return False;
+   if (VG_(fstat)(fl->fd, &st) != 0) {
+      ML_(jit_follow_stop)(fl, "fstat failed");
+      return False;
+   }
+
+   while (!fl->done) {
+      ULong  off = fl->ops->offset(fl);
+      ULong  avail;
+      SizeT  len, pos = 0;
+      SysRes sr;
+
+      if (st.size < 0 || (ULong)st.size <= off)
+         break;   /* nothing new (or a skip beyond the end so far) */
+      avail = (ULong)st.size - off;
+      len = avail < fl->buf_cap ? (SizeT)avail : fl->buf_cap;
+      sr = VG_(pread)(fl->fd, fl->buf, (Int)len, (OffT)off);
+      if (sr_isError(sr) || sr_Res(sr) == 0) {
+         ML_(jit_follow_stop)(fl, "read failed");
+         break;
+      }
+      len = sr_Res(sr);
+
+      while (pos < len && !fl->done) {
+         ULong   n = 0;
+         JitStep step = fl->ops->step(fl, fl->buf + pos, len - pos,
+                                      where, &n);
+         if (step == JitStep_WAIT)
+            return fl->n_loaded + fl->n_moved > before;
+         if (step == JitStep_STOP)
+            break;
+         if (step == JitStep_NEED_MORE) {
+            if (pos == 0 && n > len) {
+               if (n > avail)
+                  return fl->n_loaded + fl->n_moved > before; /* wait */
+               if (n > fl->buf_cap && n <= fl->ops->buf_max) {
+                  ML_(dinfo_free)(fl->buf);
+                  fl->buf_cap = (SizeT)n;
+                  fl->buf = ML_(dinfo_zalloc)("di.jitfollow.buf",
+                                              fl->buf_cap);
+               } else if (n > fl->buf_cap) {
+                  ML_(jit_follow_stop)(fl, "record too large to hold");
+               }
+            }
+            break;   /* re-read from the reader's offset */
+         }
+         if (n > len - pos)
+            break;   /* skipped past the buffer: read again there */
+         pos += (SizeT)n;
+      }
+   }
+   return fl->n_loaded + fl->n_moved > before;
+}
+
+static Bool read_all ( JitWhere where )
+{
+   Word i;
+   Bool any = False;
+   if (followers == NULL || reading)
+      return False;
+   reading = True;
+   for (i = 0; i < VG_(sizeXA)(followers); i++)
+      any |= read_follower(*(JitFollower**)VG_(indexXA)(followers, i),
+                           where);
+   reading = False;
+   return any;
+}
+
+void VG_(jit_poll_producer_files) ( void )
+{
+   if (reading)
+      return;
+   ML_(jit_perfmap_maybe_open)();
+   /* Translations made before names arrived go first, then new names
+      (which discard what they cover themselves). */
+   reading = True;
+   ML_(jit_at_safe_point)();
+   reading = False;
+   (void)read_all(JitAtSafePoint);
+}
+
+void ML_(jit_read_files_to_end) ( void )
+{
+   Word i;
+   if (reading)
+      return;
+   ML_(jit_perfmap_maybe_open)();
+   reading = True;
+   ML_(jit_at_safe_point)();
+   reading = False;
+   (void)read_all(JitAtSafePoint);
+   reading = True;
+   for (i = 0; followers && i < VG_(sizeXA)(followers); i++)
+      ML_(jit_perfmap_finish)(*(JitFollower**)VG_(indexXA)(followers, i));
+   reading = False;
+}
+
+Bool ML_(jit_read_on_lookup_miss) ( Addr a )
+{
+   const NSegment* seg;
+   if (reading || (followers == NULL && !VG_(clo_jit_perf_map))
+       || ML_(jit_is_exiting)())   /* read to their end already */
+      return False;
+   seg = VG_(am_find_nsegment)(a);
+   if (seg == NULL || !seg->hasX
+       || !(seg->kind == SkAnonC || seg->kind == SkFileC
+            || seg->kind == SkShmC))
+      return False;
+   ML_(jit_perfmap_maybe_open)();
+   return read_all(JitInLookup);
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

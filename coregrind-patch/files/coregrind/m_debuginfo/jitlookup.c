@@ -1,0 +1,135 @@
+/*--------------------------------------------------------------------*/
+/*--- JIT code registry: the symbol, line and object lookups that  ---*/
+/*--- m_debuginfo makes after no ELF DebugInfo matched.            ---*/
+/*---                                                  jitlookup.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* Each lookup finds the function describing (epoch, address) and fills
+   the one-slot symtab or loctab of its object's synthetic DebugInfo
+   (see priv_jitreg.h).  A current-epoch miss in executable client
+   memory first reads what the followed producer files appended: a name
+   may have arrived since the code was first translated. */
+
+#include "pub_core_basics.h"
+#include "pub_core_debuginfo.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+
+#include "priv_misc.h"
+#include "priv_image.h"
+#include "priv_d3basics.h"
+#include "priv_tytypes.h"
+#include "priv_storage.h"        /* DebugInfo, DiSym, DiLoc */
+#include "priv_jitreg.h"         /* self */
+#include "priv_jitstore.h"
+
+/* The function describing (ep, a): the live one if it was registered by
+   epoch ep, else an archived one valid at ep. */
+static const JitFn* find_fn ( DiEpoch ep, Addr a )
+{
+   JitFnPos p = ML_(jit_fn_containing)(a);
+
+   if (p.c != NULL && ML_(jit_fn_at)(p)->first_epoch <= ep.n)
+      return ML_(jit_fn_at)(p);
+   /* A producer file may name it by now (not for ELF code that merely
+      lacks a symbol or line here). */
+   if (p.c == NULL && ep.n == VG_(current_DiEpoch)().n
+       && !ML_(jit_overlaps_object_text)(a, 1)
+       && ML_(jit_read_on_lookup_miss)(a)) {
+      p = ML_(jit_fn_containing)(a);
+      if (p.c != NULL && ML_(jit_fn_at)(p)->first_epoch <= ep.n)
+         return ML_(jit_fn_at)(p);
+   }
+   /* Only lookups for an epoch older than the live function (errors
+      recorded before the code changed) get here. */
+   return ML_(jit_find_archived)(ep, a);
+}
+
+Bool ML_(jit_search_symtab) ( DiEpoch ep, Addr a,
+                              /*OUT*/DebugInfo** pdi, /*OUT*/Word* symno )
+{
+   const JitFn* f = find_fn(ep, a);
+   DebugInfo*   di;
+   DiSym*       sym;
+   if (f == NULL)
+      return False;
+   di  = ML_(jit_object_at)(f->obj)->di;
+   sym = &di->symtab[0];
+   VG_(memset)(sym, 0, sizeof(*sym));
+   sym->avmas.main = f->start;
+   sym->pri_name   = ML_(jit_name_str)(f->name);
+   sym->size       = f->size;
+   sym->isText     = True;
+   sym->isGlobal   = True;
+   *pdi   = di;
+   *symno = 0;
+   return True;
+}
+
+Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
+                              /*OUT*/DebugInfo** pdi, /*OUT*/Word* locno )
+{
+   const JitFn*      f = find_fn(ep, a);
+   const JitLineTab* t;
+   DebugInfo*        di;
+   UInt   off, lo, hi, end;
+   DiLoc* loc;
+
+   if (f == NULL || f->lines == NULL)
+      return False;
+   t   = f->lines;
+   off = (UInt)(a - f->start);
+   if (off < t->lines[0].offset)
+      return False;
+   /* The last entry whose offset is <= off. */
+   lo = 0;
+   hi = t->n_lines;
+   while (hi - lo > 1) {
+      UInt mid = lo + (hi - lo) / 2;
+      if (t->lines[mid].offset <= off) lo = mid; else hi = mid;
+   }
+   end = lo + 1 < t->n_lines ? t->lines[lo + 1].offset : f->size;
+
+   di  = ML_(jit_object_at)(f->obj)->di;
+   loc = &di->loctab[0];
+   loc->addr   = f->start + t->lines[lo].offset;
+   loc->size   = end - t->lines[lo].offset > MAX_LOC_SIZE
+                    ? MAX_LOC_SIZE : end - t->lines[lo].offset;
+   loc->lineno = t->lines[lo].line;
+   ((UInt*)di->loctab_fndn_ix)[0] = t->lines[lo].fndn_ix;
+   *pdi   = di;
+   *locno = 0;
+   return True;
+}
+
+DebugInfo* ML_(jit_find_DebugInfo) ( DiEpoch ep, Addr a )
+{
+   const JitFn* f = find_fn(ep, a);
+   return f ? ML_(jit_object_at)(f->obj)->di : NULL;
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

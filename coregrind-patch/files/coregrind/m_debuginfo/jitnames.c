@@ -1,0 +1,269 @@
+/*--------------------------------------------------------------------*/
+/*--- JIT code registry: the pool of function names.   jitnames.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* Names live in a pool of 64 KiB chunks with a reference count, and a
+   function refers to its name by a 32-bit JitNameId.  A registration
+   whose name is in its slot of a small table of recently registered
+   names (a JIT recompiling a hot function) shares that copy; otherwise
+   the name is appended to the pool, with no search.  A name whose count
+   drops to zero stays in the pool until the pool is compacted (at a
+   safe point, once the dead bytes outnumber the live ones), after the
+   symbol-name cache of m_debuginfo, which holds name pointers, has been
+   invalidated. */
+
+#include "pub_core_basics.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_mallocfree.h" /* VG_(out_of_memory_NORETURN) */
+#include "pub_core_xarray.h"
+
+#include "priv_misc.h"           /* dinfo_zalloc/free */
+#include "priv_jitreg.h"
+#include "priv_jitstore.h"       /* self */
+
+/* A JitNameId is 1 + (chunk index << NAME_OFFSET_BITS | byte offset / 4)
+   in the pool. */
+
+/* A function name in the pool (4-byte aligned). */
+typedef
+   struct {
+      UInt  refs;    /* live and archived JitFns using it; NAME_MOVED
+                        once copied by a compaction */
+      UInt  hash;    /* ML_(jit_hash_bytes) of str; once moved, the
+                        new copy's id */
+      HChar str[0];  /* NUL-terminated */
+   }
+   JitName;
+
+/* Pool chunks of 64 KiB; offsets are stored in 4-byte units. */
+#define NAME_CHUNK_SHIFT 16
+#define NAME_CHUNK_SIZE  (1U << NAME_CHUNK_SHIFT)
+#define NAME_OFFSET_BITS (NAME_CHUNK_SHIFT - 2)
+#define NAME_MAX_CHUNKS  ((1U << (32 - NAME_OFFSET_BITS)) - 1)
+
+/* Compaction waits until at least this many bytes are dead. */
+#define NAME_MIN_DEAD_BYTES (1U << 20)
+
+/* While the pool is compacted, a copied name's refs is this and its
+   hash field holds the id of the new copy. */
+#define NAME_MOVED 0x80000000U
+
+/* Slots in the table of recently registered names (a power of two). */
+#define RECENT_NAMES 4096
+
+static struct {
+   XArray* chunks;      /* of HChar*, NAME_CHUNK_SIZE bytes each */
+   UInt    used;        /* bytes used in the last chunk */
+   SizeT   live_bytes;  /* pool bytes of names with refs > 0 */
+   SizeT   dead_bytes;  /* pool bytes of names with refs == 0 */
+   ULong   compactions;
+   ULong   bytes_freed; /* by the compactions */
+   /* Recently registered names, by hash: a registration whose name is
+      here shares its copy.  An entry may be dead (refs == 0): it is
+      revived. */
+   struct { UInt hash; JitNameId id; } recent[RECENT_NAMES];
+} names;
+
+UInt ML_(jit_hash_bytes) ( const HChar* s, SizeT len )
+{
+   /* FNV-1a, folded to 32 bits */
+   ULong h = 14695981039346656037ULL;
+   SizeT i;
+   for (i = 0; i < len; i++) {
+      h ^= (UChar)s[i];
+      h *= 1099511628211ULL;
+   }
+   return (UInt)(h ^ (h >> 32));
+}
+
+static inline UInt name_bytes ( SizeT len )
+{
+   return (UInt)((sizeof(JitName) + len + 1 + 3) & ~(SizeT)3);
+}
+
+/* The name id refers to in the pool of chunks `pool`. */
+static inline JitName* name_in ( const XArray* pool, JitNameId id )
+{
+   UInt   v     = id - 1;
+   HChar* chunk = *(HChar**)VG_(indexXA)(pool, v >> NAME_OFFSET_BITS);
+   return (JitName*)(chunk + ((v & ((1U << NAME_OFFSET_BITS) - 1)) << 2));
+}
+
+static inline JitName* name_at ( JitNameId id )
+{
+   return name_in(names.chunks, id);
+}
+
+const HChar* ML_(jit_name_str) ( JitNameId id )
+{
+   return name_at(id)->str;
+}
+
+/* Appends a copy of s (len bytes) to the pool, with refs 0.  Returns
+   its id. */
+static JitNameId pool_add ( XArray* pool, /*MOD*/UInt* used,
+                            const HChar* s, SizeT len, UInt hash )
+{
+   UInt      need = name_bytes(len);
+   Word      n    = VG_(sizeXA)(pool);
+   HChar*    chunk;
+   JitName*  nm;
+   JitNameId id;
+   vg_assert(need <= NAME_CHUNK_SIZE);
+   if (n == 0 || *used + need > NAME_CHUNK_SIZE) {
+      if ((UWord)n >= NAME_MAX_CHUNKS)
+         /* The ids are full: more names than 32 bits can refer to. */
+         VG_(out_of_memory_NORETURN)("di.jitnames.pool (JIT function names)",
+                                     NAME_CHUNK_SIZE, 0);
+      chunk = ML_(dinfo_zalloc)("di.jitnames.pool", NAME_CHUNK_SIZE);
+      VG_(addToXA)(pool, &chunk);
+      n++;
+      *used = 0;
+   } else {
+      chunk = *(HChar**)VG_(indexXA)(pool, n - 1);
+   }
+   nm = (JitName*)(chunk + *used);
+   nm->refs = 0;
+   nm->hash = hash;
+   VG_(memcpy)(nm->str, s, len);
+   nm->str[len] = 0;
+   id = 1 + (((UInt)(n - 1) << NAME_OFFSET_BITS) | (*used >> 2));
+   *used += need;
+   return id;
+}
+
+JitNameId ML_(jit_name_intern) ( const HChar* s, SizeT len )
+{
+   UInt      hash = ML_(jit_hash_bytes)(s, len);
+   UInt      slot = hash & (RECENT_NAMES - 1);
+   JitNameId id   = names.recent[slot].id;
+   JitName*  nm;
+   if (id != 0 && names.recent[slot].hash == hash) {
+      nm = name_at(id);
+      if (VG_(strncmp)(nm->str, s, len) == 0 && nm->str[len] == 0) {
+         if (nm->refs == 0) {
+            names.dead_bytes -= name_bytes(len);
+            names.live_bytes += name_bytes(len);
+         }
+         nm->refs++;
+         vg_assert(nm->refs < NAME_MOVED);
+         return id;
+      }
+   }
+   if (names.chunks == NULL)
+      names.chunks = VG_(newXA)(ML_(dinfo_zalloc), "di.jitnames.chunks",
+                                ML_(dinfo_free), sizeof(HChar*));
+   id = pool_add(names.chunks, &names.used, s, len, hash);
+   name_at(id)->refs = 1;
+   names.live_bytes += name_bytes(len);
+   names.recent[slot].hash = hash;
+   names.recent[slot].id   = id;
+   return id;
+}
+
+void ML_(jit_name_ref) ( JitNameId id )
+{
+   JitName* nm = name_at(id);
+   vg_assert(nm->refs > 0 && nm->refs + 1 < NAME_MOVED);
+   nm->refs++;
+}
+
+void ML_(jit_name_release) ( JitNameId id )
+{
+   JitName* nm = name_at(id);
+   UInt     bytes;
+   vg_assert(nm->refs > 0);
+   if (--nm->refs > 0)
+      return;
+   bytes = name_bytes(VG_(strlen)(nm->str));
+   names.live_bytes -= bytes;
+   names.dead_bytes += bytes;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Compaction                                           ---*/
+/*------------------------------------------------------------*/
+
+/* The pool being filled by a compaction. */
+static XArray* new_pool = NULL;
+static UInt    new_used = 0;
+
+/* The id of the copy of old_id in new_pool, copying it first. */
+static JitNameId move_name ( JitNameId old_id )
+{
+   JitName*  old = name_at(old_id);
+   JitNameId new_id;
+   if (old->refs == NAME_MOVED)
+      return old->hash;
+   new_id = pool_add(new_pool, &new_used, old->str, VG_(strlen)(old->str),
+                     old->hash);
+   name_in(new_pool, new_id)->refs = old->refs;
+   old->refs = NAME_MOVED;
+   old->hash = new_id;
+   return new_id;
+}
+
+void ML_(jit_names_maybe_compact) ( void )
+{
+   Word k;
+   if (names.dead_bytes < NAME_MIN_DEAD_BYTES
+       || names.dead_bytes < names.live_bytes)
+      return;
+   new_pool = VG_(newXA)(ML_(dinfo_zalloc), "di.jitnames.chunks",
+                         ML_(dinfo_free), sizeof(HChar*));
+   new_used = 0;
+   /* Every name in use belongs to a live or archived function.  (With
+      --keep-debuginfo=yes every removed function is archived, so no
+      name dies and the pool is never compacted; archived names are
+      moved all the same, so that this holds whatever releases names.) */
+   ML_(jit_rename_all)(move_name);
+   /* The symbol-name cache may point into the old pool. */
+   ML_(invalidate_sym_name_cache_for_jit)();
+   for (k = 0; k < VG_(sizeXA)(names.chunks); k++)
+      ML_(dinfo_free)(*(HChar**)VG_(indexXA)(names.chunks, k));
+   VG_(deleteXA)(names.chunks);
+   names.chunks = new_pool;
+   names.used   = new_used;
+   new_pool     = NULL;
+   names.compactions++;
+   names.bytes_freed += names.dead_bytes;
+   names.dead_bytes = 0;
+   VG_(memset)(names.recent, 0, sizeof(names.recent));
+}
+
+void ML_(jit_names_print_stats) ( void )
+{
+   VG_(umsg)("JIT: name pool: %lu bytes in use, %lu bytes unused, "
+             "%llu compactions freed %llu bytes\n",
+             names.live_bytes, names.dead_bytes,
+             names.compactions, names.bytes_freed);
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

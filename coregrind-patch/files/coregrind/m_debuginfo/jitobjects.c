@@ -1,0 +1,231 @@
+/*--------------------------------------------------------------------*/
+/*--- JIT code registry: JIT objects (synthetic DebugInfos, source ---*/
+/*--- file pools) and line tables.                    jitobjects.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* A JIT object is the module its functions belong to.  It owns a
+   synthetic DebugInfo (see priv_jitreg.h), allocated through
+   debuginfo.c like every other one but kept off debugInfo_list, whose
+   fndnpool holds the source file names of its functions' line tables.
+   Objects are found by name through a hash table, and by the index a
+   JitFn records through an XArray. */
+
+#include "pub_core_basics.h"
+#include "pub_core_debuginfo.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_hashtable.h"
+#include "pub_core_xarray.h"
+
+#include "priv_misc.h"           /* dinfo_zalloc/free/strdup */
+#include "priv_image.h"
+#include "priv_d3basics.h"
+#include "priv_tytypes.h"
+#include "priv_storage.h"        /* DebugInfo, ML_(addFnDn) */
+#include "priv_jitreg.h"
+#include "priv_jitstore.h"       /* self */
+
+static VgHashTable* objects       = NULL;  /* of JitObject, by name */
+static XArray*      object_list   = NULL;  /* of JitObject*, by index */
+static JitObject*   recent_object = NULL;
+
+static Word cmp_object_node ( const void* aV, const void* bV )
+{
+   const JitObject* a = aV;
+   const JitObject* b = bV;
+   return VG_(strcmp)(a->name, b->name);
+}
+
+/* A synthetic DebugInfo for objname: see priv_jitreg.h. */
+static DebugInfo* new_object_DebugInfo ( const HChar* objname )
+{
+   DebugInfo* di = ML_(alloc_unlisted_DebugInfo)(objname);
+   di->soname      = ML_(dinfo_strdup)("di.jitobjects.di.soname", objname);
+   di->first_epoch.n = 1;     /* valid in every epoch */
+   di->last_epoch  = DiEpoch_INVALID();
+   di->have_dinfo  = True;
+   /* The one-slot symtab and loctab that lookups fill in. */
+   di->symtab      = ML_(dinfo_zalloc)("di.jitobjects.di.symtab",
+                                       sizeof(DiSym));
+   di->symtab_used = di->symtab_size = 1;
+   di->loctab      = ML_(dinfo_zalloc)("di.jitobjects.di.loctab",
+                                       sizeof(DiLoc));
+   di->loctab_used = di->loctab_size = 1;
+   di->sizeof_fndn_ix = sizeof(UInt);
+   di->loctab_fndn_ix = ML_(dinfo_zalloc)("di.jitobjects.di.fndn",
+                                          sizeof(UInt));
+   return di;
+}
+
+JitObject* ML_(jit_object_get) ( const HChar* objname )
+{
+   JitObject  key;
+   JitObject* obj;
+
+   if (recent_object != NULL && VG_(strcmp)(recent_object->name, objname) == 0)
+      return recent_object;
+   if (objects == NULL) {
+      objects     = VG_(HT_construct)("di.jitobjects.objects");
+      object_list = VG_(newXA)(ML_(dinfo_zalloc), "di.jitobjects.list",
+                               ML_(dinfo_free), sizeof(JitObject*));
+   }
+   key.key  = ML_(jit_hash_bytes)(objname, VG_(strlen)(objname));
+   key.name = objname;
+   obj = VG_(HT_gen_lookup)(objects, &key, cmp_object_node);
+   if (obj == NULL) {
+      obj = ML_(dinfo_zalloc)("di.jitobjects.object", sizeof(JitObject));
+      obj->key   = key.key;
+      obj->di    = new_object_DebugInfo(objname);
+      obj->name  = obj->di->fsm.filename;
+      obj->index = (UInt)VG_(addToXA)(object_list, &obj);
+      VG_(HT_add_node)(objects, obj);
+   }
+   recent_object = obj;
+   return obj;
+}
+
+JitObject* ML_(jit_object_at) ( UInt index )
+{
+   return *(JitObject**)VG_(indexXA)(object_list, index);
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Line tables                                          ---*/
+/*------------------------------------------------------------*/
+
+/* Interns a source path in obj's file pool, split into directory and
+   file name as DWARF line tables are. */
+static UInt add_source_file ( JitObject* obj, const HChar* path )
+{
+   const HChar* slash = VG_(strrchr)(path, '/');
+   if (slash == NULL || slash == path)
+      return ML_(addFnDn)(obj->di, path, NULL);
+   {
+      SizeT dlen = slash - path;
+      HChar dir[dlen + 1];
+      VG_(memcpy)(dir, path, dlen);
+      dir[dlen] = 0;
+      return ML_(addFnDn)(obj->di, slash + 1, dir);
+   }
+}
+
+/* Temporary line entry while building a table. */
+typedef
+   struct {
+      UInt offset;
+      UInt line;
+      UInt fndn_ix;
+      UInt index;   /* position in the producer's table */
+   }
+   TmpLine;
+
+static Int cmp_tmp_line ( const void* aV, const void* bV )
+{
+   const TmpLine* a = aV;
+   const TmpLine* b = bV;
+   if (a->offset != b->offset) return a->offset < b->offset ? -1 : 1;
+   if (a->index  != b->index)  return a->index  < b->index  ? -1 : 1;
+   return 0;
+}
+
+JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
+                                        JitObject* obj,
+                                        /*OUT*/UWord* n_dropped )
+{
+   TmpLine*     tmp;
+   JitLineTab*  tab;
+   UWord        i, n = 0, out;
+   const HChar* last_file = NULL;
+   UInt         last_fndn_ix = 0;
+   UInt         default_fndn_ix = 0;
+
+   *n_dropped = 0;
+   if (reg->n_lines == 0 || reg->lines == NULL)
+      return NULL;
+   if (reg->file != NULL)
+      default_fndn_ix = add_source_file(obj, reg->file);
+   tmp = ML_(dinfo_zalloc)("di.jitobjects.tmplines",
+                           reg->n_lines * sizeof(TmpLine));
+   for (i = 0; i < reg->n_lines; i++) {
+      const JitSrcLine* e = &reg->lines[i];
+      UInt fndn_ix;
+      if (e->offset >= reg->size || e->line == 0 || e->line > MAX_LINENO) {
+         (*n_dropped)++;
+         continue;
+      }
+      if (e->file == NULL) {
+         fndn_ix = default_fndn_ix;
+      } else if (e->file == last_file) {
+         fndn_ix = last_fndn_ix;
+      } else {
+         fndn_ix = e->file[0] ? add_source_file(obj, e->file) : 0;
+         last_file = e->file;
+         last_fndn_ix = fndn_ix;
+      }
+      if (fndn_ix == 0) {   /* no file at all: the line means nothing */
+         (*n_dropped)++;
+         continue;
+      }
+      tmp[n].offset  = (UInt)e->offset;
+      tmp[n].line    = (UInt)e->line;
+      tmp[n].fndn_ix = fndn_ix;
+      tmp[n].index   = (UInt)i;
+      n++;
+   }
+   if (n == 0) {
+      ML_(dinfo_free)(tmp);
+      return NULL;
+   }
+   VG_(ssort)(tmp, n, sizeof(TmpLine), cmp_tmp_line);
+   out = 0;
+   for (i = 0; i < n; i++) {
+      if (i + 1 < n && tmp[i + 1].offset == tmp[i].offset)
+         continue;   /* a later entry has the same offset */
+      tmp[out++] = tmp[i];
+   }
+   tab = ML_(dinfo_zalloc)("di.jitobjects.lines",
+                           sizeof(JitLineTab) + out * sizeof(JitLine));
+   tab->n_lines = (UInt)out;
+   for (i = 0; i < out; i++) {
+      tab->lines[i].offset  = tmp[i].offset;
+      tab->lines[i].line    = tmp[i].line;
+      tab->lines[i].fndn_ix = tmp[i].fndn_ix;
+   }
+   ML_(dinfo_free)(tmp);
+   return tab;
+}
+
+JitLineTab* ML_(jit_line_table_copy) ( const JitLineTab* t )
+{
+   SizeT       sz   = sizeof(JitLineTab) + t->n_lines * sizeof(JitLine);
+   JitLineTab* copy = ML_(dinfo_zalloc)("di.jitobjects.lines", sz);
+   VG_(memcpy)(copy, t, sz);
+   return copy;
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

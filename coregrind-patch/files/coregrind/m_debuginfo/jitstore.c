@@ -1,0 +1,362 @@
+/*--------------------------------------------------------------------*/
+/*--- JIT code registry: the function store, live functions in     ---*/
+/*--- address order, and archived ones.                 jitstore.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* Live functions are kept sorted by address in chunks of up to
+   FNS_PER_CHUNK records; each chunk holds the functions that start in
+   its address range, the chunks' ranges partition the address space,
+   and the chunks are found through an OSet (AVL tree) whose comparator
+   matches any address in a chunk's range.  So a lookup is an AVL
+   descent over n/FNS_PER_CHUNK nodes plus a binary search inside one
+   chunk, and an ELF lookup, which m_debuginfo tries first, costs
+   nothing extra.  JITs emit code upward through a code heap: a function
+   above every other one is appended to the last chunk without any
+   search, and a full chunk is then continued by a new one rather than
+   split, so ascending registrations fill chunks completely.  Removing a
+   range removes each chunk's part of it with one move of the records
+   after it.
+
+   Functions removed under --keep-debuginfo=yes are archived in an
+   XArray with their last epoch; only lookups for old epochs search
+   it. */
+
+#include "pub_core_basics.h"
+#include "pub_core_debuginfo.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_oset.h"
+#include "pub_core_xarray.h"
+
+#include "priv_misc.h"           /* dinfo_zalloc/free */
+#include "priv_jitstore.h"       /* self */
+
+/* A function removed while --keep-debuginfo=yes: still describes its
+   code for epochs fn.first_epoch .. last_epoch. */
+typedef
+   struct {
+      JitFn fn;
+      UInt  last_epoch;
+   }
+   JitArchived;
+
+static OSet*       chunks       = NULL;  /* of JitFnChunk */
+static JitFnChunk* first_chunk  = NULL;  /* lo == 0 */
+static JitFnChunk* last_chunk   = NULL;  /* last == ~0 */
+static JitFnChunk* recent_chunk = NULL;  /* the last one looked up */
+static ULong       n_live       = 0;     /* live functions */
+static XArray*     archived_fns = NULL;  /* of JitArchived */
+
+static Word cmp_addr_in_chunk ( const void* keyV, const void* elemV )
+{
+   Addr              a = *(const Addr*)keyV;
+   const JitFnChunk* c = elemV;
+   if (a < c->lo)   return -1;
+   if (a > c->last) return 1;
+   return 0;
+}
+
+static void init_store ( void )
+{
+   if (LIKELY(chunks != NULL))
+      return;
+   chunks = VG_(OSetGen_Create)(offsetof(JitFnChunk, lo), cmp_addr_in_chunk,
+                                ML_(dinfo_zalloc), "di.jitstore.chunks",
+                                ML_(dinfo_free));
+   first_chunk = VG_(OSetGen_AllocNode)(chunks, sizeof(JitFnChunk));
+   first_chunk->lo   = 0;
+   first_chunk->last = ~(Addr)0;
+   first_chunk->prev = first_chunk->next = NULL;
+   first_chunk->n    = 0;
+   VG_(OSetGen_Insert)(chunks, first_chunk);
+   last_chunk = recent_chunk = first_chunk;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Finding functions                                    ---*/
+/*------------------------------------------------------------*/
+
+/* The chunk whose range contains a.  The store exists. */
+static JitFnChunk* chunk_for ( Addr a )
+{
+   JitFnChunk* c = recent_chunk;
+   if (a >= c->lo && a <= c->last)
+      return c;
+   c = VG_(OSetGen_Lookup)(chunks, &a);
+   vg_assert(c != NULL);   /* the ranges cover every address */
+   recent_chunk = c;
+   return c;
+}
+
+/* How many of c's functions start at or below a. */
+static UInt count_at_or_below ( const JitFnChunk* c, Addr a )
+{
+   UInt lo = 0, hi = c->n;
+   if (hi > 0 && c->fns[hi - 1].start <= a)
+      return hi;   /* the common case when appending */
+   while (lo < hi) {
+      UInt mid = lo + (hi - lo) / 2;
+      if (c->fns[mid].start <= a) lo = mid + 1; else hi = mid;
+   }
+   return lo;
+}
+
+/* The live function with the highest start <= a, or none. */
+static JitFnPos floor_fn ( Addr a )
+{
+   JitFnPos    p = { NULL, 0 };
+   JitFnChunk* c;
+   UInt        k;
+   if (chunks == NULL)
+      return p;
+   c = chunk_for(a);
+   k = count_at_or_below(c, a);
+   if (k > 0) {
+      p.c = c;
+      p.i = k - 1;
+   } else if (c->prev != NULL) {
+      /* Chunks other than a sole one are never empty. */
+      p.c = c->prev;
+      p.i = c->prev->n - 1;
+   }
+   return p;
+}
+
+/* The function after p (p == none: the first one), or none. */
+static JitFnPos next_fn ( JitFnPos p )
+{
+   JitFnPos none = { NULL, 0 };
+   if (p.c == NULL) {
+      if (first_chunk == NULL || first_chunk->n == 0)
+         return none;
+      p.c = first_chunk;
+      p.i = 0;
+      return p;
+   }
+   if (p.i + 1 < p.c->n) {
+      p.i++;
+      return p;
+   }
+   if (p.c->next == NULL)
+      return none;
+   p.c = p.c->next;
+   p.i = 0;
+   return p;
+}
+
+JitFnPos ML_(jit_fn_containing) ( Addr a )
+{
+   JitFnPos p = floor_fn(a);
+   if (p.c != NULL && a - ML_(jit_fn_at)(p)->start >= ML_(jit_fn_at)(p)->size)
+      p.c = NULL;
+   return p;
+}
+
+JitFnPos ML_(jit_fn_starting_at) ( Addr a )
+{
+   JitFnPos p = floor_fn(a);
+   if (p.c != NULL && ML_(jit_fn_at)(p)->start != a)
+      p.c = NULL;
+   return p;
+}
+
+JitFnPos ML_(jit_first_intersecting) ( Addr a, SizeT len )
+{
+   JitFnPos p = floor_fn(a);
+   if (p.c != NULL && a - ML_(jit_fn_at)(p)->start < ML_(jit_fn_at)(p)->size)
+      return p;   /* contains a */
+   p = next_fn(p);
+   if (p.c != NULL && ML_(jit_fn_at)(p)->start - a >= len)
+      p.c = NULL;
+   return p;
+}
+
+ULong ML_(jit_n_live) ( void )
+{
+   return n_live;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Adding and removing functions                        ---*/
+/*------------------------------------------------------------*/
+
+/* Takes chunk c (empty, not the sole chunk) out: its range goes to its
+   lower neighbour, or for the first chunk to the next one. */
+static void drop_chunk ( JitFnChunk* c )
+{
+   JitFnChunk* removed = VG_(OSetGen_Remove)(chunks, &c->lo);
+   vg_assert(removed == c && c->n == 0 && (c->prev || c->next));
+   if (c->prev != NULL) {
+      c->prev->last = c->last;
+      c->prev->next = c->next;
+   } else {
+      c->next->lo = c->lo;   /* keeps the OSet ordered: c is gone */
+      first_chunk = c->next;
+   }
+   if (c->next != NULL)
+      c->next->prev = c->prev;
+   else
+      last_chunk = c->prev;
+   if (recent_chunk == c)
+      recent_chunk = first_chunk;
+   VG_(OSetGen_FreeNode)(chunks, c);
+}
+
+/* Makes a chunk for the functions of c that start at or above lo
+   (c->lo < lo <= c->last): moves c's records from index k on into it. */
+static JitFnChunk* split_chunk ( JitFnChunk* c, Addr lo, UInt k )
+{
+   JitFnChunk* d = VG_(OSetGen_AllocNode)(chunks, sizeof(JitFnChunk));
+   d->lo   = lo;
+   d->last = c->last;
+   d->n    = c->n - k;
+   VG_(memcpy)(d->fns, &c->fns[k], d->n * sizeof(JitFn));
+   c->n    = k;
+   c->last = lo - 1;
+   d->prev = c;
+   d->next = c->next;
+   if (c->next != NULL)
+      c->next->prev = d;
+   else
+      last_chunk = d;
+   c->next = d;
+   VG_(OSetGen_Insert)(chunks, d);
+   return d;
+}
+
+void ML_(jit_insert_fn) ( const JitFn* f )
+{
+   JitFnChunk* c;
+   UInt        k;
+   init_store();
+   c = chunk_for(f->start);
+   k = count_at_or_below(c, f->start);
+   if (c->n == FNS_PER_CHUNK) {
+      if (k == FNS_PER_CHUNK) {
+         /* Above everything in c (a JIT filling its code heap upward):
+            start a new chunk instead of splitting a full one. */
+         c = split_chunk(c, f->start, k);
+         k = 0;
+      } else {
+         UInt half = FNS_PER_CHUNK / 2;
+         JitFnChunk* d = split_chunk(c, c->fns[half].start, half);
+         if (k > half) {
+            c = d;
+            k -= half;
+         }
+      }
+      recent_chunk = c;
+   }
+   VG_(memmove)(&c->fns[k + 1], &c->fns[k], (c->n - k) * sizeof(JitFn));
+   c->fns[k] = *f;
+   c->n++;
+   n_live++;
+}
+
+/* Merges or drops the chunk when it runs low. */
+void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j )
+{
+   JitFnChunk* d = c->next;
+   vg_assert(i < j && j <= c->n);
+   VG_(memmove)(&c->fns[i], &c->fns[j], (c->n - j) * sizeof(JitFn));
+   c->n -= j - i;
+   n_live -= j - i;
+   if (c->n == 0) {
+      if (c->prev != NULL || c->next != NULL)
+         drop_chunk(c);
+   } else if (d != NULL && c->n < FNS_PER_CHUNK / 4
+              && c->n + d->n <= FNS_PER_CHUNK / 2) {
+      /* Two sparse neighbours: d's records move into c. */
+      VG_(memcpy)(&c->fns[c->n], d->fns, d->n * sizeof(JitFn));
+      c->n += d->n;
+      d->n  = 0;
+      drop_chunk(d);   /* gives d's range to c */
+   }
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Archived functions                                   ---*/
+/*------------------------------------------------------------*/
+
+void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch )
+{
+   JitArchived ar;
+   if (archived_fns == NULL)
+      archived_fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitstore.archived",
+                                ML_(dinfo_free), sizeof(JitArchived));
+   ar.fn = *f;
+   ar.last_epoch = last_epoch;
+   VG_(addToXA)(archived_fns, &ar);
+}
+
+Bool ML_(jit_last_archived_at) ( Addr a, /*OUT*/UInt* last_epoch )
+{
+   Word i;
+   if (archived_fns == NULL)
+      return False;
+   for (i = VG_(sizeXA)(archived_fns) - 1; i >= 0; i--) {
+      const JitArchived* ar = VG_(indexXA)(archived_fns, i);
+      if (a >= ar->fn.start && a - ar->fn.start < ar->fn.size) {
+         *last_epoch = ar->last_epoch;
+         return True;
+      }
+   }
+   return False;
+}
+
+const JitFn* ML_(jit_find_archived) ( DiEpoch ep, Addr a )
+{
+   Word i;
+   if (archived_fns == NULL)
+      return NULL;
+   for (i = VG_(sizeXA)(archived_fns) - 1; i >= 0; i--) {
+      const JitArchived* ar = VG_(indexXA)(archived_fns, i);
+      if (a >= ar->fn.start && a - ar->fn.start < ar->fn.size
+          && ar->fn.first_epoch <= ep.n && ep.n <= ar->last_epoch)
+         return &ar->fn;
+   }
+   return NULL;
+}
+
+void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) )
+{
+   JitFnChunk* c;
+   UInt        i;
+   Word        k;
+   for (c = first_chunk; c != NULL; c = c->next)
+      for (i = 0; i < c->n; i++)
+         c->fns[i].name = remap(c->fns[i].name);
+   for (k = 0; archived_fns != NULL && k < VG_(sizeXA)(archived_fns); k++) {
+      JitArchived* ar = VG_(indexXA)(archived_fns, k);
+      ar->fn.name = remap(ar->fn.name);
+   }
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

@@ -1,0 +1,131 @@
+/*--------------------------------------------------------------------*/
+/*--- Followers of JIT producer files: the common core and what    ---*/
+/*--- each format provides.                       priv_jitfollow.h ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+#ifndef __PRIV_JITFOLLOW_H
+#define __PRIV_JITFOLLOW_H
+
+#include "pub_core_basics.h"
+#include "priv_jitreg.h"         /* JitWhere */
+
+/* A follower reads one producer file incrementally and feeds what it
+   decodes into the registry, under the file's path as object name.
+   jitfollow.c holds what every format shares (the list of followers,
+   reading the file's new bytes into a buffer, polling, forks); one file
+   per format (jitfollow-jitdump.c, jitfollow-perfmap.c) decodes the
+   bytes with the shared parsers of readjitdump.c/readperfmap.c and
+   registers what they describe. */
+
+typedef struct _JitFollower JitFollower;
+
+/* What a format's step did with the bytes it was given. */
+typedef
+   enum {
+      JitStep_ADVANCE,    /* handled an item; *n: how far the reader's
+                             offset moved (may exceed the bytes given:
+                             a skip) */
+      JitStep_NEED_MORE,  /* *n: how many bytes, from the reader's offset,
+                             the next item needs */
+      JitStep_WAIT,       /* the next item needs a safe point; the reader
+                             is unchanged */
+      JitStep_STOP        /* the file is unreadable: following stopped */
+   }
+   JitStep;
+
+/* A format. */
+typedef
+   struct {
+      const HChar* kind;         /* "jitdump file", for messages */
+      const HChar* position;     /* "offset " or "line ": how a problem's
+                                    position is printed */
+      SizeT        buf_initial;  /* read buffer size */
+      SizeT        buf_max;      /* largest item held whole */
+      /* Allocates the format's state (fl->state). */
+      void     (*init)   ( JitFollower* fl );
+      /* File offset of the reader's next unconsumed byte. */
+      ULong    (*offset) ( const JitFollower* fl );
+      /* Decodes one item from buf[0 .. len-1], the file's bytes at
+         offset(), and registers what it describes. */
+      JitStep  (*step)   ( JitFollower* fl, const UChar* buf, SizeT len,
+                           JitWhere where, /*OUT*/ULong* n );
+   }
+   JitFollowerOps;
+
+struct _JitFollower {
+   const JitFollowerOps* ops;
+   Int    fd;
+   Int    pid;          /* process that opened it */
+   HChar* path;         /* object name of its functions */
+   Bool   done;         /* closed, hard error or I/O error */
+   UChar* buf;
+   SizeT  buf_cap;
+   void*  state;        /* the format's */
+   /* Counters for -v. */
+   ULong  n_loaded, n_moved, n_refused, n_bad;
+   ULong  n_warned;
+};
+
+/* If fl follows a perf map: parses its last line even without its
+   '\n' (a producer that exited without finishing it), at a safe point.
+   Called when the client has exited. */
+extern void ML_(jit_perfmap_finish) ( JitFollower* fl );
+
+/* Starts following the file open on fd (owned from now on) with ops. */
+extern JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
+                                      const HChar* path );
+
+/* Stops following fl, closing its file, and says why under -v. */
+extern void ML_(jit_follow_stop) ( JitFollower* fl, const HChar* why );
+
+/* True if a live follower reads path. */
+extern Bool ML_(jit_is_followed) ( const HChar* path );
+
+/* Counts a malformed item at position `where` (an offset or a line, as
+   ops->position says) and prints `what` under -v (at most 10 per
+   file). */
+extern void ML_(jit_follow_warn) ( JitFollower* fl, ULong where,
+                                   const HChar* what );
+
+/* True if one more problem of fl may be printed (counts it). */
+extern Bool ML_(jit_follow_may_warn) ( JitFollower* fl );
+
+/* ---- The formats ----
+   jitfollow-jitdump.c starts its followers from
+   ML_(jit_notify_mapped_file) (priv_jitreg.h); jitfollow-perfmap.c
+   from: */
+
+/* Opens /tmp/perf-<pid>.map once it exists, if --jit-perf-map=yes. */
+extern void ML_(jit_perfmap_maybe_open) ( void );
+
+/* Never opens the perf map again (a forked child: it describes the
+   parent). */
+extern void ML_(jit_perfmap_give_up) ( void );
+
+#endif   // __PRIV_JITFOLLOW_H
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/

@@ -1,0 +1,225 @@
+/*--------------------------------------------------------------------*/
+/*--- JIT code registry: the data its files share (functions,      ---*/
+/*--- names, objects, line tables).               priv_jitstore.h ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+#ifndef __PRIV_JITSTORE_H
+#define __PRIV_JITSTORE_H
+
+#include "pub_core_basics.h"
+#include "pub_core_debuginfo.h"
+#include "priv_jitreg.h"         /* JitRegistration */
+
+/* Design
+   ------
+   A JIT function is a JitFn record of 32 bytes: [start, start+size), a
+   name, the JIT object it belongs to and an optional line table.  Live
+   functions never overlap.  The function store (jitstore.c) keeps them
+   sorted by address in chunks; the name pool (jitnames.c) holds their
+   names; each JIT object (jitobjects.c) owns a synthetic DebugInfo
+   holding its name (Callgrind's ob=) and its pool of source file names,
+   which line tables refer to.
+
+   Epochs: every change advances the DebugInfo epoch, exactly as loading
+   or unloading an ELF object does.  A function records the epoch it was
+   registered in; with --keep-debuginfo=yes a removed function is
+   archived with its last epoch (and the ExeContexts that mention its
+   code are pinned to that epoch), so errors recorded earlier still
+   print its name.  Without it, removed functions are freed. */
+
+/* ---- Names (jitnames.c) ---- */
+
+/* A 32-bit hash (FNV-1a, folded) of the len bytes at s. */
+extern UInt ML_(jit_hash_bytes) ( const HChar* s, SizeT len );
+
+/* A name in the pool; 0 means none. */
+typedef UInt JitNameId;
+
+/* A copy of s (len bytes, no NUL inside) with one more reference: a
+   copy registered recently if there is one, else a new one. */
+extern JitNameId ML_(jit_name_intern) ( const HChar* s, SizeT len );
+
+/* One more reference to id. */
+extern void ML_(jit_name_ref) ( JitNameId id );
+
+/* One reference less to id (> 0 references); its bytes are reclaimed
+   by the next compaction once none is left. */
+extern void ML_(jit_name_release) ( JitNameId id );
+
+/* The NUL-terminated name; valid until the next compaction (a safe
+   point). */
+extern const HChar* ML_(jit_name_str) ( JitNameId id );
+
+/* At a safe point: moves the names in use into a fresh pool once dead
+   names take more room than live ones (invalidating the symbol-name
+   cache, which points into the pool). */
+extern void ML_(jit_names_maybe_compact) ( void );
+
+/* Prints the name pool's line of the -v summary. */
+extern void ML_(jit_names_print_stats) ( void );
+
+/* ---- Objects and line tables (jitobjects.c) ---- */
+
+/* A JIT object: the module a function belongs to. */
+typedef
+   struct _JitObject {
+      struct _JitObject* next;   /* VgHashTable link */
+      UWord              key;    /* hash of the name */
+      const HChar*       name;   /* == di->fsm.filename */
+      DebugInfo*         di;     /* synthetic, never on debugInfo_list */
+      UInt               index;  /* for ML_(jit_object_at) */
+   }
+   JitObject;
+
+/* One line-table entry: code from `offset` up to the next entry's
+   offset (or the end of the function) comes from line `line` of the
+   file `fndn_ix` (an index in the object's DebugInfo fndnpool). */
+typedef
+   struct {
+      UInt offset;
+      UInt line;
+      UInt fndn_ix;
+   }
+   JitLine;
+
+typedef
+   struct {
+      UInt    n_lines;
+      JitLine lines[0];  /* sorted by offset, offsets unique */
+   }
+   JitLineTab;
+
+/* The JIT object called objname (non-empty), created with its synthetic
+   DebugInfo on first use.  Objects live until the process exits (there
+   are few of them). */
+extern JitObject* ML_(jit_object_get) ( const HChar* objname );
+
+/* The object with the given index. */
+extern JitObject* ML_(jit_object_at) ( UInt index );
+
+/* Builds the line table of reg for obj: drops entries outside the code,
+   with line 0 or too large, or with no file at all; sorts by offset; of
+   entries with equal offsets keeps the one that came last.  Returns the
+   table (NULL if nothing is left; free with ML_(dinfo_free)) and sets
+   *n_dropped. */
+extern JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
+                                               JitObject* obj,
+                                               /*OUT*/UWord* n_dropped );
+
+/* A copy of t (free with ML_(dinfo_free)). */
+extern JitLineTab* ML_(jit_line_table_copy) ( const JitLineTab* t );
+
+/* ---- The function store (jitstore.c) ---- */
+
+/* A registered function: 32 bytes. */
+typedef
+   struct {
+      Addr        start;
+      UInt        size;         /* bytes, > 0; start+size never wraps */
+      UInt        first_epoch;  /* epoch it was registered in */
+      JitNameId   name;
+      UInt        obj;          /* JIT object index */
+      JitLineTab* lines;        /* or NULL */
+   }
+   JitFn;
+
+/* Records per chunk: 64 * 32 bytes, so that a chunk is 2 KiB. */
+#define FNS_PER_CHUNK 64
+
+/* A chunk of live functions: those whose start is in [lo, last],
+   sorted by start.  The chunks' ranges partition the address space (the
+   first has lo == 0, the last has last == ~0) and are linked in address
+   order.  Only a sole chunk is ever empty. */
+typedef
+   struct _JitFnChunk {
+      Addr                lo;     /* the OSet key */
+      Addr                last;
+      struct _JitFnChunk* prev;
+      struct _JitFnChunk* next;
+      UInt                n;      /* records in use */
+      JitFn               fns[FNS_PER_CHUNK];
+   }
+   JitFnChunk;
+
+/* A live function's place: fns[i] of chunk c; c == NULL for none.  Valid
+   until the store changes. */
+typedef
+   struct {
+      JitFnChunk* c;
+      UInt        i;
+   }
+   JitFnPos;
+
+static inline JitFn* ML_(jit_fn_at) ( JitFnPos p )
+{
+   return &p.c->fns[p.i];
+}
+
+/* The live function containing a, or none. */
+extern JitFnPos ML_(jit_fn_containing) ( Addr a );
+
+/* The live function starting exactly at a, or none. */
+extern JitFnPos ML_(jit_fn_starting_at) ( Addr a );
+
+/* The first live function intersecting [a, a+len) (len > 0), or
+   none. */
+extern JitFnPos ML_(jit_first_intersecting) ( Addr a, SizeT len );
+
+/* Inserts *f, which intersects no live function. */
+extern void ML_(jit_insert_fn) ( const JitFn* f );
+
+/* Removes records [i, j) of chunk c, whose contents the caller has
+   already released or archived. */
+extern void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j );
+
+/* How many functions are live. */
+extern ULong ML_(jit_n_live) ( void );
+
+/* Keeps a copy of f (just removed, --keep-debuginfo=yes, or unmapped) for lookups in
+   epochs f->first_epoch .. last_epoch. */
+extern void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch );
+
+/* If an archived function covers a: sets *last_epoch to the last epoch
+   of the newest such and returns True. */
+extern Bool ML_(jit_last_archived_at) ( Addr a, /*OUT*/UInt* last_epoch );
+
+/* The archived function describing (ep, a), newest first, or NULL. */
+extern const JitFn* ML_(jit_find_archived) ( DiEpoch ep, Addr a );
+
+/* Replaces the name of every live and archived function by
+   remap(name) (name pool compaction). */
+extern void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) );
+
+/* ---- Registration (jitreg.c) ---- */
+
+/* Does [a, a+len) overlap the text of an ELF object that m_debuginfo
+   knows (and has not archived)? */
+extern Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len );
+
+#endif   // __PRIV_JITSTORE_H
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/
