@@ -29,6 +29,20 @@
 //             the current directory (must be ignored)
 //   perfmap-foreign  /tmp/perf-<pid>.map owned by another user (needs
 //             root to chown; prints "skip: ..." to stderr otherwise)
+//   names WHEN FILE  a small call graph (names_top calls names_middle 20 x,
+//             names_middle calls names_leaf 10 x, then names_top calls the
+//             recursive names_fib(10)), announced in FILE = dump (jitdump
+//             with CODE_DEBUG_INFO line tables) or map (a perf map, no
+//             lines), dump40 (a jitdump whose CODE_DEBUG_INFO addresses
+//             are 0x40 past the code, as V8 and LLVM's perf listener write
+//             them), WHEN = early (written before the code runs) or late
+//             (written after it ran: the jitdump is mapped first and gets
+//             its records at the end; the perf map is created at the end
+//             and left in place, as HotSpot's -XX:+DumpPerfMapAtExit
+//             does).  The profiles of both must agree.
+//   leak WHEN  names_alloc, announced in a jitdump early or late, returns
+//             malloc(24), which the program then loses (Memcheck's leak
+//             check must name names_alloc either way)
 //
 // Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
 // ... + 1 for n >= 1, emitted with xbyak:
@@ -63,6 +77,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -422,12 +437,241 @@ int mode_perfmap_foreign() {
     return 0;
 }
 
+/// Emits names_leaf(n) = n + (n-1) + ... + 1 (lines 100..102).
+Fn emit_names_leaf(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
+                   const std::string& file) {
+    Emitter e(where, 64);
+    Fn f;
+    f.name = "names_leaf";
+    f.addr = where;
+    e.xor_(e.eax, e.eax);
+    e.mov(e.rcx, e.rdi);
+    f.loop = e.getSize();
+    Xbyak::Label top;
+    e.L(top);
+    e.add(e.rax, e.rcx);
+    e.dec(e.rcx);
+    e.jnz(top);
+    f.tail = e.getSize();
+    e.ret();
+    e.ready();
+    f.size = e.getSize();
+    lines = f.lines(100, file);
+    return f;
+}
+
+/// Emits a function that calls `callee`(its argument) `times` times and
+/// adds the results (lines L: prologue, L+1: the loop, L+2: the rest);
+/// with `fib`, it then adds fib(10).
+Fn emit_names_caller(const std::string& name, std::uint8_t* where, const void* callee,
+                     int times, const void* fib, std::uint32_t first_line,
+                     std::vector<DebugEntrySpec>& lines, const std::string& file) {
+    Emitter e(where, 192);
+    Fn f;
+    f.name = name;
+    f.addr = where;
+    e.push(e.rbx);
+    e.push(e.r12);
+    e.push(e.r13);
+    e.mov(e.r12, e.rdi);
+    e.xor_(e.r13, e.r13);
+    e.mov(e.ebx, times);
+    f.loop = e.getSize();
+    Xbyak::Label top;
+    e.L(top);
+    e.mov(e.rdi, e.r12);
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(callee));
+    e.call(e.rax);
+    e.add(e.r13, e.rax);
+    e.dec(e.rbx);
+    e.jnz(top);
+    f.tail = e.getSize();
+    if (fib) {
+        e.mov(e.edi, 10);
+        e.mov(e.rax, reinterpret_cast<std::uintptr_t>(fib));
+        e.call(e.rax);
+        e.add(e.r13, e.rax);
+    }
+    e.mov(e.rax, e.r13);
+    e.pop(e.r13);
+    e.pop(e.r12);
+    e.pop(e.rbx);
+    e.ret();
+    e.ready();
+    f.size = e.getSize();
+    lines = f.lines(first_line, file);
+    return f;
+}
+
+/// Emits the recursive names_fib(n) (lines 500: test, 501: recursion,
+/// 502: the base case).
+Fn emit_names_fib(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
+                  const std::string& file) {
+    Emitter e(where, 128);
+    Fn f;
+    f.name = "names_fib";
+    f.addr = where;
+    Xbyak::Label entry, small;
+    e.L(entry);
+    e.cmp(e.rdi, 2);
+    e.jl(small);
+    f.loop = e.getSize();
+    e.push(e.rbx);
+    e.push(e.r12);
+    e.push(e.r12);  // keeps the stack 16-byte aligned
+    e.mov(e.rbx, e.rdi);
+    e.lea(e.rdi, e.ptr[e.rbx - 1]);
+    e.call(entry);
+    e.mov(e.r12, e.rax);
+    e.lea(e.rdi, e.ptr[e.rbx - 2]);
+    e.call(entry);
+    e.add(e.rax, e.r12);
+    e.pop(e.r12);
+    e.pop(e.r12);
+    e.pop(e.rbx);
+    e.ret();
+    f.tail = e.getSize();
+    e.L(small);
+    e.mov(e.rax, e.rdi);
+    e.ret();
+    e.ready();
+    f.size = e.getSize();
+    lines = f.lines(500, file);
+    return f;
+}
+
+/// exit_group(0) issued right here: no library code (not even a PLT
+/// stub, whose first lookup could make Valgrind read the files) runs after
+/// the caller's last write.
+[[noreturn]] void exit_now() {
+    __asm__ volatile("mov $231, %%eax\n\txor %%edi, %%edi\n\tsyscall" ::: "rax", "rdi",
+                     "rcx", "r11", "memory");
+    __builtin_unreachable();
+}
+
+int mode_names(const std::string& when, const std::string& file) {
+    const bool late = when == "late";
+    const bool map = file == "map";
+    const bool plus40 = file == "dump40";
+    if ((!late && when != "early") || (!map && !plus40 && file != "dump")) {
+        std::fprintf(stderr, "jitdump_producer: names early|late dump|dump40|map\n");
+        return 2;
+    }
+    const std::string src = "/virtual/names.src";
+    // Kept until exit, as JITs keep their code: names read at exit can
+    // only name code that is still mapped then.
+    CodeMemory& mem = *new CodeMemory(4096);
+    std::vector<DebugEntrySpec> l_leaf, l_mid, l_fib, l_top;
+    const Fn leaf = emit_names_leaf(mem.at(0), l_leaf, src);
+    const Fn fib = emit_names_fib(mem.at(512), l_fib, src);
+    const Fn middle = emit_names_caller("names_middle", mem.at(128), leaf.addr, 10, nullptr,
+                                        200, l_mid, src);
+    const Fn top = emit_names_caller("names_top", mem.at(256), middle.addr, 20, fib.addr, 300,
+                                     l_top, src);
+    const std::pair<const Fn*, const std::vector<DebugEntrySpec>*> all[] = {
+        {&leaf, &l_leaf}, {&middle, &l_mid}, {&fib, &l_fib}, {&top, &l_top}};
+    for (const auto& f : all)
+        std::fprintf(stderr, "fn %s %p %zu\n", f.first->name.c_str(),
+                     static_cast<void*>(f.first->addr), f.first->size);
+
+    std::unique_ptr<Jitdump> dump;
+    if (!map) dump = std::make_unique<Jitdump>();   // mapped before anything runs
+    auto write_map = [&](const std::string& path) {
+        const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        if (fd < 0) die("open perf map");
+        for (const auto& f : all) write_str(fd, map_line(*f.first));
+        ::close(fd);
+    };
+    // The same map written elsewhere first: the library code (and PLT
+    // stubs) that writes it then runs before the real map exists, so that
+    // no lookup of new code reads the real map before the process exits.
+    if (late && map) write_map("warmup-" + std::to_string(getpid()) + ".map");
+    auto announce = [&] {
+        if (map) {
+            write_map(perf_map_path());
+            return;
+        }
+        for (const auto& f : all) {
+            JitdumpBuilder rec;
+            std::vector<DebugEntrySpec> entries = *f.second;
+            if (plus40)
+                for (auto& en : entries) en.addr += 0x40;
+            rec.debug_info(Jitdump::addr(*f.first), entries, std::nullopt, now_ns());
+            dump->put(rec);
+            dump->put(dump->load(*f.first));
+        }
+    };
+    if (!late) announce();
+    let_time_pass();
+    const long result = top.call(40);
+    let_time_pass();
+    std::printf("names %ld\n", result);
+    if (late) {
+        // The names are the last thing the process writes: nothing runs
+        // after them (no destructor, no atexit handler), so only a reader
+        // that reads the files at exit sees them.
+        std::fflush(stdout);
+        announce();
+        exit_now();
+    }
+    if (dump) dump->close_record();
+    return 0;
+}
+
+/// Pointer that loses the block names_alloc returned (a leak).
+void* volatile g_leaked = nullptr;
+
+int mode_leak(const std::string& when) {
+    const bool late = when == "late";
+    if (!late && when != "early") {
+        std::fprintf(stderr, "jitdump_producer: leak early|late\n");
+        return 2;
+    }
+    // names_alloc() = malloc(24) (lines 700: prologue, 701: the call,
+    // 702: the rest), announced with a line table in a jitdump.
+    CodeMemory& mem = *new CodeMemory(4096);   // kept until exit
+    Emitter e(mem.at(0), 64);
+    Fn f;
+    f.name = "names_alloc";
+    f.addr = mem.at(0);
+    e.sub(e.rsp, 8);
+    e.mov(e.edi, 24);
+    f.loop = e.getSize();
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&std::malloc));
+    e.call(e.rax);
+    f.tail = e.getSize();
+    e.add(e.rsp, 8);
+    e.ret();
+    e.ready();
+    f.size = e.getSize();
+    std::fprintf(stderr, "fn %s %p %zu\n", f.name.c_str(), static_cast<void*>(f.addr), f.size);
+    Jitdump dump;
+    auto announce = [&] {
+        JitdumpBuilder rec;
+        rec.debug_info(Jitdump::addr(f), f.lines(700, "/virtual/names.src"), std::nullopt,
+                       now_ns());
+        dump.put(rec);
+        dump.put(dump.load(f));
+    };
+    if (!late) announce();
+    let_time_pass();
+    g_leaked = reinterpret_cast<void* (*)()>(f.addr)();
+    g_leaked = nullptr;   // the block is lost
+    let_time_pass();
+    if (late) announce();
+    dump.close_record();
+    std::printf("leak done\n");
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "leak") return mode_leak(argv[2]);
+    if (argc == 4 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3]);
     if (argc != 2) {
         std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|perfmap|"
-                             "perfmap-symlink|perfmap-foreign\n");
+                             "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | leak early|late\n");
         return 2;
     }
     const std::string mode = argv[1];

@@ -634,6 +634,34 @@ BOOST_AUTO_TEST_CASE(names_with_spaces_parentheses_and_prefixes) {
     BOOST_TEST(got == want, boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(hotspot_dump_perf_map_at_exit_lines) {
+    // OpenJDK's -XX:+DumpPerfMapAtExit: "0x"-prefixed, zero-padded 16-digit
+    // START and SIZE, names with blanks, parentheses and angle brackets.
+    const Lines got = perfmap_all_ways(
+        "0x00007f3c1d000000 0x0000000000017de0 Interpreter\n"
+        "0x00007f3c1d0a1b40 0x0000000000000130 int JitWork.fib(int)\n"
+        "0X00007F3C1D0A2000 0X0000000000000040 void java.lang.Object.<init>()\n"
+        "0x00007f3c1d0a3000 0x0000000000000000 zero\n"
+        "0x10000000000000000 0x10 too_big\n"
+        "0x00007f3c1d0a4000 0x40name_glued\n"
+        "0x00007f3c1d0a5000 0x0000000000000008 last");
+    const Lines want = {
+        "ENTRY L1 @0 0x7f3c1d000000+0x17de0 'Interpreter'",
+        "ENTRY L2 @50 0x7f3c1d0a1b40+0x130 'int JitWork.fib(int)'",
+        "ENTRY L3 @109 0x7f3c1d0a2000+0x40 'void java.lang.Object.<init>()'",
+        "BAD L4 @178 err=" + std::to_string(PERFMAP_ERR_ZERO_SIZE),
+        "BAD L5 @221 err=" + std::to_string(PERFMAP_ERR_NUMBER_TOO_BIG),
+        "BAD L6 @254 err=" + std::to_string(PERFMAP_ERR_BAD_SIZE),
+        "END @288"};
+    BOOST_TEST(got == want, boost::test_tools::per_element());
+    // Read to its end (the file is complete at exit): the last line counts
+    // without its '\n'.
+    const Lines done = perfmap_all_ways(
+        "0x00007f3c1d0a5000 0x0000000000000008 last", true);
+    BOOST_REQUIRE_EQUAL(done.size(), 2u);
+    BOOST_TEST(done[0] == "ENTRY L1 @0 0x7f3c1d0a5000+0x8 'last'");
+}
+
 BOOST_AUTO_TEST_CASE(crlf_and_missing_trailing_newline) {
     const Lines live = perfmap_all_ways("1000 10 a\r\n2000 10 b c\r\n3000 10 partial");
     const Lines want_live = {"ENTRY L1 @0 0x1000+0x10 'a'", "ENTRY L2 @11 0x2000+0x10 'b c'",

@@ -84,6 +84,14 @@ extern void VG_(di_jit_unknown_request) ( UWord code );
    being followed.  When nothing changed it costs one fstat per file. */
 extern void VG_(jit_poll_producer_files) ( void );
 
+/* Called once when the client has exited, before the tool's fini
+   (which writes profiles and runs the leak check): reads every followed
+   producer file (jitdump, perf map) to its end and opens a perf map that
+   the client wrote only at exit, so that names written late still name
+   the results.  Bad or truncated files are reported under -v and never
+   stop the exit. */
+extern void VG_(jit_read_producers_at_exit) ( void );
+
 /* Prints the one-line registry summary (registered, unregistered,
    replaced, refused) when -v is given.  Called once at exit. */
 extern void VG_(jit_print_summary) ( void );

@@ -65,6 +65,8 @@ typedef
       Addr          pending_addr;
       XArray*       pending_lines;  /* of PendingLine */
       XArray*       pending_files;  /* of HChar: NUL-terminated names */
+      /* Line-table convention seen in this file (see line_bias). */
+      Bool          lines_direct, lines_plus40;
    }
    JitdumpState;
 
@@ -104,6 +106,51 @@ static void keep_debug_info ( JitdumpState* s, const JitdumpDebugInfo* di )
    }
 }
 
+/* CODE_DEBUG_INFO addresses.  The jitdump specification and Linux perf
+   (perf inject --jit, tools/perf/util/genelf_debug.c since Linux 5.8:
+   an entry's line starts at the generated ELF's text + (addr -
+   code_addr)) take them as code addresses.  V8 and LLVM's perf listener
+   add 0x40 to each (the ELF header size that older perf put before the
+   code).  The convention is read from the records: a table with an entry
+   in the first 0x40 bytes of its code is direct; one with an entry at or
+   past the code's end whose entries all fit once 0x40 is taken off is
+   0x40 past; a file keeps the convention it showed first.  A table that
+   shows neither is read as 0x40 past if its first entry is exactly at
+   code + 0x40 (where such producers put the function's first line) and
+   the file never showed a direct table.  Returns the bias to subtract.
+   Entries outside their code after that are dropped and counted by the
+   registry. */
+#define V8_LINE_BIAS 0x40
+static UWord line_bias ( JitFollower* fl, Addr start, UWord size )
+{
+   JitdumpState* s = fl->state;
+   Word  i, n = VG_(sizeXA)(s->pending_lines);
+   Addr  lo = ~(Addr)0, hi = 0;
+   for (i = 0; i < n; i++) {
+      const PendingLine* pl = VG_(indexXA)(s->pending_lines, i);
+      if (pl->addr < lo) lo = pl->addr;
+      if (pl->addr > hi) hi = pl->addr;
+   }
+   if (n == 0)
+      return 0;
+   if (lo < start + V8_LINE_BIAS) {
+      s->lines_direct = True;
+      return 0;
+   }
+   if (hi - start >= size && hi - start - V8_LINE_BIAS < size) {
+      if (!s->lines_plus40 && ML_(jit_follow_may_warn)(fl))
+         VG_(umsg)("Warning: %s: line tables are 0x%x bytes past their "
+                   "code (as V8 and LLVM write them): read so\n",
+                   fl->path, (UInt)V8_LINE_BIAS);
+      s->lines_plus40 = True;
+      return V8_LINE_BIAS;
+   }
+   if (s->lines_plus40
+       || (lo == start + V8_LINE_BIAS && !s->lines_direct))
+      return V8_LINE_BIAS;
+   return 0;
+}
+
 /* Registers a CODE_LOAD.  Returns False if it must wait for a safe
    point (not consumed). */
 static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
@@ -129,11 +176,13 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    if (s->have_pending && s->pending_addr == reg.start
        && (n = VG_(sizeXA)(s->pending_lines)) > 0) {
       HChar* files = VG_(indexXA)(s->pending_files, 0);
+      UWord  bias  = line_bias(fl, reg.start, reg.size);
       lines = ML_(dinfo_zalloc)("di.jitfollow.lines",
                                 n * sizeof(JitSrcLine));
       for (i = 0; i < n; i++) {
          const PendingLine* pl = VG_(indexXA)(s->pending_lines, i);
-         lines[i].offset = pl->addr - reg.start;   /* >= size if before */
+         /* >= size if before the code (wraps): dropped */
+         lines[i].offset = pl->addr - reg.start - bias;
          lines[i].line   = pl->line;
          lines[i].file   = files + pl->file_off;
       }

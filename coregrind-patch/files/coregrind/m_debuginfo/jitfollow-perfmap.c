@@ -133,6 +133,28 @@ static const JitFollowerOps perfmap_ops = {
    perfmap_step
 };
 
+void ML_(jit_perfmap_finish) ( JitFollower* fl )
+{
+   PerfmapState*  s = fl->state;
+   struct vg_stat st;
+   PerfmapEvent   ev;
+   SysRes         sr;
+   ULong          avail;
+   SizeT          len;
+
+   if (fl->ops != &perfmap_ops || fl->done || VG_(fstat)(fl->fd, &st) != 0
+       || st.size < 0 || (ULong)st.size <= s->pm.offset)
+      return;
+   avail = (ULong)st.size - s->pm.offset;
+   len = avail < fl->buf_cap ? (SizeT)avail : fl->buf_cap;
+   sr = VG_(pread)(fl->fd, fl->buf, (Int)len, (OffT)s->pm.offset);
+   if (sr_isError(sr) || sr_Res(sr) == 0)
+      return;
+   len = sr_Res(sr);
+   if (ML_(perfmap_finish)(&s->pm, fl->buf, len, &ev) != PERFMAP_EV_NEED_MORE)
+      (void)handle_event(fl, &ev, JitAtSafePoint);
+}
+
 void ML_(jit_perfmap_give_up) ( void )
 {
    perf_map_given_up = True;

@@ -240,10 +240,27 @@ void VG_(jit_poll_producer_files) ( void )
    (void)read_all(JitAtSafePoint);
 }
 
+void ML_(jit_read_files_to_end) ( void )
+{
+   Word i;
+   if (reading)
+      return;
+   ML_(jit_perfmap_maybe_open)();
+   reading = True;
+   ML_(jit_at_safe_point)();
+   reading = False;
+   (void)read_all(JitAtSafePoint);
+   reading = True;
+   for (i = 0; followers && i < VG_(sizeXA)(followers); i++)
+      ML_(jit_perfmap_finish)(*(JitFollower**)VG_(indexXA)(followers, i));
+   reading = False;
+}
+
 Bool ML_(jit_read_on_lookup_miss) ( Addr a )
 {
    const NSegment* seg;
-   if (reading || (followers == NULL && !VG_(clo_jit_perf_map)))
+   if (reading || (followers == NULL && !VG_(clo_jit_perf_map))
+       || ML_(jit_is_exiting)())   /* read to their end already */
       return False;
    seg = VG_(am_find_nsegment)(a);
    if (seg == NULL || !seg->hasX

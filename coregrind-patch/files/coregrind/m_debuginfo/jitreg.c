@@ -140,16 +140,23 @@ static const HChar* object_name ( const JitFn* f )
 /* Archives or frees what live function f holds (its translations are
    already discarded); the caller then removes its record.  Does not
    advance the epoch: the caller does, once per request. */
+/* True while ML_(jit_notify_munmap) retires functions: they are archived
+   even without --keep-debuginfo=yes, since tools bind names that arrived
+   late to code that ran before (VG_(jit_late_name_epoch)), and runtimes
+   free their code (CPython 3.13 its trampolines) before they exit. */
+static Bool archiving_unmapped = False;
+
 static void retire_fn ( JitFn* f, const HChar* why )
 {
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: %s %#lx-%#lx %s (%s)\n", why, f->start,
                 f->start + f->size, ML_(jit_name_str)(f->name),
                 object_name(f));
-   if (VG_(clo_keep_debuginfo)) {
+   if (VG_(clo_keep_debuginfo) || archiving_unmapped) {
       ML_(jit_archive_fn)(f, VG_(current_DiEpoch)().n);
-      VG_(archive_ExeContext_in_range)(VG_(current_DiEpoch)(),
-                                       f->start, f->size);
+      if (VG_(clo_keep_debuginfo))
+         VG_(archive_ExeContext_in_range)(VG_(current_DiEpoch)(),
+                                          f->start, f->size);
       stats.archived++;
    } else {
       ML_(jit_name_release)(f->name);
@@ -180,7 +187,7 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
    if (q.c != NULL && ML_(jit_fn_at)(q)->start + ML_(jit_fn_at)(q)->size > hi)
       hi = ML_(jit_fn_at)(q)->start + ML_(jit_fn_at)(q)->size;
    if (!caller_discarded || lo < a || hi > end)
-      VG_(discard_translations)(lo, hi - lo, "jitreg.remove_range");
+      ML_(jit_discard_translations)(lo, hi - lo, "jitreg.remove_range");
    /* The discard may have registered functions: look again. */
    while ((p = ML_(jit_first_intersecting)(a, len)).c != NULL) {
       JitFnChunk* c = p.c;
@@ -214,7 +221,9 @@ void ML_(jit_notify_munmap) ( Addr a, SizeT len )
       return;
    if (a + len < a)
       len = ~(Addr)0 - a;
+   archiving_unmapped = True;
    n = remove_range(a, len, False, "unmapped");
+   archiving_unmapped = False;
    if (n > 0) {
       stats.unmapped += n;
       ML_(advance_current_DiEpoch_for_jit)();
@@ -226,7 +235,7 @@ Int ML_(jit_unregister) ( Addr start )
    JitFnPos p = ML_(jit_fn_starting_at)(start);
    if (p.c == NULL)
       return VG_JIT_ERR_NOT_REGISTERED;
-   VG_(discard_translations)(start, ML_(jit_fn_at)(p)->size,
+   ML_(jit_discard_translations)(start, ML_(jit_fn_at)(p)->size,
                              "jitreg.unregister");
    (void)remove_fn_at(start, "unregister");
    ML_(advance_current_DiEpoch_for_jit)();
@@ -303,7 +312,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       /* Names change in [start, start+size) and in any overlapping
          function: discard translations first (Callgrind forgets its
          BBs by the names current now), then replace. */
-      VG_(discard_translations)(reg->start, reg->size, "jitreg.register");
+      ML_(jit_discard_translations)(reg->start, reg->size, "jitreg.register");
       n_replaced = remove_range(reg->start, reg->size, True, "replaced");
       if (n_replaced > 0) {
          stats.replaced += n_replaced;
@@ -325,6 +334,9 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       ML_(invalidate_sym_name_cache_for_jit)();
    }
    insert_fn(reg->start, reg->size, name, obj, lines);
+   if (ML_(jit_is_exiting)())
+      ML_(jit_fn_at)(ML_(jit_fn_starting_at)(reg->start))->first_epoch
+         = ML_(jit_first_epoch_for_new)(n_replaced > 0);
 
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: register %#lx-%#lx %s (%s), %u lines%s\n",
@@ -361,9 +373,9 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    obj = ML_(jit_object_at)(f->obj);
    if (f->lines)
       lines = ML_(jit_line_table_copy)(f->lines);
-   VG_(discard_translations)(old_start, size, "jitreg.move");
+   ML_(jit_discard_translations)(old_start, size, "jitreg.move");
    (void)remove_fn_at(old_start, "moved");
-   VG_(discard_translations)(new_start, size, "jitreg.move");
+   ML_(jit_discard_translations)(new_start, size, "jitreg.move");
    n_replaced = remove_range(new_start, size, True, "replaced");
    stats.replaced += n_replaced;
    ML_(advance_current_DiEpoch_for_jit)();
@@ -384,7 +396,7 @@ void ML_(jit_at_safe_point) ( void )
       Word     last = VG_(sizeXA)(deferred_discards) - 1;
       JitRange rg   = *(const JitRange*)VG_(indexXA)(deferred_discards, last);
       VG_(dropTailXA)(deferred_discards, 1);
-      VG_(discard_translations)(rg.start, rg.size, "jitreg.late_name");
+      ML_(jit_discard_translations)(rg.start, rg.size, "jitreg.late_name");
    }
    ML_(jit_names_maybe_compact)();
 }
@@ -402,6 +414,7 @@ void VG_(jit_print_summary) ( void )
              stats.unmapped, stats.refused, stats.lines_dropped,
              ML_(jit_n_live)());
    ML_(jit_names_print_stats)();
+   ML_(jit_print_late_summary)();
 }
 
 /*--------------------------------------------------------------------*/

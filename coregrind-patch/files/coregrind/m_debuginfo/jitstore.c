@@ -314,6 +314,21 @@ void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch )
    VG_(addToXA)(archived_fns, &ar);
 }
 
+Bool ML_(jit_last_archived_at) ( Addr a, /*OUT*/UInt* last_epoch )
+{
+   Word i;
+   if (archived_fns == NULL)
+      return False;
+   for (i = VG_(sizeXA)(archived_fns) - 1; i >= 0; i--) {
+      const JitArchived* ar = VG_(indexXA)(archived_fns, i);
+      if (a >= ar->fn.start && a - ar->fn.start < ar->fn.size) {
+         *last_epoch = ar->last_epoch;
+         return True;
+      }
+   }
+   return False;
+}
+
 const JitFn* ML_(jit_find_archived) ( DiEpoch ep, Addr a )
 {
    Word i;

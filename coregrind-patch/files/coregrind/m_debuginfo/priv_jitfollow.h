@@ -88,6 +88,11 @@ struct _JitFollower {
    ULong  n_warned;
 };
 
+/* If fl follows a perf map: parses its last line even without its
+   '\n' (a producer that exited without finishing it), at a safe point.
+   Called when the client has exited. */
+extern void ML_(jit_perfmap_finish) ( JitFollower* fl );
+
 /* Starts following the file open on fd (owned from now on) with ops. */
 extern JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
                                       const HChar* path );

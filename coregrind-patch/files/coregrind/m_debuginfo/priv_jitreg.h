@@ -91,6 +91,35 @@ extern void ML_(jit_notify_munmap) ( Addr a, SizeT len );
    (jitfollow-jitdump.c). */
 extern void ML_(jit_notify_mapped_file) ( const HChar* filename );
 
+/* ---- Names that arrive at exit (jitlate.c) ---- */
+
+/* Called once when the client has exited: reads every followed producer
+   file to the end it has now (one fstat each, so a file still growing
+   costs bounded time), opens a perf map that appeared only now, and
+   parses a perf map's final line even without its '\n'.  Registrations
+   are made as at a safe point.  (jitfollow.c) */
+extern void ML_(jit_read_files_to_end) ( void );
+
+/* True once the client has exited and the producer files are being
+   read to their end (see VG_(jit_read_producers_at_exit)). */
+extern Bool ML_(jit_is_exiting) ( void );
+
+/* VG_(discard_translations), except at exit, where it does nothing:
+   no code runs any more, and tools keep what they know of the code
+   (Callgrind binds the names read at exit when it dumps). */
+extern void ML_(jit_discard_translations) ( Addr a, ULong len,
+                                            const HChar* who );
+
+/* The first epoch of a function registered now.  While the client runs:
+   the current epoch.  At exit: 0 (valid for every earlier epoch, so
+   stack traces recorded before the name arrived are described with it)
+   unless it replaces_code registered earlier, then the current epoch.
+   Counts registrations made at exit for -v. */
+extern UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code );
+
+/* Prints, under -v, how many functions were named at exit. */
+extern void ML_(jit_print_late_summary) ( void );
+
 /* ---- Implemented in debuginfo.c for the registry ---- */
 
 /* Advances the current DebugInfo epoch (names changed). */

@@ -197,9 +197,13 @@ extern void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j );
 /* How many functions are live. */
 extern ULong ML_(jit_n_live) ( void );
 
-/* Keeps a copy of f (just removed, --keep-debuginfo=yes) for lookups in
+/* Keeps a copy of f (just removed, --keep-debuginfo=yes, or unmapped) for lookups in
    epochs f->first_epoch .. last_epoch. */
 extern void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch );
+
+/* If an archived function covers a: sets *last_epoch to the last epoch
+   of the newest such and returns True. */
+extern Bool ML_(jit_last_archived_at) ( Addr a, /*OUT*/UInt* last_epoch );
 
 /* The archived function describing (ep, a), newest first, or NULL. */
 extern const JitFn* ML_(jit_find_archived) ( DiEpoch ep, Addr a );

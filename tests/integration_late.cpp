@@ -1,0 +1,371 @@
+// integration_late.cpp - names that JITs write after their code ran still
+// name the profile.  tests/jitdump_producer's "names" mode runs one call
+// graph (names_top -> names_middle -> names_leaf, names_top -> the
+// recursive names_fib) and announces it in a jitdump or a perf map, either
+// before the code runs ("early") or after it ran ("late": jitdump records
+// appended at the end, a perf map created at the end as HotSpot's
+// -XX:+DumpPerfMapAtExit does).  The core reads the files to their end
+// when the client exits and Callgrind binds the names when it dumps, so
+// the late profile must equal the early one: every jitted function's self
+// cost and per-line costs, and every call edge's count and inclusive cost.
+
+#define BOOST_TEST_MODULE integration_late
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "callgrind_profile.hpp"
+#include "test_support.hpp"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace cg = vgjit::callgrind;
+using namespace vgjit::test;
+
+namespace {
+
+std::string producer() {
+    return envOr("VGJIT_JITDUMP_PRODUCER", testsBuilddir() + "/jitdump_producer");
+}
+
+const std::set<std::string> kJitted = {"names_leaf", "names_middle", "names_top", "names_fib"};
+
+/// A profile reduced to what must not depend on when names arrived:
+/// functions keyed by (object, file, name) with the producer file's
+/// per-run path replaced by "JIT".
+struct Reduced {
+    std::map<cg::FunctionKey, cg::Costs> self;
+    std::map<cg::FunctionKey, std::map<std::pair<std::string, std::uint64_t>, cg::Costs>> lines;
+    std::map<std::pair<cg::FunctionKey, cg::FunctionKey>, std::pair<std::uint64_t, cg::Costs>>
+        calls;
+    /// Ir of address-named functions ("0x...") inside the jitted code.
+    std::uint64_t addressNamedIr = 0;
+};
+
+/// [start, end) of the jitted functions, from the producer's stderr
+/// ("fn NAME 0xADDR SIZE").
+std::vector<std::pair<std::uint64_t, std::uint64_t>> jittedRanges(const std::string& err) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    std::istringstream in(err);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream l(line);
+        std::string tag, name, addr;
+        std::uint64_t size = 0;
+        if (l >> tag >> name >> addr >> size && tag == "fn" && addr.rfind("0x", 0) == 0) {
+            const std::uint64_t a = std::stoull(addr, nullptr, 16);
+            out.emplace_back(a, a + size);
+        }
+    }
+    return out;
+}
+
+cg::FunctionKey normalize(cg::FunctionKey k, const std::string& producerFile) {
+    if (k.object == producerFile) k.object = "JIT";
+    return k;
+}
+
+bool isJitted(const cg::FunctionKey& k) {
+    return k.object == "JIT" && kJitted.count(cg::stripRecursionSuffix(k.name)) > 0;
+}
+
+Reduced reduce(const cg::Profile& p, const std::string& producerFile,
+               const std::vector<std::pair<std::uint64_t, std::uint64_t>>& jitted) {
+    Reduced r;
+    for (const auto& [key, f] : p.functions()) {
+        const cg::FunctionKey k = normalize(key, producerFile);
+        if (k.name.rfind("0x", 0) == 0 &&
+            k.name.find_first_not_of("0123456789abcdef", 2) == std::string::npos) {
+            const std::uint64_t a = std::stoull(k.name, nullptr, 16);
+            for (const auto& [lo, hi] : jitted)
+                if (lo <= a && a < hi) r.addressNamedIr += f.self.at(0);
+        }
+        if (!isJitted(k)) continue;
+        r.self[k] = f.self;
+        r.lines[k] = f.lines;
+    }
+    for (const auto& [key, e] : p.calls()) {
+        const cg::FunctionKey from = normalize(key.first, producerFile);
+        const cg::FunctionKey to = normalize(key.second, producerFile);
+        if (!isJitted(from) && !isJitted(to)) continue;
+        r.calls[{from, to}] = {e.count, e.inclusive};
+    }
+    return r;
+}
+
+std::string show(const cg::FunctionKey& k) { return k.object + ":" + k.file + ":" + k.name; }
+
+/// One run of `jitdump_producer names WHEN FILE` under Callgrind.
+struct NamesRun {
+    Result vg;
+    Reduced profile;
+};
+
+NamesRun runNames(const std::string& when, const std::string& file,
+                  std::vector<std::string> extra = {}) {
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 180;
+    const std::string out = dir.file("callgrind.out");
+    std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
+    if (file == "map") args.push_back("--jit-perf-map=yes");
+    args.insert(args.end(), extra.begin(), extra.end());
+    NamesRun r;
+    r.vg = runValgrind(args, {producer(), "names", when, file}, opt);
+    BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string pid = p.header().at("pid");
+    const std::string producerFile = file == "map" ? "/tmp/perf-" + pid + ".map"
+                                                   : dir.path() + "/jit-" + pid + ".dump";
+    if (file == "map") ::unlink(producerFile.c_str());
+    const auto jitted = jittedRanges(r.vg.err);
+    BOOST_TEST(jitted.size() == kJitted.size(), r.vg.err);
+    r.profile = reduce(p, producerFile, jitted);
+    return r;
+}
+
+/// Every jitted function, line and call edge of `late` equals `early`.
+void requireSameProfile(const Reduced& early, const Reduced& late, bool withLines) {
+    BOOST_TEST(early.self.size() >= kJitted.size(), "early run names every jitted function");
+    for (const auto& [k, c] : early.self) {
+        const auto it = late.self.find(k);
+        BOOST_TEST((it != late.self.end()), "late profile lacks " << show(k));
+        if (it == late.self.end()) continue;
+        BOOST_TEST((it->second == c), show(k) << " self Ir early " << c.at(0) << " late "
+                                            << it->second.at(0));
+        if (withLines)
+            BOOST_TEST((late.lines.at(k) == early.lines.at(k)), show(k) << " per-line costs");
+    }
+    for (const auto& [k, c] : late.self)
+        BOOST_TEST(early.self.count(k) == 1u, "late profile has extra " << show(k));
+    BOOST_TEST(early.calls.size() == late.calls.size());
+    for (const auto& [edge, c] : early.calls) {
+        const auto it = late.calls.find(edge);
+        BOOST_TEST((it != late.calls.end()),
+                   "late profile lacks call " << show(edge.first) << " -> " << show(edge.second));
+        if (it == late.calls.end()) continue;
+        BOOST_TEST(it->second.first == c.first,
+                   show(edge.first) << " -> " << show(edge.second) << " calls");
+        BOOST_TEST((it->second.second == c.second),
+                   show(edge.first) << " -> " << show(edge.second) << " inclusive cost");
+    }
+    // Nothing of the jitted code is left under an address name.
+    BOOST_TEST(early.addressNamedIr == 0u);
+    BOOST_TEST(late.addressNamedIr == 0u);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(jitdump_written_after_the_code_ran_names_the_profile) {
+    const NamesRun early = runNames("early", "dump");
+    const NamesRun late = runNames("late", "dump", {"-v"});
+    requireSameProfile(early.profile, late.profile, true);
+    // The program's own call counts: names_top once, names_middle 20 x,
+    // names_leaf 200 x; names_fib(10) makes 177 calls, 1 from names_top.
+    const cg::FunctionKey top{"JIT", "/virtual/names.src", "names_top"};
+    const cg::FunctionKey mid{"JIT", "/virtual/names.src", "names_middle"};
+    const cg::FunctionKey leaf{"JIT", "/virtual/names.src", "names_leaf"};
+    const cg::FunctionKey fib{"JIT", "/virtual/names.src", "names_fib"};
+    BOOST_TEST(late.profile.calls.count({top, mid}) == 1u);
+    if (late.profile.calls.count({top, mid}))
+        BOOST_TEST(late.profile.calls.at({top, mid}).first == 20u);
+    if (late.profile.calls.count({mid, leaf}))
+        BOOST_TEST(late.profile.calls.at({mid, leaf}).first == 200u);
+    BOOST_TEST(late.profile.calls.count({mid, leaf}) == 1u);
+    if (late.profile.calls.count({top, fib}))
+        BOOST_TEST(late.profile.calls.at({top, fib}).first == 1u);
+    BOOST_TEST(late.profile.calls.count({top, fib}) == 1u);
+    // names_leaf(40) runs 3 * 40 + 3 instructions, 200 times.
+    if (late.profile.self.count(leaf))
+        BOOST_TEST(late.profile.self.at(leaf).at(0) == 200u * (3u * 40u + 3u));
+    BOOST_TEST(contains(late.vg.err, "JIT: 4 functions named at exit"), late.vg.err);
+}
+
+BOOST_AUTO_TEST_CASE(perf_map_created_at_exit_names_the_profile) {
+    const NamesRun early = runNames("early", "map");
+    const NamesRun late = runNames("late", "map");
+    requireSameProfile(early.profile, late.profile, false);
+    const cg::FunctionKey leaf{"JIT", "???", "names_leaf"};
+    BOOST_TEST(late.profile.self.count(leaf) == 1u);
+    if (late.profile.self.count(leaf))
+        BOOST_TEST(late.profile.self.at(leaf).at(0) == 200u * (3u * 40u + 3u));
+}
+
+namespace {
+
+/// Cachegrind's output of `jitdump_producer names WHEN FILE`, reduced to
+/// per-function and per-line Ir (functions keyed by file and name).
+struct CachegrindRun {
+    Result vg;
+    std::map<std::pair<std::string, std::string>, cg::Costs> self;
+    std::map<std::pair<std::string, std::string>,
+             std::map<std::pair<std::string, std::uint64_t>, cg::Costs>>
+        lines;
+    std::uint64_t total = 0;
+    std::uint64_t unnamed = 0;   ///< Ir of "???"
+};
+
+CachegrindRun runCachegrind(const std::string& when, const std::string& file,
+                            std::vector<std::string> extra = {}) {
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 180;
+    const std::string out = dir.file("cachegrind.out");
+    std::vector<std::string> args{"--tool=cachegrind", "--cachegrind-out-file=" + out};
+    if (file == "map") args.push_back("--jit-perf-map=yes");
+    args.insert(args.end(), extra.begin(), extra.end());
+    CachegrindRun r;
+    r.vg = runValgrind(args, {producer(), "names", when, file}, opt);
+    BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
+    const cg::Profile p = cg::Profile::parseFile(out);
+    for (const auto& [key, f] : p.functions()) {
+        r.total += f.self.at(0);
+        if (key.name == "???") r.unnamed += f.self.at(0);
+        if (kJitted.count(key.name) == 0) continue;
+        r.self[{key.file, key.name}] = f.self;
+        r.lines[{key.file, key.name}] = f.lines;
+    }
+    return r;
+}
+
+/// Removes /tmp/perf-<pid>.map files the producer left (their pids are in
+/// the "==PID==" prefixes of Valgrind's stderr).
+void removePerfMapOf(const Result& r) {
+    const auto at = r.err.find("==");
+    if (at == std::string::npos) return;
+    const auto end = r.err.find("==", at + 2);
+    if (end == std::string::npos) return;
+    ::unlink(("/tmp/perf-" + r.err.substr(at + 2, end - at - 2) + ".map").c_str());
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(cachegrind_binds_names_that_arrive_late) {
+    for (const std::string file : {"dump", "map"}) {
+        BOOST_TEST_CONTEXT("announced in a " << file) {
+            const CachegrindRun early = runCachegrind("early", file);
+            const CachegrindRun late = runCachegrind("late", file, {"-v"});
+            removePerfMapOf(early.vg);
+            removePerfMapOf(late.vg);
+            BOOST_TEST(early.self.size() >= kJitted.size(), "early run names every function");
+            for (const auto& [k, c] : early.self) {
+                BOOST_TEST(late.self.count(k) == 1u, "late output lacks " << k.first << ":" << k.second);
+                if (!late.self.count(k)) continue;
+                BOOST_TEST((late.self.at(k) == c), k.first << ":" << k.second << " Ir early "
+                                                         << c.at(0) << " late "
+                                                         << late.self.at(k).at(0));
+                BOOST_TEST((late.lines.at(k) == early.lines.at(k)), k.second << " per-line costs");
+            }
+            BOOST_TEST(late.self.size() == early.self.size());
+            // The jitted code did not also go to "???" (the two runs exit
+            // differently, so their other unnamed code differs a little).
+            BOOST_TEST(late.unnamed <= early.unnamed);
+            BOOST_TEST(contains(late.vg.err, "instructions attributed through names"), late.vg.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(leak_check_names_code_whose_name_arrived_at_exit) {
+    for (const std::string when : {"early", "late"}) {
+        BOOST_TEST_CONTEXT(when) {
+            TempDir dir;
+            RunOptions opt;
+            opt.cwd = dir.path();
+            opt.timeoutSeconds = 120;
+            const Result r = runValgrind({"--leak-check=full", "--show-leak-kinds=all"},
+                                         {producer(), "leak", when}, opt);
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            BOOST_TEST(contains(r.err, "24 bytes in 1 blocks are definitely lost"), r.err);
+            // The frame of the jitted caller of malloc, with its line.
+            BOOST_TEST(contains(r.err, ": names_alloc (names.src:701)"), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(line_tables_0x40_past_their_code_land_on_their_lines) {
+    // V8 and LLVM's perf listener write CODE_DEBUG_INFO addresses 0x40
+    // past the code; Linux perf reads them as code addresses.  The core
+    // recognizes the convention from the records (every function here has
+    // entries past its end that fit once 0x40 is taken off).
+    const NamesRun direct = runNames("early", "dump");
+    const NamesRun plus40 = runNames("early", "dump40", {"-v"});
+    requireSameProfile(direct.profile, plus40.profile, true);
+    BOOST_TEST(contains(plus40.vg.err, "line tables are 0x40 bytes past their code"),
+               plus40.vg.err);
+    BOOST_TEST(contains(plus40.vg.err, " 0 line entries dropped"), plus40.vg.err);
+    const NamesRun late40 = runNames("late", "dump40");
+    requireSameProfile(direct.profile, late40.profile, true);
+}
+
+// ---------------------------------------------------------------------------
+// CPython 3.13 -X perf_jit: a producer nobody here wrote.  It writes its
+// jitdump through a buffered stream and frees its trampolines before it
+// exits, so every name arrives after its code ran (and the code is gone by
+// the time Callgrind dumps).
+// ---------------------------------------------------------------------------
+
+namespace {
+
+/// python3.13 of the pyenv installation ($VGJIT_PYTHON313 overrides).
+std::string python313() {
+    if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
+    const char* home = std::getenv("HOME");
+    const std::string root = envOr("PYENV_ROOT", std::string(home ? home : "") + "/.pyenv");
+    for (const char* v : {"3.13.0", "3.13.1", "3.13.2", "3.13.3", "3.13.4", "3.13.5"}) {
+        const std::string p = root + "/versions/" + v + "/bin/python3.13";
+        if (::access(p.c_str(), X_OK) == 0) return p;
+    }
+    return "";
+}
+
+boost::test_tools::assertion_result python313Available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(!python313().empty());
+    if (!ok) ok.message() << "no CPython 3.13 under pyenv (build-aux/install-deps.sh)";
+    return ok;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_named_with_exact_call_counts,
+                     *boost::unit_test::precondition(python313Available)) {
+    TempDir dir;
+    const std::string script = dir.file("fib.py");
+    {
+        std::FILE* f = std::fopen(script.c_str(), "w");
+        BOOST_TEST_REQUIRE(f != nullptr);
+        std::fputs("def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
+                   "print(fib(15))\n",
+                   f);
+        std::fclose(f);
+    }
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 300;
+    const std::string out = dir.file("callgrind.out");
+    const Result r = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
+                                 {python313(), "-X", "perf_jit", script}, opt);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(r.out == "610\n");
+    const cg::Profile p = cg::Profile::parseFile(out);
+    ::unlink(("/tmp/jit-" + p.header().at("pid") + ".dump").c_str());
+    // fib(15) makes 2 * fib(16) - 1 = 1973 calls; each goes through the
+    // trampoline CPython names py::fib:<script>.
+    const std::string name = "py::fib:" + script;
+    std::uint64_t calls = 0;
+    for (const auto& [edge, e] : p.calls())
+        if (cg::stripRecursionSuffix(edge.second.name) == name) calls += e.count;
+    BOOST_TEST(calls == 1973u);
+    BOOST_TEST(!p.functionsNamed(name, true).empty());
+}
