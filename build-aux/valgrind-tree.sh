@@ -576,6 +576,22 @@ cmd_install() {
 cmd_uninstall() {
   [ -f "$TREE/Makefile" ] || { note "no patched build copy; nothing to uninstall"; return 0; }
   (cd "$TREE" && $MAKE_CMD uninstall DESTDIR="${DESTDIR:-}")
+  # Upstream's docs/Makefile.am copies the manual (html/, the man pages, the
+  # PDF and PostScript manuals) in an install-data-hook and has no
+  # uninstall counterpart: remove what that hook installs.
+  local dirs datadir mandir d=${DESTDIR:-}
+  dirs=$(cd "$TREE/docs" && printf 'vgjit-print-dirs:\n\t@echo $(datadir) $(mandir)\n' \
+           | $MAKE_CMD -s --no-print-directory -f Makefile -f - vgjit-print-dirs) \
+    || die "cannot read the install directories from $TREE/docs/Makefile"
+  read -r datadir mandir <<< "$dirs"
+  [ -n "$datadir" ] && [ -n "$mandir" ] || die "empty install directories in $TREE/docs/Makefile"
+  local page
+  for page in "$TREE"/docs/*.1; do
+    if [ -e "$page" ]; then rm -f "$d$mandir/man1/${page##*/}"; fi
+  done
+  rm -rf "$d$datadir/doc/valgrind/html"
+  rm -f "$d$datadir/doc/valgrind/valgrind_manual.pdf" "$d$datadir/doc/valgrind/valgrind_manual.ps"
+  rmdir "$d$datadir/doc/valgrind" 2>/dev/null || true
 }
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // cmd_dump.cpp: `vg-jit dump [--json] FILE`.
 #include "commands.hpp"
 #include "json.hpp"
+#include "text.hpp"
 
 #include <iomanip>
 #include <ostream>
@@ -29,11 +30,11 @@ public:
     TextSink(const std::string& file, std::ostream& out) : file_(file), out_(out) {}
 
     void format(Format f) override {
-        if (f == Format::Perfmap) out_ << file_ << ": perf map\n";
+        if (f == Format::Perfmap) out_ << escape_text(file_) << ": perf map\n";
     }
 
     void jitdump_header(const JitdumpHeader& h) override {
-        out_ << file_ << ": jitdump version " << h.version << ", " << elf_machine_name(h.elf_mach)
+        out_ << escape_text(file_) << ": jitdump version " << h.version << ", " << elf_machine_name(h.elf_mach)
              << " (e_machine " << h.elf_mach << "), pid " << h.pid << ", timestamp "
              << h.timestamp << ", flags " << hex(h.flags)
              << ((h.flags & JITDUMP_FLAG_ARCH_TIMESTAMP) ? " (arch timestamp)" : "")
@@ -60,7 +61,7 @@ public:
         case JITDUMP_CODE_LOAD: {
             const JitdumpCodeLoad& l = rec.u.load;
             o << " [" << hex(l.code_addr) << ", " << hex(l.code_addr + l.code_size)
-                 << ") size " << l.code_size << " '" << name << "' index " << l.code_index
+                 << ") size " << l.code_size << " '" << escape_text(name) << "' index " << l.code_index
                  << " pid " << l.pid << " tid " << l.tid;
             if (l.vma != l.code_addr) o << " vma " << hex(l.vma);
             o << ", " << l.code_bytes << " code bytes\n";
@@ -79,7 +80,7 @@ public:
             o << " for " << hex(rec.u.debug.code_addr) << ", " << rec.u.debug.nr_entry
                  << (rec.u.debug.nr_entry == 1 ? " line entry\n" : " line entries\n");
             for (const DebugLine& d : lines) {
-                o << "      " << std::setw(18) << hex(d.code_addr) << "  " << d.filename << ":"
+                o << "      " << std::setw(18) << hex(d.code_addr) << "  " << escape_text(d.filename) << ":"
                      << d.line;
                 if (d.discrim) o << " (discriminator " << d.discrim << ")";
                 if (d.same_as_previous) o << " (same file as previous)";
@@ -105,7 +106,8 @@ public:
     void perfmap_entry(std::uint64_t line, std::uint64_t, const PerfmapEntry& e,
                        const std::string& name) override {
         out_ << "L" << std::left << std::setw(8) << line << std::right << " [" << hex(e.start)
-             << ", " << hex(e.start + e.size) << ") size " << e.size << " '" << name << "'\n";
+             << ", " << hex(e.start + e.size) << ") size " << e.size << " '" << escape_text(name)
+             << "'\n";
     }
 
     void problem(const Problem& p) override {

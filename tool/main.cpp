@@ -1,7 +1,7 @@
 // main.cpp: vg-jit, the command-line companion of valgrind-jit.
 //
-// Subcommands are listed in kCommands below; each has a help text and a
-// runner.  Exit statuses: 0 clean, 1 problems found, 2 usage error.
+// Subcommands are listed in kCommands (runners) and kCommandDocs (their
+// manual entries) below.  Exit statuses: 0 clean, 1 problems found, 2 usage error.
 #include "commands.hpp"
 
 #include <cstring>
@@ -16,143 +16,326 @@ using namespace vgjit;
 
 const char* const kVersion = "vg-jit 0.1.0";
 
-const char* const kManPage = R"(NAME
-    vg-jit - inspect the files JIT runtimes write for profilers
+// The manual.  --help, `help COMMAND`, --man (the vg-jit(1) man page) and
+// the SYNOPSIS lines are all rendered from these tables, so the text exists
+// once.  Text blocks follow one convention (see render_block_text/_roff):
+// a line without leading blanks is running text, a blank line ends a
+// paragraph, and a line indented by blanks is shown verbatim (with its
+// indentation kept relative to the block).
 
-SYNOPSIS
-    vg-jit check [--strict] [--quiet] [--format=FMT] FILE...
-    vg-jit dump [--json] [--format=FMT] FILE
-    vg-jit annotate --map FILE [--map FILE]... [-o OUT] [--verbose] PROFILE
-    vg-jit help [COMMAND]
-    vg-jit --help | --version
+const char* const kName = "inspect the files JIT runtimes write for profilers";
 
-DESCRIPTION
-    JIT compilers (V8/Node.js, the JVM through a JVMTI agent, .NET,
-    wasmtime, QEMU, Python 3.12+, ...) describe the machine code they emit in
-    two kinds of files, which Valgrind with valgrind-jit reads too:
+const char* const kDescription = R"(JIT compilers (V8/Node.js, the JVM through a JVMTI agent, .NET,
+wasmtime, QEMU, Python 3.12+, ...) describe the machine code they emit in
+two kinds of files, which Valgrind with valgrind-jit reads too:
 
-    jitdump   jit-<pid>.dump, the binary format of Linux perf
-              (tools/perf/Documentation/jitdump-specification.txt), versions 1
-              and 2: a file header, then CODE_LOAD, CODE_MOVE,
-              CODE_DEBUG_INFO, CODE_CLOSE and CODE_UNWINDING_INFO records.
-    perf map  /tmp/perf-<pid>.map, text, one "START SIZE name" line per
-              function with START and SIZE in hexadecimal.
+jitdump   jit-<pid>.dump, the binary format of Linux perf
+          (tools/perf/Documentation/jitdump-specification.txt), versions 1
+          and 2: a file header, then CODE_LOAD, CODE_MOVE,
+          CODE_DEBUG_INFO, CODE_CLOSE and CODE_UNWINDING_INFO records.
+perf map  /tmp/perf-<pid>.map, text, one "START SIZE name" line per
+          function with START and SIZE in hexadecimal.
 
-    The format is detected from the file's first bytes (the jitdump magic
-    "JiTD") or its name (*.dump); anything else is read as a perf map.
-    vg-jit uses the very parsers that are compiled into Valgrind's core.
-    Files are taken to be complete: a truncated final record, or a last line
-    without its newline, is an error here (Valgrind itself waits for the
-    producer to finish writing it).
+The format is detected from the file's first bytes (the jitdump magic
+"JiTD") or its name (*.dump); anything else is read as a perf map.
+vg-jit uses the very parsers that are compiled into Valgrind's core.
+Files are taken to be complete: a truncated final record, or a last line
+without its newline, is an error here (Valgrind itself waits for the
+producer to finish writing it).)";
 
-COMMANDS
-    check FILE...
-        Validate each FILE and print every problem, one per line, as
-            FILE:OFFSET: error: explanation     (jitdump, byte offset)
-            FILE:LINE: error: explanation       (perf map, 1-based line)
-            FILE: error: explanation            (the file as a whole)
-        followed by a summary line per file.  Errors: malformed header or
-        records (bad magic, other byte order, unknown version, sizes that do
-        not fit, unterminated names, line tables that overrun their record,
-        code ranges that wrap around), truncated records, record pids that
-        differ from the header's pid, a header pid that differs from the pid
-        in a jit-<pid>.dump name, perf map lines that do not parse.
-        Warnings: code ranges that partially overlap a live earlier entry
-        (runtimes reuse freed code memory without saying so, so the later
-        entry wins), CODE_LOAD records without code, CODE_DEBUG_INFO not
-        followed by the matching CODE_LOAD, CODE_MOVE of unknown code,
-        records after CODE_CLOSE, line number 0.
+/// Help of one subcommand: its name, the arguments shown in the synopsis,
+/// the heading of its COMMANDS entry and the entry's text block.
+struct CommandDoc {
+    const char* name;
+    const char* synopsis;  ///< arguments after "vg-jit NAME"
+    const char* heading;   ///< as the COMMANDS section names it
+    const char* text;
+};
 
-    dump FILE
-        List every record of a jitdump (offset, kind, timestamp, address
-        range, size, name, line-table entries, number of code bytes) or
-        every entry of a perf map (line, range, size, name), with problems
-        interleaved in the check format.  With --json, print one JSON object
-        instead: {"file", "format", "records" or "entries", "header",
-        "problems"}; addresses are "0x..." strings, other numbers are JSON
-        numbers, names are JSON strings (bytes that are not UTF-8 appear as
-        \u0080..\u00ff).
+const CommandDoc kCommandDocs[] = {
+    {"check", "[--strict] [--quiet] [--format=FMT] FILE...", "check FILE...",
+     R"(Validate each FILE and print every problem, one per line, as
+    FILE:OFFSET: error: explanation     (jitdump, byte offset)
+    FILE:LINE: error: explanation       (perf map, 1-based line)
+    FILE: error: explanation            (the file as a whole)
+followed by a summary line per file.  Errors: malformed header or
+records (bad magic, other byte order, unknown version, sizes that do
+not fit, unterminated names, line tables that overrun their record,
+code ranges that wrap around), truncated records, record pids that
+differ from the header's pid, a header pid that differs from the pid
+in a jit-<pid>.dump name, perf map lines that do not parse.
+Warnings: code ranges that partially overlap a live earlier entry
+(runtimes reuse freed code memory without saying so, so the later
+entry wins), CODE_LOAD records without code, CODE_DEBUG_INFO not
+followed by the matching CODE_LOAD, CODE_MOVE of unknown code,
+records after CODE_CLOSE, line number 0, names and file names that
+are not valid UTF-8 or contain control characters (dump escapes
+them).)"},
+    {"dump", "[--json] [--format=FMT] FILE", "dump FILE",
+     R"(List every record of a jitdump (offset, kind, timestamp, address
+range, size, name, line-table entries, number of code bytes) or
+every entry of a perf map (line, range, size, name), with problems
+interleaved in the check format.  With --json, print one JSON object
+instead: {"file", "format", "records" or "entries", "header",
+"problems"}; addresses are "0x..." strings, other numbers are JSON
+numbers, names are JSON strings (bytes that are not UTF-8 appear as
+\u0080..\u00ff).
+In the text listing, every byte of a name or file name that is not
+part of valid UTF-8, and every control character, is written as \xHH,
+and a backslash as \\, so that each item stays on one line.)"},
+    {"annotate", "--map FILE [--map FILE]... [-o OUT] [--verbose] PROFILE",
+     "annotate --map FILE... PROFILE -o OUT",
+     R"(Name the jitted code in a Callgrind profile taken with an unpatched
+Valgrind (valgrind --tool=callgrind --dump-instr=yes PROGRAM), using
+the jitdump files and perf maps the program wrote (each --map FILE;
+format detected as above).  Stock Callgrind names code without
+symbols after the address of the block where it was entered
+("fn=0x0000000004855100" in object "???"): a pseudo-function holds
+everything executed from a call target until the matching return,
+including other functions reached by tail jumps, and calls to
+non-entry addresses (or jumps into jitted code from other objects)
+split one function into several pseudo-functions.  annotate moves
+the cost of every instruction of a pseudo-function to the mapped
+function containing that instruction, renames calls to
+pseudo-functions, drops the calls from a function to pieces of
+itself (a call to its own start address, i.e. recursion, stays),
+and writes the result, a valid Callgrind profile, to OUT (stdout
+without -o) for callgrind_annotate or KCachegrind.
+Maps: their entries are applied in order, all FILEs in the order
+given; an entry that overlaps earlier ones replaces them (runtimes
+reuse code memory); jitdump CODE_MOVE moves a function.  The same
+name at several addresses is one function.  Renamed functions get
+the map's absolute path as object (ob=), like the patched core, and,
+from a jitdump CODE_DEBUG_INFO line table, the table's file (fl=)
+and per-instruction line numbers.
+Exact: every event total (cost lines are moved, never changed);
+with --dump-instr=yes each function's self cost, since each
+instruction's cost is attributed by its own address; call counts.
+Approximate: without --dump-instr=yes a pseudo-function's costs
+all go to the function containing the block it was entered at (a
+warning says so); the inclusive cost of a call edge is Callgrind's
+(of the call as made, which may include code reached by tail jumps);
+recursion depth suffixes ('2) are kept for costs in the entered
+function and dropped for costs moved to other functions; code
+replaced at the same address in one run cannot be told apart (the
+profile has no time): its costs go to the last map entry.  Only
+pseudo-functions in objects "???" or without object are touched.
+Malformed profile lines are errors with their line number (no
+output is written); problems in maps are reported and annotate
+goes on with what could be read (exit status 1).)"},
+    {"help", "[COMMAND]", "help [COMMAND]",
+     R"(Print this manual, or the part about COMMAND.)"},
+};
 
-    annotate --map FILE... PROFILE -o OUT
-        Name the jitted code in a Callgrind profile taken with an unpatched
-        Valgrind (valgrind --tool=callgrind --dump-instr=yes PROGRAM), using
-        the jitdump files and perf maps the program wrote (each --map FILE;
-        format detected as above).  Stock Callgrind names code without
-        symbols after the address of the block where it was entered
-        ("fn=0x0000000004855100" in object "???"): a pseudo-function holds
-        everything executed from a call target until the matching return,
-        including other functions reached by tail jumps, and calls to
-        non-entry addresses (or jumps into jitted code from other objects)
-        split one function into several pseudo-functions.  annotate moves
-        the cost of every instruction of a pseudo-function to the mapped
-        function containing that instruction, renames calls to
-        pseudo-functions, drops the calls from a function to pieces of
-        itself (a call to its own start address, i.e. recursion, stays),
-        and writes the result, a valid Callgrind profile, to OUT (stdout
-        without -o) for callgrind_annotate or KCachegrind.
-        Maps: their entries are applied in order, all FILEs in the order
-        given; an entry that overlaps earlier ones replaces them (runtimes
-        reuse code memory); jitdump CODE_MOVE moves a function.  The same
-        name at several addresses is one function.  Renamed functions get
-        the map's absolute path as object (ob=), like the patched core, and,
-        from a jitdump CODE_DEBUG_INFO line table, the table's file (fl=)
-        and per-instruction line numbers.
-        Exact: every event total (cost lines are moved, never changed);
-        with --dump-instr=yes each function's self cost, since each
-        instruction's cost is attributed by its own address; call counts.
-        Approximate: without --dump-instr=yes a pseudo-function's costs
-        all go to the function containing the block it was entered at (a
-        warning says so); the inclusive cost of a call edge is Callgrind's
-        (of the call as made, which may include code reached by tail jumps);
-        recursion depth suffixes ('2) are kept for costs in the entered
-        function and dropped for costs moved to other functions; code
-        replaced at the same address in one run cannot be told apart (the
-        profile has no time): its costs go to the last map entry.  Only
-        pseudo-functions in objects "???" or without object are touched.
-        Malformed profile lines are errors with their line number (no
-        output is written); problems in maps are reported and annotate
-        goes on with what could be read (exit status 1).
+/// One entry of a tagged list (OPTIONS, EXIT STATUS): a tag and its text.
+struct TaggedDoc {
+    const char* tag;
+    const char* text;
+};
 
-    help [COMMAND]
-        Print this manual, or the part about COMMAND.
+const TaggedDoc kOptionDocs[] = {
+    {"--format=auto|jitdump|perfmap",
+     R"(Do not guess the format (check, dump).)"},
+    {"--strict",
+     R"(check: warnings count as problems for the exit status.)"},
+    {"--quiet, -q",
+     R"(check: no summary lines; print only problems.)"},
+    {"--json",
+     R"(dump: JSON output.)"},
+    {"--map FILE, --map=FILE",
+     R"(annotate: a jitdump file or perf map naming jitted code (repeat for
+several; later entries win on overlap).)"},
+    {"-o OUT, --output=OUT",
+     R"(annotate: where to write the rewritten profile ("-": stdout).)"},
+    {"--verbose, -v",
+     R"(annotate: print what was read and rewritten to stderr.)"},
+    {"--help, -h",
+     R"(Print this manual.)"},
+    {"--man",
+     R"(Print this manual as a man page (roff source of vg-jit(1); the
+installed vg-jit.1 is made with it).)"},
+    {"--version",
+     R"(Print the version.)"},
+};
 
-OPTIONS
-    --format=auto|jitdump|perfmap
-        Do not guess the format (check, dump).
-    --strict
-        check: warnings count as problems for the exit status.
-    --quiet, -q
-        check: no summary lines; print only problems.
-    --json
-        dump: JSON output.
-    --map FILE, --map=FILE
-        annotate: a jitdump file or perf map naming jitted code (repeat for
-        several; later entries win on overlap).
-    -o OUT, --output=OUT
-        annotate: where to write the rewritten profile ("-": stdout).
-    --verbose, -v
-        annotate: print what was read and rewritten to stderr.
-    --help, -h
-        Print this manual.
-    --version
-        Print the version.
+const TaggedDoc kExitDocs[] = {
+    {"0",
+     R"(every FILE is clean (check), or was listed without errors (dump),
+or the profile was rewritten and every map read cleanly (annotate).)"},
+    {"1",
+     R"(a problem was found: an error (or, with --strict, a warning) in a
+FILE, or a FILE could not be read; annotate: the profile is
+malformed or unreadable, OUT cannot be written, or a map had errors
+or named no code.)"},
+    {"2",
+     R"(usage error: unknown command or option, missing FILE.)"},
+};
 
-EXIT STATUS
-    0   every FILE is clean (check), or was listed without errors (dump),
-        or the profile was rewritten and every map read cleanly (annotate).
-    1   a problem was found: an error (or, with --strict, a warning) in a
-        FILE, or a FILE could not be read; annotate: the profile is
-        malformed or unreadable, OUT cannot be written, or a map had errors
-        or named no code.
-    2   usage error: unknown command or option, missing FILE.
-
-EXAMPLES
-    node --perf-prof app.js && vg-jit check jit-*.dump
+const char* const kExamples = R"(    node --perf-prof app.js && vg-jit check jit-*.dump
     vg-jit dump --json /tmp/perf-1234.map | jq '.entries | length'
     valgrind --tool=callgrind --dump-instr=yes node --perf-basic-prof app.js
     vg-jit annotate --map /tmp/perf-1234.map callgrind.out.1234 -o named.out
-    callgrind_annotate named.out
-)";
+    callgrind_annotate named.out)";
+
+const char* const kSeeAlso = "valgrind(1), callgrind_annotate(1), cg_annotate(1), perf-report(1)";
+
+// ---------------------------------------------------------------------------
+// Rendering the manual
+// ---------------------------------------------------------------------------
+
+/// Appends text block `block` (see the convention above) with every line
+/// indented by `indent` blanks; empty lines stay empty.
+void render_block_text(std::string& out, const char* block, std::size_t indent) {
+    const std::string pad(indent, ' ');
+    std::string line;
+    for (const char* p = block;; ++p) {
+        if (*p == '\n' || *p == '\0') {
+            out += line.empty() ? "\n" : pad + line + "\n";
+            line.clear();
+            if (*p == '\0') break;
+        } else {
+            line += *p;
+        }
+    }
+}
+
+/// `s` escaped for roff text: backslashes as \e, hyphens as \- (so that
+/// options copy and paste), and a leading '.' or '\'' protected by \&.
+std::string roff_escape(const std::string& s) {
+    std::string out;
+    if (!s.empty() && (s[0] == '.' || s[0] == '\'')) out += "\\&";
+    for (char c : s) {
+        if (c == '\\') out += "\\e";
+        else if (c == '-') out += "\\-";
+        else out += c;
+    }
+    return out;
+}
+
+/// Appends text block `block` as roff: running text as is (roff fills it),
+/// a new paragraph as `par` (".PP" at the top level, ".IP" inside a tagged
+/// paragraph), verbatim lines between .nf and .fi, indented by 4 (.in, which unlike
+/// .RS/.RE keeps the indentation of a tagged paragraph).
+void render_block_roff(std::string& out, const char* block, const char* par) {
+    bool verbatim = false;
+    bool pending_par = false;
+    std::string line;
+    auto flush = [&](bool end) {
+        const bool is_blank = line.empty();
+        const bool is_verbatim = !is_blank && line[0] == ' ';
+        if (verbatim && !is_verbatim) {
+            out += ".fi\n.in -4n\n";
+            verbatim = false;
+        }
+        if (is_blank) {
+            if (!end) pending_par = true;
+        } else {
+            if (pending_par) {
+                out += std::string(par) + "\n";
+                pending_par = false;
+            }
+            if (is_verbatim && !verbatim) {
+                out += ".in +4n\n.nf\n";
+                verbatim = true;
+            }
+            // Verbatim lines lose the first four blanks (.in +4n stands for them).
+            out += roff_escape(is_verbatim && line.compare(0, 4, "    ") == 0 ? line.substr(4)
+                                                                           : line) + "\n";
+        }
+        line.clear();
+    };
+    for (const char* p = block;; ++p) {
+        if (*p == '\n') {
+            flush(false);
+        } else if (*p == '\0') {
+            flush(true);
+            break;
+        } else {
+            line += *p;
+        }
+    }
+    if (verbatim) out += ".fi\n.in -4n\n";
+}
+
+/// "vg-jit NAME ARGS", the synopsis line of a subcommand.
+std::string synopsis_line(const CommandDoc& c) {
+    return std::string("vg-jit ") + c.name + " " + c.synopsis;
+}
+
+const char* const kGeneralSynopsis = "vg-jit --help | --man | --version";
+
+/// The whole manual as plain text (what --help and `help` print).
+std::string manual_text() {
+    std::string out = "NAME\n    vg-jit - " + std::string(kName) + "\n\nSYNOPSIS\n";
+    for (const CommandDoc& c : kCommandDocs) out += "    " + synopsis_line(c) + "\n";
+    out += std::string("    ") + kGeneralSynopsis + "\n\nDESCRIPTION\n";
+    render_block_text(out, kDescription, 4);
+    out += "\nCOMMANDS\n";
+    for (const CommandDoc& c : kCommandDocs) {
+        out += std::string("    ") + c.heading + "\n";
+        render_block_text(out, c.text, 8);
+        out += "\n";
+    }
+    out += "OPTIONS\n";
+    for (const TaggedDoc& o : kOptionDocs) {
+        out += std::string("    ") + o.tag + "\n";
+        render_block_text(out, o.text, 8);
+    }
+    out += "\nEXIT STATUS\n";
+    for (const TaggedDoc& e : kExitDocs) {
+        out += std::string("    ") + e.tag + "\n";
+        render_block_text(out, e.text, 8);
+    }
+    out += "\nEXAMPLES\n";
+    render_block_text(out, kExamples, 0);
+    out += "\nSEE ALSO\n    " + std::string(kSeeAlso) + "\n";
+    return out;
+}
+
+/// The manual as a man page, section 1, in the man(7) macros.
+std::string manual_roff() {
+    std::string out = ".\\\" vg-jit(1): generated by `vg-jit --man`; edit tool/main.cpp instead.\n";
+    out += std::string(".TH VG-JIT 1 \"\" \"") + kVersion + "\" \"User Commands\"\n";
+    out += ".nh\n.ad l\n";  // no hyphenation, ragged right: words stay whole
+    out += ".SH NAME\nvg-jit \\- " + roff_escape(kName) + "\n.SH SYNOPSIS\n.nf\n";
+    for (const CommandDoc& c : kCommandDocs) out += roff_escape(synopsis_line(c)) + "\n";
+    out += roff_escape(kGeneralSynopsis) + "\n.fi\n.SH DESCRIPTION\n";
+    render_block_roff(out, kDescription, ".PP");
+    out += ".SH COMMANDS\n";
+    for (const CommandDoc& c : kCommandDocs) {
+        out += ".TP\n.B " + roff_escape(c.heading) + "\n";
+        render_block_roff(out, c.text, ".IP");
+    }
+    out += ".SH OPTIONS\n";
+    for (const TaggedDoc& o : kOptionDocs) {
+        out += ".TP\n.B " + roff_escape(o.tag) + "\n";
+        render_block_roff(out, o.text, ".IP");
+    }
+    out += ".SH \"EXIT STATUS\"\n";
+    for (const TaggedDoc& e : kExitDocs) {
+        out += ".TP\n.B " + roff_escape(e.tag) + "\n";
+        render_block_roff(out, e.text, ".IP");
+    }
+    out += ".SH EXAMPLES\n";
+    render_block_roff(out, kExamples, ".PP");
+    out += ".SH \"SEE ALSO\"\n" + roff_escape(kSeeAlso) + "\n";
+    return out;
+}
+
+/// The help of one subcommand: its synopsis and its COMMANDS entry.
+std::string command_help(const CommandDoc& c) {
+    std::string out = "SYNOPSIS\n    " + synopsis_line(c) + "\n\nDESCRIPTION\n    ";
+    out += c.heading;
+    out += "\n";
+    render_block_text(out, c.text, 8);
+    return out;
+}
+
+// ---------------------------------------------------------------------------
+// Subcommands
+// ---------------------------------------------------------------------------
+
+
 
 int usage_error(const std::string& msg) {
     std::cerr << "vg-jit: " << msg << "\n"
@@ -264,46 +447,35 @@ int cmd_annotate(const std::vector<std::string>& args) {
 
 int cmd_help(const std::vector<std::string>& args);
 
+/// A subcommand: its name (as in kCommandDocs) and its runner.
 struct Command {
     const char* name;
     int (*run)(const std::vector<std::string>&);
-    const char* synopsis;
 };
 
-// The subcommand table.
 const Command kCommands[] = {
-    {"check", cmd_check, "vg-jit check [--strict] [--quiet] [--format=FMT] FILE..."},
-    {"dump", cmd_dump, "vg-jit dump [--json] [--format=FMT] FILE"},
-    {"annotate", cmd_annotate,
-     "vg-jit annotate --map FILE [--map FILE]... [-o OUT] [--verbose] PROFILE"},
-    {"help", cmd_help, "vg-jit help [COMMAND]"},
+    {"check", cmd_check},
+    {"dump", cmd_dump},
+    {"annotate", cmd_annotate},
+    {"help", cmd_help},
 };
+
+/// The documentation of subcommand `name`, or nullptr.
+const CommandDoc* find_doc(const std::string& name) {
+    for (const CommandDoc& d : kCommandDocs)
+        if (name == d.name) return &d;
+    return nullptr;
+}
 
 int cmd_help(const std::vector<std::string>& args) {
     if (args.empty()) {
-        std::cout << kManPage;
+        std::cout << manual_text();
         return kExitClean;
     }
-    for (const Command& c : kCommands) {
-        if (args[0] == c.name) {
-            // Print the synopsis and the command's paragraph of the manual.
-            std::cout << "SYNOPSIS\n    " << c.synopsis << "\n\n";
-            const std::string page = kManPage;
-            const std::size_t stop = page.find("\nOPTIONS");
-            const std::string head = std::string("\n    ") + c.name;
-            const std::size_t at = page.find(head, page.find("\nCOMMANDS"));
-            // The block ends where the next line indented by exactly four
-            // spaces (the next command) or the OPTIONS section begins.
-            std::size_t end = at;
-            do {
-                end = page.find("\n    ", end + 1);
-            } while (end != std::string::npos && end < stop && page[end + 5] == ' ');
-            if (end == std::string::npos || end > stop) end = stop;
-            std::cout << "DESCRIPTION" << page.substr(at, end - at) << "\n";
-            return kExitClean;
-        }
-    }
-    return usage_error("help: unknown command '" + args[0] + "'");
+    const CommandDoc* d = find_doc(args[0]);
+    if (!d) return usage_error("help: unknown command '" + args[0] + "'");
+    std::cout << command_help(*d);
+    return kExitClean;
 }
 
 }  // namespace
@@ -313,7 +485,11 @@ int main(int argc, char** argv) {
     if (args.empty()) return usage_error("no command given");
     const std::string first = args[0];
     if (first == "--help" || first == "-h") {
-        std::cout << kManPage;
+        std::cout << manual_text();
+        return kExitClean;
+    }
+    if (first == "--man") {
+        std::cout << manual_roff();
         return kExitClean;
     }
     if (first == "--version") {

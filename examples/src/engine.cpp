@@ -2,7 +2,6 @@
 
 #include "engine.hpp"
 
-#include <valgrind/jit.h>
 #include <xbyak/xbyak.h>
 
 #include <algorithm>
@@ -32,23 +31,9 @@ struct Engine::PrintSite {
     int numValues;  ///< expression items (values pushed by the code)
 };
 
-const char* jitStatusName(unsigned long status) {
-    switch (status) {
-    case VG_JIT_OK: return "VG_JIT_OK";
-    case VG_JIT_ERR_NOT_RUNNING: return "VG_JIT_ERR_NOT_RUNNING";
-    case VG_JIT_ERR_BAD_DESCRIPTOR: return "VG_JIT_ERR_BAD_DESCRIPTOR";
-    case VG_JIT_ERR_BAD_NAME: return "VG_JIT_ERR_BAD_NAME";
-    case VG_JIT_ERR_BAD_STRING: return "VG_JIT_ERR_BAD_STRING";
-    case VG_JIT_ERR_BAD_RANGE: return "VG_JIT_ERR_BAD_RANGE";
-    case VG_JIT_ERR_NOT_CODE: return "VG_JIT_ERR_NOT_CODE";
-    case VG_JIT_ERR_OVERLAPS_OBJECT: return "VG_JIT_ERR_OVERLAPS_OBJECT";
-    case VG_JIT_ERR_BAD_LINE_TABLE: return "VG_JIT_ERR_BAD_LINE_TABLE";
-    case VG_JIT_ERR_NOT_REGISTERED: return "VG_JIT_ERR_NOT_REGISTERED";
-    case VG_JIT_WARN_REPLACED: return "VG_JIT_WARN_REPLACED";
-    case VG_JIT_WARN_LINES_DROPPED: return "VG_JIT_WARN_LINES_DROPPED";
-    default: return "unknown status";
-    }
-}
+namespace vj = valgrind::jit;
+
+std::string jitStatusName(vj::status status) { return std::string(vj::to_string(status)); }
 
 namespace {
 
@@ -84,7 +69,7 @@ Engine::Engine(const Program& program, const Options& options)
     : prog_(program), opts_(options), absPath_(absolutePath(program.path)),
       object_("minijit:" + baseName(program.path)) {
     underValgrind_ = RUNNING_ON_VALGRIND != 0;
-    jitSupported_ = VALGRIND_JIT_QUERY() >= 1;
+    jitSupported_ = vj::api_version() >= 1;
     if (underValgrind_ && !jitSupported_ && opts_.registerCode)
         std::fprintf(stderr, "minijit: note: this Valgrind has no JIT support (valgrind-jit); "
                              "jitted code will not be named\n");
@@ -101,9 +86,10 @@ Engine::Engine(const Program& program, const Options& options)
 Engine::~Engine() {
     for (auto& fs : funcs_)
         for (auto& v : fs->versions) forget(*v);
-    if (retireStubRegistered_ && !VALGRIND_JIT_UNREGISTER(retireStub_.data()))
+    const vj::status s = retireStubRegistration_.reset();
+    if (s != vj::status::ok)
         std::fprintf(stderr, "minijit: warning: unregistering the retire stub failed: %s\n",
-                     jitStatusName(VALGRIND_JIT_LAST_ERROR()));
+                     jitStatusName(s).c_str());
 }
 
 void Engine::buildEnv() {
@@ -149,15 +135,11 @@ void Engine::compileRetireStub() {
     }
     retireStub_.makeExecutable();
     if (opts_.registerCode) {
-        VgJitCode d = VG_JIT_CODE_INITIALIZER;
-        d.start = retireStub_.data();
-        d.size = retireStubSize_;
-        d.name = "minijit_retire_stub";
-        d.object = object_.c_str();
-        retireStubRegistered_ = VALGRIND_JIT_REGISTER_CODE(&d) != 0;
-        if (!retireStubRegistered_ && jitSupported_)
+        retireStubRegistration_ = vj::registration(
+            {retireStub_.data(), retireStubSize_, "minijit_retire_stub", object_});
+        if (!retireStubRegistration_ && jitSupported_)
             std::fprintf(stderr, "minijit: warning: registering minijit_retire_stub failed: %s\n",
-                         jitStatusName(VALGRIND_JIT_LAST_ERROR()));
+                         jitStatusName(retireStubRegistration_.state()).c_str());
     }
 }
 
@@ -171,36 +153,27 @@ void Engine::announce(CodeVersion& v) {
     if (!opts_.registerCode) return;
     const Function& fn = *prog_.functions[v.func];
     const std::string name = opts_.tierNames ? fn.name + ".tier" + std::to_string(v.tier) : fn.name;
-    std::vector<VgJitLine> lines;
-    lines.reserve(v.code.lines.size());
-    for (const auto& l : v.code.lines)
-        lines.push_back(VgJitLine{l.first, static_cast<unsigned long>(l.second), nullptr});
-    VgJitCode d = VG_JIT_CODE_INITIALIZER;
-    d.start = v.start();
-    d.size = v.code.size;
-    d.name = name.c_str();
-    d.object = object_.c_str();
-    d.file = absPath_.c_str();
-    d.lines = lines.data();
-    d.n_lines = lines.size();
-    const unsigned long ok = VALGRIND_JIT_REGISTER_CODE(&d);
-    const unsigned long status = VALGRIND_JIT_LAST_ERROR();
-    v.registered = ok != 0;
+    // The line table is v.code.lines itself: {offset, line} pairs.
+    v.registration = vj::registration({v.start(), v.code.size, name, object_, absPath_},
+                                      v.code.lines);
+    const vj::status status = v.registration.state();
     if (!jitSupported_) return;
-    if (!ok)
-        std::fprintf(stderr, "minijit: warning: registering %s failed: %s (%lu)\n",
-                     describeVersion(v).c_str(), jitStatusName(status), status);
-    else if (status != VG_JIT_OK)
-        std::fprintf(stderr, "minijit: warning: registering %s: %s (%lu)\n",
-                     describeVersion(v).c_str(), jitStatusName(status), status);
+    if (!v.registration)
+        std::fprintf(stderr, "minijit: warning: registering %s failed: %s (%d)\n",
+                     describeVersion(v).c_str(), jitStatusName(status).c_str(),
+                     static_cast<int>(status));
+    else if (status != vj::status::ok)
+        std::fprintf(stderr, "minijit: warning: registering %s: %s (%d)\n",
+                     describeVersion(v).c_str(), jitStatusName(status).c_str(),
+                     static_cast<int>(status));
 }
 
 void Engine::forget(CodeVersion& v) {
-    if (!v.registered) return;
-    v.registered = false;
-    if (!VALGRIND_JIT_UNREGISTER(v.start()) && jitSupported_)
+    if (!v.registration) return;
+    const vj::status status = v.registration.reset();
+    if (status != vj::status::ok && jitSupported_)
         std::fprintf(stderr, "minijit: warning: unregistering %s failed: %s\n",
-                     describeVersion(v).c_str(), jitStatusName(VALGRIND_JIT_LAST_ERROR()));
+                     describeVersion(v).c_str(), jitStatusName(status).c_str());
 }
 
 void Engine::install(FunctionState& fs, std::unique_ptr<CodeVersion> v) {
@@ -208,7 +181,7 @@ void Engine::install(FunctionState& fs, std::unique_ptr<CodeVersion> v) {
     if (opts_.verbose)
         std::fprintf(stderr, "minijit: compiled %s, %zu line-table entries%s\n",
                      describeVersion(*v).c_str(), v->code.lines.size(),
-                     v->registered ? ", registered" : "");
+                     v->registration ? ", registered" : "");
     fs.entry = const_cast<void*>(v->start());
     fs.current = v.get();
     fs.versions.push_back(std::move(v));

@@ -5,8 +5,9 @@
 //
 // Life cycle of a function's code:
 //   1. At start-up every function is compiled at tier 0 into its own
-//      CodeBuffer, announced with VALGRIND_JIT_REGISTER_CODE, and its call
-//      slot (FunctionState::entry) pointed at it.
+//      CodeBuffer, announced to Valgrind through a registration handle of
+//      <valgrind/jit.hpp> (CodeVersion::registration), and its call slot
+//      (FunctionState::entry) pointed at it.
 //   2. Tier-0 code counts its calls.  The call that makes the count equal to
 //      the threshold first calls Engine::tierUp, which compiles tier 1,
 //      registers it, re-points the call slot and marks the tier-0 version
@@ -17,7 +18,7 @@
 //      the count of a retired version to zero leaves its frame and
 //      tail-jumps to a small permanent stub, which calls Engine::retire:
 //      only then, when no frame can execute it any more, is the old code
-//      unregistered (VALGRIND_JIT_UNREGISTER) and unmapped.  Versions still
+//      unregistered (the handle's reset()) and unmapped.  Versions still
 //      live at exit (or after a runtime error) are freed by the destructor.
 
 #ifndef MINIJIT_ENGINE_HPP
@@ -26,6 +27,8 @@
 #include "ast.hpp"
 #include "code_buffer.hpp"
 #include "codegen.hpp"
+
+#include <valgrind/jit.hpp>
 
 #include <csetjmp>
 #include <cstdint>
@@ -62,7 +65,10 @@ struct CodeVersion {
     int func = -1;                  ///< index into Program::functions
     int tier = 0;
     CompiledCode code;
-    bool registered = false;        ///< announced to Valgrind successfully
+    /// The code's registration with Valgrind (empty if not announced, or
+    /// natively).  Declared after `code`, so it is destroyed first: the code
+    /// is unregistered before it is unmapped.
+    valgrind::jit::registration registration;
 
     const void* start() const { return code.buffer.data(); }
 };
@@ -132,15 +138,15 @@ private:
     CodegenEnv env_;
     CodeBuffer retireStub_;
     std::size_t retireStubSize_ = 0;
-    bool retireStubRegistered_ = false;
+    valgrind::jit::registration retireStubRegistration_;  ///< after retireStub_
     int compiling_ = -1;            ///< function being compiled (error sites)
     std::string out_;               ///< buffered program output
     std::string failure_;           ///< runtime error message for run()
     std::jmp_buf failJump_;
 };
 
-/// Name of a Vg_JitStatus value ("VG_JIT_ERR_NOT_CODE", ...).
-const char* jitStatusName(unsigned long status);
+/// Name of a status for messages ("not_code", ...): valgrind::jit::to_string.
+std::string jitStatusName(valgrind::jit::status status);
 
 } // namespace minijit
 

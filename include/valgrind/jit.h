@@ -59,7 +59,9 @@
 
    The header is C99 and C++ (98 and later) and depends only on
    valgrind.h, which is installed next to it: compile with
-   -I<prefix>/include and include <valgrind/jit.h>.
+   $(pkg-config --cflags valgrind-jit) (that is, -I<prefix>/include) and
+   include <valgrind/jit.h>.  C++17 code may use <valgrind/jit.hpp>, a
+   layer over this header with RAII registration handles.
 
    Ownership and lifetime
    ----------------------
@@ -69,6 +71,20 @@
    themselves are not copied: they must stay mapped and executable for as
    long as they are registered.  Unmapping memory (munmap) drops the
    registrations inside it automatically.
+
+   Source files
+   ------------
+   A `file` (VgJitCode.file, VgJitLine.file) is a path, split at its last
+   '/' into directory and file name as DWARF line tables are.  An absolute
+   path is used as it is.  A relative path stays relative, as Valgrind
+   keeps a relative DWARF path of an ELF object without a compilation
+   directory (DW_AT_comp_dir): it is not joined with the program's working
+   directory or any other, and no file is opened.  Tools print the file
+   name ("fib.my:12"; with --fullpath-after= also the directory,
+   "src/fib.my:12"), Callgrind writes the path as given ("src/fib.my"), and
+   callgrind_annotate, cg_annotate and KCachegrind look for it relative to
+   the directory they run in (or their --include directories).  Pass
+   absolute paths when the sources should be found from anywhere.
 
    Threads
    -------
@@ -175,7 +191,8 @@ typedef enum {
 typedef struct {
    unsigned long offset;  /* bytes from the code's start; < size */
    unsigned long line;    /* 1-based source line; 0 is invalid */
-   const char*   file;    /* source file, NULL for the descriptor's file */
+   const char*   file;    /* source file, NULL for the descriptor's file;
+                             relative paths: see "Source files" above */
 } VgJitLine;
 
 /* Descriptor for VALGRIND_JIT_REGISTER_CODE.  Initialise it with
@@ -194,7 +211,8 @@ typedef struct {
                                     Callgrind's ob= and Memcheck's "in";
                                     NULL for VG_JIT_DEFAULT_OBJECT */
    const char*      file;        /* default source file for the lines, or
-                                    NULL */
+                                    NULL (relative paths: see "Source
+                                    files" above) */
    const VgJitLine* lines;       /* line table, or NULL */
    unsigned long    n_lines;     /* entries in lines; 0 if lines is NULL */
 } VgJitCode;

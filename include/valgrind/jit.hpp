@@ -1,0 +1,341 @@
+/*
+   valgrind/jit.hpp: a header-only C++17 layer over valgrind/jit.h.
+
+   This file is part of valgrind-jit and is licensed like valgrind/jit.h
+   (see there): any program, open or closed source, may include it.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   Overview
+   --------
+   A JIT that keeps one object per emitted function can let that object own
+   the function's registration:
+
+      #include <valgrind/jit.hpp>
+
+      namespace vj = valgrind::jit;
+
+      std::vector<vj::line_entry> lines = {{0, 10}, {17, 11}};  // {offset, line}
+      vj::registration reg({code, code_size, "fib", "myvm-jit", "/src/fib.my"},
+                           lines);
+      ...
+      // reg's destructor unregisters the code; call it before the memory is
+      // freed or reused.
+
+   registration is move-only: a moved-from handle is empty and does
+   nothing.  Names are std::string_view (need not be NUL-terminated).  A line
+   table is any contiguous range (array, std::array, std::vector, std::span,
+   std::initializer_list, ...) whose elements are {offset, line} pairs:
+   either a type with `offset` and `line` members (line_entry, or the JIT's
+   own struct) or a tuple-like pair (std::pair, std::tuple, std::array of 2).
+
+   Cost
+   ----
+   Natively (and with -DNVALGRIND) every call costs what the C macros cost,
+   one client request (a few instructions): nothing is copied or allocated,
+   the handle stays empty and reports status::not_running.  Under Valgrind
+   the names and the line table are copied into one temporary buffer
+   (operator new(std::nothrow)) for the request and freed when it returns.
+   Nothing here throws; the header works with -fno-exceptions.
+
+   Everything else (what Valgrind copies, which ranges it refuses, how line
+   tables and file names are interpreted) is as described in valgrind/jit.h.
+*/
+
+#ifndef VALGRIND_JIT_HPP
+#define VALGRIND_JIT_HPP
+
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#error "valgrind/jit.hpp needs C++17 or later; C code uses valgrind/jit.h"
+#endif
+
+/* jit.h and valgrind.h are installed in the same directory as this header. */
+#include "jit.h"
+
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <iterator>
+#include <new>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace valgrind {
+namespace jit {
+
+/// The result of a JIT request: Vg_JitStatus (valgrind/jit.h) as a scoped
+/// enumeration with the same values.  Values below 64 mean the request was
+/// refused and nothing changed; 64 and above mean it took effect with a
+/// warning.  to_string() names each value.
+enum class status : int {
+    ok = VG_JIT_OK,                            ///< done
+    not_running = VG_JIT_ERR_NOT_RUNNING,      ///< natively, or no JIT support
+    bad_descriptor = VG_JIT_ERR_BAD_DESCRIPTOR,///< here: no memory to copy names or lines
+    bad_name = VG_JIT_ERR_BAD_NAME,            ///< empty, too long, or holds a NUL
+    bad_string = VG_JIT_ERR_BAD_STRING,        ///< object or file too long or holds a NUL
+    bad_range = VG_JIT_ERR_BAD_RANGE,          ///< size 0, wraps, or above 4 GiB - 1
+    not_code = VG_JIT_ERR_NOT_CODE,            ///< not mapped executable memory
+    overlaps_object = VG_JIT_ERR_OVERLAPS_OBJECT, ///< overlaps an ELF object's text
+    bad_line_table = VG_JIT_ERR_BAD_LINE_TABLE,///< more than VG_JIT_MAX_LINES entries
+    not_registered = VG_JIT_ERR_NOT_REGISTERED,///< unregister: nothing there
+    replaced = VG_JIT_WARN_REPLACED,           ///< recorded; earlier overlapping code dropped
+    lines_dropped = VG_JIT_WARN_LINES_DROPPED  ///< recorded; some line entries dropped
+};
+
+/// The name of `s` as written in the enumeration ("ok", "bad_range",
+/// "lines_dropped", ...), or "unknown" for a value this header does not
+/// know (a later Valgrind may add some).  The view refers to a string
+/// literal: it never dangles.
+constexpr std::string_view to_string(status s) noexcept {
+    switch (s) {
+    case status::ok: return "ok";
+    case status::not_running: return "not_running";
+    case status::bad_descriptor: return "bad_descriptor";
+    case status::bad_name: return "bad_name";
+    case status::bad_string: return "bad_string";
+    case status::bad_range: return "bad_range";
+    case status::not_code: return "not_code";
+    case status::overlaps_object: return "overlaps_object";
+    case status::bad_line_table: return "bad_line_table";
+    case status::not_registered: return "not_registered";
+    case status::replaced: return "replaced";
+    case status::lines_dropped: return "lines_dropped";
+    }
+    return "unknown";
+}
+
+/// Whether a registering request with status `s` took effect (ok, or a
+/// warning: replaced, lines_dropped).
+constexpr bool recorded(status s) noexcept {
+    return s == status::ok || static_cast<int>(s) >= VG_JIT_WARN_REPLACED;
+}
+
+/// The JIT API version the running Valgrind implements (VG_JIT_API_VERSION
+/// or later), or 0 natively and under a Valgrind without JIT support.
+inline unsigned long api_version() noexcept { return VALGRIND_JIT_QUERY(); }
+
+/// The status of the calling thread's most recent JIT request
+/// (VALGRIND_JIT_LAST_ERROR); status::not_running natively.
+inline status last_status() noexcept { return static_cast<status>(VALGRIND_JIT_LAST_ERROR()); }
+
+/// Forgets every registration intersecting [start, start + size) (size in
+/// bytes), e.g. before a whole code heap is freed.  Returns how many were
+/// dropped; 0 natively or if none intersected.  Handles (registration)
+/// whose code was dropped this way unregister nothing when destroyed
+/// (Valgrind answers not_registered, which is harmless).
+inline unsigned long unregister_range(const void* start, std::size_t size) noexcept {
+    return VALGRIND_JIT_UNREGISTER_RANGE(start, size);
+}
+
+/// One line-table entry: the code from `offset` (bytes from the code's
+/// start) up to the next entry's offset comes from 1-based source line
+/// `line` of the code's file.  Any type with these two members, or any
+/// tuple-like pair, works as well.
+struct line_entry {
+    std::size_t offset;
+    unsigned long line;
+};
+
+/// What to register: the code's first byte and size in bytes, its function
+/// name, and optionally its object (Callgrind's ob=; empty:
+/// VG_JIT_DEFAULT_OBJECT "[jit]") and the source file of its line table
+/// (empty: none; see valgrind/jit.h for how a relative path is resolved).
+/// The views need only stay valid during the registering call.  Written
+/// {start, size, name} or {start, size, name, object, file}.
+struct code {
+    const void* start = nullptr;
+    std::size_t size = 0;
+    std::string_view name;
+    std::string_view object;
+    std::string_view file;
+
+    constexpr code() noexcept = default;
+    constexpr code(const void* start_, std::size_t size_, std::string_view name_,
+                   std::string_view object_ = {}, std::string_view file_ = {}) noexcept
+        : start(start_), size(size_), name(name_), object(object_), file(file_) {}
+};
+
+namespace detail {
+
+template <class E, class = void>
+struct has_offset_line : std::false_type {};
+template <class E>
+struct has_offset_line<E, std::void_t<decltype(std::declval<const E&>().offset),
+                                      decltype(std::declval<const E&>().line)>>
+    : std::true_type {};
+
+template <class E>
+constexpr unsigned long entry_offset(const E& e) noexcept {
+    if constexpr (has_offset_line<E>::value) return static_cast<unsigned long>(e.offset);
+    else return static_cast<unsigned long>(std::get<0>(e));
+}
+template <class E>
+constexpr unsigned long entry_line(const E& e) noexcept {
+    if constexpr (has_offset_line<E>::value) return static_cast<unsigned long>(e.line);
+    else return static_cast<unsigned long>(std::get<1>(e));
+}
+
+/// Copies `s` plus a NUL to `at`; returns the copy.
+inline const char* put(char*& at, std::string_view s) noexcept {
+    char* const copy = at;
+    if (!s.empty()) std::memcpy(at, s.data(), s.size());
+    at[s.size()] = '\0';
+    at += s.size() + 1;
+    return copy;
+}
+
+/// Whether `s` can be passed as a C string: no NUL inside, at most
+/// VG_JIT_MAX_STRING bytes.
+inline bool c_string_ok(std::string_view s) noexcept {
+    return s.size() <= VG_JIT_MAX_STRING && s.find('\0') == std::string_view::npos;
+}
+
+}  // namespace detail
+
+/// A move-only handle that owns the registration of one piece of jitted
+/// code: constructing it registers the code (VALGRIND_JIT_REGISTER_CODE),
+/// destroying it, reset() or assigning another handle to it unregisters
+/// the code at start() (VALGRIND_JIT_UNREGISTER).  An empty handle (default
+/// constructed, moved from, released, refused, or natively) does nothing.
+///
+/// A handle unregisters by start address.  When the JIT reuses memory,
+/// assign the new code's handle to the old code's handle (the old one is
+/// then not unregistered if the new code starts at the same address, since
+/// Valgrind already replaced it); do not keep two live handles for code at
+/// the same start address.
+class registration {
+public:
+    /// An empty handle.
+    registration() noexcept = default;
+
+    /// Registers `c` without a line table.  Check registered() or state().
+    explicit registration(const code& c) noexcept { do_register(c, nullptr, 0); }
+
+    /// Registers `c` with the line table `lines`: a contiguous range
+    /// (std::data/std::size) of {offset, line} pairs, see line_entry.
+    /// The table is copied; at most VG_JIT_MAX_LINES entries (more:
+    /// status::bad_line_table, nothing registered).
+    template <class Lines>
+    registration(const code& c, const Lines& lines) noexcept {
+        register_with_lines(c, lines);
+    }
+
+    /// Line table from a braced list: registration(c, {{0, 10}, {17, 11}}).
+    registration(const code& c, std::initializer_list<line_entry> lines) noexcept {
+        register_with_lines(c, lines);
+    }
+
+    registration(const registration&) = delete;
+    registration& operator=(const registration&) = delete;
+
+    /// Takes over `other`'s registration; `other` becomes empty.
+    registration(registration&& other) noexcept
+        : start_(std::exchange(other.start_, nullptr)), state_(other.state_) {}
+
+    /// Unregisters this handle's code (unless `other` holds code at the same
+    /// start address, which replaced it), then takes over `other`'s.
+    registration& operator=(registration&& other) noexcept {
+        if (this != &other) {
+            if (start_ && start_ != other.start_) VALGRIND_JIT_UNREGISTER(start_);
+            start_ = std::exchange(other.start_, nullptr);
+            state_ = other.state_;
+        }
+        return *this;
+    }
+
+    /// Unregisters the code if this handle holds it.
+    ~registration() { reset(); }
+
+    /// Whether this handle holds a registration (it was recorded and has
+    /// not been reset, released or moved from).
+    bool registered() const noexcept { return start_ != nullptr; }
+    explicit operator bool() const noexcept { return registered(); }
+
+    /// The status of the registering request (status::not_running for a
+    /// default-constructed handle and natively).
+    status state() const noexcept { return state_; }
+
+    /// The registered code's first byte, or nullptr if empty.
+    const void* start() const noexcept { return start_; }
+
+    /// Unregisters now and empties the handle.  Returns the unregister
+    /// request's status (ok; not_registered if Valgrind had already dropped
+    /// the code, e.g. after munmap or unregister_range), or status::ok if
+    /// the handle was empty.
+    status reset() noexcept {
+        if (!start_) return status::ok;
+        const void* s = std::exchange(start_, nullptr);
+        return VALGRIND_JIT_UNREGISTER(s) ? status::ok : last_status();
+    }
+
+    /// Empties the handle without unregistering; returns the code's start
+    /// (the registration stays until unregistered by other means).
+    const void* release() noexcept { return std::exchange(start_, nullptr); }
+
+private:
+    template <class Lines>
+    void register_with_lines(const code& c, const Lines& lines) noexcept {
+        using E = std::remove_cv_t<std::remove_reference_t<decltype(*std::data(lines))>>;
+        const std::size_t n = std::size(lines);
+        if (!under_valgrind()) return;
+        if (n > VG_JIT_MAX_LINES) {
+            state_ = status::bad_line_table;
+            return;
+        }
+        VgJitLine* table = n ? new (std::nothrow) VgJitLine[n] : nullptr;
+        if (n && !table) {
+            state_ = status::bad_descriptor;
+            return;
+        }
+        const E* in = std::data(lines);
+        for (std::size_t i = 0; i < n; ++i)
+            table[i] = VgJitLine{detail::entry_offset(in[i]), detail::entry_line(in[i]), nullptr};
+        do_register(c, table, n);
+        delete[] table;
+    }
+
+    static bool under_valgrind() noexcept { return RUNNING_ON_VALGRIND != 0; }
+
+    void do_register(const code& c, const VgJitLine* lines, std::size_t n) noexcept {
+        if (!under_valgrind()) return;
+        if (c.name.empty() || !detail::c_string_ok(c.name)) {
+            state_ = status::bad_name;
+            return;
+        }
+        if (!detail::c_string_ok(c.object) || !detail::c_string_ok(c.file)) {
+            state_ = status::bad_string;
+            return;
+        }
+        char* const buf =
+            new (std::nothrow) char[c.name.size() + c.object.size() + c.file.size() + 3];
+        if (!buf) {
+            state_ = status::bad_descriptor;
+            return;
+        }
+        char* at = buf;
+        VgJitCode desc = VG_JIT_CODE_INITIALIZER;
+        desc.start = c.start;
+        desc.size = c.size;
+        desc.name = detail::put(at, c.name);
+        const char* object = detail::put(at, c.object);
+        const char* file = detail::put(at, c.file);
+        desc.object = c.object.empty() ? nullptr : object;
+        desc.file = c.file.empty() ? nullptr : file;
+        desc.lines = lines;
+        desc.n_lines = n;
+        const bool ok = VALGRIND_JIT_REGISTER_CODE(&desc) != 0;
+        delete[] buf;
+        state_ = last_status();
+        if (ok) start_ = c.start;
+    }
+
+    const void* start_ = nullptr;
+    status state_ = status::not_running;
+};
+
+}  // namespace jit
+}  // namespace valgrind
+
+#endif /* VALGRIND_JIT_HPP */
