@@ -809,6 +809,10 @@ cmd_regtest() {
   LC_ALL=C join -t$'\t' "$s" "$p" | awk -F'\t' '$2 == "PASS" && $3 != "PASS" { print $1 }' > "$REGTEST_DIR/regressions"
   LC_ALL=C join -t$'\t' "$s" "$p" | awk -F'\t' '$2 != "PASS" && $3 == "PASS" { print $1 }' > "$REGTEST_DIR/fixed"
   LC_ALL=C join -t$'\t' -v1 "$s" "$p" | cut -f1 > "$REGTEST_DIR/only-stock"
+  # Tests the series adds (memcheck/tests/jit_*) run in the patched tree
+  # only: each must pass there.
+  LC_ALL=C join -t$'\t' -v2 "$s" "$p" > "$REGTEST_DIR/only-patched"
+  awk -F'\t' '$2 != "PASS" { print $1 }' "$REGTEST_DIR/only-patched" > "$REGTEST_DIR/only-patched-failing"
   echo
   echo "upstream regression tests (${REGTEST_DIRS[*]}):"
   local side f
@@ -825,11 +829,19 @@ cmd_regtest() {
     echo "  run in stock only (missing from the patched run): $(wc -l < "$REGTEST_DIR/only-stock")"
     sed 's/^/    /' "$REGTEST_DIR/only-stock"
   fi
+  if [ -s "$REGTEST_DIR/only-patched" ]; then
+    echo "  run in the patched tree only (tests the series adds): $(wc -l < "$REGTEST_DIR/only-patched"), failing: $(wc -l < "$REGTEST_DIR/only-patched-failing")"
+    sed 's/^/    /' "$REGTEST_DIR/only-patched-failing"
+  fi
   echo "  results: $REGTEST_DIR"
   if [ -s "$REGTEST_DIR/regressions" ] || [ -s "$REGTEST_DIR/only-stock" ]; then
     echo "  REGRESSIONS (pass in stock, fail when patched): $(wc -l < "$REGTEST_DIR/regressions")"
     sed 's/^/    /' "$REGTEST_DIR/regressions"
     echo "  see $TREE/<test dir>/<test>.stdout.diff and .stderr.diff"
+    exit 1
+  fi
+  if [ -s "$REGTEST_DIR/only-patched-failing" ]; then
+    echo "  FAILING tests of the series: $(wc -l < "$REGTEST_DIR/only-patched-failing")"
     exit 1
   fi
   echo "  no regressions"

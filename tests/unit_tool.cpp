@@ -15,6 +15,7 @@
 #include "../tool/analyze.hpp"
 #include "../tool/json.hpp"
 #include "fixtures/jitdump_fixtures.hpp"
+#include "test_support.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,15 +24,11 @@
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
-std::string env_or(const char* name, const char* fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
+using vgjit::test::contains;
+using vgjit::test::envOr;
 
 #ifndef VGJIT_BUILDDIR
 #define VGJIT_BUILDDIR "."
@@ -41,44 +38,28 @@ std::string env_or(const char* name, const char* fallback) {
 #endif
 
 std::string tool_path() {
-    const char* t = std::getenv("VGJIT_TOOL");
-    if (t && *t) return t;
-    return env_or("VGJIT_BUILDDIR", VGJIT_BUILDDIR) + std::string("/tool/vg-jit");
+    return envOr("VGJIT_TOOL", envOr("VGJIT_BUILDDIR", VGJIT_BUILDDIR) + "/tool/vg-jit");
 }
 
 std::string fixture(const std::string& name) {
-    return env_or("VGJIT_SRCDIR", VGJIT_SRCDIR) + std::string("/tests/fixtures/") + name;
+    return envOr("VGJIT_SRCDIR", VGJIT_SRCDIR) + "/tests/fixtures/" + name;
 }
 
-std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
+/// What one vg-jit run gave: its exit status and its output (stdout, then
+/// stderr).
 struct Result {
     int status;
-    std::string out;  // stdout and stderr together
+    std::string out;
 };
 
-/// Runs vg-jit with `args` (each shell-quoted); returns exit status/output.
+/// Runs vg-jit with `args` (no shell) through vgjit::test::run(); a run that
+/// did not exit normally (signal, timeout) fails the test case.
 Result run(const std::vector<std::string>& args) {
-    std::string cmd = shell_quote(tool_path());
-    for (const auto& a : args) cmd += " " + shell_quote(a);
-    cmd += " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    BOOST_REQUIRE_MESSAGE(p != nullptr, "cannot run " << cmd);
-    std::string out;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    const int st = ::pclose(p);
-    BOOST_REQUIRE_MESSAGE(WIFEXITED(st), "vg-jit did not exit normally: " << cmd);
-    return Result{WEXITSTATUS(st), out};
-}
-
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
+    std::vector<std::string> argv{tool_path()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const vgjit::test::Result r = vgjit::test::run(argv);
+    BOOST_REQUIRE_MESSAGE(!r.timedOut && r.status < 128, "vg-jit did not exit normally: " << r);
+    return Result{r.status, r.out + r.err};
 }
 
 std::size_t count(const std::string& hay, const std::string& needle) {
@@ -98,22 +79,10 @@ void expect_error(const std::string& name, const std::string& where, const std::
     BOOST_TEST(contains(r.out, want), name << ": expected\n  " << want << "\ngot\n" << r.out);
 }
 
-/// A temporary directory removed at scope exit.
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/vgjit-unit-tool-XXXXXX";
-        const char* d = ::mkdtemp(tmpl);
-        BOOST_REQUIRE(d != nullptr);
-        path = d;
-    }
-    ~TempDir() { std::system(("rm -rf " + shell_quote(path)).c_str()); }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        const std::string p = path + "/" + name;
-        std::ofstream(p, std::ios::binary) << bytes;
-        return p;
-    }
-};
+/// Writes `bytes` to `path`.
+void write_file(const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+}
 
 }  // namespace
 
@@ -148,7 +117,7 @@ BOOST_AUTO_TEST_CASE(unreadable_file_is_a_problem_not_a_usage_error) {
     const Result r = run({"check", "/nonexistent/jit-1.dump"});
     BOOST_TEST(r.status == 1);
     BOOST_TEST(contains(r.out, "/nonexistent/jit-1.dump: error: cannot open"));
-    const Result d = run({"check", env_or("VGJIT_SRCDIR", VGJIT_SRCDIR)});
+    const Result d = run({"check", envOr("VGJIT_SRCDIR", VGJIT_SRCDIR)});
     BOOST_TEST(d.status == 1);
     BOOST_TEST(contains(d.out, "error: is a directory"));
 }
@@ -346,9 +315,9 @@ BOOST_AUTO_TEST_CASE(json_listing_of_a_jitdump) {
 }
 
 BOOST_AUTO_TEST_CASE(json_escapes_names_and_lists_problems) {
-    TempDir d;
-    const std::string f =
-        d.write("perf-77.map", std::string("10 4 say \"hi\"\\there\ttab \xff\xfe caf\xc3\xa9\n"
+    vgjit::test::TempDir d("vgjit-unit-tool");
+    const std::string f = d.file("perf-77.map");
+    write_file(f, std::string("10 4 say \"hi\"\\there\ttab \xff\xfe caf\xc3\xa9\n"
                                            "zz 1 x\n"));
     const Result r = run({"dump", "--json", f});
     BOOST_TEST(r.status == 1);
