@@ -71,8 +71,9 @@ static struct {
 } counts;
 
 /* What a warning shows about the request: the name it registers (NULL
-   if it has none that could be read) and the range arguments that
-   apply to it (has_size False: only the start). */
+   if it has none that could be read) and the arguments that apply to it:
+   the range (has_size False: only the start), or, for a descriptor that
+   could not be read, only its address (in start, is_desc True). */
 typedef
    struct {
       const HChar* what;      /* "register", "unregister", ... */
@@ -80,6 +81,7 @@ typedef
       Addr         start;
       UWord        size;
       Bool         has_size;
+      Bool         is_desc;
    }
    ReqDesc;
 
@@ -94,7 +96,9 @@ static void warn ( const ReqDesc* d, Bool refused, Int st )
       return;
    }
    n_warnings++;
-   if (d->has_size)
+   if (d->is_desc)
+      VG_(sprintf)(args, "descriptor %#lx", d->start);
+   else if (d->has_size)
       VG_(sprintf)(args, "start %#lx, size %lu", d->start, d->size);
    else
       VG_(sprintf)(args, "start %#lx", d->start);
@@ -254,14 +258,15 @@ static Int register_from_client ( Addr start, UWord size, Addr name,
 
 /* finish() for a registration: counts it for the summary. */
 static UWord finish_register ( ThreadId tid, Int st, Addr start,
-                               UWord size, const HChar* name )
+                               UWord size, const HChar* name, Addr desc )
 {
    ReqDesc d;
    d.what     = "register";
    d.name     = name;
-   d.start    = start;
+   d.start    = st == VG_JIT_ERR_BAD_DESCRIPTOR ? desc : start;
    d.size     = size;
    d.has_size = True;
+   d.is_desc  = st == VG_JIT_ERR_BAD_DESCRIPTOR;
    counts.reg++;
    if (ML_(jit_status_applied)(st)) {
       counts.reg_applied++;
@@ -277,7 +282,7 @@ UWord VG_(di_jit_register) ( ThreadId tid, Addr start, SizeT size,
 {
    const HChar* nm = NULL;
    Int st = register_from_client(start, size, name, 0, 0, 0, 0, &nm);
-   return finish_register(tid, st, start, size, nm);
+   return finish_register(tid, st, start, size, nm, 0);
 }
 
 UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
@@ -304,7 +309,7 @@ UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
                                    (Addr)d.lines, d.n_lines, &nm);
       }
    }
-   return finish_register(tid, st, (Addr)d.start, d.size, nm);
+   return finish_register(tid, st, (Addr)d.start, d.size, nm, desc);
 }
 
 
@@ -326,14 +331,14 @@ static UWord finish_unregister ( ThreadId tid, const ReqDesc* d, Int st,
 
 UWord VG_(di_jit_unregister) ( ThreadId tid, Addr start )
 {
-   ReqDesc d = { "unregister", NULL, start, 0, False };
+   ReqDesc d = { "unregister", NULL, start, 0, False, False };
    Int     st = ML_(jit_unregister)(start);
    return finish_unregister(tid, &d, st, 1);
 }
 
 UWord VG_(di_jit_unregister_range) ( ThreadId tid, Addr start, SizeT size )
 {
-   ReqDesc d = { "unregister-range", NULL, start, size, True };
+   ReqDesc d = { "unregister-range", NULL, start, size, True, False };
    UWord   n  = ML_(jit_unregister_range)(start, size);
    Int     st = n > 0 ? VG_JIT_OK : VG_JIT_ERR_NOT_REGISTERED;
    return finish_unregister(tid, &d, st, n);
