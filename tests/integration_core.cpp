@@ -143,6 +143,24 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
             }
             // Each refusal is explained under -v, and the run goes on.
             BOOST_TEST(contains(r.err, "Warning: JIT register refused"));
+            // Warnings name the function and show only arguments that apply.
+            static const std::regex sizeZero(
+                R"(Warning: JIT register refused of "f" \(start 0x[0-9a-f]+, size 0\): bad address range)");
+            BOOST_TEST(std::regex_search(r.err, sizeZero), r.err);
+            static const std::regex unregister(
+                R"(Warning: JIT unregister refused \(start 0x[0-9a-f]+\): nothing registered there)");
+            BOOST_TEST(std::regex_search(r.err, unregister), r.err);
+            BOOST_TEST(contains(r.err, "Warning: JIT register refused (descriptor 0x0): bad descriptor"),
+                       r.err);
+            // Every request counted once: 18 register = 2 + 16, 2 unregister = 1 + 1.
+            BOOST_TEST(contains(r.err, "JIT: client requests: 18 register: 2 registered, 16 refused; "
+                                       "2 unregister: 1 applied, 1 refused"),
+                       r.err);
+            BOOST_TEST(contains(r.err, "JIT: refused: 3 bad descriptor, 4 bad name, 1 bad object or "
+                                       "file name, 3 bad address range, 2 range is not executable "
+                                       "client memory, 1 range overlaps the text of a loaded object, "
+                                       "2 bad line table"),
+                       r.err);
             BOOST_TEST(contains(r.err, "range overlaps the text of a loaded object"));
             BOOST_TEST(contains(r.err, "JIT: "));
             if (tool == "memcheck") BOOST_TEST(contains(r.err, "ERROR SUMMARY: 0 errors"));

@@ -23,6 +23,20 @@
 //             terminated within total_size, unknown record id, empty name,
 //             code_size 0, wrapping range, impossible nr_entry, CODE_MOVE
 //             of unknown code)
+//   counts    known numbers of each outcome: 3 good CODE_LOADs; 12 refused
+//             as overlapping this program's text, 1 at memory that is not
+//             executable, 1 with a size above VG_JIT_MAX_CODE_SIZE, 1
+//             CODE_MOVE of code nobody loaded; 2 malformed (empty name,
+//             code_size 0); 3 without code (CODE_DEBUG_INFO, an unknown
+//             id, CODE_CLOSE): 23 records after the header
+//   junk-names  what producers write in the wild: a function name with
+//             control characters and a byte that is not UTF-8
+//             (junk_\x01name\x7f\xff), and a line table one of whose file
+//             names is junk (\x01\xfeSY:JS:^): run each 100 x (n = 1000)
+//   hold      two functions (hold_a with a 3-entry line table, hold_b) in a
+//             jitdump file; prints "ready" to stderr, then runs until a file
+//             "stop" appears in the current directory (at most 120 s), so
+//             that a test can query the running process through vgdb
 //   perfmap   /tmp/perf-<pid>.map written line by line, one line in two
 //             writes with code running in between; no jitdump
 //   perfmap-symlink  /tmp/perf-<pid>.map is a symlink to a map file in
@@ -661,6 +675,85 @@ int mode_leak(const std::string& when) {
     if (late) announce();
     dump.close_record();
     std::printf("leak done\n");
+
+int mode_counts() {
+    CodeMemory mem(4096);
+    const Fn fns[] = {emit_sum("count_a", mem.at(0), 1), emit_sum("count_b", mem.at(64), 2),
+                      emit_sum("count_c", mem.at(128), 3)};
+    Jitdump dump;
+    JitdumpBuilder b;
+    b.debug_info(Jitdump::addr(fns[0]), fns[0].lines(40, "/virtual/counts.src"), std::nullopt,
+                 now_ns());
+    const JitdumpBuilder first = dump.load(fns[0]);
+    b.bytes.insert(b.bytes.end(), first.bytes.begin(), first.bytes.end());
+    // This program's own text: an ELF object's, refused.
+    const auto text = reinterpret_cast<std::uint64_t>(&let_time_pass);
+    for (int i = 0; i < 12; ++i)
+        b.code_load(text, 16, "in_elf_text_" + std::to_string(i), 100 + i, now_ns(),
+                    dump.pid(), dump.tid(), std::vector<unsigned char>{});
+    static int not_code[64];
+    b.code_load(reinterpret_cast<std::uint64_t>(not_code), sizeof not_code, "in_data", 120,
+                now_ns(), dump.pid(), dump.tid(), std::vector<unsigned char>{});
+    b.code_load(Jitdump::addr(fns[1]), 0x100000000ull, "too_big", 121, now_ns(), dump.pid(),
+                dump.tid(), std::vector<unsigned char>{});
+    b.code_move(0x1000, Jitdump::addr(fns[2]) + 32, 16, 122, now_ns(), dump.pid(), dump.tid());
+    b.code_load(Jitdump::addr(fns[1]), fns[1].size, "", 123, now_ns(), dump.pid(), dump.tid(),
+                fns[1].bytes());
+    b.code_load(Jitdump::addr(fns[1]), 0, "zero_size", 124, now_ns(), dump.pid(), dump.tid(),
+                std::vector<unsigned char>{});
+    b.record(42, now_ns(), std::vector<unsigned char>(8, 0x5A));
+    dump.put(b);
+    dump.put(dump.load(fns[1]));
+    dump.put(dump.load(fns[2]));
+    let_time_pass();
+    long acc = 0;
+    for (const Fn& f : fns) acc += run(f, 100, 10);
+    dump.close_record();
+    std::printf("counts %ld\n", acc);
+    return 0;
+}
+
+int mode_junk_names() {
+    CodeMemory mem(4096);
+    const std::string junk_name = "junk_\x01name\x7f\xff";
+    const Fn named = emit_sum(junk_name, mem.at(0), 1);
+    const Fn lined = emit_sum("junk_file", mem.at(64), 2);
+    Jitdump dump;
+    dump.put(dump.load(named));
+    // The middle entry's file name is junk: the other two keep theirs.
+    auto lines = lined.lines(50, "/virtual/ok.src");
+    lines[1].file = std::string("\x01\xfeSY:JS:^", 9);
+    JitdumpBuilder b;
+    b.debug_info(Jitdump::addr(lined), lines, std::nullopt, now_ns());
+    dump.put(b);
+    dump.put(dump.load(lined));
+    let_time_pass();
+    const long acc = run(named, 1000, 100) + run(lined, 1000, 100);
+    dump.close_record();
+    std::printf("junk-names %ld\n", acc);
+    return 0;
+}
+
+int mode_hold() {
+    CodeMemory mem(4096);
+    const Fn a = emit_sum("hold_a", mem.at(0), 1);
+    const Fn b = emit_sum("hold_b", mem.at(256), 2);
+    Jitdump dump;
+    JitdumpBuilder rec;
+    rec.debug_info(Jitdump::addr(a), a.lines(60, "/virtual/hold.src"), std::nullopt, now_ns());
+    dump.put(rec);
+    dump.put(dump.load(a));
+    dump.put(dump.load(b));
+    let_time_pass();
+    long acc = run(a, 10, 1) + run(b, 10, 1);
+    std::fprintf(stderr, "ready\n");
+    const std::uint64_t start = now_ns();
+    while (::access("stop", F_OK) != 0 && now_ns() - start < 120000000000ull) {
+        acc += run(a, 10, 1);
+        let_time_pass();
+    }
+    dump.close_record();
+    std::printf("hold %s\n", acc > 0 ? "done" : "failed");
     return 0;
 }
 
@@ -670,7 +763,7 @@ int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "leak") return mode_leak(argv[2]);
     if (argc == 4 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3]);
     if (argc != 2) {
-        std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|perfmap|"
+        std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
                              "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | leak early|late\n");
         return 2;
     }
@@ -680,6 +773,9 @@ int main(int argc, char** argv) {
     if (mode == "move") return mode_move();
     if (mode == "truncate") return mode_truncate();
     if (mode == "garbage") return mode_garbage();
+    if (mode == "counts") return mode_counts();
+    if (mode == "junk-names") return mode_junk_names();
+    if (mode == "hold") return mode_hold();
     if (mode == "perfmap") return mode_perfmap();
     if (mode == "perfmap-symlink") return mode_perfmap_symlink();
     if (mode == "perfmap-foreign") return mode_perfmap_foreign();

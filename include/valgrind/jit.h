@@ -125,6 +125,16 @@ extern "C" {
    the terminating NUL.  A longer or unterminated string is refused. */
 #define VG_JIT_MAX_STRING 4095
 
+/* Names and source file names are UTF-8 text.  A function or object name
+   holding a control character (U+0000..U+001F, U+007F..U+009F) or bytes
+   that are not well-formed UTF-8 (RFC 3629) is registered with each such
+   byte written as the four characters \xNN (lower-case hex): the request
+   succeeds and tools show the escaped name.  A source file name of that
+   kind is never shown: it counts as no file, so the line entries that
+   use it are dropped (VG_JIT_WARN_LINES_DROPPED).  Both are counted in
+   the -v exit summary.  Names read from jitdump files and perf maps are
+   treated the same way. */
+
 /* Largest accepted code range, in bytes. */
 #define VG_JIT_MAX_CODE_SIZE 0xFFFFFFFFUL
 

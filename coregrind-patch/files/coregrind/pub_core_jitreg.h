@@ -92,6 +92,17 @@ extern void VG_(jit_poll_producer_files) ( void );
    stop the exit. */
 extern void VG_(jit_read_producers_at_exit) ( void );
 
+/* The gdbserver monitor command "v.info jit [ADDR [LEN]]" or "v.info jit
+   object NAME" (m_gdbserver/server.c), its arguments still in the
+   strtok_r state *ssaveptr: lists the live JIT functions (start-end
+   name (object), line entries; at most 1000), all of them, those
+   intersecting [ADDR, ADDR+LEN) (LEN in bytes, decimal or 0x-hex,
+   default 1), or those of the object NAME (exactly as listed), then the
+   producer files followed with their counts.  Prints with VG_(printf),
+   which gdbserver sends to GDB or vgdb; malformed arguments get a
+   message. */
+extern void VG_(jit_info_command) ( HChar** ssaveptr );
+
 /* Prints the one-line registry summary (registered, unregistered,
    replaced, refused) when -v is given.  Called once at exit. */
 extern void VG_(jit_print_summary) ( void );

@@ -58,37 +58,90 @@ static void set_last_status ( ThreadId tid, Vg_JitStatus st )
    last_status[tid] = (UChar)st;
 }
 
-/* At most this many warnings are printed under -v. */
+/* At most this many warnings are printed under -v; the number not
+   printed is in the exit summary. */
 #define MAX_WARNINGS 100
-static UInt n_warnings = 0;
+static UInt  n_warnings = 0;
+static ULong n_warnings_hidden = 0;
 
-static void warn ( const HChar* what, Int st, Addr a, UWord size )
+/* Counts for the -v exit summary: each request is applied or refused. */
+static struct {
+   ULong reg, reg_applied, reg_refused;        /* register requests */
+   ULong unreg, unreg_applied, unreg_refused;  /* unregister (range) */
+} counts;
+
+/* What a warning shows about the request: the name it registers (NULL
+   if it has none that could be read) and the arguments that apply to it:
+   the range (has_size False: only the start), or, for a descriptor that
+   could not be read, only its address (in start, is_desc True). */
+typedef
+   struct {
+      const HChar* what;      /* "register", "unregister", ... */
+      const HChar* name;
+      Addr         start;
+      UWord        size;
+      Bool         has_size;
+      Bool         is_desc;
+   }
+   ReqDesc;
+
+static void warn ( const ReqDesc* d, Bool refused, Int st )
 {
+   HChar name[JIT_PRINTABLE_BUF];
+   HChar args[64];
    if (VG_(clo_verbosity) < 2 && !VG_(clo_trace_jit))
       return;
-   if (n_warnings >= MAX_WARNINGS)
+   if (n_warnings >= MAX_WARNINGS) {
+      n_warnings_hidden++;
       return;
+   }
    n_warnings++;
-   VG_(umsg)("Warning: JIT %s (start %#lx, size %lu): %s\n",
-             what, a, size, ML_(jit_status_text)(st));
+   if (d->is_desc)
+      VG_(sprintf)(args, "descriptor %#lx", d->start);
+   else if (d->has_size)
+      VG_(sprintf)(args, "start %#lx, size %lu", d->start, d->size);
+   else
+      VG_(sprintf)(args, "start %#lx", d->start);
+   if (d->name != NULL) {
+      ML_(jit_printable_copy)(name, d->name);
+      VG_(umsg)("Warning: JIT %s%s of \"%s\" (%s): %s\n", d->what,
+                refused ? " refused" : "", name, args,
+                ML_(jit_status_text)(st));
+   } else {
+      VG_(umsg)("Warning: JIT %s%s (%s): %s\n", d->what,
+                refused ? " refused" : "", args, ML_(jit_status_text)(st));
+   }
    if (n_warnings == MAX_WARNINGS)
-      VG_(umsg)("Warning: further JIT warnings are not shown\n");
+      VG_(umsg)("Warning: further JIT warnings are only counted\n");
 }
 
 /* Records st as tid's last status, warns about it if it is a refusal
    or a dropped line entry, and returns what the request yields: 0 if
    refused, else applied_ret. */
-static UWord finish ( ThreadId tid, const HChar* what, Int st,
-                      Addr start, UWord size, UWord applied_ret )
+static UWord finish ( ThreadId tid, const ReqDesc* d, Int st,
+                      UWord applied_ret )
 {
    set_last_status(tid, (Vg_JitStatus)st);
    if (!ML_(jit_status_applied)(st)) {
-      warn(what, st, start, size);
+      warn(d, True, st);
       return 0;
    }
    if (st == VG_JIT_WARN_LINES_DROPPED)
-      warn(what, st, start, size);
+      warn(d, False, st);
    return applied_ret;
+}
+
+void ML_(jit_clreq_print_summary) ( void )
+{
+   if (counts.reg + counts.unreg > 0)
+      VG_(umsg)("JIT: client requests: %llu register: %llu registered, "
+                "%llu refused; %llu unregister: %llu applied, %llu "
+                "refused\n", counts.reg, counts.reg_applied,
+                counts.reg_refused, counts.unreg, counts.unreg_applied,
+                counts.unreg_refused);
+   if (n_warnings_hidden > 0)
+      VG_(umsg)("JIT: %llu further client request warnings were only "
+                "counted\n", n_warnings_hidden);
 }
 
 
@@ -157,7 +210,8 @@ static Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
    calls ML_(jit_register). */
 static Int register_from_client ( Addr start, UWord size, Addr name,
                                   Addr object, Addr file,
-                                  Addr lines, UWord n_lines )
+                                  Addr lines, UWord n_lines,
+                                  /*OUT*/const HChar** name_out )
 {
    JitRegistration reg;
    JitSrcLine*     tab = NULL;
@@ -169,6 +223,7 @@ static Int register_from_client ( Addr start, UWord size, Addr name,
    reg.size  = size;
    if (!client_string(name, False, &reg.name))
       return VG_JIT_ERR_BAD_NAME;
+   *name_out = reg.name;
    if (!client_string(object, True, &reg.object)
        || !client_string(file, True, &reg.file))
       return VG_JIT_ERR_BAD_STRING;
@@ -201,28 +256,41 @@ static Int register_from_client ( Addr start, UWord size, Addr name,
    return st;
 }
 
-/* finish() for a registration: counts a refusal for the summary. */
+/* finish() for a registration: counts it for the summary. */
 static UWord finish_register ( ThreadId tid, Int st, Addr start,
-                               UWord size )
+                               UWord size, const HChar* name, Addr desc )
 {
-   if (ML_(jit_status_applied)(st))
-      return finish(tid, "register", st, start, size, 1);
-   ML_(jit_note_refused)();
-   return finish(tid, "register refused", st, start, size, 1);
+   ReqDesc d;
+   d.what     = "register";
+   d.name     = name;
+   d.start    = st == VG_JIT_ERR_BAD_DESCRIPTOR ? desc : start;
+   d.size     = size;
+   d.has_size = True;
+   d.is_desc  = st == VG_JIT_ERR_BAD_DESCRIPTOR;
+   counts.reg++;
+   if (ML_(jit_status_applied)(st)) {
+      counts.reg_applied++;
+   } else {
+      counts.reg_refused++;
+      ML_(jit_note_refused)(st);
+   }
+   return finish(tid, &d, st, 1);
 }
 
 UWord VG_(di_jit_register) ( ThreadId tid, Addr start, SizeT size,
                              Addr name )
 {
-   Int st = register_from_client(start, size, name, 0, 0, 0, 0);
-   return finish_register(tid, st, start, size);
+   const HChar* nm = NULL;
+   Int st = register_from_client(start, size, name, 0, 0, 0, 0, &nm);
+   return finish_register(tid, st, start, size, nm, 0);
 }
 
 UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
 {
-   VgJitCode d;
-   UWord     struct_size;
-   Int       st;
+   VgJitCode    d;
+   UWord        struct_size;
+   Int          st;
+   const HChar* nm = NULL;
 
    VG_(memset)(&d, 0, sizeof(d));
    if (!client_readable(desc, sizeof(UWord))) {
@@ -238,10 +306,10 @@ UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
                      struct_size < sizeof(d) ? struct_size : sizeof(d));
          st = register_from_client((Addr)d.start, d.size, (Addr)d.name,
                                    (Addr)d.object, (Addr)d.file,
-                                   (Addr)d.lines, d.n_lines);
+                                   (Addr)d.lines, d.n_lines, &nm);
       }
    }
-   return finish_register(tid, st, (Addr)d.start, d.size);
+   return finish_register(tid, st, (Addr)d.start, d.size, nm, desc);
 }
 
 
@@ -249,17 +317,31 @@ UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
 /*--- Unregistration and status                            ---*/
 /*------------------------------------------------------------*/
 
+/* finish() for an unregistration: counts it for the summary. */
+static UWord finish_unregister ( ThreadId tid, const ReqDesc* d, Int st,
+                                 UWord applied_ret )
+{
+   counts.unreg++;
+   if (ML_(jit_status_applied)(st))
+      counts.unreg_applied++;
+   else
+      counts.unreg_refused++;
+   return finish(tid, d, st, applied_ret);
+}
+
 UWord VG_(di_jit_unregister) ( ThreadId tid, Addr start )
 {
-   Int st = ML_(jit_unregister)(start);
-   return finish(tid, "unregister", st, start, 0, 1);
+   ReqDesc d = { "unregister", NULL, start, 0, False, False };
+   Int     st = ML_(jit_unregister)(start);
+   return finish_unregister(tid, &d, st, 1);
 }
 
 UWord VG_(di_jit_unregister_range) ( ThreadId tid, Addr start, SizeT size )
 {
-   UWord n  = ML_(jit_unregister_range)(start, size);
-   Int   st = n > 0 ? VG_JIT_OK : VG_JIT_ERR_NOT_REGISTERED;
-   return finish(tid, "unregister-range", st, start, size, n);
+   ReqDesc d = { "unregister-range", NULL, start, size, True, False };
+   UWord   n  = ML_(jit_unregister_range)(start, size);
+   Int     st = n > 0 ? VG_JIT_OK : VG_JIT_ERR_NOT_REGISTERED;
+   return finish_unregister(tid, &d, st, n);
 }
 
 UWord VG_(di_jit_last_status) ( ThreadId tid )

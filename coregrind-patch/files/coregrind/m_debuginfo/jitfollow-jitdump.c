@@ -198,12 +198,15 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    if (ML_(jit_status_applied)(st)) {
       fl->n_loaded++;
    } else {
-      fl->n_refused++;
-      if (ML_(jit_follow_may_warn)(fl))
+      ML_(jit_follow_refused)(fl, st);
+      if (ML_(jit_follow_may_warn)(fl)) {
+         HChar name[JIT_PRINTABLE_BUF];
+         ML_(jit_printable_copy)(name, ld->name);
          VG_(umsg)("Warning: %s:offset %llu: CODE_LOAD %s at %#llx "
                    "(%llu bytes) refused: %s\n", fl->path, where,
-                   ld->name, ld->code_addr, ld->code_size,
+                   name, ld->code_addr, ld->code_size,
                    ML_(jit_status_text)(st));
+      }
    }
    return True;
 }
@@ -220,6 +223,7 @@ static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
                       "(%d)\n", fl->path, ev->header.pid, fl->pid);
          return True;
       case JITDUMP_EV_UNKNOWN:
+         fl->n_other++;
          return True;   /* skipped by its total_size */
       case JITDUMP_EV_BAD_RECORD:
          ML_(jit_follow_warn)(fl, ev->offset,
@@ -228,6 +232,7 @@ static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
       case JITDUMP_EV_RECORD:
          break;
       default:
+         fl->n_other++;
          return True;
    }
    switch (ev->rec.id) {
@@ -239,21 +244,29 @@ static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
             return False;
          st = ML_(jit_move)((Addr)ev->rec.u.move.old_code_addr,
                             (Addr)ev->rec.u.move.new_code_addr);
-         if (ML_(jit_status_applied)(st))
+         if (ML_(jit_status_applied)(st)) {
             fl->n_moved++;
-         else
-            ML_(jit_follow_warn)(fl, ev->offset, "CODE_MOVE of code that "
-                                 "is not registered (or to a bad address) "
-                                 "ignored");
+         } else {
+            ML_(jit_follow_refused)(fl, st);
+            if (ML_(jit_follow_may_warn)(fl))
+               VG_(umsg)("Warning: %s:offset %llu: CODE_MOVE %#llx -> %#llx "
+                         "refused: %s\n", fl->path, ev->offset,
+                         ev->rec.u.move.old_code_addr,
+                         ev->rec.u.move.new_code_addr,
+                         ML_(jit_status_text)(st));
+         }
          return True;
       }
       case JITDUMP_CODE_DEBUG_INFO:
+         fl->n_other++;
          keep_debug_info(fl->state, &ev->rec.u.debug);
          return True;
       case JITDUMP_CODE_CLOSE:
+         fl->n_other++;
          ML_(jit_follow_stop)(fl, "CODE_CLOSE");
          return True;
       default:
+         fl->n_other++;
          return True;   /* CODE_UNWINDING_INFO: not used yet */
    }
 }
@@ -293,6 +306,7 @@ static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
       return JitStep_NEED_MORE;
    }
    if (kind == JITDUMP_EV_ERROR) {
+      fl->n_items++;   /* an item that cannot be read past */
       ML_(jit_follow_warn)(fl, ev.offset, ML_(jitdump_strerror)(ev.error));
       ML_(jit_follow_stop)(fl, "unreadable");
       return JitStep_STOP;
@@ -301,6 +315,8 @@ static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
       s->jd = saved;   /* not consumed: wait for a safe point */
       return JitStep_WAIT;
    }
+   if (kind != JITDUMP_EV_HEADER)
+      fl->n_items++;
    *n = ev.advance;
    return JitStep_ADVANCE;
 }
@@ -308,6 +324,7 @@ static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
 static const JitFollowerOps jitdump_ops = {
    "jitdump file",
    "offset ",
+   "records",
    JITDUMP_MIN_BUFFER + 4096,
    /* A CODE_DEBUG_INFO record is held whole; larger ones are skipped by
       the parser. */

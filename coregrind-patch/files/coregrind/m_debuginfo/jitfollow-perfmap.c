@@ -68,8 +68,10 @@ static Bool handle_event ( JitFollower* fl, const PerfmapEvent* ev,
       ML_(jit_follow_warn)(fl, ev->line, ML_(perfmap_strerror)(ev->error));
       return True;
    }
-   if (ev->kind != PERFMAP_EV_ENTRY)
+   if (ev->kind != PERFMAP_EV_ENTRY) {
+      fl->n_other++;   /* a blank line */
       return True;
+   }
    vg_assert(ev->entry.name_len <= PERFMAP_LINE_MAX);
    VG_(memcpy)(s->name_buf, ev->entry.name, ev->entry.name_len);
    s->name_buf[ev->entry.name_len] = 0;
@@ -81,10 +83,19 @@ static Bool handle_event ( JitFollower* fl, const PerfmapEvent* ev,
    st = ML_(jit_register)(&reg, when);
    if (st == JIT_STATUS_RANGE_BUSY)
       return False;   /* replaces code: needs a discard first */
-   if (ML_(jit_status_applied)(st))
+   if (ML_(jit_status_applied)(st)) {
       fl->n_loaded++;
-   else
-      fl->n_refused++;
+   } else {
+      ML_(jit_follow_refused)(fl, st);
+      if (ML_(jit_follow_may_warn)(fl)) {
+         HChar name[JIT_PRINTABLE_BUF];
+         ML_(jit_printable_copy)(name, s->name_buf);
+         VG_(umsg)("Warning: %s:line %llu: %s at %#llx (%llu bytes) "
+                   "refused: %s\n", fl->path, ev->line, name,
+                   (ULong)ev->entry.start, (ULong)ev->entry.size,
+                   ML_(jit_status_text)(st));
+      }
+   }
    return True;
 }
 
@@ -119,6 +130,7 @@ static JitStep perfmap_step ( JitFollower* fl, const UChar* buf, SizeT len,
       s->pm = saved;
       return JitStep_WAIT;
    }
+   fl->n_items++;
    *n = ev.advance;
    return JitStep_ADVANCE;
 }
@@ -126,6 +138,7 @@ static JitStep perfmap_step ( JitFollower* fl, const UChar* buf, SizeT len,
 static const JitFollowerOps perfmap_ops = {
    "perf map",
    "line ",
+   "lines",
    PERFMAP_MIN_BUFFER + 4096,
    PERFMAP_MIN_BUFFER + 4096,   /* holds the longest line */
    perfmap_init,

@@ -123,7 +123,8 @@ Bool ML_(jit_is_followed) ( const HChar* path )
 }
 
 /* At most this many problems are printed per file (under -v); the
-   rest are counted in the summary printed when following stops. */
+   rest are counted, and the number not printed is in the exit
+   summary. */
 #define MAX_FILE_WARNINGS 10
 
 Bool ML_(jit_follow_may_warn) ( JitFollower* fl )
@@ -135,6 +136,50 @@ Bool ML_(jit_follow_may_warn) ( JitFollower* fl )
       VG_(umsg)("Warning: %s: further problems are only counted\n",
                 fl->path);
    return fl->n_warned <= MAX_FILE_WARNINGS;
+}
+
+void ML_(jit_follow_refused) ( JitFollower* fl, Int st )
+{
+   fl->n_refused++;
+   fl->refused_by[ML_(jit_status_slot)(st)]++;
+   ML_(jit_note_refused)(st);
+}
+
+void ML_(jit_follow_print_summary) ( void )
+{
+   Word i;
+   for (i = 0; followers && i < VG_(sizeXA)(followers); i++) {
+      const JitFollower* fl = *(JitFollower**)VG_(indexXA)(followers, i);
+      HChar prefix[VG_(strlen)(fl->path) + 48];
+      VG_(umsg)("JIT: %s %s: %llu %s read: %llu loaded, %llu moved, "
+                "%llu refused, %llu malformed, %llu without code\n",
+                fl->ops->kind, fl->path, fl->n_items, fl->ops->items,
+                fl->n_loaded, fl->n_moved, fl->n_refused, fl->n_bad,
+                fl->n_other);
+      VG_(sprintf)(prefix, "JIT: %s %s refused: ", fl->ops->kind, fl->path);
+      ML_(jit_print_refusals)(prefix, fl->refused_by);
+      if (fl->n_warned > MAX_FILE_WARNINGS)
+         VG_(umsg)("JIT: %s %s: %llu further problems were only counted\n",
+                   fl->ops->kind, fl->path,
+                   fl->n_warned - MAX_FILE_WARNINGS);
+   }
+}
+
+void ML_(jit_follow_print_files) ( void )
+{
+   Word i;
+   Word n = followers ? VG_(sizeXA)(followers) : 0;
+   for (i = 0; i < n; i++) {
+      const JitFollower* fl = *(JitFollower**)VG_(indexXA)(followers, i);
+      VG_(printf)("JIT: %s %s %s: %llu %s read: %llu loaded, %llu moved, "
+                  "%llu refused, %llu malformed, %llu without code\n",
+                  fl->done ? "no longer following" : "following",
+                  fl->ops->kind, fl->path, fl->n_items, fl->ops->items,
+                  fl->n_loaded, fl->n_moved, fl->n_refused, fl->n_bad,
+                  fl->n_other);
+   }
+   if (n == 0)
+      VG_(printf)("JIT: no producer file followed\n");
 }
 
 void ML_(jit_follow_warn) ( JitFollower* fl, ULong where, const HChar* what )

@@ -132,6 +132,22 @@ static UInt add_source_file ( JitObject* obj, const HChar* path )
    }
 }
 
+/* add_source_file for a path that is shown only if it is clean text:
+   returns 0 (no file) for an empty path, and counts in *n_bad a path
+   that is not UTF-8 or holds control characters (producers write junk
+   file names) and returns 0 for it. */
+static UInt checked_source_file ( JitObject* obj, const HChar* path,
+                                  /*OUT*/UWord* n_bad )
+{
+   if (path[0] == 0)
+      return 0;
+   if (!ML_(jit_text_is_clean)(path, VG_(strlen)(path))) {
+      (*n_bad)++;
+      return 0;
+   }
+   return add_source_file(obj, path);
+}
+
 /* Temporary line entry while building a table. */
 typedef
    struct {
@@ -153,7 +169,8 @@ static Int cmp_tmp_line ( const void* aV, const void* bV )
 
 JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
                                         JitObject* obj,
-                                        /*OUT*/UWord* n_dropped )
+                                        /*OUT*/UWord* n_dropped,
+                                        /*OUT*/UWord* n_bad_files )
 {
    TmpLine*     tmp;
    JitLineTab*  tab;
@@ -163,10 +180,11 @@ JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
    UInt         default_fndn_ix = 0;
 
    *n_dropped = 0;
+   *n_bad_files = 0;
    if (reg->n_lines == 0 || reg->lines == NULL)
       return NULL;
    if (reg->file != NULL)
-      default_fndn_ix = add_source_file(obj, reg->file);
+      default_fndn_ix = checked_source_file(obj, reg->file, n_bad_files);
    tmp = ML_(dinfo_zalloc)("di.jitobjects.tmplines",
                            reg->n_lines * sizeof(TmpLine));
    for (i = 0; i < reg->n_lines; i++) {
@@ -181,7 +199,7 @@ JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
       } else if (e->file == last_file) {
          fndn_ix = last_fndn_ix;
       } else {
-         fndn_ix = e->file[0] ? add_source_file(obj, e->file) : 0;
+         fndn_ix = checked_source_file(obj, e->file, n_bad_files);
          last_file = e->file;
          last_fndn_ix = fndn_ix;
       }

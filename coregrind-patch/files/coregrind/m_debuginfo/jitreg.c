@@ -62,9 +62,14 @@ static struct {
    ULong replaced;       /* functions dropped because new code overlapped */
    ULong unregistered;   /* functions dropped by an unregister request */
    ULong unmapped;       /* functions dropped because their memory went */
-   ULong refused;        /* client registrations refused (bad input) */
+   ULong refused;        /* registrations and moves refused, from client
+                            requests and producer files */
+   ULong refused_by[JIT_N_STATUS_SLOTS];   /* the same, by status */
    ULong lines_dropped;  /* line-table entries dropped */
    ULong archived;       /* functions kept for old epochs */
+   ULong names_escaped;  /* names with control characters or bytes that
+                            are not UTF-8, registered escaped */
+   ULong bad_files;      /* such source file names, treated as none */
 } stats;
 
 /* Ranges whose translations must be discarded at the next safe point
@@ -116,15 +121,113 @@ Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len )
    return False;
 }
 
+SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len )
+{
+   UChar c = s[0];
+   UChar lo = 0x80, hi = 0xBF;
+   SizeT n, i;
+   if (c < 0x80)
+      return (c < 0x20 || c == 0x7F) ? 0 : 1;
+   if (c >= 0xC2 && c <= 0xDF) {
+      n = 2;
+      if (c == 0xC2) lo = 0xA0;          /* U+0080..U+009F: C1 controls */
+   } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 3;
+      if (c == 0xE0) lo = 0xA0;          /* overlong */
+      if (c == 0xED) hi = 0x9F;          /* surrogates */
+   } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 4;
+      if (c == 0xF0) lo = 0x90;          /* overlong */
+      if (c == 0xF4) hi = 0x8F;          /* above U+10FFFF */
+   } else {
+      return 0;
+   }
+   if (len < n || s[1] < lo || s[1] > hi)
+      return 0;
+   for (i = 2; i < n; i++)
+      if (s[i] < 0x80 || s[i] > 0xBF)
+         return 0;
+   return n;
+}
+
+Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len )
+{
+   SizeT i = 0;
+   while (i < len) {
+      SizeT n = ML_(jit_clean_char_len)((const UChar*)s + i, len - i);
+      if (n == 0)
+         return False;
+      i += n;
+   }
+   return True;
+}
+
+void ML_(jit_printable_copy) ( HChar* buf, const HChar* s )
+{
+   Int i;
+   for (i = 0; s[i] != 0 && i < JIT_PRINTABLE_BUF - 4; i++)
+      buf[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+   if (s[i] != 0)
+      VG_(strcpy)(buf + i, "...");
+   else
+      buf[i] = 0;
+}
+
+/* A copy of name (len bytes) in which each byte that is not part of a
+   clean character (ML_(jit_clean_char_len)) is written as \xNN;
+   allocated with ML_(dinfo_zalloc), *out_len set. */
+static HChar* escaped_name ( const HChar* name, SizeT len,
+                             /*OUT*/SizeT* out_len )
+{
+   static const HChar hex[] = "0123456789abcdef";
+   HChar* e = ML_(dinfo_zalloc)("di.jitreg.escaped", 4 * len + 1);
+   SizeT  i = 0, o = 0;
+   while (i < len) {
+      SizeT n = ML_(jit_clean_char_len)((const UChar*)name + i, len - i);
+      if (n == 0) {
+         UChar c = (UChar)name[i];
+         e[o++] = '\\';
+         e[o++] = 'x';
+         e[o++] = hex[c >> 4];
+         e[o++] = hex[c & 15];
+         i++;
+      } else {
+         VG_(memcpy)(e + o, name + i, n);
+         o += n;
+         i += n;
+      }
+   }
+   e[o] = 0;
+   *out_len = o;
+   return e;
+}
+
 /* True if no live registration intersects [a, a+len) (len > 0). */
 static Bool range_is_free ( Addr a, SizeT len )
 {
    return ML_(jit_first_intersecting)(a, len).c == NULL;
 }
 
-void ML_(jit_note_refused) ( void )
+void ML_(jit_note_refused) ( Int st )
 {
    stats.refused++;
+   stats.refused_by[ML_(jit_status_slot)(st)]++;
+}
+
+void ML_(jit_print_refusals) ( const HChar* prefix, const ULong* by )
+{
+   /* One line: each entry is at most 20 digits and a status text of
+      under 80 characters. */
+   HChar line[JIT_N_STATUS_SLOTS * 104];
+   Int   i, n = 0;
+   for (i = 0; i < JIT_N_STATUS_SLOTS; i++) {
+      if (by[i] == 0)
+         continue;
+      n += VG_(sprintf)(line + n, "%s%llu %s", n ? ", " : "", by[i],
+                        i == 0 ? "other" : ML_(jit_status_text)(i));
+   }
+   if (n > 0)
+      VG_(umsg)("%s%s\n", prefix, line);
 }
 
 
@@ -283,9 +386,10 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    JitObject*  obj;
    JitLineTab* lines;
    JitNameId   name;
-   UWord       n_dropped = 0;
+   UWord       n_dropped = 0, n_bad_files = 0;
    UInt        n_replaced = 0;
    Int         st = VG_JIT_OK;
+   SizeT       name_len;
 
    /* Validate everything before changing anything. */
    if (reg->size == 0 || reg->size > VG_JIT_MAX_CODE_SIZE
@@ -300,9 +404,28 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
 
    /* Copy what is kept before anything calls out (discarding
       translations calls the tool). */
-   obj   = ML_(jit_object_get)(reg->object);
-   name  = ML_(jit_name_intern)(reg->name, VG_(strlen)(reg->name));
-   lines = ML_(jit_line_table_build)(reg, obj, &n_dropped);
+   if (ML_(jit_text_is_clean)(reg->object, VG_(strlen)(reg->object))) {
+      obj = ML_(jit_object_get)(reg->object);
+   } else {
+      SizeT  e_len;
+      HChar* e = escaped_name(reg->object, VG_(strlen)(reg->object), &e_len);
+      obj = ML_(jit_object_get)(e);
+      ML_(dinfo_free)(e);
+      stats.names_escaped++;
+   }
+   name_len = VG_(strlen)(reg->name);
+   if (ML_(jit_text_is_clean)(reg->name, name_len)) {
+      name = ML_(jit_name_intern)(reg->name, name_len);
+   } else {
+      /* Never print a producer's control characters: escape them. */
+      SizeT  e_len;
+      HChar* e = escaped_name(reg->name, name_len, &e_len);
+      name = ML_(jit_name_intern)(e, e_len);
+      ML_(dinfo_free)(e);
+      stats.names_escaped++;
+   }
+   lines = ML_(jit_line_table_build)(reg, obj, &n_dropped, &n_bad_files);
+   stats.bad_files += n_bad_files;
    if (n_dropped > 0) {
       stats.lines_dropped += n_dropped;
       st = VG_JIT_WARN_LINES_DROPPED;
@@ -401,20 +524,109 @@ void ML_(jit_at_safe_point) ( void )
    ML_(jit_names_maybe_compact)();
 }
 
+/*------------------------------------------------------------*/
+/*--- The gdbserver monitor command v.info jit              ---*/
+/*------------------------------------------------------------*/
+
+/* At most this many functions are listed by one command. */
+#define MAX_LISTED 1000
+
+/* Lists the live functions intersecting [a, a+len) (len > 0) whose
+   object is objname (NULL: any). */
+static void list_fns ( Addr a, SizeT len, const HChar* objname )
+{
+   JitFnPos p = ML_(jit_first_intersecting)(a, len);
+   ULong    n_match = 0;
+   Addr     end = a + len - 1;   /* inclusive: len may reach the top */
+   while (p.c != NULL) {
+      const JitFn*      f   = ML_(jit_fn_at)(p);
+      const JitObject*  obj;
+      if (f->start > end)
+         break;
+      obj = ML_(jit_object_at)(f->obj);
+      if (objname == NULL || VG_(strcmp)(obj->name, objname) == 0) {
+         n_match++;
+         if (n_match <= MAX_LISTED)
+            VG_(printf)("%#lx-%#lx %s (%s), %u line entries\n", f->start,
+                        f->start + f->size, ML_(jit_name_str)(f->name),
+                        obj->name, f->lines ? f->lines->n_lines : 0);
+      }
+      if (p.i + 1 < p.c->n) {
+         p.i++;
+      } else {
+         p.c = p.c->next;
+         p.i = 0;
+         while (p.c != NULL && p.c->n == 0)
+            p.c = p.c->next;
+      }
+   }
+   if (n_match > MAX_LISTED)
+      VG_(printf)("... %llu more (give an address range or an object)\n",
+                  n_match - MAX_LISTED);
+   VG_(printf)("JIT: %llu functions live, %llu listed here\n",
+               ML_(jit_n_live)(), n_match);
+}
+
+void VG_(jit_info_command) ( HChar** ssaveptr )
+{
+   HChar*       w = VG_(strtok_r)(NULL, " ", ssaveptr);
+   Addr         a = 0;
+   SizeT        len = ~(SizeT)0;
+   const HChar* objname = NULL;
+
+   if (w != NULL && VG_(strcmp)(w, "object") == 0) {
+      objname = VG_(strtok_r)(NULL, "", ssaveptr);   /* the rest */
+      if (objname == NULL || objname[0] == 0) {
+         VG_(printf)("v.info jit object: missing object name\n");
+         return;
+      }
+   } else if (w != NULL) {
+      const HChar* q = w;
+      HChar*       endp;
+      if (!VG_(parse_Addr)(&q, &a) || *q != 0) {
+         VG_(printf)("v.info jit: malformed address %s\n", w);
+         return;
+      }
+      len = 1;
+      w = VG_(strtok_r)(NULL, " ", ssaveptr);
+      if (w != NULL) {
+         len = (w[0] == '0' && (w[1] == 'x' || w[1] == 'X'))
+               ? VG_(strtoull16)(w, &endp) : VG_(strtoull10)(w, &endp);
+         if (*endp != 0 || len == 0) {
+            VG_(printf)("v.info jit: malformed length %s\n", w);
+            return;
+         }
+      }
+   }
+   if (a + len < a)
+      len = ~(Addr)0 - a;   /* clipped at the top of the address space */
+   if (len == 0)
+      len = 1;
+   list_fns(a, len, objname);
+   ML_(jit_follow_print_files)();
+}
+
 void VG_(jit_print_summary) ( void )
 {
    if (VG_(clo_verbosity) < 2)
       return;
-   if (stats.registered + stats.refused == 0 && !VG_(clo_trace_jit))
-      return;
-   VG_(umsg)("JIT: %llu registered, %llu unregistered, %llu replaced, "
-             "%llu unmapped, %llu refused, %llu line entries dropped, "
-             "%llu live at exit\n",
-             stats.registered, stats.unregistered, stats.replaced,
-             stats.unmapped, stats.refused, stats.lines_dropped,
-             ML_(jit_n_live)());
-   ML_(jit_names_print_stats)();
-   ML_(jit_print_late_summary)();
+   if (stats.registered + stats.refused > 0 || VG_(clo_trace_jit)) {
+      VG_(umsg)("JIT: %llu registered, %llu unregistered, %llu replaced, "
+                "%llu unmapped, %llu refused, %llu line entries dropped, "
+                "%llu live at exit\n",
+                stats.registered, stats.unregistered, stats.replaced,
+                stats.unmapped, stats.refused, stats.lines_dropped,
+                ML_(jit_n_live)());
+      ML_(jit_print_refusals)("JIT: refused: ", stats.refused_by);
+      if (stats.names_escaped + stats.bad_files > 0)
+         VG_(umsg)("JIT: %llu names escaped and %llu source file names "
+                   "ignored (not UTF-8, or with control characters)\n",
+                   stats.names_escaped, stats.bad_files);
+   }
+   ML_(jit_clreq_print_summary)();
+   ML_(jit_follow_print_summary)();
+   if (stats.registered + stats.refused > 0 || VG_(clo_trace_jit))
+      ML_(jit_names_print_stats)();
 }
 
 /*--------------------------------------------------------------------*/

@@ -61,6 +61,8 @@ typedef
       const HChar* kind;         /* "jitdump file", for messages */
       const HChar* position;     /* "offset " or "line ": how a problem's
                                     position is printed */
+      const HChar* items;        /* "records" or "lines": what the exit
+                                    summary counts */
       SizeT        buf_initial;  /* read buffer size */
       SizeT        buf_max;      /* largest item held whole */
       /* Allocates the format's state (fl->state). */
@@ -83,9 +85,16 @@ struct _JitFollower {
    UChar* buf;
    SizeT  buf_cap;
    void*  state;        /* the format's */
-   /* Counters for -v. */
-   ULong  n_loaded, n_moved, n_refused, n_bad;
-   ULong  n_warned;
+   /* Counters for -v.  Every item read (a record, a line) is counted in
+      n_items and in exactly one of: n_loaded (registered), n_moved,
+      n_refused (by status in refused_by), n_bad (malformed, or not
+      meaningful: counted by ML_(jit_follow_warn)), n_other (carries no
+      code: debug info, unwinding info, close, unknown ids, blank
+      lines). */
+   ULong  n_items;
+   ULong  n_loaded, n_moved, n_refused, n_bad, n_other;
+   ULong  refused_by[JIT_N_STATUS_SLOTS];
+   ULong  n_warned;     /* problems seen under -v, printed or not */
 };
 
 /* If fl follows a perf map: parses its last line even without its
@@ -108,6 +117,10 @@ extern Bool ML_(jit_is_followed) ( const HChar* path );
    file). */
 extern void ML_(jit_follow_warn) ( JitFollower* fl, ULong where,
                                    const HChar* what );
+
+/* Counts an item of fl refused by the registry with status st (here and
+   in the registry's summary). */
+extern void ML_(jit_follow_refused) ( JitFollower* fl, Int st );
 
 /* True if one more problem of fl may be printed (counts it). */
 extern Bool ML_(jit_follow_may_warn) ( JitFollower* fl );

@@ -169,6 +169,15 @@ static inline Bool ML_(jit_status_applied) ( Int st )
    return st == VG_JIT_OK || st >= VG_JIT_WARN_REPLACED;
 }
 
+/* Refusals are counted by status in arrays of JIT_N_STATUS_SLOTS
+   counters: slot st for VG_JIT_ERR_* codes below the slot count, slot 0
+   for any other code. */
+#define JIT_N_STATUS_SLOTS 16
+static inline Int ML_(jit_status_slot) ( Int st )
+{
+   return st > 0 && st < JIT_N_STATUS_SLOTS ? st : 0;
+}
+
 /* A short English text for a status code. */
 extern const HChar* ML_(jit_status_text) ( Int st );
 
@@ -216,8 +225,40 @@ extern UWord ML_(jit_unregister_range) ( Addr start, UWord size );
    VG_JIT_ERR_NOT_REGISTERED, _BAD_RANGE, _NOT_CODE, _OVERLAPS_OBJECT. */
 extern Int ML_(jit_move) ( Addr old_start, Addr new_start );
 
-/* Counts one refused client registration for the -v summary. */
-extern void ML_(jit_note_refused) ( void );
+/* Length in bytes of the character at s[0 .. len-1] if it is well-formed
+   UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF)
+   and not a control character (C0, DEL or C1); 0 otherwise. */
+extern SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len );
+
+/* True if s[0 .. len-1] is made only of such characters: what a name or a
+   source file name must be for the core to show it as given. */
+extern Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len );
+
+/* Copies at most the first 80 bytes of NUL-terminated s into buf (of
+   JIT_PRINTABLE_BUF bytes) for a warning, writing '?' for every byte that
+   is not printable ASCII and "..." if s is longer: warnings never print a
+   client's or producer's control characters. */
+#define JIT_PRINTABLE_BUF 84
+extern void ML_(jit_printable_copy) ( HChar* buf, const HChar* s );
+
+/* Counts one refused registration or move (client request or producer
+   record), refused with status st, for the -v summary. */
+extern void ML_(jit_note_refused) ( Int st );
+
+/* Prints, with VG_(umsg), prefix and then the non-zero counters of `by`
+   (JIT_N_STATUS_SLOTS of them) as "N reason, N reason" on one line;
+   prints nothing if all are zero. */
+extern void ML_(jit_print_refusals) ( const HChar* prefix, const ULong* by );
+
+/* The -v exit summaries of client requests (jitclreq.c) and of each
+   producer file followed (jitfollow.c), called by
+   VG_(jit_print_summary). */
+extern void ML_(jit_clreq_print_summary) ( void );
+extern void ML_(jit_follow_print_summary) ( void );
+
+/* For the gdbserver command v.info jit: prints (VG_(printf)) one line per
+   producer file followed or once followed, with its counts. */
+extern void ML_(jit_follow_print_files) ( void );
 
 /* Called at safe points: discards the translations queued by
    registrations made JitInLookup, and compacts the name pool if it is
