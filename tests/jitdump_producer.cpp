@@ -675,6 +675,8 @@ int mode_leak(const std::string& when) {
     if (late) announce();
     dump.close_record();
     std::printf("leak done\n");
+    return 0;
+}
 
 int mode_counts() {
     CodeMemory mem(4096);
