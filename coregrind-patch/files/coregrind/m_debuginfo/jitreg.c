@@ -627,6 +627,7 @@ void VG_(jit_print_summary) ( void )
    ML_(jit_follow_print_summary)();
    if (stats.registered + stats.refused > 0 || VG_(clo_trace_jit))
       ML_(jit_names_print_stats)();
+   ML_(jit_print_late_summary)();
 }
 
 /*--------------------------------------------------------------------*/
