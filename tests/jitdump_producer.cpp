@@ -77,7 +77,7 @@
 
 #include "jitdump_builder.hpp"
 
-#include <xbyak/xbyak.h>
+#include "xbyak_emit.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -145,31 +145,24 @@ struct Fn {
     }
 };
 
-class Emitter : public Xbyak::CodeGenerator {
-public:
-    Emitter(std::uint8_t* where, std::size_t size) : Xbyak::CodeGenerator(size, where) {}
-};
+using testjit::Emitter;
+
+/// A function named `name` at `where` with the shape `shape`.
+Fn named_fn(const std::string& name, std::uint8_t* where, const testjit::EmittedShape& shape) {
+    Fn f;
+    f.name = name;
+    f.addr = where;
+    f.size = shape.size;
+    f.loop = shape.loop;
+    f.tail = shape.tail;
+    return f;
+}
 
 /// Emits a sum function with constant `k` at `where` (at most 64 bytes);
 /// with `read_arg`, it also adds the int at its second argument.
 Fn emit_sum(const std::string& name, std::uint8_t* where, int k, bool read_arg = false) {
-    Emitter e(where, 64);
-    Fn f;
-    f.name = name;
-    f.addr = where;
-    e.mov(e.eax, k);
-    e.mov(e.rcx, e.rdi);
-    f.loop = e.getSize();
-    Xbyak::Label top;
-    e.L(top);
-    e.add(e.rax, e.rcx);
-    e.dec(e.rcx);
-    e.jnz(top);
-    f.tail = e.getSize();
-    if (read_arg) e.add(e.eax, e.dword[e.rsi]);
-    e.ret();
-    e.ready();
-    f.size = e.getSize();
+    const Fn f = named_fn(name, where,
+                          testjit::emit_sum_loop(where, 64, testjit::SumStart::kConstant, k, read_arg));
     std::fprintf(stderr, "fn %s %p %zu\n", name.c_str(), static_cast<void*>(f.addr), f.size);
     return f;
 }
@@ -454,22 +447,8 @@ int mode_perfmap_foreign() {
 /// Emits names_leaf(n) = n + (n-1) + ... + 1 (lines 100..102).
 Fn emit_names_leaf(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
                    const std::string& file) {
-    Emitter e(where, 64);
-    Fn f;
-    f.name = "names_leaf";
-    f.addr = where;
-    e.xor_(e.eax, e.eax);
-    e.mov(e.rcx, e.rdi);
-    f.loop = e.getSize();
-    Xbyak::Label top;
-    e.L(top);
-    e.add(e.rax, e.rcx);
-    e.dec(e.rcx);
-    e.jnz(top);
-    f.tail = e.getSize();
-    e.ret();
-    e.ready();
-    f.size = e.getSize();
+    const Fn f = named_fn("names_leaf", where,
+                          testjit::emit_sum_loop(where, 64, testjit::SumStart::kZero));
     lines = f.lines(100, file);
     return f;
 }
@@ -480,39 +459,7 @@ Fn emit_names_leaf(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
 Fn emit_names_caller(const std::string& name, std::uint8_t* where, const void* callee,
                      int times, const void* fib, std::uint32_t first_line,
                      std::vector<DebugEntrySpec>& lines, const std::string& file) {
-    Emitter e(where, 192);
-    Fn f;
-    f.name = name;
-    f.addr = where;
-    e.push(e.rbx);
-    e.push(e.r12);
-    e.push(e.r13);
-    e.mov(e.r12, e.rdi);
-    e.xor_(e.r13, e.r13);
-    e.mov(e.ebx, times);
-    f.loop = e.getSize();
-    Xbyak::Label top;
-    e.L(top);
-    e.mov(e.rdi, e.r12);
-    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(callee));
-    e.call(e.rax);
-    e.add(e.r13, e.rax);
-    e.dec(e.rbx);
-    e.jnz(top);
-    f.tail = e.getSize();
-    if (fib) {
-        e.mov(e.edi, 10);
-        e.mov(e.rax, reinterpret_cast<std::uintptr_t>(fib));
-        e.call(e.rax);
-        e.add(e.r13, e.rax);
-    }
-    e.mov(e.rax, e.r13);
-    e.pop(e.r13);
-    e.pop(e.r12);
-    e.pop(e.rbx);
-    e.ret();
-    e.ready();
-    f.size = e.getSize();
+    const Fn f = named_fn(name, where, testjit::emit_repeat_caller(where, 192, callee, times, fib, 10));
     lines = f.lines(first_line, file);
     return f;
 }
@@ -521,35 +468,7 @@ Fn emit_names_caller(const std::string& name, std::uint8_t* where, const void* c
 /// 502: the base case).
 Fn emit_names_fib(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
                   const std::string& file) {
-    Emitter e(where, 128);
-    Fn f;
-    f.name = "names_fib";
-    f.addr = where;
-    Xbyak::Label entry, small;
-    e.L(entry);
-    e.cmp(e.rdi, 2);
-    e.jl(small);
-    f.loop = e.getSize();
-    e.push(e.rbx);
-    e.push(e.r12);
-    e.push(e.r12);  // keeps the stack 16-byte aligned
-    e.mov(e.rbx, e.rdi);
-    e.lea(e.rdi, e.ptr[e.rbx - 1]);
-    e.call(entry);
-    e.mov(e.r12, e.rax);
-    e.lea(e.rdi, e.ptr[e.rbx - 2]);
-    e.call(entry);
-    e.add(e.rax, e.r12);
-    e.pop(e.r12);
-    e.pop(e.r12);
-    e.pop(e.rbx);
-    e.ret();
-    f.tail = e.getSize();
-    e.L(small);
-    e.mov(e.rax, e.rdi);
-    e.ret();
-    e.ready();
-    f.size = e.getSize();
+    const Fn f = named_fn("names_fib", where, testjit::emit_fib(where, 128));
     lines = f.lines(500, file);
     return f;
 }

@@ -29,7 +29,7 @@
 
 #include "jitdump_builder.hpp"
 
-#include <xbyak/xbyak.h>
+#include "xbyak_emit.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -45,11 +45,8 @@ namespace {
 
 const char* const kSource = "/virtual/perfmap_jit.src";
 
-/// An xbyak generator writing into caller-owned memory.
-class Emitter : public Xbyak::CodeGenerator {
-public:
-    Emitter(std::uint8_t* where, std::size_t size) : Xbyak::CodeGenerator(size, where) {}
-};
+using testjit::Emitter;
+using testjit::emit_call_loop;
 
 /// One emitted function: where, how big, and its line table (offsets from
 /// the start, line numbers).
@@ -72,47 +69,9 @@ extern "C" __attribute__((noinline)) long pj_elf_helper(long x) {
 /// with `keep_rax`, what rax holds on entry (pj_tail adds to the result of
 /// the function that tail-jumps to it).
 Emitted emit_sum(std::uint8_t* p, const char* name, std::uint32_t first_line, bool keep_rax) {
-    Emitter e(p, 128);
-    if (!keep_rax) e.xor_(e.eax, e.eax);
-    e.mov(e.rcx, e.rdi);
-    const std::size_t loop = e.getSize();
-    Xbyak::Label top;
-    e.L(top);
-    e.add(e.rax, e.rcx);
-    e.dec(e.rcx);
-    e.jnz(top);
-    const std::size_t ret = e.getSize();
-    e.ret();
-    e.ready();
-    return {name, p, e.getSize(), {{0, first_line}, {loop, first_line + 1}, {ret, first_line + 2}}};
-}
-
-/// Emits a prologue (saves rbx, r12, r13; r12 = n) and a loop that calls
-/// callee(n) `times` times, summing the results in r13.  Returns the offset
-/// of the loop.  emit_epilogue() restores the registers.
-std::size_t emit_call_loop(Emitter& e, const void* callee, int times) {
-    e.push(e.rbx);
-    e.push(e.r12);
-    e.push(e.r13);
-    e.mov(e.r12, e.rdi);
-    e.xor_(e.r13, e.r13);
-    e.mov(e.rbx, times);
-    const std::size_t loop = e.getSize();
-    Xbyak::Label top;
-    e.L(top);
-    e.mov(e.rdi, e.r12);
-    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(callee));
-    e.call(e.rax);
-    e.add(e.r13, e.rax);
-    e.dec(e.rbx);
-    e.jnz(top);
-    return loop;
-}
-
-void emit_epilogue(Emitter& e) {
-    e.pop(e.r13);
-    e.pop(e.r12);
-    e.pop(e.rbx);
+    const testjit::EmittedShape s = testjit::emit_sum_loop(
+        p, 128, keep_rax ? testjit::SumStart::kKeepRax : testjit::SumStart::kZero);
+    return {name, p, s.size, {{0, first_line}, {s.loop, first_line + 1}, {s.tail, first_line + 2}}};
 }
 
 Emitted emit_middle(std::uint8_t* p, std::uint8_t* leaf) {
@@ -127,7 +86,7 @@ Emitted emit_middle(std::uint8_t* p, std::uint8_t* leaf) {
     e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&pj_elf_helper));
     e.call(e.rax);
     e.add(e.rax, e.r13);
-    emit_epilogue(e);
+    testjit::emit_call_loop_epilogue(e);
     e.ret();
     const std::size_t inner_at = e.getSize();
     e.L(inner);
@@ -145,7 +104,7 @@ Emitted emit_top(std::uint8_t* p, std::uint8_t* middle, std::uint8_t* tail) {
     const std::size_t tail_at = e.getSize();
     e.mov(e.rax, e.r13);
     e.mov(e.rdi, e.r12);
-    emit_epilogue(e);
+    testjit::emit_call_loop_epilogue(e);
     e.mov(e.rdx, reinterpret_cast<std::uintptr_t>(tail));
     e.jmp(e.rdx);  // tail call: pj_tail returns to our caller
     e.ready();
@@ -153,33 +112,8 @@ Emitted emit_top(std::uint8_t* p, std::uint8_t* middle, std::uint8_t* tail) {
 }
 
 Emitted emit_fib(std::uint8_t* p) {
-    // fib(n) = n < 2 ? n : fib(n-1) + fib(n-2)
-    Emitter e(p, 256);
-    Xbyak::Label entry, small;
-    e.L(entry);
-    e.cmp(e.rdi, 2);
-    e.jl(small);
-    const std::size_t rec = e.getSize();
-    e.push(e.rbx);
-    e.push(e.r12);
-    e.push(e.r12);  // keeps the stack 16-byte aligned
-    e.mov(e.rbx, e.rdi);
-    e.lea(e.rdi, e.ptr[e.rbx - 1]);
-    e.call(entry);
-    e.mov(e.r12, e.rax);
-    e.lea(e.rdi, e.ptr[e.rbx - 2]);
-    e.call(entry);
-    e.add(e.rax, e.r12);
-    e.pop(e.r12);
-    e.pop(e.r12);
-    e.pop(e.rbx);
-    e.ret();
-    const std::size_t base = e.getSize();
-    e.L(small);
-    e.mov(e.rax, e.rdi);
-    e.ret();
-    e.ready();
-    return {"pj_fib", p, e.getSize(), {{0, 500}, {rec, 501}, {base, 502}}};
+    const testjit::EmittedShape s = testjit::emit_fib(p, 256);
+    return {"pj_fib", p, s.size, {{0, 500}, {s.loop, 501}, {s.tail, 502}}};
 }
 
 std::uint64_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }

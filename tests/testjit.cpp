@@ -51,7 +51,7 @@
 //            NAME" per function on stderr) and the code is unmapped.
 
 #include <valgrind/jit.h>
-#include <xbyak/xbyak.h>
+#include "xbyak_emit.hpp"
 
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -93,12 +93,7 @@ private:
     std::size_t size_;
 };
 
-// An xbyak generator that writes into caller-owned memory.
-class Emitter : public Xbyak::CodeGenerator {
-public:
-    Emitter(std::uint8_t* where, std::size_t size)
-        : Xbyak::CodeGenerator(size, where) {}
-};
+using testjit::Emitter;
 
 void report(const char* what, unsigned long ret) {
     std::fprintf(stderr, "status %s %lu %d\n", what, ret,
@@ -133,52 +128,6 @@ extern "C" __attribute__((noinline)) long elf_helper(long x) {
 }
 
 using Fn1 = long (*)(long);
-
-// Offsets of an emitted repeat caller.
-struct RepeatCaller {
-    std::size_t size;     // bytes
-    std::size_t loop_at;  // start of the calling loop
-    std::size_t tail_at;  // start of what follows the loop
-};
-
-// Emits at `at`: f(n) { sum = 0; repeat `times`: sum += callee(n);
-// return then_call ? sum + then_call(n) : sum; }
-RepeatCaller emit_repeat_caller(std::uint8_t* at, const void* callee, int times,
-                                const void* then_call) {
-    Emitter e(at, 256);
-    e.push(e.rbx);
-    e.push(e.r12);
-    e.push(e.r13);
-    e.mov(e.r12, e.rdi);
-    e.xor_(e.r13, e.r13);
-    e.mov(e.rbx, times);
-    RepeatCaller out{};
-    out.loop_at = e.getSize();
-    Xbyak::Label loop;
-    e.L(loop);
-    e.mov(e.rdi, e.r12);
-    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(callee));
-    e.call(e.rax);
-    e.add(e.r13, e.rax);
-    e.dec(e.rbx);
-    e.jnz(loop);
-    out.tail_at = e.getSize();
-    if (then_call) {
-        e.mov(e.rdi, e.r12);
-        e.mov(e.rax, reinterpret_cast<std::uintptr_t>(then_call));
-        e.call(e.rax);
-        e.add(e.rax, e.r13);
-    } else {
-        e.mov(e.rax, e.r13);
-    }
-    e.pop(e.r13);
-    e.pop(e.r12);
-    e.pop(e.rbx);
-    e.ret();
-    e.ready();
-    out.size = e.getSize();
-    return out;
-}
 
 // Emits and registers jit_allocator at p: returns malloc(77).  Lines 70
 // (entry), 71 (the call), 72 (return).
@@ -223,20 +172,20 @@ int mode_calls() {
 
     // jit_middle(n): 10 x jit_leaf(n) + elf_helper(n).  Lines 20, 21, 22.
     std::uint8_t* mid_at = p + 256;
-    const RepeatCaller mid = emit_repeat_caller(mid_at, leaf_fn, 10,
+    const testjit::EmittedShape mid = testjit::emit_repeat_caller(mid_at, 256, leaf_fn, 10,
                                                 reinterpret_cast<const void*>(&elf_helper));
     // jit_top(n): 100 x jit_middle(n).  Lines 30, 31.
     std::uint8_t* top_at = p + 512;
-    const RepeatCaller top = emit_repeat_caller(top_at, mid_at, 100, nullptr);
+    const testjit::EmittedShape top = testjit::emit_repeat_caller(top_at, 256, mid_at, 100);
 
     register_fn(leaf_fn, leaf_size, "jit_leaf",
                 {{0, 10, nullptr}, {leaf_loop, 11, nullptr},
                  {leaf_ret, 12, nullptr}});
     register_fn(mid_at, mid.size, "jit_middle",
-                {{0, 20, nullptr}, {mid.loop_at, 21, nullptr},
-                 {mid.tail_at, 22, nullptr}});
+                {{0, 20, nullptr}, {mid.loop, 21, nullptr},
+                 {mid.tail, 22, nullptr}});
     register_fn(top_at, top.size, "jit_top",
-                {{0, 30, nullptr}, {top.loop_at, 31, nullptr}});
+                {{0, 30, nullptr}, {top.loop, 31, nullptr}});
 
     long r = reinterpret_cast<Fn1>(top_at)(1000);
     std::printf("calls result %ld\n", r);
