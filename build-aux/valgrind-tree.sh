@@ -8,8 +8,6 @@
 # Commands:
 #   stage         Make stage/ hold a Valgrind built from pristine upstream +
 #                 coregrind-patch/ (series, then files/).  Incremental.
-#   reset         Like stage, but first overwrite every hand edit in the build
-#                 copy with what the patch series produces.
 #   stock         Build and install the unpatched Valgrind (cached).
 #   check-series  Apply the series strictly (no fuzz, no offsets) to pristine
 #                 copies of the files it touches; exit 1 if it does not apply.
@@ -94,7 +92,6 @@ BUILD="$VGJIT_BUILDDIR/build"
 PRISTINE_PARENT="$BUILD/pristine"
 PRISTINE="$PRISTINE_PARENT/valgrind-$V"
 PRISTINE_ID_FILE="$PRISTINE_PARENT/source-id"
-PRISTINE_LIST="$PRISTINE_PARENT/files.list"
 TREE="$BUILD/valgrind-$V"
 STATE="$BUILD/valgrind-$V.state"
 STAGE="$VGJIT_BUILDDIR/stage"
@@ -168,8 +165,7 @@ check_upstream_version() {
 ensure_pristine() {
   local id
   id=$(source_id)
-  if [ -d "$PRISTINE" ] && [ -f "$PRISTINE_ID_FILE" ] && [ "$(cat "$PRISTINE_ID_FILE")" = "$id" ] \
-     && [ -f "$PRISTINE_LIST" ]; then
+  if [ -d "$PRISTINE" ] && [ -f "$PRISTINE_ID_FILE" ] && [ "$(cat "$PRISTINE_ID_FILE")" = "$id" ] ; then
     return 0
   fi
   rm -rf "$PRISTINE_PARENT"
@@ -189,7 +185,6 @@ ensure_pristine() {
   fi
   mv "$PRISTINE_PARENT/tmp/valgrind-$V" "$PRISTINE"
   rmdir "$PRISTINE_PARENT/tmp"
-  (cd "$PRISTINE" && find . -type f -printf '%P\n' | LC_ALL=C sort) > "$PRISTINE_LIST"
   echo "$id" > "$PRISTINE_ID_FILE"
 }
 
@@ -312,48 +307,6 @@ manifest_sum() {  # manifest_sum FILE PATH: the recorded sum, empty if none
   awk -F'\t' -v p="$2" '$1 == p { print $2; exit }' "$1"
 }
 
-# Files that autogen.sh, configure or the build rewrite in a source tree;
-# they are not hand edits.
-is_generated() {
-  case "$1" in
-    configure|aclocal.m4|config.h|config.h.in|config.status|config.log) return 0 ;;
-    compile|config.guess|config.sub|depcomp|install-sh|missing|test-driver|ar-lib) return 0 ;;
-    autom4te.cache/*) return 0 ;;
-    Makefile.in|*/Makefile.in) return 0 ;;
-    *.in) [ -f "$PRISTINE/${1%.in}.am" ] && return 0 ;;
-  esac
-  # Outputs of configure that the tarball also ships (include/valgrind.h,
-  # tests/vg_regtest, ...).
-  [ -f "$PRISTINE/$1.in" ] && return 0
-  return 1
-}
-
-# List files of the build copy that differ from what the series produces,
-# one "path<TAB>reason" line each.
-find_hand_edits() {
-  local newman=$1 path want cur
-  # Files the series touched at the last sync (manifest), or is about to
-  # touch (pending manifest of an interrupted sync).
-  if [ -f "$STATE/manifest" ]; then
-    while IFS=$'\t' read -r path want; do
-      cur=$(current_sum "$TREE" "$path")
-      [ "$cur" = "$want" ] && continue
-      [ -f "$STATE/manifest.pending" ] && [ "$cur" = "$(manifest_sum "$STATE/manifest.pending" "$path")" ] && continue
-      printf '%s\t%s\t%s\n' "$path" "differs from what coregrind-patch/ produces" "$STATE/derived/$path"
-    done < "$STATE/manifest"
-  fi
-  # Other upstream files changed since the last sync.
-  [ -f "$STATE/synced" ] || return 0
-  (cd "$TREE" && find . -type f -newer "$STATE/synced" -printf '%P\n') | LC_ALL=C sort \
-    | LC_ALL=C comm -12 - "$PRISTINE_LIST" | while IFS= read -r path; do
-      is_generated "$path" && continue
-      [ -n "$(manifest_sum "$STATE/manifest" "$path")" ] && continue
-      [ -n "$(manifest_sum "$newman" "$path")" ] && continue
-      cmp -s "$TREE/$path" "$PRISTINE/$path" && continue
-      printf '%s\t%s\t%s\n' "$path" "differs from pristine upstream, and coregrind-patch/ does not touch it" "$PRISTINE/$path"
-    done
-}
-
 run_logged() {  # run_logged LOGFILE DESCRIPTION CMD...: run in the current dir
   local log=$1 what=$2; shift 2
   note "$what (log: $log)"
@@ -428,7 +381,6 @@ EOF
 }
 
 cmd_stage() {
-  local reset=$1
   ensure_pristine
   mkdir -p "$BUILD"
   local id
@@ -447,44 +399,8 @@ cmd_stage() {
   # What the series produces now.
   derive "$STATE/derived" 0
 
-  # Hand edits: refuse, or with `reset` overwrite them.
-  local edits
-  edits=$(find_hand_edits "$STATE/derived.manifest")
-  if [ -n "$edits" ]; then
-    if [ "$reset" = 1 ]; then
-      local path why ref
-      while IFS=$'\t' read -r path why ref; do
-        note "discarding the hand edit of $path"
-        if [ -n "$(manifest_sum "$STATE/derived.manifest" "$path")" ]; then
-          :  # rewritten below from the derived content
-        elif [ -f "$PRISTINE/$path" ]; then
-          cp "$PRISTINE/$path" "$TREE/$path.vgjit-tmp" && mv "$TREE/$path.vgjit-tmp" "$TREE/$path"
-        fi
-        # Make the rewrite below see a difference even if the content matches.
-        if [ -f "$STATE/manifest" ]; then
-          awk -F'\t' -v p="$path" 'BEGIN { OFS = "\t" } $1 == p { $2 = "x" } { print }' \
-            "$STATE/manifest" > "$STATE/manifest.x"
-          mv "$STATE/manifest.x" "$STATE/manifest"
-        fi
-      done <<< "$edits"
-    else
-      echo "error: the build copy $TREE was edited by hand:" >&2
-      local path why ref
-      while IFS=$'\t' read -r path why ref; do
-        echo "error:   $path: $why" >&2
-        echo "error:     see: diff -u $ref $TREE/$path" >&2
-      done <<< "$edits"
-      echo "error: coregrind-patch/ is the source of truth for the patched Valgrind." >&2
-      echo "error: Edit a patched file with \`make edit-patch FILE=path\` and \`make refresh-patch\`" >&2
-      echo "error: (HACKING.md), a new file under coregrind-patch/files/, then discard this edit with:" >&2
-      echo "error:   make reset-valgrind-build" >&2
-      exit 1
-    fi
-  fi
-
   # Bring the build copy to the derived state, touching only files whose
   # content changes (so that make rebuilds only what depends on them).
-  cp "$STATE/derived.manifest" "$STATE/manifest.pending"
   local changed=0 build_system_changed=0 path want cur
   {
     cut -f1 "$STATE/derived.manifest"
@@ -494,9 +410,16 @@ cmd_stage() {
     want=$(manifest_sum "$STATE/derived.manifest" "$path")
     [ -n "$want" ] || want=$(pristine_sum "$path")   # no longer touched: back to pristine
     cur=$(current_sum "$TREE" "$path")
-    if [ -f "$STATE/manifest" ] && [ "$(manifest_sum "$STATE/manifest" "$path")" = x ]; then cur=x; fi
     [ "$cur" = "$want" ] && continue
     changed=$((changed + 1))
+    # coregrind-patch/ is the source of truth: an edit made in the build
+    # copy is kept aside, never merged (edit with `make edit-patch`).
+    if [ "$cur" != - ] && [ "$cur" != "$(manifest_sum "$STATE/manifest" "$path")" ] \
+       && [ "$cur" != "$(pristine_sum "$path")" ]; then
+      warn "$TREE/$path was edited by hand; kept as $path.hand-edit and overwritten" \
+           "(make edit-patch FILE=$path edits the series, HACKING.md)"
+      cp "$TREE/$path" "$TREE/$path.hand-edit"
+    fi
     if [ "$want" = - ]; then
       note "removing $path"
       rm -f "$TREE/$path"
@@ -512,11 +435,10 @@ cmd_stage() {
       *.am|configure.ac|*.m4|*.in) build_system_changed=1 ;;
     esac
   done < "$STATE/paths"
-  mv "$STATE/manifest.pending" "$STATE/manifest"
+  cp "$STATE/derived.manifest" "$STATE/manifest"
   # Recorded before building, so that an interrupted build is redone.
   if [ "$build_system_changed" = 1 ]; then touch "$STATE/need-autogen"; fi
   if [ "$changed" -gt 0 ]; then rm -f "$STATE/staged"; fi
-  touch "$STATE/synced"
 
   local want_args
   want_args=$(printf '%s\n' "${CONFIGURE_ARGS[@]}")
@@ -559,8 +481,7 @@ cmd_stage() {
      $MAKE_CMD install prefix="$STAGE" exec_prefix="$STAGE") \
      || die "staging the patched Valgrind failed (see $STATE/install.log)"
   write_wrapper
-  # Anything the build rewrote is not a hand edit.
-  touch "$STATE/synced" "$STATE/staged"
+  touch "$STATE/staged"
   note "staged: $STAGE/bin/valgrind ($("$STAGE/bin/valgrind" --version))"
 }
 
@@ -651,7 +572,7 @@ inner_one() {
 
 cmd_inner() {
   cmd_stock
-  cmd_stage 0
+  cmd_stage
   inner_one stock "$STOCK_TREE" "$(cat "$PRISTINE_ID_FILE")"
   inner_one patched "$TREE" "$(cat "$PRISTINE_ID_FILE") $(sha256_of "$STATE/manifest")"
 }
@@ -800,7 +721,7 @@ regtest_one() {
 
 cmd_regtest() {
   cmd_stock
-  cmd_stage 0
+  cmd_stage
   rm -rf "$REGTEST_DIR"
   mkdir -p "$REGTEST_DIR"
   regtest_one stock "$STOCK_TREE"
@@ -859,13 +780,12 @@ lock_build_tree() {
 }
 
 case "${1:-}" in
-  stage|reset|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch)
+  stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch)
     lock_build_tree ;;
 esac
 
 case "${1:-}" in
-  stage) cmd_stage 0 ;;
-  reset) cmd_stage 1 ;;
+  stage) cmd_stage ;;
   stock) cmd_stock ;;
   check-series) cmd_check_series ;;
   install) cmd_install ;;
@@ -876,5 +796,5 @@ case "${1:-}" in
   patch-tree) cmd_patch_tree ;;
   edit-patch) cmd_edit_patch ;;
   refresh-patch) cmd_refresh_patch ;;
-  *) die "usage: $0 stage|reset|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch" ;;
+  *) die "usage: $0 stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch" ;;
 esac
