@@ -253,6 +253,44 @@ void removePerfMapOf(const Result& r) {
 
 }  // namespace
 
+/// Self Ir of jd_dispatch and jd_chained in a run of
+/// `jitdump_producer chained WHEN` under Callgrind.
+std::map<std::string, std::uint64_t> chainedSelfIr(const std::string& when) {
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 180;
+    const std::string out = dir.file("callgrind.out");
+    const Result vg = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
+                                  {producer(), "chained", when}, opt);
+    BOOST_TEST_REQUIRE(vg.status == 0, vg);
+    BOOST_TEST(contains(vg.out, "chained 127500"), vg.out);
+    std::map<std::string, std::uint64_t> ir;
+    const cg::Profile p = cg::Profile::parseFile(out);
+    for (const auto& [key, f] : p.functions()) {
+        const std::string name = cg::stripRecursionSuffix(key.name);
+        if (name == "jd_dispatch" || name == "jd_chained") ir[name] += f.self.at(0);
+    }
+    return ir;
+}
+
+// Code entered by a jump, as JITs chain their blocks (QEMU's translation
+// blocks): without a name when it ran, Callgrind charged it to the
+// function that jumped there; named late, it gets its own costs, as when
+// named early.
+BOOST_AUTO_TEST_CASE(code_entered_by_jumps_gets_its_late_name_costs) {
+    const auto early = chainedSelfIr("early");
+    const auto late = chainedSelfIr("late");
+    // jd_chained(50): 2 + 3 * 50 + 1 instructions, 100 times; jd_dispatch
+    // (mov, jmp) 2 instructions, 100 times.
+    BOOST_TEST(early.count("jd_chained") == 1u);
+    BOOST_TEST(late.count("jd_chained") == 1u);
+    if (early.count("jd_chained")) BOOST_TEST(early.at("jd_chained") == 100u * (3u * 50u + 3u));
+    if (late.count("jd_chained")) BOOST_TEST(late.at("jd_chained") == 100u * (3u * 50u + 3u));
+    if (early.count("jd_dispatch")) BOOST_TEST(early.at("jd_dispatch") == 200u);
+    if (late.count("jd_dispatch")) BOOST_TEST(late.at("jd_dispatch") == 200u);
+}
+
 BOOST_AUTO_TEST_CASE(cachegrind_binds_names_that_arrive_late) {
     for (const std::string file : {"dump", "map"}) {
         BOOST_TEST_CONTEXT("announced in a " << file) {

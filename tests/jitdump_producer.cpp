@@ -57,6 +57,10 @@
 //   leak WHEN  names_alloc, announced in a jitdump early or late, returns
 //             malloc(24), which the program then loses (Memcheck's leak
 //             check must name names_alloc either way)
+//   chained WHEN  jd_dispatch(n) jumps (jmp, not call) to jd_chained(n),
+//             a sum loop that returns to jd_dispatch's caller, as JITs
+//             chain their blocks; called 100 x with n = 50 and announced
+//             in a jitdump early or late (as names above)
 //
 // Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
 // ... + 1 for n >= 1, emitted with xbyak:
@@ -678,14 +682,54 @@ int mode_hold() {
     return 0;
 }
 
+int mode_chained(const std::string& when) {
+    const bool late = when == "late";
+    if (!late && when != "early") {
+        std::fprintf(stderr, "jitdump_producer: chained early|late\n");
+        return 2;
+    }
+    CodeMemory& mem = *new CodeMemory(4096);   // kept until exit
+    const Fn chained =
+        named_fn("jd_chained", mem.at(64), testjit::emit_sum_loop(mem.at(64), 64, testjit::SumStart::kZero));
+    Emitter e(mem.at(0), 64);
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(chained.addr));
+    e.jmp(e.rax);
+    e.ready();
+    Fn dispatch;
+    dispatch.name = "jd_dispatch";
+    dispatch.addr = mem.at(0);
+    dispatch.size = e.getSize();
+    for (const Fn* f : {static_cast<const Fn*>(&dispatch), &chained})
+        std::fprintf(stderr, "fn %s %p %zu\n", f->name.c_str(), static_cast<void*>(f->addr), f->size);
+    Jitdump dump;
+    auto announce = [&] {
+        for (const Fn* f : {static_cast<const Fn*>(&dispatch), &chained}) dump.put(dump.load(*f));
+    };
+    if (!late) announce();
+    let_time_pass();
+    long acc = 0;
+    for (int i = 0; i < 100; ++i) acc += dispatch.call(50);
+    let_time_pass();
+    std::printf("chained %ld\n", acc);
+    if (late) {
+        std::fflush(stdout);
+        announce();
+        exit_now();
+    }
+    dump.close_record();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "leak") return mode_leak(argv[2]);
+    if (argc == 3 && std::string(argv[1]) == "chained") return mode_chained(argv[2]);
     if (argc == 4 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3]);
     if (argc != 2) {
         std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
-                             "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | leak early|late\n");
+                             "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | leak early|late | "
+                             "chained early|late\n");
         return 2;
     }
     const std::string mode = argv[1];
