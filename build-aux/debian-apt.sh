@@ -6,6 +6,9 @@
 #
 #   debian_mirror            prints the mirror URI (e.g. http://.../debian),
 #                            or nothing if none is configured
+#   debian_apt_begin         checks for apt-get, sets $mirror and $work (a
+#                            fresh directory, removed at exit); calls the
+#                            caller's `fail MESSAGE` if either is missing
 #   private_apt WORK LINE... writes LINE... as WORK/sources.list, runs
 #                            `apt-get update` on it and sets $apt to the
 #                            apt-get command line that uses it; returns 1
@@ -26,6 +29,14 @@ debian_mirror() {
     done
   fi
   printf '%s\n' "$_m"
+}
+
+debian_apt_begin() {
+  command -v apt-get >/dev/null 2>&1 || fail "apt-get is not available"
+  mirror=$(debian_mirror)
+  [ -n "$mirror" ] || fail "no Debian mirror found in the machine's apt sources"
+  work=$(mktemp -d "${TMPDIR:-/tmp}/vgjit-apt.XXXXXX")
+  trap 'rm -rf "$work"' EXIT INT TERM
 }
 
 private_apt() {

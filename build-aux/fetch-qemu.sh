@@ -32,14 +32,9 @@ if [ -x "$bin" ] && recent_enough "$bin"; then
   exit 0
 fi
 
-command -v apt-get >/dev/null 2>&1 || fail "apt-get is not available"
 command -v dpkg-deb >/dev/null 2>&1 || fail "dpkg-deb is not available"
 . "$(dirname "$0")/debian-apt.sh"
-mirror=$(debian_mirror)
-[ -n "$mirror" ] || fail "no Debian mirror found in the machine's apt sources"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/vgjit-qemu.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+debian_apt_begin
 echo "fetching qemu-user from Debian's bookworm-backports ($mirror)" >&2
 private_apt "$work" \
   "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main" \

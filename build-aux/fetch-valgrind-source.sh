@@ -21,14 +21,8 @@ verify() {
   [ "$got" = "$sha" ] || { echo "error: $1 has sha256 $got, expected $sha" >&2; return 1; }
 }
 
-command -v apt-get >/dev/null 2>&1 || fail "apt-get is not available"
-
 . "$(dirname "$0")/debian-apt.sh"
-mirror=$(debian_mirror)
-[ -n "$mirror" ] || fail "no Debian mirror found in the machine's apt sources"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/vgjit-apt.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+debian_apt_begin
 mkdir -p "$work/dl"
 echo "fetching $tarname through Debian's source packages ($mirror)"
 private_apt "$work" \
