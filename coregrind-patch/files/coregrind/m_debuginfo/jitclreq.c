@@ -163,40 +163,58 @@ static Bool client_readable ( Addr a, SizeT len )
    NULL, unreadable, or not terminated within max bytes. */
 static Long client_strlen ( Addr s, SizeT max )
 {
-   Addr  ok_end = s;   /* [s, ok_end) is known readable */
-   SizeT i;
+   SizeT i = 0;   /* bytes looked at so far, all non-zero */
    if (s == 0)
       return -1;
-   for (i = 0; i <= max; i++) {
-      Addr p = s + i;
-      if (p < s)
+   while (i <= max) {
+      Addr         p        = s + i;
+      Addr         page_end = VG_PGROUNDDN(p) + VKI_PAGE_SIZE;
+      SizeT        n;
+      const HChar* c;
+      if (p < s || page_end <= p)
          return -1;   /* wrapped */
-      if (p >= ok_end) {
-         Addr page_end = VG_PGROUNDDN(p) + VKI_PAGE_SIZE;
-         if (page_end <= p
-             || !VG_(am_is_valid_for_client)(p, page_end - p, VKI_PROT_READ))
-            return -1;
-         ok_end = page_end;
+      if (!VG_(am_is_valid_for_client)(p, page_end - p, VKI_PROT_READ))
+         return -1;
+      /* Scan the readable rest of this page, at most up to max. */
+      n = page_end - p;
+      if (n > max + 1 - i)
+         n = max + 1 - i;
+      c = (const HChar*)p;
+      while (n > 0 && *c != 0) {
+         c++;
+         n--;
       }
-      if (*(const HChar*)p == 0)
-         return (Long)i;
+      i += (SizeT)(c - (const HChar*)p);
+      if (n > 0)
+         return (Long)i;   /* found the terminator */
    }
    return -1;
 }
 
 /* Validates a client string pointer (0 allowed when optional).
-   Returns True and sets *s if usable. */
-static Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
+   Returns True and sets *s (and *len, if not NULL: its length, 0 for
+   an absent optional string) if usable. */
+static Bool client_string_len ( Addr p, Bool optional,
+                                /*OUT*/const HChar** s, /*OUT*/SizeT* len )
 {
-   Long len;
+   Long n;
    *s = NULL;
+   if (len != NULL)
+      *len = 0;
    if (p == 0)
       return optional;
-   len = client_strlen(p, VG_JIT_MAX_STRING);
-   if (len <= 0)
+   n = client_strlen(p, VG_JIT_MAX_STRING);
+   if (n <= 0)
       return False;
    *s = (const HChar*)p;
+   if (len != NULL)
+      *len = (SizeT)n;
    return True;
+}
+
+static Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
+{
+   return client_string_len(p, optional, s, NULL);
 }
 
 
@@ -218,17 +236,17 @@ static Int register_from_client ( Addr start, UWord size, Addr name,
    Int             st;
    UWord           i;
 
-   VG_(memset)(&reg, 0, sizeof(reg));
-   reg.start = start;
-   reg.size  = size;
-   if (!client_string(name, False, &reg.name))
+   reg.start   = start;
+   reg.size    = size;
+   reg.lines   = NULL;
+   reg.n_lines = 0;
+   if (!client_string_len(name, False, &reg.name, &reg.name_len))
       return VG_JIT_ERR_BAD_NAME;
    *name_out = reg.name;
+   /* An absent object (NULL) is the default object. */
    if (!client_string(object, True, &reg.object)
        || !client_string(file, True, &reg.file))
       return VG_JIT_ERR_BAD_STRING;
-   if (reg.object == NULL)
-      reg.object = VG_JIT_DEFAULT_OBJECT;
    if (lines == 0)
       n_lines = 0;
    if (n_lines > VG_JIT_MAX_LINES

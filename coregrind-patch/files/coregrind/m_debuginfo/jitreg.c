@@ -109,6 +109,12 @@ const HChar* ML_(jit_status_text) ( Int st )
 Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len )
 {
    const DebugInfo* di;
+   const NSegment*  seg = VG_(am_find_nsegment)(a);
+   /* Anonymous memory holds no object's text: a mapping over an
+      object's text discards its DebugInfo (VG_(di_notify_munmap)).  Only
+      code in file mappings needs the walk over the DebugInfos. */
+   if (seg != NULL && seg->kind == SkAnonC && a + len - 1 <= seg->end)
+      return False;
    for (di = VG_(next_DebugInfo)(NULL); di != NULL;
         di = VG_(next_DebugInfo)(di)) {
       Addr  t  = VG_(DebugInfo_get_text_avma)(di);
@@ -154,7 +160,13 @@ Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len )
 {
    SizeT i = 0;
    while (i < len) {
-      SizeT n = ML_(jit_clean_char_len)((const UChar*)s + i, len - i);
+      UChar c = (UChar)s[i];
+      SizeT n;
+      if (LIKELY(c >= 0x20 && c < 0x7F)) {   /* printable ASCII */
+         i++;
+         continue;
+      }
+      n = ML_(jit_clean_char_len)((const UChar*)s + i, len - i);
       if (n == 0)
          return False;
       i += n;
@@ -381,6 +393,44 @@ static void insert_fn ( Addr start, UWord size, JitNameId name,
    stats.registered++;
 }
 
+/* Whether [a, a+len) (not wrapping) is code that may be registered:
+   VG_JIT_OK, or VG_JIT_ERR_NOT_CODE (not executable client memory) or
+   VG_JIT_ERR_OVERLAPS_OBJECT (ELF text).  Code in one anonymous mapping,
+   what JITs register, takes one look-up in the segment table. */
+static Int check_code_range ( Addr a, SizeT len )
+{
+   const NSegment* seg = VG_(am_find_nsegment)(a);
+   if (seg != NULL && seg->kind == SkAnonC && seg->hasX
+       && a + len - 1 <= seg->end)
+      return VG_JIT_OK;   /* no object's text is anonymous memory */
+   if (!VG_(am_is_valid_for_client)(a, len, VKI_PROT_EXEC))
+      return VG_JIT_ERR_NOT_CODE;
+   if (ML_(jit_overlaps_object_text)(a, len))
+      return VG_JIT_ERR_OVERLAPS_OBJECT;
+   return VG_JIT_OK;
+}
+
+/* The object reg names (escaped if it is not clean text). */
+static JitObject* object_of ( const JitRegistration* reg )
+{
+   static JitObject* default_object = NULL;
+   JitObject* obj;
+   SizeT      e_len;
+   HChar*     e;
+   if (reg->object == NULL) {
+      if (default_object == NULL)
+         default_object = ML_(jit_object_get)(VG_JIT_DEFAULT_OBJECT);
+      return default_object;
+   }
+   if (ML_(jit_text_is_clean)(reg->object, VG_(strlen)(reg->object)))
+      return ML_(jit_object_get)(reg->object);
+   e = escaped_name(reg->object, VG_(strlen)(reg->object), &e_len);
+   obj = ML_(jit_object_get)(e);
+   ML_(dinfo_free)(e);
+   stats.names_escaped++;
+   return obj;
+}
+
 Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
 {
    JitObject*  obj;
@@ -395,25 +445,16 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    if (reg->size == 0 || reg->size > VG_JIT_MAX_CODE_SIZE
        || reg->start + reg->size < reg->start)
       return VG_JIT_ERR_BAD_RANGE;
-   if (!VG_(am_is_valid_for_client)(reg->start, reg->size, VKI_PROT_EXEC))
-      return VG_JIT_ERR_NOT_CODE;
-   if (ML_(jit_overlaps_object_text)(reg->start, reg->size))
-      return VG_JIT_ERR_OVERLAPS_OBJECT;
+   st = check_code_range(reg->start, reg->size);
+   if (st != VG_JIT_OK)
+      return st;
    if (where == JitInLookup && !range_is_free(reg->start, reg->size))
       return JIT_STATUS_RANGE_BUSY;
 
    /* Copy what is kept before anything calls out (discarding
       translations calls the tool). */
-   if (ML_(jit_text_is_clean)(reg->object, VG_(strlen)(reg->object))) {
-      obj = ML_(jit_object_get)(reg->object);
-   } else {
-      SizeT  e_len;
-      HChar* e = escaped_name(reg->object, VG_(strlen)(reg->object), &e_len);
-      obj = ML_(jit_object_get)(e);
-      ML_(dinfo_free)(e);
-      stats.names_escaped++;
-   }
-   name_len = VG_(strlen)(reg->name);
+   obj = object_of(reg);
+   name_len = reg->name_len > 0 ? reg->name_len : VG_(strlen)(reg->name);
    if (ML_(jit_text_is_clean)(reg->name, name_len)) {
       name = ML_(jit_name_intern)(reg->name, name_len);
    } else {

@@ -191,13 +191,15 @@ typedef
    JitSrcLine;
 
 /* A function to register.  All strings NUL-terminated and readable; the
-   registry copies what it keeps. */
+   registry copies what it keeps.  Zero-initialise it, then fill in. */
 typedef
    struct {
       Addr              start;
       UWord             size;     /* bytes */
       const HChar*      name;     /* non-empty */
-      const HChar*      object;   /* object name, non-empty */
+      SizeT             name_len; /* strlen(name) if known, else 0 */
+      const HChar*      object;   /* object name (non-empty), or NULL for
+                                     VG_JIT_DEFAULT_OBJECT */
       const HChar*      file;     /* default source file, or NULL */
       const JitSrcLine* lines;    /* any order; or NULL */
       UWord             n_lines;

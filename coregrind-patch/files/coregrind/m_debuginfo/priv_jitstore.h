@@ -51,7 +51,7 @@
 
 /* ---- Names (jitnames.c) ---- */
 
-/* A 32-bit hash (FNV-1a, folded) of the len bytes at s. */
+/* A 32-bit hash of the len bytes at s (word at a time, multiplicative). */
 extern UInt ML_(jit_hash_bytes) ( const HChar* s, SizeT len );
 
 /* A name in the pool; 0 means none. */
