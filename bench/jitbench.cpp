@@ -7,11 +7,16 @@
 // (Valgrind's start-up and the code emission are not counted) and prints
 // its results to stdout as `key=value` lines, which the driver parses:
 //
-//   register N jit|discard|none [keep]
+//   register N jit|discard|request|unregister|none [keep]
 //        one request per function, all N live at once:
 //          jit      VALGRIND_JIT_REGISTER(code_i, 16, name_i)
 //          discard  VALGRIND_DISCARD_TRANSLATIONS(code_i, 16) (what a JIT
 //                   already issues today when it emits code)
+//          request  RUNNING_ON_VALGRIND: the cheapest client request, which
+//                   the core answers without any work (the floor that
+//                   every request pays to leave the client's code)
+//          unregister  every function registered first (not timed), then
+//                   VALGRIND_JIT_UNREGISTER(code_i) for each (timed)
 //          none     no request (the loop and its loads only)
 //        Names are 24 characters ("jitbench_fn_%012u"), built before the
 //        timed loop in every mode.  Prints loop_ns, vmhwm_kb (peak resident
@@ -209,6 +214,19 @@ int mode_register(std::size_t n, const std::string& how, bool keep) {
             ok += names[i][0] != 0;
         }
         t1 = now_ns();
+    } else if (how == "request") {
+        t0 = now_ns();
+        for (std::size_t i = 0; i < n; ++i)
+            ok += (RUNNING_ON_VALGRIND != 0 && names[i][0] != 0) ? 1 : 0;
+        t1 = now_ns();
+    } else if (how == "unregister") {
+        for (std::size_t i = 0; i < n; ++i)
+            if (VALGRIND_JIT_REGISTER(code.fn(i), kFnBytes, names[i]) == 0 && RUNNING_ON_VALGRIND)
+                die("register: a registration was refused");
+        t0 = now_ns();
+        for (std::size_t i = 0; i < n; ++i)
+            ok += VALGRIND_JIT_UNREGISTER(code.fn(i)) != 0;
+        t1 = now_ns();
     } else if (how == "none") {
         t0 = now_ns();
         for (std::size_t i = 0; i < n; ++i) {
@@ -217,7 +235,7 @@ int mode_register(std::size_t n, const std::string& how, bool keep) {
         }
         t1 = now_ns();
     } else {
-        die("register: mode must be jit, discard or none");
+        die("register: mode must be jit, discard, request, unregister or none");
     }
     const long hwm = vmhwm_kb();
     std::uint64_t t2 = now_ns(), t3 = t2;
@@ -400,7 +418,7 @@ int mode_touch(std::size_t mib) {
 
 int main(int argc, char** argv) {
     const std::string usage =
-        "usage: jitbench register N jit|discard|none [keep] | calls N reg|noreg |"
+        "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg |"
         " dump N wait|nowait | touch MIB | native ITERATIONS";
     if (argc < 3)
         die(usage);

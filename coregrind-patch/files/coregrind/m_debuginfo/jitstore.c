@@ -248,6 +248,21 @@ static JitFnChunk* split_chunk ( JitFnChunk* c, Addr lo, UInt k )
    return d;
 }
 
+/* Moves n records from src to dst within one chunk (the ranges may
+   overlap), a record at a time: Valgrind's VG_(memmove) goes byte by
+   byte, and a chunk holds up to FNS_PER_CHUNK records. */
+static void move_fns ( JitFn* dst, const JitFn* src, UInt n )
+{
+   UInt k;
+   if (dst < src) {
+      for (k = 0; k < n; k++)
+         dst[k] = src[k];
+   } else if (dst > src) {
+      for (k = n; k > 0; k--)
+         dst[k - 1] = src[k - 1];
+   }
+}
+
 void ML_(jit_insert_fn) ( const JitFn* f )
 {
    JitFnChunk* c;
@@ -271,7 +286,7 @@ void ML_(jit_insert_fn) ( const JitFn* f )
       }
       recent_chunk = c;
    }
-   VG_(memmove)(&c->fns[k + 1], &c->fns[k], (c->n - k) * sizeof(JitFn));
+   move_fns(&c->fns[k + 1], &c->fns[k], c->n - k);
    c->fns[k] = *f;
    c->n++;
    n_live++;
@@ -282,7 +297,7 @@ void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j )
 {
    JitFnChunk* d = c->next;
    vg_assert(i < j && j <= c->n);
-   VG_(memmove)(&c->fns[i], &c->fns[j], (c->n - j) * sizeof(JitFn));
+   move_fns(&c->fns[i], &c->fns[j], c->n - j);
    c->n -= j - i;
    n_live -= j - i;
    if (c->n == 0) {
