@@ -22,6 +22,7 @@ libxbyak-dev
 quilt
 llvm-14
 clang-14
+openjdk-17-jdk-headless
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs

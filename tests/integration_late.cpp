@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -414,4 +415,103 @@ BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_named_with_exact_call_counts,
         if (cg::stripRecursionSuffix(edge.second.name) == name) calls += e.count;
     BOOST_TEST(calls == 1973u);
     BOOST_TEST(!p.functionsNamed(name, true).empty());
+}
+
+namespace {
+
+/// OpenJDK's real launcher: $VGJIT_JAVA, else `java` on $PATH with its
+/// symbolic links resolved (under Valgrind, the launcher's $ORIGIN lookups
+/// fail through Debian's alternatives link), or "".
+std::string javaLauncher() {
+    if (const char* p = std::getenv("VGJIT_JAVA"); p && *p) return p;
+    const std::string java = findOnPath("java");
+    std::error_code ec;
+    const auto real = java.empty() ? std::filesystem::path() : std::filesystem::canonical(java, ec);
+    return ec ? "" : real.string();
+}
+
+/// javac next to the real launcher, else on $PATH, or "".
+std::string javacCompiler() {
+    const std::string java = javaLauncher();
+    if (!java.empty()) {
+        const std::string next = (std::filesystem::path(java).parent_path() / "javac").string();
+        if (::access(next.c_str(), X_OK) == 0) return next;
+    }
+    return findOnPath("javac");
+}
+
+boost::test_tools::assertion_result javaAvailable(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(!javaLauncher().empty() && !javacCompiler().empty());
+    if (!ok) ok.message() << "no java and javac (a JDK: openjdk-17-jdk-headless) on $PATH or $VGJIT_JAVA";
+    return ok;
+}
+
+}  // namespace
+
+// HotSpot writes its perf map only when it exits (-XX:+DumpPerfMapAtExit,
+// 0x-prefixed fields): every name arrives after the code ran.  With
+// -Xcomp and -XX:CompileOnly=JitWork.fib, fib is compiled before its first
+// call and is the only compiled Java method; -XX:-Inline keeps every
+// recursive call a call, and C1 only (-XX:TieredStopAtLevel=1) keeps one
+// compiled copy, so Callgrind must count the program's own calls.
+BOOST_AUTO_TEST_CASE(hotspot_perf_map_written_at_exit_names_exact_call_counts,
+                     *boost::unit_test::precondition(javaAvailable)) {
+    TempDir dir;
+    {
+        std::ofstream src(dir.file("JitWork.java"));
+        src << "public class JitWork {\n"
+               "    static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+               "    public static void main(String[] args) {\n"
+               "        System.out.println(\"fib \" + fib(Integer.parseInt(args[0])));\n"
+               "    }\n"
+               "}\n";
+    }
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 600;
+    const Result javac = run({javacCompiler(), "-d", dir.path(), dir.file("JitWork.java")}, opt);
+    BOOST_TEST_REQUIRE(javac.status == 0, javac);
+    const std::string out = dir.file("callgrind.out");
+    const Result r = runValgrind(
+        {"--tool=callgrind", "--jit-perf-map=yes", "-v", "--callgrind-out-file=" + out},
+        {javaLauncher(), "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-Xcomp",
+         "-XX:CompileOnly=JitWork.fib", "-XX:-Inline", "-XX:TieredStopAtLevel=1", "-cp",
+         dir.path(), "JitWork", "18"},
+        opt);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "fib 2584"), r.out);
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
+    ::unlink(map.c_str());
+    // fib(18) makes 2 * fib(19) - 1 = 8361 calls: 8360 from fib itself.
+    // The first call from each of fib's two call sites goes to HotSpot's
+    // resolver stub, which jumps to fib once it has patched the site.
+    const std::string name = "int JitWork.fib(int)";
+    std::uint64_t recursive = 0, resolved = 0, named = 0;
+    for (const auto& [edge, e] : p.calls()) {
+        if (cg::stripRecursionSuffix(edge.first.name) != name) continue;
+        const std::string callee = cg::stripRecursionSuffix(edge.second.name);
+        if (callee == name) recursive += e.count;
+        if (callee == "resolve_static_call") resolved += e.count;
+    }
+    const auto fns = p.functionsNamed(name, true);
+    for (const auto* f : fns) {
+        BOOST_TEST(f->key.object == map);
+        named += f->self.at(0);
+    }
+    BOOST_TEST(recursive + resolved == 8360u);
+    BOOST_TEST(resolved <= 2u);
+    BOOST_TEST(named > 0u);
+    // One function in the file, not one per address-named piece: the
+    // name is defined under a single compressed id.
+    std::ifstream raw(out);
+    std::set<std::string> ids;
+    for (std::string line; std::getline(raw, line);) {
+        const auto space = line.find(") " + name);
+        if ((line.rfind("fn=(", 0) == 0 || line.rfind("cfn=(", 0) == 0) &&
+            space != std::string::npos && line.size() == space + 2 + name.size())
+            ids.insert(line.substr(line.find('(') + 1, space - line.find('(') - 1));
+    }
+    BOOST_TEST(ids.size() == 1u);
+    BOOST_TEST(named > 0u);
 }

@@ -55,11 +55,8 @@ std::string producer() {
 /// /usr/bin/node (Debian's nodejs package).
 std::string nodeBinary() {
     if (const char* v = std::getenv("VGJIT_NODE"); v && *v) return v;
-    std::istringstream path(envOr("PATH", ""));
-    std::string dir;
-    while (std::getline(path, dir, ':'))
-        if (!dir.empty() && access((dir + "/node").c_str(), X_OK) == 0) return dir + "/node";
-    return "/usr/bin/node";
+    const std::string node = findOnPath("node");
+    return node.empty() ? "/usr/bin/node" : node;
 }
 std::string fibJs() { return absolute(srcdir() + "/tests/fixtures/node/fib.js"); }
 

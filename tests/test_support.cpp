@@ -77,6 +77,14 @@ bool contains(const std::string& text, const std::string& what) {
     return text.find(what) != std::string::npos;
 }
 
+std::string findOnPath(const std::string& name) {
+    std::istringstream path(envOr("PATH", ""));
+    std::string dir;
+    while (std::getline(path, dir, ':'))
+        if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+    return "";
+}
+
 TempDir::TempDir(const std::string& prefix) {
     std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());

@@ -55,6 +55,9 @@ std::string absolute(const std::string& path);
 std::size_t lineCount(const std::string& text);
 /// Whether `what` occurs in `text`.
 bool contains(const std::string& text, const std::string& what);
+/// The first executable file `name` in a directory of $PATH (as given,
+/// symbolic links not resolved), or "" if there is none.
+std::string findOnPath(const std::string& name);
 
 /// A fresh directory under /tmp, removed (recursively) on destruction
 /// unless $VGJIT_KEEP_TMP is set.
