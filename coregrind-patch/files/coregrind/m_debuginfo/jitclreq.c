@@ -158,12 +158,21 @@ static Bool client_readable ( Addr a, SizeT len )
    return VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ);
 }
 
+/* Whether byte c is printable ASCII (0x20..0x7E). */
+static inline Bool is_printable_ascii ( UChar c )
+{
+   return c >= 0x20 && c < 0x7F;
+}
+
 /* Length of the NUL-terminated client string at s, looking at most at
-   max+1 bytes and checking readability page by page.  Returns -1 if s is
-   NULL, unreadable, or not terminated within max bytes. */
-static Long client_strlen ( Addr s, SizeT max )
+   max+1 bytes and checking readability page by page; *ascii tells
+   whether all of it is printable ASCII (the common case, which then
+   needs no second look).  Returns -1 if s is NULL, unreadable, or not
+   terminated within max bytes. */
+static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
 {
    SizeT i = 0;   /* bytes looked at so far, all non-zero */
+   *ascii = True;
    if (s == 0)
       return -1;
    while (i <= max) {
@@ -175,12 +184,30 @@ static Long client_strlen ( Addr s, SizeT max )
          return -1;   /* wrapped */
       if (!VG_(am_is_valid_for_client)(p, page_end - p, VKI_PROT_READ))
          return -1;
-      /* Scan the readable rest of this page, at most up to max. */
+      /* Scan the readable rest of this page, at most up to max: bytes
+         up to a word boundary, then whole words while no byte is zero
+         (aligned words never leave the page), then bytes again. */
       n = page_end - p;
       if (n > max + 1 - i)
          n = max + 1 - i;
       c = (const HChar*)p;
+      while (n > 0 && ((Addr)c & (sizeof(UWord) - 1)) != 0 && *c != 0) {
+         *ascii = *ascii && is_printable_ascii((UChar)*c);
+         c++;
+         n--;
+      }
+      while (n >= sizeof(UWord)) {
+         UWord w = *(const UWord*)c;
+         if (!ML_(jit_word_is_printable_ascii)(w)) {
+            if (ML_(jit_word_has_zero)(w))
+               break;
+            *ascii = False;
+         }
+         c += sizeof(UWord);
+         n -= sizeof(UWord);
+      }
       while (n > 0 && *c != 0) {
+         *ascii = *ascii && is_printable_ascii((UChar)*c);
          c++;
          n--;
       }
@@ -192,29 +219,36 @@ static Long client_strlen ( Addr s, SizeT max )
 }
 
 /* Validates a client string pointer (0 allowed when optional).
-   Returns True and sets *s (and *len, if not NULL: its length, 0 for
-   an absent optional string) if usable. */
+   Returns True and sets *s (and *len and *ascii, if not NULL: its
+   length, 0 for an absent optional string, and whether it is printable
+   ASCII) if usable. */
 static Bool client_string_len ( Addr p, Bool optional,
-                                /*OUT*/const HChar** s, /*OUT*/SizeT* len )
+                                /*OUT*/const HChar** s, /*OUT*/SizeT* len,
+                                /*OUT*/Bool* ascii )
 {
    Long n;
+   Bool is_ascii;
    *s = NULL;
    if (len != NULL)
       *len = 0;
+   if (ascii != NULL)
+      *ascii = False;
    if (p == 0)
       return optional;
-   n = client_strlen(p, VG_JIT_MAX_STRING);
+   n = client_strlen(p, VG_JIT_MAX_STRING, &is_ascii);
    if (n <= 0)
       return False;
    *s = (const HChar*)p;
    if (len != NULL)
       *len = (SizeT)n;
+   if (ascii != NULL)
+      *ascii = is_ascii;
    return True;
 }
 
 static Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
 {
-   return client_string_len(p, optional, s, NULL);
+   return client_string_len(p, optional, s, NULL, NULL);
 }
 
 
@@ -240,7 +274,8 @@ static Int register_from_client ( Addr start, UWord size, Addr name,
    reg.size    = size;
    reg.lines   = NULL;
    reg.n_lines = 0;
-   if (!client_string_len(name, False, &reg.name, &reg.name_len))
+   if (!client_string_len(name, False, &reg.name, &reg.name_len,
+                          &reg.name_is_ascii))
       return VG_JIT_ERR_BAD_NAME;
    *name_out = reg.name;
    /* An absent object (NULL) is the default object. */

@@ -162,6 +162,16 @@ Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len )
    while (i < len) {
       UChar c = (UChar)s[i];
       SizeT n;
+      /* Printable ASCII a word at a time where s + i is aligned (an
+         aligned word inside [s, s+len) never reads past the text). */
+      if (((Addr)(s + i) & (sizeof(UWord) - 1)) == 0) {
+         while (i + sizeof(UWord) <= len
+                && ML_(jit_word_is_printable_ascii)(*(const UWord*)(s + i)))
+            i += sizeof(UWord);
+         if (i >= len)
+            break;
+         c = (UChar)s[i];
+      }
       if (LIKELY(c >= 0x20 && c < 0x7F)) {   /* printable ASCII */
          i++;
          continue;
@@ -455,7 +465,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       translations calls the tool). */
    obj = object_of(reg);
    name_len = reg->name_len > 0 ? reg->name_len : VG_(strlen)(reg->name);
-   if (ML_(jit_text_is_clean)(reg->name, name_len)) {
+   if (reg->name_is_ascii || ML_(jit_text_is_clean)(reg->name, name_len)) {
       name = ML_(jit_name_intern)(reg->name, name_len);
    } else {
       /* Never print a producer's control characters: escape them. */

@@ -198,6 +198,9 @@ typedef
       UWord             size;     /* bytes */
       const HChar*      name;     /* non-empty */
       SizeT             name_len; /* strlen(name) if known, else 0 */
+      Bool              name_is_ascii; /* known to be printable ASCII
+                                          (so clean text); False if not
+                                          known */
       const HChar*      object;   /* object name (non-empty), or NULL for
                                      VG_JIT_DEFAULT_OBJECT */
       const HChar*      file;     /* default source file, or NULL */
@@ -235,6 +238,28 @@ extern SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len );
 /* True if s[0 .. len-1] is made only of such characters: what a name or a
    source file name must be for the core to show it as given. */
 extern Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len );
+
+/* Tests of all the bytes of a word at once, for scanning text a word at
+   a time: JIT_WORD_ONES has 0x01 in every byte, JIT_WORD_HIGHS 0x80. */
+#define JIT_WORD_ONES  ((UWord)-1 / 0xFF)
+#define JIT_WORD_HIGHS (JIT_WORD_ONES * 0x80)
+
+/* Whether some byte of w is zero (subtracting 1 borrows into the top
+   bit of a zero byte; no other byte's top bit is set first). */
+static inline Bool ML_(jit_word_has_zero) ( UWord w )
+{
+   return ((w - JIT_WORD_ONES) & ~w & JIT_WORD_HIGHS) != 0;
+}
+
+/* Whether every byte of w is printable ASCII (0x20..0x7E): none is below
+   0x20 (the same borrow test) and none above 0x7E (adding 1 sets the top
+   bit of 0x7F; bytes of 0x80 and up have it already). */
+static inline Bool ML_(jit_word_is_printable_ascii) ( UWord w )
+{
+   UWord below = (w - JIT_WORD_ONES * 0x20) & ~w;
+   UWord above = (w + JIT_WORD_ONES) | w;
+   return ((below | above) & JIT_WORD_HIGHS) == 0;
+}
 
 /* Copies at most the first 80 bytes of NUL-terminated s into buf (of
    JIT_PRINTABLE_BUF bytes) for a warning, writing '?' for every byte that
