@@ -158,12 +158,6 @@ static Bool client_readable ( Addr a, SizeT len )
    return VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ);
 }
 
-/* Whether byte c is printable ASCII (0x20..0x7E). */
-static inline Bool is_printable_ascii ( UChar c )
-{
-   return c >= 0x20 && c < 0x7F;
-}
-
 /* Length of the NUL-terminated client string at s, looking at most at
    max+1 bytes and checking readability page by page; *ascii tells
    whether all of it is printable ASCII (the common case, which then
@@ -192,7 +186,7 @@ static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
          n = max + 1 - i;
       c = (const HChar*)p;
       while (n > 0 && ((Addr)c & (sizeof(UWord) - 1)) != 0 && *c != 0) {
-         *ascii = *ascii && is_printable_ascii((UChar)*c);
+         *ascii = *ascii && ML_(jit_is_printable_ascii)((UChar)*c);
          c++;
          n--;
       }
@@ -207,7 +201,7 @@ static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
          n -= sizeof(UWord);
       }
       while (n > 0 && *c != 0) {
-         *ascii = *ascii && is_printable_ascii((UChar)*c);
+         *ascii = *ascii && ML_(jit_is_printable_ascii)((UChar)*c);
          c++;
          n--;
       }

@@ -172,7 +172,7 @@ Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len )
             break;
          c = (UChar)s[i];
       }
-      if (LIKELY(c >= 0x20 && c < 0x7F)) {   /* printable ASCII */
+      if (LIKELY(ML_(jit_is_printable_ascii)(c))) {
          i++;
          continue;
       }
@@ -188,7 +188,7 @@ void ML_(jit_printable_copy) ( HChar* buf, const HChar* s )
 {
    Int i;
    for (i = 0; s[i] != 0 && i < JIT_PRINTABLE_BUF - 4; i++)
-      buf[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+      buf[i] = ML_(jit_is_printable_ascii)((UChar)s[i]) ? s[i] : '?';
    if (s[i] != 0)
       VG_(strcpy)(buf + i, "...");
    else

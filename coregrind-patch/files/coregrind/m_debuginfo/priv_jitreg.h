@@ -239,6 +239,12 @@ extern SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len );
    source file name must be for the core to show it as given. */
 extern Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len );
 
+/* Whether byte c is printable ASCII (0x20..0x7E). */
+static inline Bool ML_(jit_is_printable_ascii) ( UChar c )
+{
+   return c >= 0x20 && c < 0x7F;
+}
+
 /* Tests of all the bytes of a word at once, for scanning text a word at
    a time: JIT_WORD_ONES has 0x01 in every byte, JIT_WORD_HIGHS 0x80. */
 #define JIT_WORD_ONES  ((UWord)-1 / 0xFF)
