@@ -13,8 +13,9 @@
 //   preexisting  link A's entry into the list without notifying, then
 //                register B normally; call both
 //   memerr       load module B and make its gj_peek read a freed block
-//   hostile      hand in malformed entries, objects and lists (each is
-//                printed as "hostile: WHAT" on stdout first), then run A
+//   hostile      hand in malformed entries, objects, line tables and lists
+//                (each is printed as "hostile: WHAT" on stdout first),
+//                then run A
 // Results go to stdout: "gj_run_a(20) = 6765", "gj_run_b(10) = 3628800".
 
 #include <elf.h>
@@ -90,6 +91,13 @@ int sectionIndex(std::vector<char>& img, const char* name) {
     for (int i = 0; i < eh->e_shnum; ++i)
         if (std::strcmp(names + sh[i].sh_name, name) == 0) return i;
     throw std::runtime_error(std::string("no section ") + name);
+}
+
+/// The relocations of section `name` (e.g. ".rela.debug_line") of `img`.
+Elf64_Rela* relocations(std::vector<char>& img, const char* name, std::size_t* count) {
+    Elf64_Shdr& rs = sections(img)[sectionIndex(img, name)];
+    *count = rs.sh_size / sizeof(Elf64_Rela);
+    return reinterpret_cast<Elf64_Rela*>(img.data() + rs.sh_offset);
 }
 
 /// Address of the function `name` of module `m` loaded at `code`.
@@ -286,6 +294,32 @@ void hostile(const std::string& a) {
         e3 = {nullptr, nullptr, bad.data(), bad.size()};
         notifyRegister(&e3);
     }
+
+    // Objects whose names are fine but whose line tables are not: the
+    // names are registered (in memory that never becomes executable, so
+    // they wait), the line tables refused.
+    static jit_code_entry e4;
+    say("line table string offset past its section");
+    std::vector<char> badLineStr = m.image;
+    {
+        std::size_t n = 0;
+        Elf64_Rela* r = relocations(badLineStr, ".rela.debug_line", &n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (ELF64_R_TYPE(r[i].r_info) == R_X86_64_32) r[i].r_addend = 1 << 24;
+        registerEntry(&e4, badLineStr);
+    }
+    say("line table relocation of another type");
+    std::vector<char> badRelType = m.image;
+    {
+        std::size_t n = 0;
+        Elf64_Rela* r = relocations(badRelType, ".rela.debug_line", &n);
+        r[0].r_info = ELF64_R_INFO(ELF64_R_SYM(r[0].r_info), R_X86_64_PC32);
+        // The same entry, another object: replaces the one before.
+        e4.symfile_addr = badRelType.data();
+        e4.symfile_size = badRelType.size();
+        notifyRegister(&e4);
+    }
+    unregisterEntry(&e4);
 
     say("unknown action");
     __jit_debug_descriptor.action_flag = 7;

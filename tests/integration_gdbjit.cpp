@@ -83,6 +83,36 @@ std::size_t unnamed(const cg::Profile& p) {
     return n;
 }
 
+/// Self cost (event 0) per (source file's last path component, line) of
+/// the functions named `name` (any recursion level) in `p`.
+std::map<std::pair<std::string, std::uint64_t>, std::uint64_t>
+lineCosts(const cg::Profile& p, const std::string& name) {
+    std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> out;
+    for (const auto& [key, f] : p.functions()) {
+        if (cg::stripRecursionSuffix(key.name) != name) continue;
+        for (const auto& [pos, costs] : f.lines)
+            out[{std::filesystem::path(pos.first).filename().string(), pos.second}] += costs.at(0);
+    }
+    return out;
+}
+
+/// Self cost (event 0) of the functions named `name` (any recursion level).
+std::uint64_t selfCost(const cg::Profile& p, const std::string& name) {
+    std::uint64_t n = 0;
+    for (const auto& [key, f] : p.functions())
+        if (cg::stripRecursionSuffix(key.name) == name) n += f.self.at(0);
+    return n;
+}
+
+/// Runs `prog` under Cachegrind (no cache simulation) and parses its output.
+cg::Profile cachegrind(const TempDir& dir, const std::vector<std::string>& prog) {
+    const std::string out = dir.file("cachegrind.out");
+    const Result r = runValgrind({"--tool=cachegrind", "--cache-sim=no",
+                                  "--cachegrind-out-file=" + out}, prog);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    return cg::Profile::parseFile(out);
+}
+
 /// Number of calls fib(n) makes of itself, the first call included.
 std::uint64_t fibCalls(int n) { return n < 2 ? 1 : 1 + fibCalls(n - 1) + fibCalls(n - 2); }
 
@@ -122,6 +152,51 @@ int main(void)
 {
    printf("fib(15) = %d\n", fib(15));
    return 0;
+}
+)";
+
+/// Number of calls fib(n) makes with n < 2 (the leaves of its call tree).
+std::uint64_t fibLeaves(int n) { return n < 2 ? 1 : fibLeaves(n - 1) + fibLeaves(n - 2); }
+
+/// Checks the per-line costs of kFibC's fib (lines 3-8 of fib.c) computing
+/// fib(15): every cost on fib.c's lines of fib, none elsewhere, and each
+/// line's cost a multiple of how often its code runs: `return n;` (line 6)
+/// in the leaves, the recursive calls (line 7) in the other calls, the
+/// rest in every call.  Code attributed to a neighbouring line breaks the
+/// multiples.
+void checkFibLines(const cg::Profile& p) {
+    const auto lines = lineCosts(p, "fib");
+    BOOST_TEST_REQUIRE(!lines.empty(), "fib has no line costs");
+    std::uint64_t sum = 0;
+    for (const auto& [pos, cost] : lines) {
+        BOOST_TEST_CONTEXT("fib.c line " << pos.second << " of " << pos.first) {
+            BOOST_TEST(pos.first == "fib.c");
+            BOOST_TEST((pos.second >= 3 && pos.second <= 8));
+            const std::uint64_t runs = pos.second == 6 ? fibLeaves(15)
+                                     : pos.second == 7 ? fibCalls(15) - fibLeaves(15)
+                                                       : fibCalls(15);
+            BOOST_TEST(cost % runs == 0u, cost << " is not a multiple of " << runs);
+        }
+        sum += cost;
+    }
+    BOOST_TEST(sum == selfCost(p, "fib"));
+    for (const std::uint64_t line : {5u, 6u, 7u})
+        BOOST_TEST(lines.count({"fib.c", line}) == 1u, "no cost on line " << line);
+}
+
+const char* kMemerrC = R"(#include <stdlib.h>
+
+int peek(const int *p)
+{
+   return *p;
+}
+
+int main(void)
+{
+   int *p = malloc(sizeof(int));
+   *p = 1;
+   free(p);
+   return peek(p) == 42;
 }
 )";
 
@@ -182,6 +257,32 @@ BOOST_AUTO_TEST_CASE(option_no_leaves_the_interface_unread) {
     BOOST_TEST(unnamed(no) > unnamed(yes));
 }
 
+BOOST_AUTO_TEST_CASE(line_costs_of_a_registered_object_equal_the_same_object_linked_natively) {
+    TempDir dirJit, dirNative;
+    const cg::Profile jit = callgrind(dirJit, program("run"));
+    const cg::Profile native = callgrind(dirNative, {testsBuilddir() + "/gdbjit_native"});
+    for (const std::string fn : {"gj_fib", "gj_run_a"}) {
+        BOOST_TEST_CONTEXT(fn) {
+            const auto lines = lineCosts(jit, fn);
+            BOOST_TEST_REQUIRE(!lines.empty());
+            BOOST_TEST(lines == lineCosts(native, fn));
+            for (const auto& [pos, cost] : lines) BOOST_TEST(pos.first == "module_a.c");
+        }
+    }
+    // The source file is the one the object's DWARF names.
+    for (const auto& k : named(jit, "gj_fib"))
+        BOOST_TEST(std::filesystem::path(k.file).filename() == "module_a.c");
+}
+
+BOOST_AUTO_TEST_CASE(cachegrind_line_costs_of_a_registered_object_equal_native_ones) {
+    TempDir dirJit, dirNative;
+    const cg::Profile jit = cachegrind(dirJit, program("run"));
+    const cg::Profile native = cachegrind(dirNative, {testsBuilddir() + "/gdbjit_native"});
+    const auto lines = lineCosts(jit, "gj_fib");
+    BOOST_TEST_REQUIRE(!lines.empty());
+    BOOST_TEST(lines == lineCosts(native, "gj_fib"));
+}
+
 BOOST_AUTO_TEST_CASE(trace_and_verbose_summary_report_each_object) {
     TempDir dir;
     Result r;
@@ -198,14 +299,15 @@ BOOST_AUTO_TEST_CASE(trace_and_verbose_summary_report_each_object) {
     BOOST_TEST(contains(r.err, "jit-gdb: unregister entry"));
     BOOST_TEST(contains(r.err, "JIT GDB interface: 4 notifications, 1 descriptors, "
                                "2 objects registered, 2 unregistered, 0 refused; "
-                               "5 functions registered, 0 refused, 0 waiting"));
+                               "5 functions registered, 0 refused, 0 waiting; "
+                               "5 functions with line tables, 0 line tables refused"));
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_the_jitted_frame_of_an_error) {
     const Result r = runValgrind({"--tool=memcheck"}, program("memerr"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     static const std::regex frame(
-        R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: gj_peek \(in module_b\.c\)\n==\d+==    by 0x[0-9A-F]+: )");
+        R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: gj_peek \(module_b\.c:20\)\n==\d+==    by 0x[0-9A-F]+: )");
     BOOST_TEST(std::regex_search(r.err, frame), r.err);
 }
 
@@ -230,16 +332,22 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
         "refused: a function lies outside its section",
         "refused: range overlaps the text of a loaded object",
         "unknown action 7: ignored",
+        "line table of module_a.c (entry 0x",
+        "refused: its DWARF reads past the end of its sections",
+        "refused: a debug section has a relocation of a type other than R_X86_64_64",
     };
     BOOST_TEST(contains(r.err, "Warning: GDB JIT interface: "));
     for (const auto& w : warnings)
         BOOST_TEST((contains(r.err, w)), w);
     // Six objects refused as a whole; the one over the program's text is
     // registered with both its functions refused (and is the known entry
-    // unregistered later), then the good one.
-    BOOST_TEST(contains(r.err, "JIT GDB interface: 12 notifications, 1 descriptors, "
-                               "2 objects registered, 2 unregistered, 6 refused; "
-                               "2 functions registered, 2 refused, 0 waiting"));
+    // unregistered later); the two with bad line tables are registered
+    // (their functions wait for executable code until the entry is
+    // unregistered); then the good one, whose line table is read.
+    BOOST_TEST(contains(r.err, "JIT GDB interface: 15 notifications, 1 descriptors, "
+                               "4 objects registered, 3 unregistered, 6 refused; "
+                               "2 functions registered, 2 refused, 0 waiting; "
+                               "2 functions with line tables, 2 line tables refused"));
     // And the good code is still named, with exact counts.
     const cg::Profile p = cg::Profile::parseFile(out);
     BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
@@ -260,4 +368,29 @@ BOOST_AUTO_TEST_CASE(lli_jitted_functions_have_names_and_exact_call_counts,
     for (const auto& k : keys) BOOST_TEST(k.object == "fib.c");
     BOOST_TEST(callsTo(p, "fib") == fibCalls(15));
     BOOST_TEST(calls(p, "main", "fib") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(lli_line_costs_fall_on_the_c_source_lines,
+                     *boost::unit_test::precondition(llvmAvailable)) {
+    TempDir dir;
+    const std::string bc = bitcode(dir, "fib", kFibC);
+    BOOST_TEST_CONTEXT("callgrind") { checkFibLines(callgrind(dir, {kLli, bc})); }
+    TempDir dirCachegrind;
+    BOOST_TEST_CONTEXT("cachegrind") { checkFibLines(cachegrind(dirCachegrind, {kLli, bc})); }
+}
+
+BOOST_AUTO_TEST_CASE(lli_memcheck_error_in_jitted_code_has_file_lines_and_jitted_callers,
+                     *boost::unit_test::precondition(llvmAvailable)) {
+    TempDir dir;
+    const std::string bc = bitcode(dir, "memerr", kMemerrC);
+    const Result r = runValgrind({"--tool=memcheck"}, {kLli, bc});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    static const std::regex error(
+        R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: peek \(memerr\.c:5\)\n)"
+        R"(==\d+==    by 0x[0-9A-F]+: main \(memerr\.c:13\)\n)"
+        R"((==\d+==    by 0x[0-9A-F]+: .*\n)+)"
+        R"(==\d+==  Address 0x[0-9a-f]+ is 0 bytes inside a block of size 4 free'd\n)"
+        R"(==\d+==    at 0x[0-9A-F]+: free \(vg_replace_malloc\.c:\d+\)\n)"
+        R"(==\d+==    by 0x[0-9A-F]+: main \(memerr\.c:12\)\n)");
+    BOOST_TEST(std::regex_search(r.err, error), r.err);
 }

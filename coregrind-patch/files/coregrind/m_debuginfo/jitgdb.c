@@ -73,7 +73,13 @@
    lookups stay as flat as for any registered code and the registry's
    epoch rules apply.  Functions whose code is not yet executable
    client memory wait in a pending list until an mprotect makes it so.
-   Unregistering an entry removes the functions it registered. */
+   Unregistering an entry removes the functions it registered.
+
+   An object's DWARF line tables (jitgdblines.c) are read when the
+   object is registered, and each function is registered with the
+   entries that cover its code (a waiting function keeps them until it
+   is registered); a line table that cannot be read is refused with a
+   warning and the object keeps its names. */
 
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
@@ -95,29 +101,6 @@
 #include "priv_jitreg.h"
 #include "priv_jitgdb.h"         /* self */
 
-
-/* Types only. */
-#include <elf.h>
-
-#if VG_WORDSIZE == 4
-#  define ElfXX_Ehdr    Elf32_Ehdr
-#  define ElfXX_Shdr    Elf32_Shdr
-#  define ElfXX_Sym     Elf32_Sym
-#  define ELFXX_ST_TYPE ELF32_ST_TYPE
-#  define MY_ELFCLASS   ELFCLASS32
-#else
-#  define ElfXX_Ehdr    Elf64_Ehdr
-#  define ElfXX_Shdr    Elf64_Shdr
-#  define ElfXX_Sym     Elf64_Sym
-#  define ELFXX_ST_TYPE ELF64_ST_TYPE
-#  define MY_ELFCLASS   ELFCLASS64
-#endif
-
-#if defined(VG_LITTLEENDIAN)
-#  define MY_ELFDATA ELFDATA2LSB
-#else
-#  define MY_ELFDATA ELFDATA2MSB
-#endif
 
 /* Limits on what a client may hand in. */
 #define MAX_OBJECT_SIZE   (256UL * 1024 * 1024)  /* bytes per object */
@@ -158,6 +141,8 @@ typedef
       HChar*             name;   /* the object's name (owned) */
       XArray*            fns;    /* of Addr: starts registered */
       UInt               n_pending;
+      DedupPoolAlloc*    paths;  /* source paths of its line tables, or
+                                    NULL (owned) */
    }
    GdbObject;
 
@@ -168,6 +153,8 @@ typedef
       Addr   start;
       UWord  size;
       HChar* name;     /* owned */
+      JitSrcLine* lines;   /* owned, or NULL; files in the object's paths */
+      UWord  n_lines;
    }
    GdbPending;
 
@@ -193,6 +180,8 @@ static struct {
    ULong refused;
    ULong functions;
    ULong functions_refused;
+   ULong functions_with_lines;
+   ULong line_tables_refused;
 }
 stats;
 
@@ -459,7 +448,8 @@ static Bool is_exec ( Addr a, UWord len )
 
 /* Registers one function of obj in the registry; True if it is. */
 static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
-                          const HChar* name )
+                          const HChar* name,
+                          const JitSrcLine* lines, UWord n_lines )
 {
    JitRegistration reg;
    Int             st;
@@ -468,6 +458,8 @@ static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
    reg.size   = size;
    reg.name   = name;
    reg.object = obj->name;
+   reg.lines   = lines;
+   reg.n_lines = n_lines;
    st = ML_(jit_register)(&reg, JitAtSafePoint);
    if (!ML_(jit_status_applied)(st)) {
       stats.functions_refused++;
@@ -477,6 +469,8 @@ static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
    }
    VG_(addToXA)(obj->fns, &start);
    stats.functions++;
+   if (n_lines > 0)
+      stats.functions_with_lines++;
    return True;
 }
 
@@ -496,6 +490,8 @@ static void unregister_object ( GdbObject* obj, const HChar* why )
          GdbPending* p = VG_(indexXA)(pending, i);
          if (p->key == obj->key) {
             ML_(dinfo_free)(p->name);
+            if (p->lines != NULL)
+               ML_(dinfo_free)(p->lines);
             continue;
          }
          *(GdbPending*)VG_(indexXA)(pending, j++) = *p;
@@ -507,6 +503,8 @@ static void unregister_object ( GdbObject* obj, const HChar* why )
                 why, obj->key, obj->name, n);
    (void)VG_(HT_remove)(objects, obj->key);
    VG_(deleteXA)(obj->fns);
+   if (obj->paths != NULL)
+      VG_(deleteDedupPA)(obj->paths);
    ML_(dinfo_free)(obj->name);
    ML_(dinfo_free)(obj);
 }
@@ -523,6 +521,8 @@ static void register_entry ( Addr ea )
    HChar        buf[48];
    Word         i;
    UInt         n_now = 0;
+   GdbLineSet*  lines;
+   Addr         code_lo = ~(Addr)0, code_hi = 0;
 
    if (!read_entry(ea, &e)) {
       stats.refused++;
@@ -579,22 +579,47 @@ static void register_entry ( Addr ea )
 
    for (i = 0; i < VG_(sizeXA)(fns); i++) {
       const ObjFn* f = VG_(indexXA)(fns, i);
+      if (f->start < code_lo) code_lo = f->start;
+      if (f->start + f->size > code_hi) code_hi = f->start + f->size;
+   }
+   lines = ML_(jit_gdb_lines_read)(img, e.symfile_size, code_lo, code_hi,
+                                   obj->name, &why);
+   if (why != NULL) {
+      stats.line_tables_refused++;
+      warn("line table of %s (entry %#lx) refused: %s\n",
+           obj->name, ea, why);
+   }
+
+   for (i = 0; i < VG_(sizeXA)(fns); i++) {
+      const ObjFn* f = VG_(indexXA)(fns, i);
+      UWord        n_lines;
+      JitSrcLine*  fn_lines;
       if (VG_(strlen)(f->name) > VG_JIT_MAX_STRING) {
          stats.functions_refused++;
          continue;
       }
+      fn_lines = ML_(jit_gdb_lines_for)(lines, f->start, f->size, &n_lines);
       if (is_exec(f->start, f->size)) {
-         if (register_fn(obj, f->start, f->size, f->name))
+         if (register_fn(obj, f->start, f->size, f->name,
+                         fn_lines, n_lines))
             n_now++;
+         if (fn_lines != NULL)
+            ML_(dinfo_free)(fn_lines);
       } else {
          GdbPending p;
-         p.key   = ea;
-         p.start = f->start;
-         p.size  = f->size;
-         p.name  = ML_(dinfo_strdup)("di.jitgdb.pending.name", f->name);
+         p.key     = ea;
+         p.start   = f->start;
+         p.size    = f->size;
+         p.name    = ML_(dinfo_strdup)("di.jitgdb.pending.name", f->name);
+         p.lines   = fn_lines;
+         p.n_lines = n_lines;
          VG_(addToXA)(pending, &p);
          obj->n_pending++;
       }
+   }
+   if (lines != NULL) {
+      obj->paths = ML_(jit_gdb_lines_take_paths)(lines);
+      ML_(jit_gdb_lines_free)(lines);
    }
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit-gdb: register entry %#lx: object %#lx (%llu bytes)"
@@ -737,9 +762,12 @@ void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot )
       obj = VG_(HT_lookup)(objects, p.key);
       if (obj != NULL) {
          obj->n_pending--;
-         (void)register_fn(obj, p.start, p.size, p.name);
+         (void)register_fn(obj, p.start, p.size, p.name,
+                           p.lines, p.n_lines);
       }
       ML_(dinfo_free)(p.name);
+      if (p.lines != NULL)
+         ML_(dinfo_free)(p.lines);
    }
 }
 
@@ -749,11 +777,13 @@ void VG_(jit_gdb_print_summary) ( void )
       return;
    VG_(umsg)("JIT GDB interface: %llu notifications, %llu descriptors, "
              "%llu objects registered, %llu unregistered, %llu refused; "
-             "%llu functions registered, %llu refused, %lu waiting\n",
+             "%llu functions registered, %llu refused, %lu waiting; "
+             "%llu functions with line tables, %llu line tables refused\n",
              stats.notifications, stats.descriptors, stats.registered,
              stats.unregistered, stats.refused, stats.functions,
              stats.functions_refused,
-             pending ? (UWord)VG_(sizeXA)(pending) : 0UL);
+             pending ? (UWord)VG_(sizeXA)(pending) : 0UL,
+             stats.functions_with_lines, stats.line_tables_refused);
 }
 
 /*--------------------------------------------------------------------*/

@@ -30,6 +30,68 @@
 
 #include "pub_core_basics.h"
 
+/* ELF types only (jitgdb.c, jitgdblines.c). */
+#include <elf.h>
+
+#if VG_WORDSIZE == 4
+#  define ElfXX_Ehdr    Elf32_Ehdr
+#  define ElfXX_Shdr    Elf32_Shdr
+#  define ElfXX_Sym     Elf32_Sym
+#  define ELFXX_ST_TYPE ELF32_ST_TYPE
+#  define MY_ELFCLASS   ELFCLASS32
+#else
+#  define ElfXX_Ehdr    Elf64_Ehdr
+#  define ElfXX_Shdr    Elf64_Shdr
+#  define ElfXX_Sym     Elf64_Sym
+#  define ELFXX_ST_TYPE ELF64_ST_TYPE
+#  define MY_ELFCLASS   ELFCLASS64
+#endif
+
+#if defined(VG_LITTLEENDIAN)
+#  define MY_ELFDATA ELFDATA2LSB
+#else
+#  define MY_ELFDATA ELFDATA2MSB
+#endif
+
+#include "pub_core_deduppoolalloc.h"
+#include "priv_jitreg.h"         /* JitSrcLine */
+
+/* ---- Line tables of registered objects (jitgdblines.c) ---- */
+
+/* The line entries of one object, sorted by address. */
+typedef struct _GdbLineSet GdbLineSet;
+
+/* Reads the DWARF line tables of the ELF image img[0..n) (whose ELF
+   header and section header table the caller has checked to lie in the
+   image) for the code in [code_lo, code_hi), the hull of the object's
+   functions: m_debuginfo's DWARF reader runs on a copy of .debug_info,
+   .debug_abbrev, .debug_line, .debug_str and .debug_line_str, to which
+   the RELA relocations of a relocatable object are applied first
+   (amd64).  objname names the object in the reader's messages.
+   Returns the entries (free with ML_(jit_gdb_lines_free)), or NULL:
+   then *why is NULL if the object has no line table, else the reason
+   its line table is refused (the object's names are unaffected). */
+extern GdbLineSet* ML_(jit_gdb_lines_read) ( const UChar* img, ULong n,
+                                             Addr code_lo, Addr code_hi,
+                                             const HChar* objname,
+                                             /*OUT*/const HChar** why );
+
+/* The entries of set (may be NULL) that cover code in [start,
+   start+size), as offsets from start, in a new array of *n entries
+   (free with ML_(dinfo_free); NULL when *n is 0).  Their file strings
+   belong to the set's path pool. */
+extern JitSrcLine* ML_(jit_gdb_lines_for) ( const GdbLineSet* set,
+                                            Addr start, UWord size,
+                                            /*OUT*/UWord* n );
+
+/* Takes the set's path pool out of it, so that the file strings of
+   arrays from ML_(jit_gdb_lines_for) outlive the set; the caller
+   deletes it (VG_(deleteDedupPA)). */
+extern DedupPoolAlloc* ML_(jit_gdb_lines_take_paths) ( GdbLineSet* set );
+
+/* Frees set (and its path pool unless taken); NULL is allowed. */
+extern void ML_(jit_gdb_lines_free) ( GdbLineSet* set );
+
 /* Called by VG_(di_notify_mprotect) after the address space manager
    has recorded the new protection prot of [a, a+len).  JITs register
    an object before they make its code executable (LLVM's MCJIT does);

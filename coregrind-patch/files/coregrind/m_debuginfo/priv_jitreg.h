@@ -134,6 +134,11 @@ extern void ML_(invalidate_sym_name_cache_for_jit) ( void );
    but not put on debugInfo_list: the caller owns it. */
 extern DebugInfo* ML_(alloc_unlisted_DebugInfo) ( const HChar* filename );
 
+/* Frees a DebugInfo from ML_(alloc_unlisted_DebugInfo) with everything
+   hanging off it (patch 0012: the reader of GDB JIT objects uses one
+   per object while it reads the line tables). */
+extern void ML_(free_unlisted_DebugInfo) ( DebugInfo* di );
+
 /* ---- Registration (jitreg.c), for the client requests and the
    followers ---- */
 
