@@ -295,9 +295,9 @@ void hostile(const std::string& a) {
         notifyRegister(&e3);
     }
 
-    // Objects whose names are fine but whose line tables are not: the
-    // names are registered (in memory that never becomes executable, so
-    // they wait), the line tables refused.
+    // Objects whose names are fine but whose line tables or call frame
+    // information are not: the names are registered (in memory that never
+    // becomes executable, so they wait), the rest refused.
     static jit_code_entry e4;
     say("line table string offset past its section");
     std::vector<char> badLineStr = m.image;
@@ -308,12 +308,15 @@ void hostile(const std::string& a) {
             if (ELF64_R_TYPE(r[i].r_info) == R_X86_64_32) r[i].r_addend = 1 << 24;
         registerEntry(&e4, badLineStr);
     }
-    say("line table relocation of another type");
+    say("line table and CFI relocations of another type");
     std::vector<char> badRelType = m.image;
     {
         std::size_t n = 0;
         Elf64_Rela* r = relocations(badRelType, ".rela.debug_line", &n);
         r[0].r_info = ELF64_R_INFO(ELF64_R_SYM(r[0].r_info), R_X86_64_PC32);
+        // Its call frame information too.
+        Elf64_Rela* f = relocations(badRelType, ".rela.debug_frame", &n);
+        f[0].r_info = ELF64_R_INFO(ELF64_R_SYM(f[0].r_info), R_X86_64_GOTPCREL);
         // The same entry, another object: replaces the one before.
         e4.symfile_addr = badRelType.data();
         e4.symfile_size = badRelType.size();

@@ -184,6 +184,31 @@ void checkFibLines(const cg::Profile& p) {
         BOOST_TEST(lines.count({"fib.c", line}) == 1u, "no cost on line " << line);
 }
 
+const char* kLeakC = R"(#include <stdlib.h>
+
+static volatile void *keep;
+
+__attribute__((noinline)) int *leaf(int n)
+{
+   int *p = malloc(n * sizeof(int));
+   p[0] = n;
+   return p;
+}
+
+__attribute__((noinline)) int middle(int n)
+{
+   int *p = leaf(n + 1);
+   int v = p[0] * 2;
+   keep = 0;
+   return v;
+}
+
+int main(void)
+{
+   return middle(3) == 8 ? 0 : 1;
+}
+)";
+
 const char* kMemerrC = R"(#include <stdlib.h>
 
 int peek(const int *p)
@@ -300,7 +325,8 @@ BOOST_AUTO_TEST_CASE(trace_and_verbose_summary_report_each_object) {
     BOOST_TEST(contains(r.err, "JIT GDB interface: 4 notifications, 1 descriptors, "
                                "2 objects registered, 2 unregistered, 0 refused; "
                                "5 functions registered, 0 refused, 0 waiting; "
-                               "5 functions with line tables, 0 line tables refused"));
+                               "5 functions with line tables, 0 line tables refused; "
+                               "2 objects with CFI, 0 refused"));
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_the_jitted_frame_of_an_error) {
@@ -334,7 +360,8 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
         "unknown action 7: ignored",
         "line table of module_a.c (entry 0x",
         "refused: its DWARF reads past the end of its sections",
-        "refused: a debug section has a relocation of a type other than R_X86_64_64",
+        "refused: a relocation of a type other than R_X86_64_64",
+        "Warning: GDB JIT interface: CFI of module_a.c (entry 0x",
     };
     BOOST_TEST(contains(r.err, "Warning: GDB JIT interface: "));
     for (const auto& w : warnings)
@@ -347,7 +374,8 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     BOOST_TEST(contains(r.err, "JIT GDB interface: 15 notifications, 1 descriptors, "
                                "4 objects registered, 3 unregistered, 6 refused; "
                                "2 functions registered, 2 refused, 0 waiting; "
-                               "2 functions with line tables, 2 line tables refused"));
+                               "2 functions with line tables, 2 line tables refused; "
+                               "3 objects with CFI, 1 refused"));
     // And the good code is still named, with exact counts.
     const cg::Profile p = cg::Profile::parseFile(out);
     BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
@@ -393,4 +421,30 @@ BOOST_AUTO_TEST_CASE(lli_memcheck_error_in_jitted_code_has_file_lines_and_jitted
         R"(==\d+==    at 0x[0-9A-F]+: free \(vg_replace_malloc\.c:\d+\)\n)"
         R"(==\d+==    by 0x[0-9A-F]+: main \(memerr\.c:12\)\n)");
     BOOST_TEST(std::regex_search(r.err, error), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(lli_leak_from_code_without_frame_pointers_unwinds_by_its_cfi_to_main,
+                     *boost::unit_test::precondition(llvmAvailable)) {
+    // -O1 -fomit-frame-pointer: leaf and middle keep no frame pointer, so
+    // only the objects' .eh_frame (relocated as a debugger does) leads from
+    // malloc through the jitted frames to main and on into lli.  The names
+    // outlive lli's unregistration at exit with --keep-debuginfo=yes.
+    TempDir dir;
+    const std::string c = dir.file("leak.c"), bc = dir.file("leak.bc");
+    std::ofstream(c) << kLeakC;
+    const Result cc = run({kClang, "-g", "-O1", "-fomit-frame-pointer", "-emit-llvm", "-c", c, "-o", bc});
+    BOOST_TEST_REQUIRE(cc.status == 0, cc);
+    const Result r = runValgrind({"--tool=memcheck", "--leak-check=full", "--keep-debuginfo=yes", "-v"},
+                                 {kLli, bc});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    static const std::regex leak(
+        R"(16 bytes in 1 blocks are definitely lost in loss record \d+ of \d+\n)"
+        R"(==\d+==    at 0x[0-9A-F]+: malloc \(vg_replace_malloc\.c:\d+\)\n)"
+        R"(==\d+==    by 0x[0-9A-F]+: leaf \(leak\.c:7\)\n)"
+        R"(==\d+==    by 0x[0-9A-F]+: middle \(leak\.c:14\)\n)"
+        R"(==\d+==    by 0x[0-9A-F]+: main \(leak\.c:22\)\n)"
+        R"(==\d+==    by 0x[0-9A-F]+: llvm::orc::runAsMain)");
+    BOOST_TEST(std::regex_search(r.err, leak), r.err);
+    static const std::regex cfi(R"(JIT GDB interface: .*; ([1-9]\d*) objects with CFI, 0 refused)");
+    BOOST_TEST(std::regex_search(r.err, cfi), r.err);
 }

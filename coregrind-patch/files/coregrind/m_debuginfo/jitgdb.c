@@ -75,7 +75,7 @@
    client memory wait in a pending list until an mprotect makes it so.
    Unregistering an entry removes the functions it registered.
 
-   An object's DWARF line tables (jitgdblines.c) are read when the
+   An object's DWARF line tables (jitgdbdwarf.c) are read when the
    object is registered, and each function is registered with the
    entries that cover its code (a waiting function keeps them until it
    is registered); a line table that cannot be read is refused with a
@@ -90,6 +90,7 @@
 #include "pub_core_options.h"
 #include "pub_core_aspacemgr.h"
 #include "pub_core_hashtable.h"
+#include "pub_core_oset.h"
 #include "pub_core_xarray.h"
 #include "pub_core_jitgdb.h"     /* self */
 
@@ -143,6 +144,8 @@ typedef
       UInt               n_pending;
       DedupPoolAlloc*    paths;  /* source paths of its line tables, or
                                     NULL (owned) */
+      DebugInfo*         cfi;    /* its CFI (unlisted, owned), or NULL */
+      Addr               cfi_lo; /* the code range cfi_ranges maps to it */
    }
    GdbObject;
 
@@ -158,6 +161,18 @@ typedef
    }
    GdbPending;
 
+/* The code range [lo, hi) of an object whose CFI the unwinder uses.
+   Ranges never overlap: an object whose range overlaps older ones takes
+   their place (their CFI is dropped). */
+typedef
+   struct {
+      Addr       lo;    /* the OSet key */
+      Addr       hi;
+      DebugInfo* di;    /* the object's cfi */
+      UWord      key;   /* its GdbObject */
+   }
+   CfiRange;
+
 /* A DebugInfo and the descriptor found in it (0: none). */
 typedef
    struct {
@@ -167,6 +182,7 @@ typedef
    GdbDescCache;
 
 static VgHashTable* objects     = NULL;   /* of GdbObject */
+static OSet*        cfi_ranges  = NULL;   /* of CfiRange, by lo */
 static XArray*      pending     = NULL;   /* of GdbPending */
 static XArray*      desc_cache  = NULL;   /* of GdbDescCache */
 static XArray*      descs_seen  = NULL;   /* of Addr: lists read whole */
@@ -182,6 +198,8 @@ static struct {
    ULong functions_refused;
    ULong functions_with_lines;
    ULong line_tables_refused;
+   ULong objects_with_cfi;
+   ULong cfi_refused;
 }
 stats;
 
@@ -215,6 +233,9 @@ static void init ( void )
                            ML_(dinfo_free), sizeof(GdbDescCache));
    descs_seen = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.descs_seen",
                            ML_(dinfo_free), sizeof(Addr));
+   cfi_ranges = VG_(OSetGen_Create)(offsetof(CfiRange, lo), NULL,
+                                    ML_(dinfo_zalloc), "di.jitgdb.cfi",
+                                    ML_(dinfo_free));
 }
 
 static Bool client_readable ( Addr a, SizeT len )
@@ -438,6 +459,91 @@ static const HChar* parse_object ( const UChar* img, ULong n,
 
 
 /*------------------------------------------------------------*/
+/*--- Call frame information for the unwinder              ---*/
+/*------------------------------------------------------------*/
+
+static Word cmp_ip_in_range ( const void* key, const void* elem )
+{
+   Addr            ip = *(const Addr*)key;
+   const CfiRange* r  = elem;
+   if (ip < r->lo)  return -1;
+   if (ip >= r->hi) return 1;
+   return 0;
+}
+
+/* key: a CfiRange whose [lo, hi) is sought. */
+static Word cmp_overlap ( const void* key, const void* elem )
+{
+   const CfiRange* k = key;
+   const CfiRange* r = elem;
+   if (k->hi <= r->lo) return -1;
+   if (k->lo >= r->hi) return 1;
+   return 0;
+}
+
+/* Stops using obj's CFI and frees it. */
+static void drop_cfi ( GdbObject* obj )
+{
+   CfiRange* r;
+   if (obj->cfi == NULL)
+      return;
+   r = VG_(OSetGen_Remove)(cfi_ranges, &obj->cfi_lo);
+   vg_assert(r != NULL && r->di == obj->cfi);
+   VG_(OSetGen_FreeNode)(cfi_ranges, r);
+   ML_(free_unlisted_DebugInfo)(obj->cfi);
+   obj->cfi = NULL;
+   /* The unwinder caches (ip, DebugInfo) pairs. */
+   ML_(invalidate_cfsi_cache_for_jit)();
+}
+
+/* Makes the unwinder use cfi for [lo, hi), obj's code. */
+static void use_cfi ( GdbObject* obj, DebugInfo* cfi, Addr lo, Addr hi )
+{
+   CfiRange  want;
+   CfiRange* r;
+   want.lo = lo;
+   want.hi = hi;
+   while ((r = VG_(OSetGen_LookupWithCmp)(cfi_ranges, &want, cmp_overlap))
+          != NULL) {
+      GdbObject* older = VG_(HT_lookup)(objects, r->key);
+      vg_assert(older != NULL && older->cfi == r->di);
+      if (VG_(clo_trace_jit))
+         VG_(dmsg)("jit-gdb: CFI of entry %#lx (%s) dropped: its code range"
+                   " overlaps the new object's\n", older->key, older->name);
+      drop_cfi(older);
+   }
+   r = VG_(OSetGen_AllocNode)(cfi_ranges, sizeof(CfiRange));
+   r->lo  = lo;
+   r->hi  = hi;
+   r->di  = cfi;
+   r->key = obj->key;
+   VG_(OSetGen_Insert)(cfi_ranges, r);
+   obj->cfi    = cfi;
+   obj->cfi_lo = lo;
+   stats.objects_with_cfi++;
+   ML_(invalidate_cfsi_cache_for_jit)();
+}
+
+DebugInfo* ML_(jit_gdb_cfi_search) ( Addr ip, /*OUT*/Word* ix )
+{
+   const CfiRange* r;
+   Word            i;
+   if (cfi_ranges == NULL || VG_(OSetGen_Size)(cfi_ranges) == 0)
+      return NULL;
+   r = VG_(OSetGen_LookupWithCmp)(cfi_ranges, &ip, cmp_ip_in_range);
+   if (r == NULL)
+      return NULL;
+   if (ip < r->di->cfsi_minavma || ip > r->di->cfsi_maxavma)
+      return NULL;
+   i = ML_(search_one_cfitab)(r->di, ip);
+   if (i < 0)
+      return NULL;
+   *ix = i;
+   return r->di;
+}
+
+
+/*------------------------------------------------------------*/
 /*--- Registering and unregistering entries                ---*/
 /*------------------------------------------------------------*/
 
@@ -505,6 +611,7 @@ static void unregister_object ( GdbObject* obj, const HChar* why )
    VG_(deleteXA)(obj->fns);
    if (obj->paths != NULL)
       VG_(deleteDedupPA)(obj->paths);
+   drop_cfi(obj);
    ML_(dinfo_free)(obj->name);
    ML_(dinfo_free)(obj);
 }
@@ -521,7 +628,7 @@ static void register_entry ( Addr ea )
    HChar        buf[48];
    Word         i;
    UInt         n_now = 0;
-   GdbLineSet*  lines;
+   GdbDwarf     dwarf;
    Addr         code_lo = ~(Addr)0, code_hi = 0;
 
    if (!read_entry(ea, &e)) {
@@ -582,13 +689,20 @@ static void register_entry ( Addr ea )
       if (f->start < code_lo) code_lo = f->start;
       if (f->start + f->size > code_hi) code_hi = f->start + f->size;
    }
-   lines = ML_(jit_gdb_lines_read)(img, e.symfile_size, code_lo, code_hi,
-                                   obj->name, &why);
-   if (why != NULL) {
+   ML_(jit_gdb_dwarf_read)(img, e.symfile_size, code_lo, code_hi,
+                           obj->name, &dwarf);
+   if (dwarf.lines_why != NULL) {
       stats.line_tables_refused++;
       warn("line table of %s (entry %#lx) refused: %s\n",
-           obj->name, ea, why);
+           obj->name, ea, dwarf.lines_why);
    }
+   if (dwarf.cfi_why != NULL) {
+      stats.cfi_refused++;
+      warn("CFI of %s (entry %#lx) refused: %s\n",
+           obj->name, ea, dwarf.cfi_why);
+   }
+   if (dwarf.cfi != NULL)
+      use_cfi(obj, dwarf.cfi, code_lo, code_hi);
 
    for (i = 0; i < VG_(sizeXA)(fns); i++) {
       const ObjFn* f = VG_(indexXA)(fns, i);
@@ -598,7 +712,8 @@ static void register_entry ( Addr ea )
          stats.functions_refused++;
          continue;
       }
-      fn_lines = ML_(jit_gdb_lines_for)(lines, f->start, f->size, &n_lines);
+      fn_lines = ML_(jit_gdb_lines_for)(dwarf.lines, f->start, f->size,
+                                        &n_lines);
       if (is_exec(f->start, f->size)) {
          if (register_fn(obj, f->start, f->size, f->name,
                          fn_lines, n_lines))
@@ -617,9 +732,9 @@ static void register_entry ( Addr ea )
          obj->n_pending++;
       }
    }
-   if (lines != NULL) {
-      obj->paths = ML_(jit_gdb_lines_take_paths)(lines);
-      ML_(jit_gdb_lines_free)(lines);
+   if (dwarf.lines != NULL) {
+      obj->paths = ML_(jit_gdb_lines_take_paths)(dwarf.lines);
+      ML_(jit_gdb_lines_free)(dwarf.lines);
    }
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit-gdb: register entry %#lx: object %#lx (%llu bytes)"
@@ -778,12 +893,14 @@ void VG_(jit_gdb_print_summary) ( void )
    VG_(umsg)("JIT GDB interface: %llu notifications, %llu descriptors, "
              "%llu objects registered, %llu unregistered, %llu refused; "
              "%llu functions registered, %llu refused, %lu waiting; "
-             "%llu functions with line tables, %llu line tables refused\n",
+             "%llu functions with line tables, %llu line tables refused; "
+             "%llu objects with CFI, %llu refused\n",
              stats.notifications, stats.descriptors, stats.registered,
              stats.unregistered, stats.refused, stats.functions,
              stats.functions_refused,
              pending ? (UWord)VG_(sizeXA)(pending) : 0UL,
-             stats.functions_with_lines, stats.line_tables_refused);
+             stats.functions_with_lines, stats.line_tables_refused,
+             stats.objects_with_cfi, stats.cfi_refused);
 }
 
 /*--------------------------------------------------------------------*/

@@ -30,7 +30,7 @@
 
 #include "pub_core_basics.h"
 
-/* ELF types only (jitgdb.c, jitgdblines.c). */
+/* ELF types only (jitgdb.c, jitgdbdwarf.c). */
 #include <elf.h>
 
 #if VG_WORDSIZE == 4
@@ -56,25 +56,38 @@
 #include "pub_core_deduppoolalloc.h"
 #include "priv_jitreg.h"         /* JitSrcLine */
 
-/* ---- Line tables of registered objects (jitgdblines.c) ---- */
+/* ---- DWARF of registered objects (jitgdbdwarf.c) ---- */
 
 /* The line entries of one object, sorted by address. */
 typedef struct _GdbLineSet GdbLineSet;
 
-/* Reads the DWARF line tables of the ELF image img[0..n) (whose ELF
-   header and section header table the caller has checked to lie in the
-   image) for the code in [code_lo, code_hi), the hull of the object's
-   functions: m_debuginfo's DWARF reader runs on a copy of .debug_info,
-   .debug_abbrev, .debug_line, .debug_str and .debug_line_str, to which
-   the RELA relocations of a relocatable object are applied first
-   (amd64).  objname names the object in the reader's messages.
-   Returns the entries (free with ML_(jit_gdb_lines_free)), or NULL:
-   then *why is NULL if the object has no line table, else the reason
-   its line table is refused (the object's names are unaffected). */
-extern GdbLineSet* ML_(jit_gdb_lines_read) ( const UChar* img, ULong n,
-                                             Addr code_lo, Addr code_hi,
-                                             const HChar* objname,
-                                             /*OUT*/const HChar** why );
+/* What ML_(jit_gdb_dwarf_read) found in an object. */
+typedef
+   struct {
+      GdbLineSet*  lines;     /* line entries, or NULL (free with
+                                 ML_(jit_gdb_lines_free)) */
+      const HChar* lines_why; /* why the line tables were refused, or
+                                 NULL (also when there are none) */
+      DebugInfo*   cfi;       /* an unlisted DebugInfo holding only the
+                                 object's CFI, canonicalised, or NULL
+                                 (free with ML_(free_unlisted_DebugInfo)) */
+      const HChar* cfi_why;   /* why the CFI was refused, or NULL */
+   }
+   GdbDwarf;
+
+/* Reads the DWARF line tables and call frame information of the ELF
+   image img[0..n) (whose ELF header and section header table the caller
+   has checked to lie in the image) for the code in [code_lo, code_hi),
+   the hull of the object's functions, with m_debuginfo's own readers,
+   from a copy of .debug_info, .debug_abbrev, .debug_line, .debug_str,
+   .debug_line_str, .eh_frame and .debug_frame to which the RELA
+   relocations of a relocatable object are applied first (amd64).
+   objname names the object in the readers' messages.  Fills in *out;
+   refusals leave the object's names unaffected. */
+extern void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
+                                      Addr code_lo, Addr code_hi,
+                                      const HChar* objname,
+                                      /*OUT*/GdbDwarf* out );
 
 /* The entries of set (may be NULL) that cover code in [start,
    start+size), as offsets from start, in a new array of *n entries
@@ -99,6 +112,20 @@ extern void ML_(jit_gdb_lines_free) ( GdbLineSet* set );
    client memory are registered once they are.  Costs nothing when no
    such function is waiting.  Translations may be discarded. */
 extern void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot );
+
+/* ---- Unwinding (jitgdb.c) ---- */
+
+/* For the CFI lookup of debuginfo.c (find_DiCfSI), after no listed
+   DebugInfo covered ip: the unlisted DebugInfo holding the CFI of the
+   registered object whose code range contains ip, with *ix set to the
+   index of ip's entry in it (ML_(search_one_cfitab)); NULL if there is
+   none.  O(log objects). */
+extern DebugInfo* ML_(jit_gdb_cfi_search) ( Addr ip, /*OUT*/Word* ix );
+
+/* Forgets the unwinder's cached CFI lookups (debuginfo.c, patch 0012):
+   they may name a DebugInfo of the registry that is about to be freed,
+   or miss CFI that was just added. */
+extern void ML_(invalidate_cfsi_cache_for_jit) ( void );
 
 #endif   // __PRIV_JITGDB_H
 

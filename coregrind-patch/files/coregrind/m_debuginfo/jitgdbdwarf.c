@@ -1,0 +1,650 @@
+
+/*--------------------------------------------------------------------*/
+/*--- Line tables of objects registered through the GDB JIT        ---*/
+/*--- interface.                                    jitgdbdwarf.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 2 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* An object registered through the GDB JIT interface carries DWARF:
+   .debug_line, with the .debug_info / .debug_abbrev that say which part
+   of it belongs to which compilation unit, and call frame information
+   (.eh_frame, or .debug_frame).  LLVM registers relocatable objects,
+   whose sections are only meaningful once the object's relocations are
+   applied: DW_LNE_set_address operands and FDE ranges point at .text
+   plus an addend, and DWARF 5 file names are offsets into
+   .debug_line_str held in relocation addends.  A debugger applies them
+   when it reads the object (GDB through BFD); so do we:
+
+   1. Copy the sections the readers need into one buffer, each followed
+      by zero padding (a string running off the end of its section stops
+      there).
+   2. Relocated objects only: apply the RELA relocations that target
+      those sections, symbol values taken as the JIT laid the object out
+      (a section's sh_addr, which the JIT rewrote to the load address of
+      the sections it loaded, plus the symbol's st_value).  Only the
+      relocation types such sections use are applied (absolute 64 and 32
+      bit, and PC-relative 32 and 64 bit for .eh_frame); any other
+      refuses what the section serves.
+   3. Line tables: m_debuginfo's own DWARF line reader
+      (ML_(read_debuginfo_dwarf3)) reads the buffer into a temporary
+      DebugInfo that is never listed, whose one r-x mapping is the hull of
+      the object's functions; its entries are copied out, it is freed.
+   4. CFI: m_debuginfo's own CFI reader (ML_(read_callframe_info_dwarf3))
+      reads .eh_frame (else .debug_frame) into another unlisted
+      DebugInfo, which is canonicalised and kept: jitgdb.c hands it to
+      the unwinder for the object's code.
+
+   The object is client data.  Section headers and symbols are checked
+   here and by jitgdb.c's parse_object; the DWARF inside the sections
+   is left to the readers with two guards: a read past the end of the
+   buffer, which would make the image layer shut Valgrind down, is caught
+   instead (ML_(img_set_overrun_handler)), and the CIEs' pointer
+   encodings are checked first (the CFI reader asserts on those it does
+   not know).  What fails is refused; the object keeps its names. */
+
+#include "pub_core_basics.h"
+#include "pub_core_debuginfo.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_libcsetjmp.h"
+#include "pub_core_xarray.h"
+#include "pub_core_deduppoolalloc.h"
+
+#include "priv_misc.h"           /* dinfo_zalloc/free */
+#include "priv_image.h"
+#include "priv_d3basics.h"
+#include "priv_tytypes.h"
+#include "priv_storage.h"
+#include "priv_readdwarf.h"
+#include "priv_jitreg.h"
+#include "priv_jitgdb.h"         /* self */
+
+/* The sections the readers use, in the order of this table. */
+enum { SEC_INFO, SEC_ABBREV, SEC_LINE, SEC_STR, SEC_LINE_STR,
+       SEC_EH_FRAME, SEC_DEBUG_FRAME, N_SECS };
+static const HChar* const sec_names[N_SECS] = {
+   ".debug_info", ".debug_abbrev", ".debug_line", ".debug_str",
+   ".debug_line_str", ".eh_frame", ".debug_frame"
+};
+
+static inline Bool is_cfi_sec ( UWord s )
+{
+   return s == SEC_EH_FRAME || s == SEC_DEBUG_FRAME;
+}
+
+/* Zero bytes after each copied section. */
+#define SEC_PADDING 64
+
+struct _GdbLineSet {
+   XArray*         lines;   /* of GdbLine, sorted by addr */
+   DedupPoolAlloc* paths;   /* the entries' source paths */
+};
+
+typedef
+   struct {
+      Addr         addr;
+      UWord        size;    /* bytes, > 0 */
+      UInt         line;    /* 1-based */
+      const HChar* path;    /* in the set's paths */
+   }
+   GdbLine;
+
+/* Where a section went in the buffer. */
+typedef
+   struct {
+      UWord        shndx;  /* 0: the object has no such section */
+      ULong        off;    /* in the buffer */
+      ULong        size;
+      Addr         addr;   /* where the section's bytes are taken to be */
+      const HChar* why;    /* why it cannot be used, or NULL */
+   }
+   CopiedSec;
+
+
+/*------------------------------------------------------------*/
+/*--- Section lookup and relocation                        ---*/
+/*------------------------------------------------------------*/
+
+static inline Bool in_image ( ULong off, ULong len, ULong n )
+{
+   return off <= n && len <= n - off;
+}
+
+/* The name of section i, or NULL if it has none readable. */
+static const HChar* section_name ( const UChar* img, ULong n,
+                                   const ElfXX_Ehdr* eh,
+                                   const ElfXX_Shdr* sh, UWord i )
+{
+   const ElfXX_Shdr* strs;
+   ULong k;
+   if (eh->e_shstrndx == SHN_UNDEF || eh->e_shstrndx >= eh->e_shnum)
+      return NULL;
+   strs = &sh[eh->e_shstrndx];
+   if (strs->sh_type != SHT_STRTAB
+       || !in_image(strs->sh_offset, strs->sh_size, n)
+       || sh[i].sh_name >= strs->sh_size)
+      return NULL;
+   for (k = sh[i].sh_name; k < strs->sh_size; k++)
+      if (img[strs->sh_offset + k] == 0)
+         return (const HChar*)(img + strs->sh_offset + sh[i].sh_name);
+   return NULL;
+}
+
+/* Applies the relocations of RELA section rs (of a relocatable object)
+   to its target, copied at buf + secs[t].off.  Returns NULL or why the
+   target cannot be used. */
+static const HChar* apply_rela ( const UChar* img, ULong n,
+                                 const ElfXX_Ehdr* eh,
+                                 const ElfXX_Shdr* sh,
+                                 const ElfXX_Shdr* rs,
+                                 UChar* buf, const CopiedSec* secs,
+                                 UWord t )
+{
+#  if defined(VGA_amd64)
+   const CopiedSec*  sec = &secs[t];
+   const ElfXX_Shdr* st;
+   const Elf64_Sym*  syms;
+   const Elf64_Rela* rels;
+   UWord             n_syms, n_rels, k, s;
+
+   if (rs->sh_entsize != sizeof(Elf64_Rela)
+       || rs->sh_size % sizeof(Elf64_Rela) != 0
+       || !VG_IS_8_ALIGNED(rs->sh_offset)
+       || !in_image(rs->sh_offset, rs->sh_size, n))
+      return "a relocation section lies outside the object";
+   if (rs->sh_link == 0 || rs->sh_link >= eh->e_shnum)
+      return "a relocation section names no symbol table";
+   st = &sh[rs->sh_link];
+   if (st->sh_type != SHT_SYMTAB || st->sh_entsize != sizeof(Elf64_Sym)
+       || !VG_IS_8_ALIGNED(st->sh_offset)
+       || !in_image(st->sh_offset, st->sh_size, n))
+      return "a relocation section's symbol table is malformed";
+   syms   = (const Elf64_Sym*)(img + st->sh_offset);
+   n_syms = st->sh_size / sizeof(Elf64_Sym);
+   rels   = (const Elf64_Rela*)(img + rs->sh_offset);
+   n_rels = rs->sh_size / sizeof(Elf64_Rela);
+
+   for (k = 0; k < n_rels; k++) {
+      const Elf64_Rela* r    = &rels[k];
+      UWord             type = ELF64_R_TYPE(r->r_info);
+      UWord             symi = ELF64_R_SYM(r->r_info);
+      UWord             shndx;
+      ULong             sv, v;
+      UInt              width;
+      if (type == R_X86_64_NONE)
+         continue;
+      if (type == R_X86_64_64
+          || (type == R_X86_64_PC64 && t == SEC_EH_FRAME))
+         width = 8;
+      else if (type == R_X86_64_32 || type == R_X86_64_32S
+               || (type == R_X86_64_PC32 && t == SEC_EH_FRAME))
+         width = 4;
+      else
+         return "a relocation of a type other than R_X86_64_64, _32, _32S"
+                " (and _PC32, _PC64 in .eh_frame)";
+      if (!in_image(r->r_offset, width, sec->size))
+         return "a relocation lies outside its section";
+      if (symi >= n_syms)
+         return "a relocation names no symbol";
+      shndx = syms[symi].st_shndx;
+      if (shndx == SHN_ABS) {
+         sv = syms[symi].st_value;
+      } else if (shndx != SHN_UNDEF && shndx < eh->e_shnum) {
+         Addr base = sh[shndx].sh_addr;
+         for (s = 0; s < N_SECS; s++)
+            if (secs[s].shndx == shndx)
+               base = secs[s].addr;
+         sv = base + syms[symi].st_value;
+      } else {
+         return "a relocation names an undefined symbol";
+      }
+      v = sv + (ULong)r->r_addend;
+      if (type == R_X86_64_PC32 || type == R_X86_64_PC64)
+         v -= sec->addr + r->r_offset;
+      if (type == R_X86_64_32 && v != (ULong)(UInt)v)
+         return "a 32-bit relocation overflows";
+      if ((type == R_X86_64_32S || type == R_X86_64_PC32)
+          && (Long)v != (Long)(Int)v)
+         return "a 32-bit relocation overflows";
+      VG_(memcpy)(buf + sec->off + r->r_offset, &v, width);  /* LE */
+   }
+   return NULL;
+#  else
+   return "relocations of DWARF sections are applied on amd64 only";
+#  endif
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Guards                                               ---*/
+/*------------------------------------------------------------*/
+
+static VG_MINIMAL_JMP_BUF(overrun_env);
+
+static void on_image_overrun ( void )
+{
+   VG_MINIMAL_LONGJMP(overrun_env);
+}
+
+/* Steps over an unsigned LEB128 at *p (below end); False if it runs
+   off. */
+static Bool skip_leb128 ( const UChar** p, const UChar* end )
+{
+   while (*p < end) {
+      if (((*(*p)++) & 0x80) == 0)
+         return True;
+   }
+   return False;
+}
+
+/* Can the CFI reader decode pointers of encoding enc (of a CIE's 'R'
+   augmentation when for_fde_address, else of 'P' or 'L')?  It asserts
+   on the encodings it does not know. */
+static Bool pointer_encoding_ok ( UChar enc, Bool for_fde_address )
+{
+   UChar format = enc & 0x0f, app = enc & 0x70;
+   if (enc == 0xff)
+      return !for_fde_address;   /* omitted */
+   if (format != 0x00 && format != 0x02 && format != 0x03
+       && format != 0x04 && format != 0x0a && format != 0x0b
+       && format != 0x0c)
+      return False;   /* the reader sizes only these */
+   if (!for_fde_address)
+      return True;    /* only skipped */
+   if (enc & 0x80)
+      return False;   /* indirect */
+   return app == 0x00 || app == 0x10 || app == 0x30 || app == 0x40
+          || app == 0x50;
+}
+
+/* Checks the records of an .eh_frame (is_eh) or .debug_frame section at
+   p[0..size) for what the CFI reader asserts on: records must lie in the
+   section and CIEs use only pointer encodings it knows.  Returns NULL or
+   why the section is refused. */
+static const HChar* check_cfi_records ( const UChar* p, ULong size,
+                                        Bool is_eh )
+{
+   ULong off = 0;
+   while (off + 4 <= size) {
+      UInt         len, id;
+      const UChar* rec;
+      const UChar* end;
+      const UChar* aug;
+      VG_(memcpy)(&len, p + off, 4);
+      if (len == 0)
+         break;   /* terminator */
+      if (len == 0xffffffff)
+         return "64-bit DWARF CFI records are not read";
+      if (len < 4 || len > size - off - 4)
+         return "a CFI record lies outside its section";
+      rec = p + off + 4;
+      end = rec + len;
+      VG_(memcpy)(&id, rec, 4);
+      if (id == (is_eh ? 0 : 0xffffffff)) {
+         const UChar* q = rec + 5;   /* past the id and the version */
+         Bool         has_z;
+         aug = q;
+         while (q < end && *q != 0) q++;
+         if (q >= end)
+            return "a CIE's augmentation runs off its record";
+         q++;
+         has_z = aug[0] == 'z';
+         if (has_z) {
+            if (!skip_leb128(&q, end) || !skip_leb128(&q, end))
+               return "a CIE runs off its record";
+            if (rec[4] == 1) q++; else if (!skip_leb128(&q, end))
+               return "a CIE runs off its record";
+            if (!skip_leb128(&q, end))
+               return "a CIE runs off its record";
+            for (aug++; *aug != 0; aug++) {
+               UChar enc;
+               if (*aug != 'R' && *aug != 'P' && *aug != 'L')
+                  continue;
+               if (q >= end)
+                  return "a CIE runs off its record";
+               enc = *q++;
+               if (!pointer_encoding_ok(enc, *aug == 'R'))
+                  return "a CIE uses a pointer encoding that is not read";
+               if (*aug == 'P') {
+                  UInt sz = (enc & 0x07) == 0x02 ? 2
+                          : (enc & 0x07) == 0x03 ? 4
+                          : (enc & 0x07) == 0x04 ? 8 : sizeof(Addr);
+                  if (sz > (UWord)(end - q))
+                     return "a CIE runs off its record";
+                  q += sz;
+               }
+            }
+         }
+      }
+      off += 4 + (ULong)len;
+   }
+   return NULL;
+}
+
+
+/*------------------------------------------------------------*/
+/*--- Reading                                              ---*/
+/*------------------------------------------------------------*/
+
+static Int cmp_line_addr ( const void* aV, const void* bV )
+{
+   const GdbLine* a = aV;
+   const GdbLine* b = bV;
+   if (a->addr != b->addr) return a->addr < b->addr ? -1 : 1;
+   return 0;
+}
+
+/* Copies the entries of di's loctab into a new set (NULL if none). */
+static GdbLineSet* collect_lines ( DebugInfo* di )
+{
+   GdbLineSet* set;
+   UWord i;
+   if (di->loctab_used == 0)
+      return NULL;
+   set = ML_(dinfo_zalloc)("di.jitgdbdwarf.set", sizeof(GdbLineSet));
+   set->lines = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdbdwarf.lines",
+                           ML_(dinfo_free), sizeof(GdbLine));
+   set->paths = VG_(newDedupPA)(4096, 1, ML_(dinfo_zalloc),
+                                "di.jitgdbdwarf.paths", ML_(dinfo_free));
+   for (i = 0; i < di->loctab_used; i++) {
+      const DiLoc* loc  = &di->loctab[i];
+      UInt         fndn = ML_(fndn_ix)(di, i);
+      const HChar* file = ML_(fndn_ix2filename)(di, fndn);
+      const HChar* dir  = ML_(fndn_ix2dirname)(di, fndn);
+      SizeT        flen, dlen;
+      GdbLine      l;
+      if (loc->lineno == 0 || file == NULL || file[0] == 0)
+         continue;
+      flen = VG_(strlen)(file);
+      dlen = (dir != NULL && dir[0] != 0 && file[0] != '/')
+                ? VG_(strlen)(dir) : 0;
+      {
+         HChar path[dlen + 1 + flen + 1];
+         if (dlen > 0) {
+            VG_(memcpy)(path, dir, dlen);
+            path[dlen] = '/';
+            VG_(memcpy)(path + dlen + 1, file, flen + 1);
+         } else {
+            VG_(memcpy)(path, file, flen + 1);
+         }
+         l.path = VG_(allocEltDedupPA)(set->paths,
+                                       VG_(strlen)(path) + 1, path);
+      }
+      l.addr = loc->addr;
+      l.size = loc->size;
+      l.line = loc->lineno;
+      VG_(addToXA)(set->lines, &l);
+   }
+   VG_(setCmpFnXA)(set->lines, cmp_line_addr);
+   VG_(sortXA)(set->lines);
+   if (VG_(sizeXA)(set->lines) == 0) {
+      ML_(jit_gdb_lines_free)(set);
+      return NULL;
+   }
+   return set;
+}
+
+/* An unlisted DebugInfo whose one r-x mapping is [code_lo, code_hi). */
+static DebugInfo* new_reading_di ( const HChar* objname,
+                                   Addr code_lo, Addr code_hi )
+{
+   DebugInfo*       di = ML_(alloc_unlisted_DebugInfo)(objname);
+   DebugInfoMapping map;
+   VG_(memset)(&map, 0, sizeof(map));
+   map.avma = code_lo;
+   map.size = code_hi - code_lo;
+   map.rx   = True;
+   VG_(addToXA)(di->fsm.maps, &map);
+   di->fsm.have_rx_map = True;
+   di->text_present    = True;
+   di->text_avma       = code_lo;
+   di->text_size       = code_hi - code_lo;
+   return di;
+}
+
+static const HChar* read_lines ( DiImage* dimg, const CopiedSec* secs,
+                                 Addr code_lo, Addr code_hi,
+                                 const HChar* objname,
+                                 /*OUT*/GdbLineSet** lines )
+{
+   DiSlice     sli[N_SECS];
+   DebugInfo*  di;
+   UWord       s;
+   const HChar* why = NULL;
+
+   *lines = NULL;
+   for (s = 0; s < N_SECS; s++)
+      sli[s] = secs[s].shndx != 0
+                  ? mk_DiSlice(dimg, secs[s].off, secs[s].size)
+                  : DiSlice_INVALID;
+   di = new_reading_di(objname, code_lo, code_hi);
+   if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
+      ML_(img_set_overrun_handler)(on_image_overrun);
+      ML_(read_debuginfo_dwarf3)(di, sli[SEC_INFO], DiSlice_INVALID,
+                                 sli[SEC_ABBREV], sli[SEC_LINE],
+                                 sli[SEC_STR], DiSlice_INVALID,
+                                 sli[SEC_LINE_STR]);
+      ML_(img_set_overrun_handler)(NULL);
+      *lines = collect_lines(di);
+   } else {
+      /* What the reader allocated hangs off di or is lost (a few bytes
+         per hostile object). */
+      ML_(img_set_overrun_handler)(NULL);
+      why = "its DWARF reads past the end of its sections";
+   }
+   ML_(free_unlisted_DebugInfo)(di);
+   return why;
+}
+
+static const HChar* read_cfi ( DiImage* dimg, const CopiedSec* secs,
+                               const UChar* buf,
+                               Addr code_lo, Addr code_hi,
+                               const HChar* objname,
+                               /*OUT*/DebugInfo** cfi )
+{
+   const CopiedSec* sec = secs[SEC_EH_FRAME].shndx != 0
+                             ? &secs[SEC_EH_FRAME] : &secs[SEC_DEBUG_FRAME];
+   Bool             is_eh = sec == &secs[SEC_EH_FRAME];
+   DebugInfo*       di;
+   const HChar*     why;
+
+   *cfi = NULL;
+   why = check_cfi_records(buf + sec->off, sec->size, is_eh);
+   if (why != NULL)
+      return why;
+   di = new_reading_di(objname, code_lo, code_hi);
+   if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
+      ML_(img_set_overrun_handler)(on_image_overrun);
+      ML_(read_callframe_info_dwarf3)(di,
+                                      mk_DiSlice(dimg, sec->off, sec->size),
+                                      is_eh ? sec->addr : 0, is_eh);
+      ML_(img_set_overrun_handler)(NULL);
+   } else {
+      ML_(img_set_overrun_handler)(NULL);
+      ML_(free_unlisted_DebugInfo)(di);
+      return "its CFI reads past the end of its section";
+   }
+   if (di->cfsi_used == 0) {
+      ML_(free_unlisted_DebugInfo)(di);
+      return NULL;
+   }
+   ML_(canonicaliseTables)(di);
+   ML_(finish_CFSI_arrays)(di);
+   *cfi = di;
+   return NULL;
+}
+
+void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
+                               Addr code_lo, Addr code_hi,
+                               const HChar* objname,
+                               /*OUT*/GdbDwarf* out )
+{
+   const ElfXX_Ehdr* eh = (const ElfXX_Ehdr*)img;
+   const ElfXX_Shdr* sh = (const ElfXX_Shdr*)(img + eh->e_shoff);
+   CopiedSec         secs[N_SECS];
+   UChar*            buf;
+   ULong             total = 0;
+   UWord             i, s;
+   DiImage*          dimg;
+   Bool              want_lines, want_cfi;
+
+   VG_(memset)(out, 0, sizeof(*out));
+   VG_(memset)(secs, 0, sizeof(secs));
+   if (code_lo >= code_hi)
+      return;
+   for (i = 1; i < eh->e_shnum; i++) {
+      const HChar* name = section_name(img, n, eh, sh, i);
+      if (name == NULL || sh[i].sh_type == SHT_NOBITS)
+         continue;
+      for (s = 0; s < N_SECS; s++) {
+         if (VG_(strcmp)(name, sec_names[s]) != 0 || secs[s].shndx != 0)
+            continue;
+         secs[s].shndx = i;
+         if (sh[i].sh_flags & SHF_COMPRESSED)
+            secs[s].why = "compressed DWARF sections are not read";
+         else if (!in_image(sh[i].sh_offset, sh[i].sh_size, n))
+            secs[s].why = "a DWARF section lies outside the object";
+         if (secs[s].why != NULL)
+            continue;
+         secs[s].size = sh[i].sh_size;
+         secs[s].off  = total;
+         /* An .eh_frame the JIT did not load is taken to sit at the
+            code, so that its PC-relative pointers can be resolved. */
+         secs[s].addr = (s == SEC_EH_FRAME && sh[i].sh_addr == 0)
+                           ? code_lo : sh[i].sh_addr;
+         total += VG_ROUNDUP(sh[i].sh_size + SEC_PADDING, 8);
+      }
+   }
+   want_lines = secs[SEC_LINE].shndx != 0 && secs[SEC_INFO].shndx != 0
+                && secs[SEC_ABBREV].shndx != 0;
+   want_cfi   = secs[SEC_EH_FRAME].shndx != 0
+                || secs[SEC_DEBUG_FRAME].shndx != 0;
+   if (!want_lines && !want_cfi)
+      return;
+
+   buf = ML_(dinfo_zalloc)("di.jitgdbdwarf.buf", total + SEC_PADDING);
+   for (s = 0; s < N_SECS; s++)
+      if (secs[s].shndx != 0 && secs[s].why == NULL)
+         VG_(memcpy)(buf + secs[s].off, img + sh[secs[s].shndx].sh_offset,
+                     secs[s].size);
+   if (eh->e_type == ET_REL) {
+      for (i = 1; i < eh->e_shnum; i++) {
+         if (sh[i].sh_type != SHT_RELA && sh[i].sh_type != SHT_REL)
+            continue;
+         for (s = 0; s < N_SECS; s++) {
+            if (secs[s].shndx == 0 || secs[s].shndx != sh[i].sh_info
+                || secs[s].why != NULL)
+               continue;
+            secs[s].why = sh[i].sh_type == SHT_REL
+                             ? "REL relocations are not applied"
+                             : apply_rela(img, n, eh, sh, &sh[i], buf,
+                                          secs, s);
+         }
+      }
+   }
+
+   dimg = ML_(img_from_memory)((Addr)buf, total + SEC_PADDING, objname);
+   if (want_lines) {
+      for (s = 0; s < N_SECS && out->lines_why == NULL; s++)
+         if (!is_cfi_sec(s))
+            out->lines_why = secs[s].why;
+      if (out->lines_why == NULL)
+         out->lines_why = read_lines(dimg, secs, code_lo, code_hi,
+                                     objname, &out->lines);
+   }
+   if (want_cfi) {
+      UWord c = secs[SEC_EH_FRAME].shndx != 0 ? SEC_EH_FRAME
+                                              : SEC_DEBUG_FRAME;
+      out->cfi_why = secs[c].why;
+      if (out->cfi_why == NULL)
+         out->cfi_why = read_cfi(dimg, secs, buf, code_lo, code_hi,
+                                 objname, &out->cfi);
+   }
+   ML_(img_done)(dimg);
+   ML_(dinfo_free)(buf);
+}
+
+JitSrcLine* ML_(jit_gdb_lines_for) ( const GdbLineSet* set,
+                                     Addr start, UWord size,
+                                     /*OUT*/UWord* n_out )
+{
+   Word        lo = 0, hi, i;
+   UWord       n = 0;
+   JitSrcLine* out;
+
+   *n_out = 0;
+   if (set == NULL || size == 0)
+      return NULL;
+   /* The first entry that ends after start: entries are sorted by addr
+      and, within one compilation unit, do not overlap. */
+   hi = VG_(sizeXA)(set->lines);
+   while (lo < hi) {
+      Word mid = lo + (hi - lo) / 2;
+      const GdbLine* l = VG_(indexXA)(set->lines, mid);
+      if (l->addr + l->size <= start) lo = mid + 1; else hi = mid;
+   }
+   for (i = lo; i < VG_(sizeXA)(set->lines); i++) {
+      const GdbLine* l = VG_(indexXA)(set->lines, i);
+      if (l->addr >= start + size) break;
+      if (l->addr + l->size > start) n++;
+   }
+   if (n == 0)
+      return NULL;
+   out = ML_(dinfo_zalloc)("di.jitgdbdwarf.fnlines",
+                           n * sizeof(JitSrcLine));
+   n = 0;
+   for (i = lo; i < VG_(sizeXA)(set->lines); i++) {
+      const GdbLine* l = VG_(indexXA)(set->lines, i);
+      if (l->addr >= start + size) break;
+      if (l->addr + l->size <= start) continue;
+      out[n].offset = l->addr > start ? l->addr - start : 0;
+      out[n].line   = l->line;
+      out[n].file   = l->path;
+      n++;
+   }
+   *n_out = n;
+   return out;
+}
+
+DedupPoolAlloc* ML_(jit_gdb_lines_take_paths) ( GdbLineSet* set )
+{
+   DedupPoolAlloc* paths = set->paths;
+   set->paths = NULL;
+   return paths;
+}
+
+void ML_(jit_gdb_lines_free) ( GdbLineSet* set )
+{
+   if (set == NULL)
+      return;
+   VG_(deleteXA)(set->lines);
+   if (set->paths != NULL)
+      VG_(deleteDedupPA)(set->paths);
+   ML_(dinfo_free)(set);
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/
