@@ -337,12 +337,6 @@ typedef
    }
    ObjFn;
 
-/* Is [off, off+len) inside an image of size n? */
-static inline Bool in_image ( ULong off, ULong len, ULong n )
-{
-   return off <= n && len <= n - off;
-}
-
 /* Is the string at img+off NUL-terminated before img+limit? */
 static Bool string_ok ( const UChar* img, ULong off, ULong limit )
 {
@@ -382,7 +376,8 @@ static const HChar* parse_object ( const UChar* img, ULong n,
    if (eh->e_shentsize != sizeof(ElfXX_Shdr))
       return "unexpected section header size";
    if (!VG_IS_WORD_ALIGNED(eh->e_shoff)
-       || !in_image(eh->e_shoff, (ULong)eh->e_shnum * sizeof(ElfXX_Shdr), n))
+       || !ML_(jit_gdb_in_image)(eh->e_shoff,
+                                 (ULong)eh->e_shnum * sizeof(ElfXX_Shdr), n))
       return "section headers lie outside the object";
    sh = (const ElfXX_Shdr*)(img + eh->e_shoff);
 
@@ -398,12 +393,13 @@ static const HChar* parse_object ( const UChar* img, ULong n,
       if (st->sh_entsize != sizeof(ElfXX_Sym)
           || st->sh_size % sizeof(ElfXX_Sym) != 0
           || !VG_IS_WORD_ALIGNED(st->sh_offset)
-          || !in_image(st->sh_offset, st->sh_size, n))
+          || !ML_(jit_gdb_in_image)(st->sh_offset, st->sh_size, n))
          return "symbol table lies outside the object or is malformed";
       if (st->sh_link == 0 || st->sh_link >= eh->e_shnum)
          return "symbol table names no string table";
       ss = &sh[st->sh_link];
-      if (ss->sh_type != SHT_STRTAB || !in_image(ss->sh_offset, ss->sh_size, n))
+      if (ss->sh_type != SHT_STRTAB
+          || !ML_(jit_gdb_in_image)(ss->sh_offset, ss->sh_size, n))
          return "string table lies outside the object";
       syms   = (const ElfXX_Sym*)(img + st->sh_offset);
       strs   = img + ss->sh_offset;
@@ -435,13 +431,14 @@ static const HChar* parse_object ( const UChar* img, ULong n,
                load address. */
             if (sec->sh_addr == 0)
                return "a code section has no load address";
-            if (!in_image(sym->st_value, sym->st_size, sec->sh_size))
+            if (!ML_(jit_gdb_in_image)(sym->st_value, sym->st_size,
+                                       sec->sh_size))
                return "a function lies outside its section";
             f.start = sec->sh_addr + sym->st_value;
          } else {
             if (sym->st_value < sec->sh_addr
-                || !in_image(sym->st_value - sec->sh_addr, sym->st_size,
-                             sec->sh_size))
+                || !ML_(jit_gdb_in_image)(sym->st_value - sec->sh_addr,
+                                          sym->st_size, sec->sh_size))
                return "a function lies outside its section";
             f.start = sym->st_value;
          }

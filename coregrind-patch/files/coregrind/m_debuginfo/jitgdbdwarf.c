@@ -127,10 +127,6 @@ typedef
 /*--- Section lookup and relocation                        ---*/
 /*------------------------------------------------------------*/
 
-static inline Bool in_image ( ULong off, ULong len, ULong n )
-{
-   return off <= n && len <= n - off;
-}
 
 /* The name of section i, or NULL if it has none readable. */
 static const HChar* section_name ( const UChar* img, ULong n,
@@ -143,7 +139,7 @@ static const HChar* section_name ( const UChar* img, ULong n,
       return NULL;
    strs = &sh[eh->e_shstrndx];
    if (strs->sh_type != SHT_STRTAB
-       || !in_image(strs->sh_offset, strs->sh_size, n)
+       || !ML_(jit_gdb_in_image)(strs->sh_offset, strs->sh_size, n)
        || sh[i].sh_name >= strs->sh_size)
       return NULL;
    for (k = sh[i].sh_name; k < strs->sh_size; k++)
@@ -172,14 +168,14 @@ static const HChar* apply_rela ( const UChar* img, ULong n,
    if (rs->sh_entsize != sizeof(Elf64_Rela)
        || rs->sh_size % sizeof(Elf64_Rela) != 0
        || !VG_IS_8_ALIGNED(rs->sh_offset)
-       || !in_image(rs->sh_offset, rs->sh_size, n))
+       || !ML_(jit_gdb_in_image)(rs->sh_offset, rs->sh_size, n))
       return "a relocation section lies outside the object";
    if (rs->sh_link == 0 || rs->sh_link >= eh->e_shnum)
       return "a relocation section names no symbol table";
    st = &sh[rs->sh_link];
    if (st->sh_type != SHT_SYMTAB || st->sh_entsize != sizeof(Elf64_Sym)
        || !VG_IS_8_ALIGNED(st->sh_offset)
-       || !in_image(st->sh_offset, st->sh_size, n))
+       || !ML_(jit_gdb_in_image)(st->sh_offset, st->sh_size, n))
       return "a relocation section's symbol table is malformed";
    syms   = (const Elf64_Sym*)(img + st->sh_offset);
    n_syms = st->sh_size / sizeof(Elf64_Sym);
@@ -204,7 +200,7 @@ static const HChar* apply_rela ( const UChar* img, ULong n,
       else
          return "a relocation of a type other than R_X86_64_64, _32, _32S"
                 " (and _PC32, _PC64 in .eh_frame)";
-      if (!in_image(r->r_offset, width, sec->size))
+      if (!ML_(jit_gdb_in_image)(r->r_offset, width, sec->size))
          return "a relocation lies outside its section";
       if (symi >= n_syms)
          return "a relocation names no symbol";
@@ -524,7 +520,7 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
          secs[s].shndx = i;
          if (sh[i].sh_flags & SHF_COMPRESSED)
             secs[s].why = "compressed DWARF sections are not read";
-         else if (!in_image(sh[i].sh_offset, sh[i].sh_size, n))
+         else if (!ML_(jit_gdb_in_image)(sh[i].sh_offset, sh[i].sh_size, n))
             secs[s].why = "a DWARF section lies outside the object";
          if (secs[s].why != NULL)
             continue;
