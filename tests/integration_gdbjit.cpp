@@ -18,6 +18,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,52 @@ int main(void)
    return middle(3) == 8 ? 0 : 1;
 }
 )";
+
+// get() is reached through a volatile function pointer so that Valgrind
+// cannot follow the call into it while translating main (with the call
+// target known, the error's first frame would be the call site, natively
+// too).
+const char* kInlinedC = R"(#include <stdlib.h>
+
+static inline int peek(const int *p)
+{
+   return *p * 3;
+}
+
+__attribute__((noinline)) int get(const int *p)
+{
+   return peek(p) + 1;
+}
+
+int main(void)
+{
+   int *p = malloc(sizeof(int));
+   *p = 1;
+   free(p);
+   int (* volatile fp)(const int *) = get;
+   return fp(p) == 42;
+}
+)";
+
+/// The frames ("fn (file:line)", the file without its directory) of the
+/// first Memcheck error in `err` whose first line contains `what`, down to
+/// the first frame of `main`.
+std::vector<std::string> errorFrames(const std::string& err, const std::string& what) {
+    std::vector<std::string> frames;
+    const auto at = err.find(what);
+    if (at == std::string::npos) return frames;
+    static const std::regex frame(R"(^==\d+==    (?:at|by) 0x[0-9A-F]+: (.*)$)");
+    std::istringstream in(err.substr(err.find('\n', at) + 1));
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_match(line, m, frame)) break;
+        // Directories differ with how the compiler was given the file.
+        static const std::regex dir(R"(\((?:[^()/]*/)+)");
+        frames.push_back(std::regex_replace(m[1].str(), dir, "("));
+        if (m[1].str().rfind("main ", 0) == 0) break;
+    }
+    return frames;
+}
 
 const char* kMemerrC = R"(#include <stdlib.h>
 
@@ -447,4 +494,36 @@ BOOST_AUTO_TEST_CASE(lli_leak_from_code_without_frame_pointers_unwinds_by_its_cf
     BOOST_TEST(std::regex_search(r.err, leak), r.err);
     static const std::regex cfi(R"(JIT GDB interface: .*; ([1-9]\d*) objects with CFI, 0 refused)");
     BOOST_TEST(std::regex_search(r.err, cfi), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(lli_inlined_frames_appear_as_for_the_same_code_compiled_natively,
+                     *boost::unit_test::precondition(llvmAvailable)) {
+    // clang-14 -O2 inlines peek into get: under --read-inline-info=yes the
+    // error inside it shows peek and get at one address, read from the
+    // object's .debug_info, exactly as for the same source compiled to an
+    // executable (Valgrind's own DWARF reader gives the same caller file,
+    // also where it cannot name it).
+    TempDir dir;
+    const std::string c = dir.file("inlined.c"), bc = dir.file("inlined.bc"), exe = dir.file("inlined");
+    std::ofstream(c) << kInlinedC;
+    const Result ccJit = run({kClang, "-g", "-O2", "-emit-llvm", "-c", c, "-o", bc});
+    BOOST_TEST_REQUIRE(ccJit.status == 0, ccJit);
+    const Result ccNative = run({kClang, "-g", "-O2", c, "-o", exe});
+    BOOST_TEST_REQUIRE(ccNative.status == 0, ccNative);
+    const std::string what = "Invalid read of size 4";
+    const Result native = runValgrind({"--tool=memcheck", "--read-inline-info=yes"}, {exe});
+    const Result jit = runValgrind({"--tool=memcheck", "--read-inline-info=yes", "-v"}, {kLli, bc});
+    BOOST_TEST_REQUIRE(jit.status == 0, jit);
+    const auto nativeFrames = errorFrames(native.err, what);
+    const auto jitFrames = errorFrames(jit.err, what);
+    BOOST_TEST_REQUIRE(nativeFrames.size() == 3u, native.err);
+    BOOST_TEST(nativeFrames.front() == "peek (inlined.c:5)");
+    BOOST_TEST(jitFrames == nativeFrames, jit.err);
+    static const std::regex inl(R"(JIT GDB interface: .*; ([1-9]\d*) objects with inlined calls)");
+    BOOST_TEST(std::regex_search(jit.err, inl), jit.err);
+    // Without inline info the inlined frame is not there (the test can fail).
+    const Result plain = runValgrind({"--tool=memcheck", "--read-inline-info=no"}, {kLli, bc});
+    const auto plainFrames = errorFrames(plain.err, what);
+    BOOST_TEST_REQUIRE(!plainFrames.empty(), plain.err);
+    BOOST_TEST(plainFrames.front().rfind("get (", 0) == 0u, plain.err);
 }

@@ -144,8 +144,9 @@ typedef
       UInt               n_pending;
       DedupPoolAlloc*    paths;  /* source paths of its line tables, or
                                     NULL (owned) */
-      DebugInfo*         cfi;    /* its CFI (unlisted, owned), or NULL */
-      Addr               cfi_lo; /* the code range cfi_ranges maps to it */
+      DebugInfo*         dwarf;  /* its CFI and inlined calls (unlisted,
+                                    owned), or NULL */
+      Addr               dwarf_lo; /* its range's key in dwarf_ranges */
    }
    GdbObject;
 
@@ -161,17 +162,19 @@ typedef
    }
    GdbPending;
 
-/* The code range [lo, hi) of an object whose CFI the unwinder uses.
-   Ranges never overlap: an object whose range overlaps older ones takes
-   their place (their CFI is dropped). */
+/* The code range [lo, hi) of an object whose CFI the unwinder uses and
+   whose inlined calls describe its code.  Ranges never overlap: an
+   object whose range overlaps older ones takes their place (their CFI and
+   inlined calls are dropped). */
 typedef
    struct {
       Addr       lo;    /* the OSet key */
       Addr       hi;
-      DebugInfo* di;    /* the object's cfi */
+      DebugInfo* di;    /* the object's dwarf */
       UWord      key;   /* its GdbObject */
+      UInt       first_epoch;  /* the epoch it came in */
    }
-   CfiRange;
+   DwarfRange;
 
 /* A DebugInfo and the descriptor found in it (0: none). */
 typedef
@@ -182,7 +185,7 @@ typedef
    GdbDescCache;
 
 static VgHashTable* objects     = NULL;   /* of GdbObject */
-static OSet*        cfi_ranges  = NULL;   /* of CfiRange, by lo */
+static OSet*        dwarf_ranges = NULL;  /* of DwarfRange, by lo */
 static XArray*      pending     = NULL;   /* of GdbPending */
 static XArray*      desc_cache  = NULL;   /* of GdbDescCache */
 static XArray*      descs_seen  = NULL;   /* of Addr: lists read whole */
@@ -200,6 +203,7 @@ static struct {
    ULong line_tables_refused;
    ULong objects_with_cfi;
    ULong cfi_refused;
+   ULong objects_with_inlined;
 }
 stats;
 
@@ -233,9 +237,9 @@ static void init ( void )
                            ML_(dinfo_free), sizeof(GdbDescCache));
    descs_seen = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.descs_seen",
                            ML_(dinfo_free), sizeof(Addr));
-   cfi_ranges = VG_(OSetGen_Create)(offsetof(CfiRange, lo), NULL,
-                                    ML_(dinfo_zalloc), "di.jitgdb.cfi",
-                                    ML_(dinfo_free));
+   dwarf_ranges = VG_(OSetGen_Create)(offsetof(DwarfRange, lo), NULL,
+                                      ML_(dinfo_zalloc), "di.jitgdb.dwarf",
+                                      ML_(dinfo_free));
 }
 
 static Bool client_readable ( Addr a, SizeT len )
@@ -456,86 +460,105 @@ static const HChar* parse_object ( const UChar* img, ULong n,
 
 
 /*------------------------------------------------------------*/
-/*--- Call frame information for the unwinder              ---*/
+/*--- CFI and inlined calls for the unwinder and describers ---*/
 /*------------------------------------------------------------*/
 
 static Word cmp_ip_in_range ( const void* key, const void* elem )
 {
-   Addr            ip = *(const Addr*)key;
-   const CfiRange* r  = elem;
+   Addr              ip = *(const Addr*)key;
+   const DwarfRange* r  = elem;
    if (ip < r->lo)  return -1;
    if (ip >= r->hi) return 1;
    return 0;
 }
 
-/* key: a CfiRange whose [lo, hi) is sought. */
+/* key: a DwarfRange whose [lo, hi) is sought. */
 static Word cmp_overlap ( const void* key, const void* elem )
 {
-   const CfiRange* k = key;
-   const CfiRange* r = elem;
+   const DwarfRange* k = key;
+   const DwarfRange* r = elem;
    if (k->hi <= r->lo) return -1;
    if (k->lo >= r->hi) return 1;
    return 0;
 }
 
-/* Stops using obj's CFI and frees it. */
-static void drop_cfi ( GdbObject* obj )
+/* Stops using obj's CFI and inlined calls and frees them. */
+static void drop_dwarf ( GdbObject* obj )
 {
-   CfiRange* r;
-   if (obj->cfi == NULL)
+   DwarfRange* r;
+   if (obj->dwarf == NULL)
       return;
-   r = VG_(OSetGen_Remove)(cfi_ranges, &obj->cfi_lo);
-   vg_assert(r != NULL && r->di == obj->cfi);
-   VG_(OSetGen_FreeNode)(cfi_ranges, r);
-   ML_(free_unlisted_DebugInfo)(obj->cfi);
-   obj->cfi = NULL;
+   r = VG_(OSetGen_Remove)(dwarf_ranges, &obj->dwarf_lo);
+   vg_assert(r != NULL && r->di == obj->dwarf);
+   VG_(OSetGen_FreeNode)(dwarf_ranges, r);
+   ML_(free_unlisted_DebugInfo)(obj->dwarf);
+   obj->dwarf = NULL;
    /* The unwinder caches (ip, DebugInfo) pairs. */
    ML_(invalidate_cfsi_cache_for_jit)();
 }
 
-/* Makes the unwinder use cfi for [lo, hi), obj's code. */
-static void use_cfi ( GdbObject* obj, DebugInfo* cfi, Addr lo, Addr hi )
+/* Uses di for [lo, hi), obj's code. */
+static void use_dwarf ( GdbObject* obj, DebugInfo* di, Addr lo, Addr hi )
 {
-   CfiRange  want;
-   CfiRange* r;
+   DwarfRange  want;
+   DwarfRange* r;
    want.lo = lo;
    want.hi = hi;
-   while ((r = VG_(OSetGen_LookupWithCmp)(cfi_ranges, &want, cmp_overlap))
-          != NULL) {
+   while ((r = VG_(OSetGen_LookupWithCmp)(dwarf_ranges, &want,
+                                          cmp_overlap)) != NULL) {
       GdbObject* older = VG_(HT_lookup)(objects, r->key);
-      vg_assert(older != NULL && older->cfi == r->di);
+      vg_assert(older != NULL && older->dwarf == r->di);
       if (VG_(clo_trace_jit))
-         VG_(dmsg)("jit-gdb: CFI of entry %#lx (%s) dropped: its code range"
-                   " overlaps the new object's\n", older->key, older->name);
-      drop_cfi(older);
+         VG_(dmsg)("jit-gdb: CFI and inlined calls of entry %#lx (%s)"
+                   " dropped: its code range overlaps the new object's\n",
+                   older->key, older->name);
+      drop_dwarf(older);
    }
-   r = VG_(OSetGen_AllocNode)(cfi_ranges, sizeof(CfiRange));
+   r = VG_(OSetGen_AllocNode)(dwarf_ranges, sizeof(DwarfRange));
    r->lo  = lo;
    r->hi  = hi;
-   r->di  = cfi;
+   r->di  = di;
    r->key = obj->key;
-   VG_(OSetGen_Insert)(cfi_ranges, r);
-   obj->cfi    = cfi;
-   obj->cfi_lo = lo;
-   stats.objects_with_cfi++;
+   r->first_epoch = VG_(current_DiEpoch)().n;
+   /* Describers check that a DebugInfo they are handed is valid for the
+      epoch they describe: this one is from now on. */
+   di->first_epoch = VG_(current_DiEpoch)();
+   VG_(OSetGen_Insert)(dwarf_ranges, r);
+   obj->dwarf    = di;
+   obj->dwarf_lo = lo;
+   if (di->cfsi_used > 0)
+      stats.objects_with_cfi++;
+   if (di->inltab_used > 0)
+      stats.objects_with_inlined++;
    ML_(invalidate_cfsi_cache_for_jit)();
+}
+
+static const DwarfRange* range_containing ( Addr ip )
+{
+   if (dwarf_ranges == NULL || VG_(OSetGen_Size)(dwarf_ranges) == 0)
+      return NULL;
+   return VG_(OSetGen_LookupWithCmp)(dwarf_ranges, &ip, cmp_ip_in_range);
 }
 
 DebugInfo* ML_(jit_gdb_cfi_search) ( Addr ip, /*OUT*/Word* ix )
 {
-   const CfiRange* r;
-   Word            i;
-   if (cfi_ranges == NULL || VG_(OSetGen_Size)(cfi_ranges) == 0)
-      return NULL;
-   r = VG_(OSetGen_LookupWithCmp)(cfi_ranges, &ip, cmp_ip_in_range);
-   if (r == NULL)
-      return NULL;
-   if (ip < r->di->cfsi_minavma || ip > r->di->cfsi_maxavma)
+   const DwarfRange* r = range_containing(ip);
+   Word              i;
+   if (r == NULL || r->di->cfsi_used == 0
+       || ip < r->di->cfsi_minavma || ip > r->di->cfsi_maxavma)
       return NULL;
    i = ML_(search_one_cfitab)(r->di, ip);
    if (i < 0)
       return NULL;
    *ix = i;
+   return r->di;
+}
+
+DebugInfo* ML_(jit_gdb_inl_search) ( DiEpoch ep, Addr eip, DebugInfo* di )
+{
+   const DwarfRange* r = range_containing(eip);
+   if (r == NULL || r->di->inltab_used == 0 || r->first_epoch > ep.n)
+      return di;
    return r->di;
 }
 
@@ -608,7 +631,7 @@ static void unregister_object ( GdbObject* obj, const HChar* why )
    VG_(deleteXA)(obj->fns);
    if (obj->paths != NULL)
       VG_(deleteDedupPA)(obj->paths);
-   drop_cfi(obj);
+   drop_dwarf(obj);
    ML_(dinfo_free)(obj->name);
    ML_(dinfo_free)(obj);
 }
@@ -698,8 +721,8 @@ static void register_entry ( Addr ea )
       warn("CFI of %s (entry %#lx) refused: %s\n",
            obj->name, ea, dwarf.cfi_why);
    }
-   if (dwarf.cfi != NULL)
-      use_cfi(obj, dwarf.cfi, code_lo, code_hi);
+   if (dwarf.kept != NULL)
+      use_dwarf(obj, dwarf.kept, code_lo, code_hi);
 
    for (i = 0; i < VG_(sizeXA)(fns); i++) {
       const ObjFn* f = VG_(indexXA)(fns, i);
@@ -891,13 +914,15 @@ void VG_(jit_gdb_print_summary) ( void )
              "%llu objects registered, %llu unregistered, %llu refused; "
              "%llu functions registered, %llu refused, %lu waiting; "
              "%llu functions with line tables, %llu line tables refused; "
-             "%llu objects with CFI, %llu refused\n",
+             "%llu objects with CFI, %llu refused; "
+             "%llu objects with inlined calls\n",
              stats.notifications, stats.descriptors, stats.registered,
              stats.unregistered, stats.refused, stats.functions,
              stats.functions_refused,
              pending ? (UWord)VG_(sizeXA)(pending) : 0UL,
              stats.functions_with_lines, stats.line_tables_refused,
-             stats.objects_with_cfi, stats.cfi_refused);
+             stats.objects_with_cfi, stats.cfi_refused,
+             stats.objects_with_inlined);
 }
 
 /*--------------------------------------------------------------------*/

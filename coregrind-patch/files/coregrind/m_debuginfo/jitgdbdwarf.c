@@ -50,10 +50,13 @@
       (ML_(read_debuginfo_dwarf3)) reads the buffer into a temporary
       DebugInfo that is never listed, whose one r-x mapping is the hull of
       the object's functions; its entries are copied out, it is freed.
-   4. CFI: m_debuginfo's own CFI reader (ML_(read_callframe_info_dwarf3))
-      reads .eh_frame (else .debug_frame) into another unlisted
-      DebugInfo, which is canonicalised and kept: jitgdb.c hands it to
-      the unwinder for the object's code.
+   4. CFI and inlined calls: m_debuginfo's own CFI reader
+      (ML_(read_callframe_info_dwarf3)) reads .eh_frame (else
+      .debug_frame), and under --read-inline-info=yes its DWARF 3+ reader
+      (ML_(new_dwarf3_reader)) the inlined subroutines of .debug_info,
+      into another unlisted DebugInfo, which is canonicalised and kept:
+      jitgdb.c hands it to the unwinder and to the inlined-frame lookups
+      for the object's code.
 
    The object is client data.  Section headers and symbols are checked
    here and by jitgdb.c's parse_object; the DWARF inside the sections
@@ -68,6 +71,7 @@
 #include "pub_core_libcbase.h"
 #include "pub_core_libcassert.h"
 #include "pub_core_libcprint.h"
+#include "pub_core_options.h"
 #include "pub_core_libcsetjmp.h"
 #include "pub_core_xarray.h"
 #include "pub_core_deduppoolalloc.h"
@@ -78,21 +82,20 @@
 #include "priv_tytypes.h"
 #include "priv_storage.h"
 #include "priv_readdwarf.h"
+#include "priv_readdwarf3.h"
 #include "priv_jitreg.h"
 #include "priv_jitgdb.h"         /* self */
 
 /* The sections the readers use, in the order of this table. */
 enum { SEC_INFO, SEC_ABBREV, SEC_LINE, SEC_STR, SEC_LINE_STR,
-       SEC_EH_FRAME, SEC_DEBUG_FRAME, N_SECS };
+       SEC_STR_OFFSETS, SEC_ADDR, SEC_RANGES, SEC_RNGLISTS, SEC_LOC,
+       SEC_LOCLISTS, SEC_EH_FRAME, SEC_DEBUG_FRAME, N_SECS };
 static const HChar* const sec_names[N_SECS] = {
    ".debug_info", ".debug_abbrev", ".debug_line", ".debug_str",
-   ".debug_line_str", ".eh_frame", ".debug_frame"
+   ".debug_line_str", ".debug_str_offsets", ".debug_addr",
+   ".debug_ranges", ".debug_rnglists", ".debug_loc", ".debug_loclists",
+   ".eh_frame", ".debug_frame"
 };
-
-static inline Bool is_cfi_sec ( UWord s )
-{
-   return s == SEC_EH_FRAME || s == SEC_DEBUG_FRAME;
-}
 
 /* Zero bytes after each copied section. */
 #define SEC_PADDING 64
@@ -420,28 +423,33 @@ static DebugInfo* new_reading_di ( const HChar* objname,
    return di;
 }
 
+static inline DiSlice slice ( DiImage* dimg, const CopiedSec* secs,
+                              UWord s )
+{
+   return secs[s].shndx != 0 && secs[s].why == NULL
+             ? mk_DiSlice(dimg, secs[s].off, secs[s].size)
+             : DiSlice_INVALID;
+}
+
 static const HChar* read_lines ( DiImage* dimg, const CopiedSec* secs,
                                  Addr code_lo, Addr code_hi,
                                  const HChar* objname,
                                  /*OUT*/GdbLineSet** lines )
 {
-   DiSlice     sli[N_SECS];
-   DebugInfo*  di;
-   UWord       s;
+   DebugInfo*   di;
    const HChar* why = NULL;
 
    *lines = NULL;
-   for (s = 0; s < N_SECS; s++)
-      sli[s] = secs[s].shndx != 0
-                  ? mk_DiSlice(dimg, secs[s].off, secs[s].size)
-                  : DiSlice_INVALID;
    di = new_reading_di(objname, code_lo, code_hi);
    if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
       ML_(img_set_overrun_handler)(on_image_overrun);
-      ML_(read_debuginfo_dwarf3)(di, sli[SEC_INFO], DiSlice_INVALID,
-                                 sli[SEC_ABBREV], sli[SEC_LINE],
-                                 sli[SEC_STR], DiSlice_INVALID,
-                                 sli[SEC_LINE_STR]);
+      ML_(read_debuginfo_dwarf3)(di, slice(dimg, secs, SEC_INFO),
+                                 DiSlice_INVALID,
+                                 slice(dimg, secs, SEC_ABBREV),
+                                 slice(dimg, secs, SEC_LINE),
+                                 slice(dimg, secs, SEC_STR),
+                                 DiSlice_INVALID,
+                                 slice(dimg, secs, SEC_LINE_STR));
       ML_(img_set_overrun_handler)(NULL);
       *lines = collect_lines(di);
    } else {
@@ -454,42 +462,73 @@ static const HChar* read_lines ( DiImage* dimg, const CopiedSec* secs,
    return why;
 }
 
-static const HChar* read_cfi ( DiImage* dimg, const CopiedSec* secs,
-                               const UChar* buf,
-                               Addr code_lo, Addr code_hi,
-                               const HChar* objname,
-                               /*OUT*/DebugInfo** cfi )
+/* Reads the object's CFI (if want_cfi) and, under --read-inline-info=yes,
+   its inlined calls (if want_inl) into a DebugInfo that is kept (*kept,
+   NULL if it holds neither).  Sets *cfi_why to why the CFI was refused
+   (readdwarf3.c reports its own failures). */
+static void read_kept ( DiImage* dimg, const CopiedSec* secs,
+                        const UChar* buf, Bool want_cfi, Bool want_inl,
+                        Addr code_lo, Addr code_hi, const HChar* objname,
+                        /*OUT*/DebugInfo** kept,
+                        /*OUT*/const HChar** cfi_why )
 {
    const CopiedSec* sec = secs[SEC_EH_FRAME].shndx != 0
                              ? &secs[SEC_EH_FRAME] : &secs[SEC_DEBUG_FRAME];
    Bool             is_eh = sec == &secs[SEC_EH_FRAME];
    DebugInfo*       di;
-   const HChar*     why;
 
-   *cfi = NULL;
-   why = check_cfi_records(buf + sec->off, sec->size, is_eh);
-   if (why != NULL)
-      return why;
-   di = new_reading_di(objname, code_lo, code_hi);
-   if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
-      ML_(img_set_overrun_handler)(on_image_overrun);
-      ML_(read_callframe_info_dwarf3)(di,
-                                      mk_DiSlice(dimg, sec->off, sec->size),
-                                      is_eh ? sec->addr : 0, is_eh);
-      ML_(img_set_overrun_handler)(NULL);
-   } else {
-      ML_(img_set_overrun_handler)(NULL);
-      ML_(free_unlisted_DebugInfo)(di);
-      return "its CFI reads past the end of its section";
+   *kept = NULL;
+   if (want_cfi) {
+      *cfi_why = sec->why;
+      if (*cfi_why == NULL)
+         *cfi_why = check_cfi_records(buf + sec->off, sec->size, is_eh);
+      if (*cfi_why != NULL)
+         want_cfi = False;
    }
-   if (di->cfsi_used == 0) {
+   if (!want_cfi && !want_inl)
+      return;
+   di = new_reading_di(objname, code_lo, code_hi);
+   if (want_cfi) {
+      if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
+         ML_(img_set_overrun_handler)(on_image_overrun);
+         ML_(read_callframe_info_dwarf3)(di,
+                                         slice(dimg, secs, sec - secs),
+                                         is_eh ? sec->addr : 0, is_eh);
+         ML_(img_set_overrun_handler)(NULL);
+      } else {
+         ML_(img_set_overrun_handler)(NULL);
+         ML_(free_unlisted_DebugInfo)(di);
+         *cfi_why = "its CFI reads past the end of its section";
+         return;
+      }
+   }
+   if (want_inl) {
+      /* readdwarf3.c catches its own failures, an overrun of the image
+         included (it sees the handler set). */
+      ML_(img_set_overrun_handler)(on_image_overrun);
+      ML_(new_dwarf3_reader)(di, slice(dimg, secs, SEC_INFO),
+                             DiSlice_INVALID,
+                             slice(dimg, secs, SEC_ABBREV),
+                             slice(dimg, secs, SEC_LINE),
+                             slice(dimg, secs, SEC_STR),
+                             slice(dimg, secs, SEC_RANGES),
+                             slice(dimg, secs, SEC_RNGLISTS),
+                             slice(dimg, secs, SEC_LOCLISTS),
+                             slice(dimg, secs, SEC_LOC),
+                             DiSlice_INVALID, DiSlice_INVALID,
+                             DiSlice_INVALID, DiSlice_INVALID,
+                             slice(dimg, secs, SEC_LINE_STR),
+                             slice(dimg, secs, SEC_ADDR),
+                             slice(dimg, secs, SEC_STR_OFFSETS));
+      ML_(img_set_overrun_handler)(NULL);
+   }
+   if (di->cfsi_used == 0 && di->inltab_used == 0) {
       ML_(free_unlisted_DebugInfo)(di);
-      return NULL;
+      return;
    }
    ML_(canonicaliseTables)(di);
    ML_(finish_CFSI_arrays)(di);
-   *cfi = di;
-   return NULL;
+   *kept = di;
 }
 
 void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
@@ -504,7 +543,7 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
    ULong             total = 0;
    UWord             i, s;
    DiImage*          dimg;
-   Bool              want_lines, want_cfi;
+   Bool              want_lines, want_cfi, want_inl = False;
 
    VG_(memset)(out, 0, sizeof(*out));
    VG_(memset)(secs, 0, sizeof(secs));
@@ -563,21 +602,19 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
 
    dimg = ML_(img_from_memory)((Addr)buf, total + SEC_PADDING, objname);
    if (want_lines) {
-      for (s = 0; s < N_SECS && out->lines_why == NULL; s++)
-         if (!is_cfi_sec(s))
-            out->lines_why = secs[s].why;
+      static const UWord line_secs[] = { SEC_INFO, SEC_ABBREV, SEC_LINE,
+                                         SEC_STR, SEC_LINE_STR };
+      for (s = 0; s < sizeof(line_secs) / sizeof(line_secs[0])
+                  && out->lines_why == NULL; s++)
+         out->lines_why = secs[line_secs[s]].why;
       if (out->lines_why == NULL)
          out->lines_why = read_lines(dimg, secs, code_lo, code_hi,
                                      objname, &out->lines);
    }
-   if (want_cfi) {
-      UWord c = secs[SEC_EH_FRAME].shndx != 0 ? SEC_EH_FRAME
-                                              : SEC_DEBUG_FRAME;
-      out->cfi_why = secs[c].why;
-      if (out->cfi_why == NULL)
-         out->cfi_why = read_cfi(dimg, secs, buf, code_lo, code_hi,
-                                 objname, &out->cfi);
-   }
+   if (want_lines && out->lines_why == NULL && VG_(clo_read_inline_info))
+      want_inl = True;
+   read_kept(dimg, secs, buf, want_cfi, want_inl, code_lo, code_hi,
+             objname, &out->kept, &out->cfi_why);
    ML_(img_done)(dimg);
    ML_(dinfo_free)(buf);
 }

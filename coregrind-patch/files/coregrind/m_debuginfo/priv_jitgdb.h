@@ -74,9 +74,11 @@ typedef
                                  ML_(jit_gdb_lines_free)) */
       const HChar* lines_why; /* why the line tables were refused, or
                                  NULL (also when there are none) */
-      DebugInfo*   cfi;       /* an unlisted DebugInfo holding only the
-                                 object's CFI, canonicalised, or NULL
-                                 (free with ML_(free_unlisted_DebugInfo)) */
+      DebugInfo*   kept;      /* an unlisted DebugInfo holding the
+                                 object's CFI and its inlined calls
+                                 (--read-inline-info=yes), canonicalised,
+                                 or NULL if it has neither (free with
+                                 ML_(free_unlisted_DebugInfo)) */
       const HChar* cfi_why;   /* why the CFI was refused, or NULL */
    }
    GdbDwarf;
@@ -86,7 +88,9 @@ typedef
    has checked to lie in the image) for the code in [code_lo, code_hi),
    the hull of the object's functions, with m_debuginfo's own readers,
    from a copy of .debug_info, .debug_abbrev, .debug_line, .debug_str,
-   .debug_line_str, .eh_frame and .debug_frame to which the RELA
+   .debug_line_str, .debug_str_offsets, .debug_addr, .debug_ranges,
+   .debug_rnglists, .debug_loc, .debug_loclists, .eh_frame and
+   .debug_frame to which the RELA
    relocations of a relocatable object are applied first (amd64).
    objname names the object in the readers' messages.  Fills in *out;
    refusals leave the object's names unaffected. */
@@ -127,6 +131,14 @@ extern void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot );
    index of ip's entry in it (ML_(search_one_cfitab)); NULL if there is
    none.  O(log objects). */
 extern DebugInfo* ML_(jit_gdb_cfi_search) ( Addr ip, /*OUT*/Word* ix );
+
+/* For VG_(new_IIPC) of debuginfo.c, when the DebugInfo di (not NULL)
+   describing (ep, eip) has no inlined calls: the unlisted DebugInfo
+   holding the inlined calls of the registered object whose code range
+   contains eip, if that object was registered by epoch ep and is still
+   registered; else di. */
+extern DebugInfo* ML_(jit_gdb_inl_search) ( DiEpoch ep, Addr eip,
+                                            DebugInfo* di );
 
 /* Forgets the unwinder's cached CFI lookups (debuginfo.c, patch 0012):
    they may name a DebugInfo of the registry that is about to be freed,
