@@ -46,6 +46,16 @@
 //        to the moment the last record was seen registered), first_ok,
 //        last_ok and file_bytes.  The file is removed before exit; the
 //        code stays mapped until the process ends.
+//   gdb N
+//        N relocatable ELF objects of 10 functions each (the functions of
+//        the emitted code, which is already executable), built before the
+//        timed loops, handed in through the GDB JIT interface
+//        (__jit_debug_descriptor, __jit_debug_register_code; GDB manual,
+//        "JIT Compilation Interface") one registration each, as LLVM's
+//        MCJIT does, timed (ingest_ns); then every function is called
+//        once, timed (loop_ns: under a tool, the translation and the name
+//        lookup of 10 N new functions).  Prints objects, ingest_ns,
+//        loop_ns, sum and vmhwm_kb.
 //   touch MIB
 //        natively: maps MIB MiB of fresh anonymous memory and writes one
 //        byte to each 4 KiB page, timing that loop: what the kernel
@@ -62,6 +72,8 @@
 
 #include <valgrind/jit.h>
 
+#include <elf.h>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -76,6 +88,24 @@
 #include <ctime>
 #include <string>
 #include <vector>
+
+// The GDB JIT compilation interface, defined as a JIT defines it.
+extern "C" {
+struct jit_code_entry {
+    jit_code_entry* next_entry;
+    jit_code_entry* prev_entry;
+    const char* symfile_addr;
+    std::uint64_t symfile_size;
+};
+struct jit_descriptor {
+    std::uint32_t version;
+    std::uint32_t action_flag;   // 1 register, 2 unregister
+    jit_code_entry* relevant_entry;
+    jit_code_entry* first_entry;
+};
+jit_descriptor __jit_debug_descriptor = {1, 0, nullptr, nullptr};
+void __attribute__((noinline)) __jit_debug_register_code() { asm volatile("" ::: "memory"); }
+}
 
 namespace {
 
@@ -373,6 +403,110 @@ int mode_dump(std::size_t n, const std::string& how) {
     return 0;
 }
 
+// An ELF64 relocatable object whose .text (sh_addr = the load address, as
+// LLVM rewrites it for debuggers) holds `count` functions of kFnBytes at
+// `code`, named gdbobj<object>_fn<i> in its .symtab.
+std::vector<char> gdb_object(const unsigned char* code, std::size_t count, std::size_t object) {
+    std::string strtab(1, '\0');
+    std::vector<Elf64_Sym> syms(1);   // the null symbol
+    for (std::size_t i = 0; i < count; ++i) {
+        Elf64_Sym s{};
+        s.st_name = static_cast<Elf64_Word>(strtab.size());
+        s.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+        s.st_shndx = 1;
+        s.st_value = i * kFnBytes;
+        s.st_size = kFnBytes;
+        syms.push_back(s);
+        strtab += "gdbobj" + std::to_string(object) + "_fn" + std::to_string(i);
+        strtab += '\0';
+    }
+    const std::string shstrtab = std::string("\0.text\0.symtab\0.strtab\0.shstrtab\0", 33);
+    // Layout: header, symbols, strings, section names, section headers.
+    const std::size_t symOff = sizeof(Elf64_Ehdr);
+    const std::size_t strOff = symOff + syms.size() * sizeof(Elf64_Sym);
+    const std::size_t shstrOff = strOff + strtab.size();
+    const std::size_t shOff = (shstrOff + shstrtab.size() + 7) & ~std::size_t(7);
+    std::vector<char> img(shOff + 5 * sizeof(Elf64_Shdr));
+    Elf64_Ehdr eh{};
+    std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+    eh.e_ident[EI_CLASS] = ELFCLASS64;
+    eh.e_ident[EI_DATA] = ELFDATA2LSB;
+    eh.e_ident[EI_VERSION] = EV_CURRENT;
+    eh.e_type = ET_REL;
+    eh.e_machine = EM_X86_64;
+    eh.e_version = EV_CURRENT;
+    eh.e_ehsize = sizeof(Elf64_Ehdr);
+    eh.e_shoff = shOff;
+    eh.e_shentsize = sizeof(Elf64_Shdr);
+    eh.e_shnum = 5;
+    eh.e_shstrndx = 4;
+    std::memcpy(img.data(), &eh, sizeof eh);
+    std::memcpy(img.data() + symOff, syms.data(), syms.size() * sizeof(Elf64_Sym));
+    std::memcpy(img.data() + strOff, strtab.data(), strtab.size());
+    std::memcpy(img.data() + shstrOff, shstrtab.data(), shstrtab.size());
+    Elf64_Shdr sh[5]{};
+    sh[1].sh_name = 1;                 // .text
+    sh[1].sh_type = SHT_PROGBITS;
+    sh[1].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+    sh[1].sh_addr = reinterpret_cast<std::uintptr_t>(code);
+    sh[1].sh_size = count * kFnBytes;
+    sh[2].sh_name = 7;                 // .symtab
+    sh[2].sh_type = SHT_SYMTAB;
+    sh[2].sh_offset = symOff;
+    sh[2].sh_size = syms.size() * sizeof(Elf64_Sym);
+    sh[2].sh_link = 3;
+    sh[2].sh_info = 1;
+    sh[2].sh_entsize = sizeof(Elf64_Sym);
+    sh[3].sh_name = 15;                // .strtab
+    sh[3].sh_type = SHT_STRTAB;
+    sh[3].sh_offset = strOff;
+    sh[3].sh_size = strtab.size();
+    sh[4].sh_name = 23;                // .shstrtab
+    sh[4].sh_type = SHT_STRTAB;
+    sh[4].sh_offset = shstrOff;
+    sh[4].sh_size = shstrtab.size();
+    std::memcpy(img.data() + shOff, sh, sizeof sh);
+    return img;
+}
+
+int mode_gdb(std::size_t n) {
+    constexpr std::size_t kPerObject = 10;
+    Code code(n * kPerObject);
+    std::vector<std::vector<char>> images;
+    images.reserve(n);
+    for (std::size_t k = 0; k < n; ++k)
+        images.push_back(gdb_object(code.fn(k * kPerObject), kPerObject, k));
+    std::vector<jit_code_entry> entries(n);
+    const std::uint64_t t0 = now_ns();
+    for (std::size_t k = 0; k < n; ++k) {
+        jit_code_entry& e = entries[k];
+        e.symfile_addr = images[k].data();
+        e.symfile_size = images[k].size();
+        e.prev_entry = nullptr;
+        e.next_entry = __jit_debug_descriptor.first_entry;
+        if (e.next_entry != nullptr) e.next_entry->prev_entry = &e;
+        __jit_debug_descriptor.first_entry = &e;
+        __jit_debug_descriptor.relevant_entry = &e;
+        __jit_debug_descriptor.action_flag = 1;
+        __jit_debug_register_code();
+    }
+    const std::uint64_t t1 = now_ns();
+    using Fn = std::uint32_t (*)();
+    std::uint64_t sum = 0;
+    const std::size_t fns = n * kPerObject;
+    const std::uint64_t t2 = now_ns();
+    for (std::size_t i = 0; i < fns; ++i)
+        sum += reinterpret_cast<Fn>(code.fn(i))();
+    const std::uint64_t t3 = now_ns();
+    if (sum != static_cast<std::uint64_t>(fns) * (fns - 1) / 2)
+        die("gdb: wrong checksum");
+    std::printf("objects=%zu\ningest_ns=%llu\nloop_ns=%llu\nsum=%llu\nvmhwm_kb=%ld\n", n,
+                static_cast<unsigned long long>(t1 - t0),
+                static_cast<unsigned long long>(t3 - t2),
+                static_cast<unsigned long long>(sum), vmhwm_kb());
+    return 0;
+}
+
 int mode_native(std::size_t iters) {
     if (RUNNING_ON_VALGRIND)
         die("native: must not run under Valgrind");
@@ -419,7 +553,7 @@ int mode_touch(std::size_t mib) {
 int main(int argc, char** argv) {
     const std::string usage =
         "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg |"
-        " dump N wait|nowait | touch MIB | native ITERATIONS";
+        " dump N wait|nowait | gdb N | touch MIB | native ITERATIONS";
     if (argc < 3)
         die(usage);
     const std::string mode = argv[1];
@@ -428,6 +562,8 @@ int main(int argc, char** argv) {
         return mode_native(n);
     if (mode == "touch" && argc == 3)
         return mode_touch(n);
+    if (mode == "gdb" && argc == 3)
+        return mode_gdb(n);
     if (mode == "register" && argc == 5 && std::string(argv[4]) == "keep")
         return mode_register(n, argv[3], true);
     if (argc != 4)

@@ -23,7 +23,7 @@
 //   --stock-lookup-max
 //                 largest N run on the stock side of those rows (default
 //                 100000: stock's time per new function grows with N)
-//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6
+//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7
 //                 (4 needs 2's largest run and is run with it)
 //   --commit      what is measured (e.g. a git commit), named in the header
 // Exit status: 0 when every run succeeded (whether or not targets are met),
@@ -879,6 +879,46 @@ void row_native() {
         missed_note("Row 6");
 }
 
+// 7. The GDB JIT interface at scale: N objects of 10 functions each.
+void row_gdb() {
+    const std::vector<unsigned long> ns{100, 1000, 10000};
+    std::vector<Cmd> cmds;
+    for (const unsigned long n : ns)
+        cmds.push_back({"gdb-" + std::to_string(n),
+                        vg(g_opt->patched, "callgrind", {},
+                           {g_opt->jitbench, "gdb", std::to_string(n)})});
+    const auto res = rotate("7. GDB JIT interface, 10^2..10^4 objects of 10 functions, "
+                            "Callgrind, all N alternated", cmds, g_opt->repeats);
+    std::vector<double> per_fn;
+    std::string per_fn_text;
+    for (std::size_t i = 0; i < ns.size(); ++i) {
+        if (min_of(res[i], "objects") != static_cast<double>(ns[i]))
+            throw std::runtime_error("jitbench gdb did not register every object (see gdb-" +
+                                     std::to_string(ns[i]) + ".log)");
+        per_fn.push_back(median_of(res[i], "loop_ns") / (10.0 * static_cast<double>(ns[i])));
+        per_fn_text += (i ? " / " : "") + fmt("%.0f", per_fn.back());
+    }
+    const double flat = *std::max_element(per_fn.begin(), per_fn.end()) /
+                        *std::min_element(per_fn.begin(), per_fn.end());
+    const double n_max = static_cast<double>(ns.back());
+    const double ingest_ns = median_of(res.back(), "ingest_ns");
+    const double rate = n_max / (ingest_ns * 1e-9);
+    const std::string runs = std::to_string(g_opt->repeats);
+    g_rows.push_back({"7", "GDB JIT interface: " + p10(ns.back()) + " relocatable objects of 10 "
+                           "functions handed in one registration each (__jit_debug_register_code), "
+                           "--tool=callgrind, in-client time of the loop -> objects/s",
+                      runs, "", fmt("%.0f ns/object", ingest_ns / n_max), fmt("%.3g obj/s", rate),
+                      ">= 10^4 obj/s", verdict(rate >= 1e4)});
+    g_rows.push_back({"7", "GDB JIT interface: first call of each function (translation and "
+                           "name lookup under Callgrind), ns per function with " +
+                           p10(ns.front()) + " / " + p10(ns[1]) + " / " + p10(ns.back()) +
+                           " objects registered -> max/min",
+                      runs, "", per_fn_text + " ns", fmt("%.2f x", flat), "<= 1.2 x",
+                      verdict(flat <= 1.2)});
+    if (rate < 1e4 || flat > 1.2)
+        missed_note("Row 7");
+}
+
 std::string read_first(const std::string& path, const std::string& key) {
     std::ifstream f(path);
     std::string l;
@@ -992,6 +1032,7 @@ int main(int argc, char** argv) {
         if (wanted(3)) row_lookup();
         if (wanted(5)) row_jitdump();
         if (wanted(6)) row_native();
+        if (wanted(7)) row_gdb();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "vgbench: %s\n", e.what());
         return 1;
