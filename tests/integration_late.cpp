@@ -107,14 +107,14 @@ Reduced reduce(const cg::Profile& p, const std::string& producerFile,
 
 std::string show(const cg::FunctionKey& k) { return k.object + ":" + k.file + ":" + k.name; }
 
-/// One run of `jitdump_producer names WHEN FILE` under Callgrind.
+/// One run of `jitdump_producer names WHEN FILE [TAIL]` under Callgrind.
 struct NamesRun {
     Result vg;
     Reduced profile;
 };
 
 NamesRun runNames(const std::string& when, const std::string& file,
-                  std::vector<std::string> extra = {}) {
+                  std::vector<std::string> extra = {}, const std::string& tail = "") {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
@@ -124,7 +124,9 @@ NamesRun runNames(const std::string& when, const std::string& file,
     if (file == "map") args.push_back("--jit-perf-map=yes");
     args.insert(args.end(), extra.begin(), extra.end());
     NamesRun r;
-    r.vg = runValgrind(args, {producer(), "names", when, file}, opt);
+    std::vector<std::string> prog{producer(), "names", when, file};
+    if (!tail.empty()) prog.push_back(tail);
+    r.vg = runValgrind(args, prog, opt);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     const cg::Profile p = cg::Profile::parseFile(out);
     const std::string pid = p.header().at("pid");
@@ -192,6 +194,27 @@ BOOST_AUTO_TEST_CASE(jitdump_written_after_the_code_ran_names_the_profile) {
     if (late.profile.self.count(leaf))
         BOOST_TEST(late.profile.self.at(leaf).at(0) == 200u * (3u * 40u + 3u));
     BOOST_TEST(contains(late.vg.err, "JIT: 4 functions named at exit"), late.vg.err);
+}
+
+BOOST_AUTO_TEST_CASE(jitdump_that_grows_by_a_gib_or_turns_corrupt_at_exit_keeps_the_profile) {
+    // After the records that name its code, the producer appends at exit
+    // 1 GiB of CODE_LOAD records for memory that is not code, or a
+    // malformed record and garbage: the profile is the one the names give
+    // (as if written early), and the rest is refused with a count.
+    const NamesRun early = runNames("early", "dump");
+    BOOST_TEST_CONTEXT("grow") {
+        const NamesRun grown = runNames("late", "dump", {"-v"}, "grow");
+        requireSameProfile(early.profile, grown.profile, true);
+        BOOST_TEST(contains(grown.vg.err, "1032 records read: 4 loaded, 0 moved, 1024 refused"),
+                   grown.vg.err);
+    }
+    BOOST_TEST_CONTEXT("corrupt") {
+        const NamesRun corrupt = runNames("late", "dump", {"-v"}, "corrupt");
+        requireSameProfile(early.profile, corrupt.profile, true);
+        BOOST_TEST(contains(corrupt.vg.err, "record total_size is smaller than the record's fixed part"),
+                   corrupt.vg.err);
+        BOOST_TEST(contains(corrupt.vg.err, "4 loaded, 0 moved, 0 refused, 1 malformed"), corrupt.vg.err);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(perf_map_created_at_exit_names_the_profile) {

@@ -54,6 +54,12 @@
 //             its records at the end; the perf map is created at the end
 //             and left in place, as HotSpot's -XX:+DumpPerfMapAtExit
 //             does).  The profiles of both must agree.
+//   names late dump TAIL  as names late dump, and after the records the
+//             file gets, still at exit: TAIL = grow, 1 GiB more (1024
+//             CODE_LOAD records of 1 MiB of code each, at addresses where
+//             nothing is mapped, so each is refused), or corrupt, a record
+//             header whose total_size is smaller than a header followed by
+//             4 KiB of garbage
 //   leak WHEN  names_alloc, announced in a jitdump early or late, returns
 //             malloc(24), which the program then loses (Memcheck's leak
 //             check must name names_alloc either way)
@@ -486,12 +492,34 @@ Fn emit_names_fib(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
     __builtin_unreachable();
 }
 
-int mode_names(const std::string& when, const std::string& file) {
+/// What `names late dump TAIL` appends to the jitdump after its records.
+void write_tail(Jitdump& dump, const std::string& tail) {
+    if (tail == "grow") {
+        const std::vector<unsigned char> code(1 << 20, 0xC3);
+        for (std::uint64_t i = 0; i < 1024; ++i) {
+            JitdumpBuilder rec;
+            rec.code_load(0x10000000000ull + (i << 20), code.size(), "grow_" + std::to_string(i),
+                          1000 + i, now_ns(), dump.pid(), dump.tid(), code);
+            dump.put(rec);
+        }
+    } else if (tail == "corrupt") {
+        JitdumpBuilder rec;
+        rec.u32(0);   // CODE_LOAD
+        rec.u32(4);   // total_size below a record header's 16 bytes
+        rec.u64(now_ns());
+        for (int i = 0; i < 4096; ++i) rec.bytes.push_back(static_cast<unsigned char>(i * 37 + 11));
+        dump.put(rec);
+    }
+}
+
+int mode_names(const std::string& when, const std::string& file, const std::string& tail = "") {
     const bool late = when == "late";
     const bool map = file == "map";
     const bool plus40 = file == "dump40";
-    if ((!late && when != "early") || (!map && !plus40 && file != "dump")) {
-        std::fprintf(stderr, "jitdump_producer: names early|late dump|dump40|map\n");
+    if ((!late && when != "early") || (!map && !plus40 && file != "dump")
+        || (!tail.empty() && (!late || file != "dump" || (tail != "grow" && tail != "corrupt")))) {
+        std::fprintf(stderr, "jitdump_producer: names early|late dump|dump40|map, "
+                             "names late dump grow|corrupt\n");
         return 2;
     }
     const std::string src = "/virtual/names.src";
@@ -549,6 +577,7 @@ int mode_names(const std::string& when, const std::string& file) {
         // that reads the files at exit sees them.
         std::fflush(stdout);
         announce();
+        if (dump) write_tail(*dump, tail);
         exit_now();
     }
     if (dump) dump->close_record();
@@ -726,9 +755,11 @@ int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "leak") return mode_leak(argv[2]);
     if (argc == 3 && std::string(argv[1]) == "chained") return mode_chained(argv[2]);
     if (argc == 4 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3]);
+    if (argc == 5 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3], argv[4]);
     if (argc != 2) {
         std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
-                             "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | leak early|late | "
+                             "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | names late dump grow|corrupt | "
+                             "leak early|late | "
                              "chained early|late\n");
         return 2;
     }
