@@ -35,6 +35,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <filesystem>
 #include <regex>
 #include <thread>
 #include <sstream>
@@ -737,19 +738,24 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
     BOOST_TEST(s.named > 50000000u);
     BOOST_TEST(s.share() >= 0.95);
     BOOST_TEST(s.unnamedFns < 100u);
-    // V8 writes CODE_DEBUG_INFO for optimised code: the line numbers of
-    // fib's costs are fib's lines (29..31).  Node 20's V8 writes the script
-    // names of those records from freed memory: such names are no file to
-    // the core, so their lines are dropped (some runs keep none), and no
-    // junk ever appears as a file name.
-    std::uint64_t onLines = 0, elsewhere = 0;
-    for (const auto* f : fibs)
+    // V8 writes CODE_DEBUG_INFO for optimised code, 0x40 past the code.
+    // Node 20's V8 writes each entry's script name as a field of the
+    // name's size filled from freed memory: the core reads the entries by
+    // that size and takes their file from the code's name ("JS:*fib
+    // /path/fib.js:29:13"), so fib's cost lands on fib's lines (29..31) of
+    // fib.js, and no junk ever appears as a file name.
+    std::uint64_t onLines = 0, elsewhere = 0, self = 0;
+    for (const auto* f : fibs) {
+        self += f->self.at(0);
         for (const auto& [pos, costs] : f->lines) {
-            if (pos.second == 0) continue;
-            (29 <= pos.second && pos.second <= 31 ? onLines : elsewhere) += costs.at(0);
+            const bool fibJsLine = std::filesystem::path(pos.first).filename() == "fib.js"
+                                   && 29 <= pos.second && pos.second <= 31;
+            (fibJsLine ? onLines : elsewhere) += costs.at(0);
         }
-    BOOST_TEST_MESSAGE("node --perf-prof: " << onLines << " Ir of fib on lines 29..31");
-    BOOST_TEST(elsewhere == 0u);
+    }
+    BOOST_TEST_MESSAGE("node --perf-prof: " << onLines << " of fib's " << self
+                                            << " Ir on fib.js lines 29..31");
+    BOOST_TEST(onLines >= self * 9 / 10, onLines << " of " << self << " Ir on fib's lines");
     for (const auto& [key, f] : r.profile.functions())
         for (const auto& [pos, costs] : f.lines)
             BOOST_TEST(printableAscii(pos.first), pos.first);

@@ -89,6 +89,7 @@ inline std::string describe(const JitdumpReader& r, const JitdumpEvent& ev) {
         while ((k = ML_(jitdump_debug_entry_next)(&it, &e)) == 1)
             o << " [" << hex(e.code_addr) << " " << std::string(e.filename, e.filename_len)
               << ":" << e.line << ":" << e.discrim << (e.same_as_previous ? " same" : "")
+              << (e.garbled ? " garbled" : "")
               << "]";
         if (k != 0)
             o << " ITER-ERROR";

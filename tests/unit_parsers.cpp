@@ -224,6 +224,33 @@ BOOST_AUTO_TEST_CASE(debug_info_entries_absolute_addresses_and_iterator_end) {
                "DEBUG @40 ts=1500 addr=0x10000 n=2 [0x10004 :1:0 same] [0x10008 /src/a.js:7:3]");
 }
 
+BOOST_AUTO_TEST_CASE(debug_info_name_fields_of_one_size_holding_junk_are_read_by_their_size) {
+    // Node 20's --perf-prof: each name field has the script name's size
+    // (here 15 bytes) but holds "SY", a NUL and stale bytes, then a NUL.
+    // Read up to each first NUL, the second entry would start inside the
+    // first one's junk.
+    const std::string junk("SY\0\0\0\0\0\0r\xee^\xe5\xbfO", 14);
+    JitdumpBuilder b;
+    b.header();
+    b.debug_info(0x10000, {{0x10040, 1, 13, junk}, {0x10067, 3, 21, junk}, {0x1007d, 6, 12, junk}},
+                 std::nullopt, 1500, std::nullopt, 3);  // 3 bytes of padding
+    b.code_load(0x10000, 0x100, "JS:*hot /srv/app.js:1:13", 1);
+    const Lines got = parse_all_ways(b.bytes);
+    BOOST_REQUIRE_EQUAL(got.size(), 4u);
+    BOOST_TEST(got[1] == "DEBUG @40 ts=1500 addr=0x10000 n=3 [0x10040 :1:13 garbled] "
+                         "[0x10067 :3:21 garbled] [0x1007d :6:12 garbled]");
+    // Names padded with zeros to one size are read as names, at that size.
+    const std::string padded("/srv/a.js\0\0\0\0", 13);
+    JitdumpBuilder c;
+    c.header();
+    c.debug_info(0x10000, {{0x10040, 1, 0, padded}, {0x10050, 2, 0, padded}}, std::nullopt, 1500,
+                 std::nullopt, 4);
+    const Lines good = parse_all_ways(c.bytes);
+    BOOST_REQUIRE_EQUAL(good.size(), 3u);
+    BOOST_TEST(good[1] == "DEBUG @40 ts=1500 addr=0x10000 n=2 [0x10040 /srv/a.js:1:0] "
+                          "[0x10050 /srv/a.js:2:0]");
+}
+
 BOOST_AUTO_TEST_CASE(debug_iterator_rejects_entries_beyond_a_forged_length) {
     JitdumpBuilder b;
     b.header();

@@ -369,7 +369,12 @@ void analyze_jitdump(const std::string& path, FileWindow& file, Sink& sink) {
             while (ML_(jitdump_debug_entry_next)(&it, &e) == 1) {
                 lines.push_back(DebugLine{e.code_addr, e.line, e.discrim,
                                           std::string(e.filename, e.filename_len),
-                                          e.same_as_previous != 0});
+                                          e.same_as_previous != 0, e.garbled != 0});
+                if (e.garbled && lines.size() == 1)
+                    sink.problem(at_offset(Severity::Warning, ev.offset,
+                                           "CODE_DEBUG_INFO entries carry name fields of one size "
+                                           "that hold no name (as V8 writes them): their file is "
+                                           "unknown"));
                 if (e.line == 0 && !warned_line0) {
                     warned_line0 = true;
                     sink.problem(at_offset(Severity::Warning, ev.offset,

@@ -44,6 +44,7 @@ struct DebugLine {
     std::uint32_t discrim;
     std::string filename;
     bool same_as_previous;
+    bool garbled = false;  ///< name field not a name (V8's stale buffer): file unknown
 };
 
 /// Receives the analysis results in file order.  Pointers inside the

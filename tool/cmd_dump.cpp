@@ -84,6 +84,7 @@ public:
                      << d.line;
                 if (d.discrim) o << " (discriminator " << d.discrim << ")";
                 if (d.same_as_previous) o << " (same file as previous)";
+                if (d.garbled) o << " (name field garbled: file unknown)";
                 o << '\n';
             }
             break;
@@ -193,6 +194,7 @@ public:
                     w_.key("line"); w_.value(d.line);
                     w_.key("discrim"); w_.value(d.discrim);
                     w_.key("same_as_previous"); w_.value(d.same_as_previous);
+                    w_.key("garbled"); w_.value(d.garbled);
                     w_.end_object();
                 }
                 w_.end_array();

@@ -77,6 +77,9 @@ static void clear_pending ( JitdumpState* s )
    VG_(dropTailXA)(s->pending_files, VG_(sizeXA)(s->pending_files));
 }
 
+/* PendingLine.file_off of an entry whose name field held no name. */
+#define FILE_UNKNOWN (~(UWord)0)
+
 /* Copies a CODE_DEBUG_INFO record's entries (they live in the read
    buffer) for the CODE_LOAD that follows it. */
 static void keep_debug_info ( JitdumpState* s, const JitdumpDebugInfo* di )
@@ -92,6 +95,13 @@ static void keep_debug_info ( JitdumpState* s, const JitdumpDebugInfo* di )
    ML_(jitdump_debug_iter_init)(&it, &s->jd, di);
    while (ML_(jitdump_debug_entry_next)(&it, &e) == 1) {
       PendingLine pl;
+      if (e.garbled) {
+         pl.addr     = (Addr)e.code_addr;
+         pl.line     = e.line;
+         pl.file_off = FILE_UNKNOWN;
+         VG_(addToXA)(s->pending_lines, &pl);
+         continue;
+      }
       if (e.filename != last_name) {
          /* Consecutive entries usually share their file: store once. */
          last_off = VG_(sizeXA)(s->pending_files);
@@ -151,6 +161,35 @@ static UWord line_bias ( JitFollower* fl, Addr start, UWord size )
    return 0;
 }
 
+/* V8 names its code "<kind>:<marker><function> <script>:<line>:<column>"
+   (e.g. "JS:*hot /srv/app.js:1:13").  Copies <script> into buf (cap
+   bytes) and returns it, or NULL if name does not end that way.  The
+   file of line entries whose name fields V8 garbled. */
+static const HChar* v8_script_of ( const HChar* name, HChar* buf, SizeT cap )
+{
+   const HChar* sp = VG_(strrchr)(name, ' ');
+   const HChar* end;
+   SizeT        len;
+   Int          k;
+   if (sp == NULL)
+      return NULL;
+   end = name + VG_(strlen)(name);
+   for (k = 0; k < 2; k++) {   /* ":<column>", then ":<line>" */
+      const HChar* c = end;
+      while (c > sp + 1 && VG_(isdigit)(c[-1]))
+         c--;
+      if (c == end || c <= sp + 1 || c[-1] != ':')
+         return NULL;
+      end = c - 1;
+   }
+   len = end - (sp + 1);
+   if (len == 0 || len >= cap)
+      return NULL;
+   VG_(memcpy)(buf, sp + 1, len);
+   buf[len] = 0;
+   return buf;
+}
+
 /* Registers a CODE_LOAD.  Returns False if it must wait for a safe
    point (not consumed). */
 static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
@@ -161,6 +200,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    JitSrcLine*     lines = NULL;
    Word            i, n = 0;
    Int             st;
+   HChar           script[VG_JIT_MAX_STRING + 1];
 
    if (ld->code_size == 0 || ld->name_len == 0) {
       ML_(jit_follow_warn)(fl, where, ld->code_size == 0
@@ -175,7 +215,8 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    reg.object = fl->path;
    if (s->have_pending && s->pending_addr == reg.start
        && (n = VG_(sizeXA)(s->pending_lines)) > 0) {
-      HChar* files = VG_(indexXA)(s->pending_files, 0);
+      HChar* files = VG_(sizeXA)(s->pending_files) > 0
+                        ? VG_(indexXA)(s->pending_files, 0) : NULL;
       UWord  bias  = line_bias(fl, reg.start, reg.size);
       lines = ML_(dinfo_zalloc)("di.jitfollow.lines",
                                 n * sizeof(JitSrcLine));
@@ -184,7 +225,13 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
          /* >= size if before the code (wraps): dropped */
          lines[i].offset = pl->addr - reg.start - bias;
          lines[i].line   = pl->line;
-         lines[i].file   = files + pl->file_off;
+         if (pl->file_off == FILE_UNKNOWN) {
+            lines[i].file = NULL;   /* reg.file, if any */
+            if (reg.file == NULL)
+               reg.file = v8_script_of(ld->name, script, sizeof(script));
+         } else {
+            lines[i].file = files + pl->file_off;
+         }
       }
       reg.lines   = lines;
       reg.n_lines = n;

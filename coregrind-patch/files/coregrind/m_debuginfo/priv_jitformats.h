@@ -333,7 +333,10 @@ extern int ML_(jitdump_error_is_hard)(int code);
    NUL-terminated there, `filename_len` excludes the NUL.  If the entry's
    name was the "\xff" marker ("same file as the previous entry", written
    by perf's JVMTI agent), `same_as_previous` is 1 and filename/len are
-   those of the previous entry (or "" with length 0 for a first entry). */
+   those of the previous entry (or "" with length 0 for a first entry).
+   If `garbled` is 1, the record's entries have names of one fixed size
+   whose bytes are not a name (see ML_(jitdump_debug_iter_init)): the
+   filename is "" with length 0, and the file is unknown. */
 typedef struct {
    unsigned long long code_addr;  /* absolute address (V8, JVMTI)        */
    unsigned int       line;       /* 1-based source line; 0 = unknown    */
@@ -341,6 +344,7 @@ typedef struct {
    const char*        filename;
    unsigned long      filename_len;
    int                same_as_previous;
+   int                garbled;
 } JitdumpDebugEntry;
 
 /* Iterator over a CODE_DEBUG_INFO record's entries.  Opaque. */
@@ -351,10 +355,22 @@ typedef struct {
    int                  big_endian;
    const char*          prev_name;
    unsigned long        prev_len;
+   unsigned long        stride;     /* 0: entries as the format says;
+                                       else bytes per entry (name fields
+                                       of one size)                     */
+   int                  garbled;    /* those fields hold no names       */
 } JitdumpDebugIter;
 
 /* Start iterating over `di` (from a JITDUMP_EV_RECORD event of reader
-   `r`; the buffer must still be valid). */
+   `r`; the buffer must still be valid).  Entries are read as the format
+   says (each name up to its NUL) unless that does not end at the
+   record's end (up to 7 bytes of padding) while entries of one fixed
+   size do, each name field ending in a NUL: then each entry is read at
+   that size, its name up to the field's first NUL.  If a field holds
+   non-zero bytes after its first NUL, the names are not names (V8, in
+   Node 20's --perf-prof, writes each as a field of the script name's
+   size whose bytes are a stale buffer): the entries are returned with
+   `garbled` set. */
 extern void ML_(jitdump_debug_iter_init)(JitdumpDebugIter* it,
                                          const JitdumpReader* r,
                                          const JitdumpDebugInfo* di);

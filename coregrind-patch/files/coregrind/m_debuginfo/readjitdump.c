@@ -232,23 +232,24 @@ static int next_header(JitdumpReader* r, const unsigned char* buf,
    return ev->kind;
 }
 
-/* Walk a CODE_DEBUG_INFO's entries: JITDUMP_OK if all nr_entry fit. */
-static int check_debug_entries(const unsigned char* p, unsigned long left,
-                               unsigned long long nr, int big)
+/* Bytes left after walking nr entries by their names' NULs, or
+   (unsigned long)-1 if they do not fit. */
+static unsigned long left_after_names(const unsigned char* p,
+                                      unsigned long left,
+                                      unsigned long long nr)
 {
    unsigned long long i;
-   (void)big;
    for (i = 0; i < nr; i++) {
       unsigned long nul;
       if (left < JITDUMP_DEBUG_ENTRY_MIN)
-         return JITDUMP_ERR_DEBUG_BEYOND_RECORD;
+         return (unsigned long)-1;
       nul = find_nul(p, 16, left);
       if (nul == left)
-         return JITDUMP_ERR_DEBUG_BEYOND_RECORD;
+         return (unsigned long)-1;
       p    += nul + 1;
       left -= nul + 1;
    }
-   return JITDUMP_OK;
+   return left;
 }
 
 unsigned int ML_(jitdump_fixed_size)(unsigned int id)
@@ -353,7 +354,9 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       if (di->nr_entry > body / JITDUMP_DEBUG_ENTRY_MIN)
          return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
                            JITDUMP_ERR_DEBUG_NR_ENTRY, rec->total_size);
-      err = check_debug_entries(di->entries, body, di->nr_entry, big);
+      err = left_after_names(di->entries, body, di->nr_entry)
+               == (unsigned long)-1 ? JITDUMP_ERR_DEBUG_BEYOND_RECORD
+                                    : JITDUMP_OK;
       if (err != JITDUMP_OK)
          return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD, err,
                            rec->total_size);
@@ -412,10 +415,59 @@ int ML_(jitdump_next)(JitdumpReader* r, const unsigned char* buf,
    CODE_DEBUG_INFO entries
    ------------------------------------------------------------------ */
 
+/* The size of entries whose name fields all have one size and end in a
+   NUL, if the record holds exactly nr of them and up to 7 bytes of
+   padding; else 0.  *junk is set if the fields hold non-zero bytes after
+   their first NUL (V8's stale buffer) rather than zero padding.  Of
+   several sizes that fit, one with zero padding wins; two or more with
+   junk and none without are ambiguous (0). */
+static unsigned long fixed_stride(const unsigned char* p,
+                                  unsigned long left,
+                                  unsigned long long nr, int* junk_out)
+{
+   unsigned long pad, junk_stride = 0;
+   int           n_junk = 0;
+   if (nr == 0)
+      return 0;
+   for (pad = 0; pad < 8 && pad <= left; pad++) {
+      unsigned long stride, i, k;
+      int junk = 0, ok = 1;
+      if ((left - pad) % nr != 0)
+         continue;
+      stride = (unsigned long)((left - pad) / nr);
+      if (stride < JITDUMP_DEBUG_ENTRY_MIN)
+         continue;
+      for (i = 0; ok && i < nr; i++) {
+         const unsigned char* e = p + i * stride;
+         unsigned long nul = find_nul(e, 16, stride);
+         if (e[stride - 1] != 0 || nul == stride) {
+            ok = 0;
+            break;
+         }
+         for (k = nul + 1; k < stride; k++)
+            if (e[k] != 0)
+               junk = 1;
+      }
+      if (!ok)
+         continue;
+      if (!junk) {
+         *junk_out = 0;
+         return stride;
+      }
+      junk_stride = stride;
+      n_junk++;
+   }
+   if (n_junk != 1)
+      return 0;
+   *junk_out = 1;
+   return junk_stride;
+}
+
 void ML_(jitdump_debug_iter_init)(JitdumpDebugIter* it,
                                   const JitdumpReader* r,
                                   const JitdumpDebugInfo* di)
 {
+   unsigned long rest;
    jitformats_zero(it, sizeof(*it));
    it->p          = di->entries;
    it->left       = di->entries_len;
@@ -423,6 +475,12 @@ void ML_(jitdump_debug_iter_init)(JitdumpDebugIter* it,
    it->big_endian = r->big_endian;
    it->prev_name  = "";
    it->prev_len   = 0;
+   if (it->p == 0)
+      return;
+   rest = left_after_names(it->p, it->left, it->remaining);
+   if (rest == (unsigned long)-1 || rest >= 8)
+      it->stride = fixed_stride(it->p, it->left, it->remaining,
+                                &it->garbled);
 }
 
 int ML_(jitdump_debug_entry_next)(JitdumpDebugIter* it, JitdumpDebugEntry* e)
@@ -442,6 +500,17 @@ int ML_(jitdump_debug_entry_next)(JitdumpDebugIter* it, JitdumpDebugEntry* e)
    e->code_addr = ld64(p, it->big_endian);
    e->line      = ld32(p + 8, it->big_endian);
    e->discrim   = ld32(p + 12, it->big_endian);
+   if (it->stride != 0) {
+      /* Checked by fixed_stride: stride bytes are left, the name field
+         ends in a NUL. */
+      e->garbled      = it->garbled;
+      e->filename     = it->garbled ? "" : (const char*)(p + 16);
+      e->filename_len = it->garbled ? 0 : nul - 16;
+      it->p         = p + it->stride;
+      it->left     -= it->stride;
+      it->remaining--;
+      return 1;
+   }
    if (nul == 17 && p[16] == 0xff) {
       /* "\xff\0": same file name as the previous entry. */
       e->same_as_previous = 1;
