@@ -306,7 +306,7 @@ BOOST_AUTO_TEST_CASE(json_listing_of_a_jitdump) {
                                "\"name\":\"fib\",\"code_bytes\":32}"),
                r.out);
     BOOST_TEST(contains(r.out, "{\"code_addr\":\"0x1008\",\"file\":\"app.js\",\"line\":11,"
-                               "\"discrim\":2,\"same_as_previous\":true}"));
+                               "\"discrim\":2,\"same_as_previous\":true,\"garbled\":false}"));
     BOOST_TEST(contains(r.out, "\"kind\":\"UNKNOWN\",\"id\":77"));
     BOOST_TEST(contains(r.out, "\"header\":{\"version\":1,\"header_size\":40,\"elf_mach\":62,"
                                "\"machine\":\"x86-64\",\"pid\":4242,\"timestamp\":1000,"
