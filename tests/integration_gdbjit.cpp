@@ -256,6 +256,46 @@ std::vector<std::string> errorFrames(const std::string& err, const std::string& 
     return frames;
 }
 
+const char* kRaceC = R"(#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int counter;
+
+__attribute__((noinline)) void bump(void)
+{
+   counter++;
+}
+
+static void *worker(void *arg)
+{
+   (void)arg;
+   bump();
+   return NULL;
+}
+
+__attribute__((noinline)) void *make_block(int i)
+{
+   void *p = malloc(100000);
+   memset(p, i, 100000);
+   return p;
+}
+
+int main(void)
+{
+   pthread_t t;
+   pthread_create(&t, NULL, worker, NULL);
+   bump();
+   pthread_join(t, NULL);
+   void *blocks[8];
+   for (int i = 0; i < 8; i++)
+      blocks[i] = make_block(i);
+   for (int i = 0; i < 8; i++)
+      free(blocks[i]);
+   return 0;
+}
+)";
+
 const char* kMemerrC = R"(#include <stdlib.h>
 
 int peek(const int *p)
@@ -526,4 +566,44 @@ BOOST_AUTO_TEST_CASE(lli_inlined_frames_appear_as_for_the_same_code_compiled_nat
     const auto plainFrames = errorFrames(plain.err, what);
     BOOST_TEST_REQUIRE(!plainFrames.empty(), plain.err);
     BOOST_TEST(plainFrames.front().rfind("get (", 0) == 0u, plain.err);
+}
+
+BOOST_AUTO_TEST_CASE(lli_race_and_heap_profile_name_jitted_frames_in_helgrind_drd_and_dhat,
+                     *boost::unit_test::precondition(llvmAvailable)) {
+    // Two threads bump a counter without a lock (bump, race.c:9, from
+    // worker and main), then main allocates in make_block (race.c:21).
+    TempDir dir;
+    const std::string bc = bitcode(dir, "race", kRaceC);
+    BOOST_TEST_CONTEXT("helgrind") {
+        const Result r = runValgrind({"--tool=helgrind"}, {kLli, bc});
+        BOOST_TEST_REQUIRE(r.status == 0, r);
+        static const std::regex race(
+            R"(Possible data race during (read|write) of size \d+ at 0x[0-9A-F]+ by thread #\d+\n)"
+            R"(==\d+== Locks held: none\n)"
+            R"(==\d+==    at 0x[0-9A-F]+: bump \(race\.c:9\)\n)"
+            R"(==\d+==    by 0x[0-9A-F]+: (main \(race\.c:30\)|worker \(race\.c:15\))\n)");
+        BOOST_TEST(std::regex_search(r.err, race), r.err);
+        BOOST_TEST(contains(r.err, ": worker (race.c:15)"), r.err);
+    }
+    BOOST_TEST_CONTEXT("drd") {
+        const Result r = runValgrind({"--tool=drd"}, {kLli, bc});
+        BOOST_TEST_REQUIRE(r.status == 0, r);
+        static const std::regex race(
+            R"(Conflicting (load|store) by thread \d+ at 0x[0-9a-f]+ size \d+\n)"
+            R"(==\d+==    at 0x[0-9A-F]+: bump \(race\.c:9\)\n)");
+        BOOST_TEST(std::regex_search(r.err, race), r.err);
+    }
+    BOOST_TEST_CONTEXT("dhat") {
+        // DHAT describes its stacks at exit, after lli unregistered the
+        // code: --keep-debuginfo=yes keeps the names for that.
+        const std::string out = dir.file("dhat.out");
+        const Result r = runValgrind({"--tool=dhat", "--keep-debuginfo=yes",
+                                      "--dhat-out-file=" + out}, {kLli, bc});
+        BOOST_TEST_REQUIRE(r.status == 0, r);
+        std::ifstream in(out);
+        const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        static const std::regex frame(R"re("0x[0-9A-F]+: make_block \(race\.c:21\)")re");
+        BOOST_TEST(std::regex_search(json, frame), "no make_block frame in " << out);
+        BOOST_TEST(contains(json, ": main (race.c:34)\""), "no main frame in " << out);
+    }
 }
