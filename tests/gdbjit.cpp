@@ -13,6 +13,9 @@
 //   preexisting  link A's entry into the list without notifying, then
 //                register B normally; call both
 //   memerr       load module B and make its gj_peek read a freed block
+//   heap         load module B, allocate 8 blocks of 100000 bytes through
+//                its gj_alloc and free them, and exit with the object
+//                still registered (for Massif and DHAT)
 //   hostile      hand in malformed entries, objects, line tables and lists
 //                (each is printed as "hostile: WHAT" on stdout first),
 //                then run A
@@ -232,6 +235,20 @@ void memerr(const std::string& b) {
     unregisterEntry(&entry);
 }
 
+void heap(const std::string& b) {
+    static jit_code_entry entry;
+    char* code = codeMemory();
+    Module m = load(b, code, "gj_run_b");
+    registerEntry(&entry, m.image);
+    makeExecutable(code);
+    using Alloc = void* (*)(void* (*)(unsigned long), unsigned long);
+    auto alloc = reinterpret_cast<Alloc>(symbol(m, code, "gj_alloc"));
+    void* blocks[8];
+    for (auto& p : blocks) p = alloc(reinterpret_cast<void* (*)(unsigned long)>(&std::malloc), 100000);
+    for (auto* p : blocks) std::free(p);
+    std::printf("gj_alloc called\n");
+}
+
 void say(const char* what) {
     // On stdout: compared with a native run, so a register the
     // interception changed across __jit_debug_register_code shows (GCC
@@ -342,7 +359,7 @@ void hostile(const std::string& a) {
 
 int main(int argc, char** argv) {
     if (argc != 4) {
-        std::fprintf(stderr, "usage: gdbjit run|reuse|preexisting|memerr|hostile MODULE_A.o MODULE_B.o\n");
+        std::fprintf(stderr, "usage: gdbjit run|reuse|preexisting|memerr|heap|hostile MODULE_A.o MODULE_B.o\n");
         return 2;
     }
     const std::string mode = argv[1], a = argv[2], b = argv[3];
@@ -352,6 +369,7 @@ int main(int argc, char** argv) {
         else if (mode == "preexisting") preexisting(a, b);
         else if (mode == "hostile") hostile(a);
         else if (mode == "memerr") memerr(b);
+        else if (mode == "heap") heap(b);
         else throw std::runtime_error("unknown mode " + mode);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gdbjit: %s\n", e.what());

@@ -315,7 +315,7 @@ int main(void)
 } // namespace
 
 BOOST_AUTO_TEST_CASE(jit_runs_the_same_natively_and_under_valgrind) {
-    for (const std::string mode : {"run", "reuse", "preexisting", "memerr", "hostile"}) {
+    for (const std::string mode : {"run", "reuse", "preexisting", "memerr", "heap", "hostile"}) {
         BOOST_TEST_CONTEXT("mode " << mode) {
             const Result native = run(program(mode));
             BOOST_TEST_REQUIRE(native.status == 0, native);
@@ -405,15 +405,34 @@ BOOST_AUTO_TEST_CASE(trace_and_verbose_summary_report_each_object) {
     for (std::sregex_iterator it(r.err.begin(), r.err.end(), reg), end; it != end; ++it) {
         objects.push_back((*it)[1]);
         BOOST_TEST((*it)[2] == (*it)[3]);
-        BOOST_TEST((*it)[2] == (objects.back() == "module_a.c" ? "2" : "3"));
+        BOOST_TEST((*it)[2] == (objects.back() == "module_a.c" ? "2" : "4"));
     }
     BOOST_TEST(objects == (std::vector<std::string>{"module_a.c", "module_b.c"}));
     BOOST_TEST(contains(r.err, "jit-gdb: unregister entry"));
     BOOST_TEST(contains(r.err, "JIT GDB interface: 4 notifications, 1 descriptors, "
                                "2 objects registered, 2 unregistered, 0 refused; "
-                               "5 functions registered, 0 refused, 0 waiting; "
-                               "5 functions with line tables, 0 line tables refused; "
+                               "6 functions registered, 0 refused, 0 waiting; "
+                               "6 functions with line tables, 0 line tables refused; "
                                "2 objects with CFI, 0 refused"));
+}
+
+BOOST_AUTO_TEST_CASE(massif_and_dhat_name_the_jitted_allocation_site) {
+    // gj_alloc (module_b.c:27) allocates 8 x 100000 bytes; the object is
+    // still registered when the tools write their profiles at exit.
+    TempDir dir;
+    const std::string ms = dir.file("massif.out"), dh = dir.file("dhat.out");
+    const Result m = runValgrind({"--tool=massif", "--massif-out-file=" + ms}, program("heap"));
+    BOOST_TEST_REQUIRE(m.status == 0, m);
+    const Result d = runValgrind({"--tool=dhat", "--dhat-out-file=" + dh}, program("heap"));
+    BOOST_TEST_REQUIRE(d.status == 0, d);
+    auto slurp = [](const std::string& path) {
+        std::ifstream in(path);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    static const std::regex massif(R"re(n1: 800000 0x[0-9A-F]+: gj_alloc \(module_b\.c:27\))re");
+    BOOST_TEST(std::regex_search(slurp(ms), massif), "no 800000-byte gj_alloc node in " << ms);
+    static const std::regex dhat(R"re("0x[0-9A-F]+: gj_alloc \(module_b\.c:27\)")re");
+    BOOST_TEST(std::regex_search(slurp(dh), dhat), "no gj_alloc frame in " << dh);
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_the_jitted_frame_of_an_error) {
