@@ -341,6 +341,29 @@ void hostile(const std::string& a) {
     }
     unregisterEntry(&e4);
 
+    // Two functions of one object that overlap (gj_run_a moved to 4 bytes
+    // into gj_fib), in executable memory: the later one replaces the
+    // earlier, as code registered over code does; then unregistered.
+    say("overlapping functions");
+    {
+        static jit_code_entry e5;
+        char* other = codeMemory();
+        Module o = load(a, other, "gj_run_a");
+        Elf64_Shdr* sh = sections(o.image);
+        const int symtab = sectionIndex(o.image, ".symtab");
+        auto* syms = reinterpret_cast<Elf64_Sym*>(o.image.data() + sh[symtab].sh_offset);
+        const char* strs = o.image.data() + sh[sh[symtab].sh_link].sh_offset;
+        Elf64_Addr fib = 0;
+        for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
+            if (std::strcmp(strs + syms[i].st_name, "gj_fib") == 0) fib = syms[i].st_value;
+        for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
+            if (std::strcmp(strs + syms[i].st_name, "gj_run_a") == 0) syms[i].st_value = fib + 4;
+        makeExecutable(other);
+        registerEntry(&e5, o.image);
+        unregisterEntry(&e5);
+        munmap(other, kCodeBytes);
+    }
+
     say("unknown action");
     __jit_debug_descriptor.action_flag = 7;
     __jit_debug_register_code();
