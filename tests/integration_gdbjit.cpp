@@ -425,14 +425,10 @@ BOOST_AUTO_TEST_CASE(massif_and_dhat_name_the_jitted_allocation_site) {
     BOOST_TEST_REQUIRE(m.status == 0, m);
     const Result d = runValgrind({"--tool=dhat", "--dhat-out-file=" + dh}, program("heap"));
     BOOST_TEST_REQUIRE(d.status == 0, d);
-    auto slurp = [](const std::string& path) {
-        std::ifstream in(path);
-        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    };
     static const std::regex massif(R"re(n1: 800000 0x[0-9A-F]+: gj_alloc \(module_b\.c:27\))re");
-    BOOST_TEST(std::regex_search(slurp(ms), massif), "no 800000-byte gj_alloc node in " << ms);
+    BOOST_TEST(std::regex_search(readFile(ms), massif), "no 800000-byte gj_alloc node in " << ms);
     static const std::regex dhat(R"re("0x[0-9A-F]+: gj_alloc \(module_b\.c:27\)")re");
-    BOOST_TEST(std::regex_search(slurp(dh), dhat), "no gj_alloc frame in " << dh);
+    BOOST_TEST(std::regex_search(readFile(dh), dhat), "no gj_alloc frame in " << dh);
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_the_jitted_frame_of_an_error) {
@@ -622,8 +618,7 @@ BOOST_AUTO_TEST_CASE(lli_race_and_heap_profile_name_jitted_frames_in_helgrind_dr
         const Result r = runValgrind({"--tool=dhat", "--keep-debuginfo=yes",
                                       "--dhat-out-file=" + out}, {kLli, bc});
         BOOST_TEST_REQUIRE(r.status == 0, r);
-        std::ifstream in(out);
-        const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string json = readFile(out);
         static const std::regex frame(R"re("0x[0-9A-F]+: make_block \(race\.c:21\)")re");
         BOOST_TEST(std::regex_search(json, frame), "no make_block frame in " << out);
         BOOST_TEST(contains(json, ": main (race.c:34)\""), "no main frame in " << out);
