@@ -84,6 +84,14 @@ extern void VG_(di_jit_unknown_request) ( UWord code );
    being followed.  When nothing changed it costs one fstat per file. */
 extern void VG_(jit_poll_producer_files) ( void );
 
+/* Called by the scheduler after each client syscall has completed.  A
+   producer file grows only through one (a write, or the creation of a
+   perf map), so a lookup that misses in executable client memory reads
+   the followed files only if a syscall completed since the last such
+   read; without it, every new translation of unnamed code would cost an
+   fstat per file.  Costs one increment. */
+extern void VG_(jit_note_client_syscall) ( void );
+
 /* Called once when the client has exited, before the tool's fini
    (which writes profiles and runs the leak check): reads every followed
    producer file (jitdump, perf map) to its end and opens a perf map that

@@ -29,11 +29,13 @@
    (producers map jit-<pid>.dump read+exec exactly so that profilers
    notice it); the perf map is looked for when --jit-perf-map=yes.  Files
    are read (1) at scheduler points, where translations may be discarded,
-   and (2) when a lookup misses in executable client memory, where they
-   may not (a translation may be in progress): there, only functions that
-   overlap nothing are added and their translations are discarded at the
-   next scheduler point; anything else waits for that point.  When a file
-   did not grow, a poll costs one fstat.
+   and (2) when a lookup misses in executable client memory and a client
+   syscall completed since the last such read (files grow only through
+   syscalls), where they may not (a translation may be in progress):
+   there, only functions that overlap nothing are added and their
+   translations are discarded at the next scheduler point; anything else
+   waits for that point.  When a file did not grow, a poll costs one
+   fstat.
 
    Producers buffer (Node's jitdump writer flushes in 4 KiB blocks), so a
    name can arrive after its code ran: the translations made without the
@@ -301,17 +303,29 @@ void ML_(jit_read_files_to_end) ( void )
    reading = False;
 }
 
+/* Client syscalls completed so far, and the count when a lookup miss
+   last read the files. */
+static ULong n_client_syscalls = 0;
+static ULong n_client_syscalls_at_miss_read = ~0ULL;
+
+void VG_(jit_note_client_syscall) ( void )
+{
+   n_client_syscalls++;
+}
+
 Bool ML_(jit_read_on_lookup_miss) ( Addr a )
 {
    const NSegment* seg;
    if (reading || (followers == NULL && !VG_(clo_jit_perf_map))
-       || ML_(jit_is_exiting)())   /* read to their end already */
-      return False;
+       || ML_(jit_is_exiting)()    /* read to their end already */
+       || n_client_syscalls == n_client_syscalls_at_miss_read)
+      return False;                /* no file can have grown since */
    seg = VG_(am_find_nsegment)(a);
    if (seg == NULL || !seg->hasX
        || !(seg->kind == SkAnonC || seg->kind == SkFileC
             || seg->kind == SkShmC))
       return False;
+   n_client_syscalls_at_miss_read = n_client_syscalls;
    ML_(jit_perfmap_maybe_open)();
    return read_all(JitInLookup);
 }
