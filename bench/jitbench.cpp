@@ -58,6 +58,14 @@
 //        functions of this executable are called once, timed (elf_ns: the
 //        same for ELF code while the objects are registered).  Prints objects, ingest_ns,
 //        loop_ns, elf_fns, elf_ns, sum and vmhwm_kb.
+//   late N early|late
+//        names N functions in a jitdump file before they run (early: the
+//        records are written, and read by Valgrind, first) or after
+//        (late: every function runs once unnamed, then the records are
+//        written and the process exits at once, so Valgrind reads them at
+//        exit and the tool binds them then); each function is called once
+//        either way.  The file is unlinked once mapped.  Prints sum and
+//        file_bytes.  For whole-run time and peak memory, early vs late.
 //   touch MIB
 //        natively: maps MIB MiB of fresh anonymous memory and writes one
 //        byte to each 4 KiB page, timing that loop: what the kernel
@@ -334,18 +342,8 @@ void spin() {
         x = x + 1;
 }
 
-int mode_dump(std::size_t n, const std::string& how) {
-    if (how != "wait" && how != "nowait")
-        die("dump: mode must be wait or nowait");
-    Code code(n);
-    Names names(n);
-    const auto pid = static_cast<std::uint32_t>(getpid());
-    const std::string path = "jit-" + std::to_string(pid) + ".dump";
-
-    // The file: header (jitdump specification, version 1), then for each
-    // function a CODE_LOAD record carrying its name and code bytes.
-    Bytes b;
-    b.buf.reserve(40 + n * (16 + 40 + kNameLen + 1 + kFnBytes));
+// A jitdump header (jitdump specification, version 1).
+void jitdump_header(Bytes& b, std::uint32_t pid) {
     b.u32(0x4A695444u);   // magic "JiTD"
     b.u32(1);             // version
     b.u32(40);            // header size
@@ -354,6 +352,13 @@ int mode_dump(std::size_t n, const std::string& how) {
     b.u32(pid);
     b.u64(now_ns());      // timestamp
     b.u64(0);             // flags
+}
+
+// For each function of `code`, a CODE_LOAD record carrying its name and
+// code bytes.
+void jitdump_loads(Bytes& b, const Code& code, const Names& names, std::uint32_t pid) {
+    const std::size_t n = code.count();
+    b.buf.reserve(b.buf.size() + n * (16 + 40 + kNameLen + 1 + kFnBytes));
     const auto rec_size =
         static_cast<std::uint32_t>(16 + 40 + kNameLen + 1 + kFnBytes);
     for (std::size_t i = 0; i < n; ++i) {
@@ -370,15 +375,32 @@ int mode_dump(std::size_t n, const std::string& how) {
         b.put(names[i], kNameLen + 1);
         b.put(code.fn(i), kFnBytes);
     }
-    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0)
-        die("open " + path + ": " + std::strerror(errno));
+}
+
+void write_bytes(int fd, const Bytes& b, const std::string& path) {
     for (std::size_t off = 0; off < b.buf.size();) {
         const ssize_t w = write(fd, b.buf.data() + off, b.buf.size() - off);
         if (w <= 0)
             die("write " + path + ": " + std::strerror(errno));
         off += static_cast<std::size_t>(w);
     }
+}
+
+int mode_dump(std::size_t n, const std::string& how) {
+    if (how != "wait" && how != "nowait")
+        die("dump: mode must be wait or nowait");
+    Code code(n);
+    Names names(n);
+    const auto pid = static_cast<std::uint32_t>(getpid());
+    const std::string path = "jit-" + std::to_string(pid) + ".dump";
+
+    Bytes b;
+    jitdump_header(b, pid);
+    jitdump_loads(b, code, names, pid);
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        die("open " + path + ": " + std::strerror(errno));
+    write_bytes(fd, b, path);
 
     const std::uint64_t t0 = now_ns();
     void* map = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
@@ -536,6 +558,52 @@ int mode_gdb(std::size_t n) {
     return 0;
 }
 
+int mode_late(std::size_t n, const std::string& when) {
+    if (when != "early" && when != "late")
+        die("late: mode must be early or late");
+    Code code(n);
+    Names names(n);
+    const auto pid = static_cast<std::uint32_t>(getpid());
+    const std::string path = "jit-" + std::to_string(pid) + ".dump";
+    Bytes head, loads;
+    jitdump_header(head, pid);
+    jitdump_loads(loads, code, names, pid);
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        die("open " + path + ": " + std::strerror(errno));
+    write_bytes(fd, head, path);
+    if (when == "early")
+        write_bytes(fd, loads, path);
+    void* map = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED)
+        die("mmap " + path + ": " + std::strerror(errno));
+    // Valgrind follows the file through its own descriptor from the mmap
+    // on: the name can go (no file is left behind).
+    unlink(path.c_str());
+    if (when == "early" && RUNNING_ON_VALGRIND) {
+        // Wait until the last record is registered (the probe removes it:
+        // it is registered again under its name).
+        const std::uint64_t t0 = now_ns();
+        while (VALGRIND_JIT_UNREGISTER(code.fn(n - 1)) == 0 &&
+               now_ns() - t0 < 300ull * 1000000000ull)
+            spin();
+        VALGRIND_JIT_REGISTER(code.fn(n - 1), kFnBytes, names[n - 1]);
+    }
+    using Fn = std::uint32_t (*)();
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        sum += reinterpret_cast<Fn>(code.fn(i))();
+    std::printf("sum=%llu\nfile_bytes=%zu\n", static_cast<unsigned long long>(sum),
+                head.buf.size() + loads.buf.size());
+    std::fflush(stdout);
+    // Exit right after the records are written, with the code mapped and
+    // the file open: Valgrind reads them at exit.
+    code.keep();
+    if (when == "late")
+        write_bytes(fd, loads, path);
+    _exit(0);
+}
+
 int mode_native(std::size_t iters) {
     if (RUNNING_ON_VALGRIND)
         die("native: must not run under Valgrind");
@@ -582,7 +650,7 @@ int mode_touch(std::size_t mib) {
 int main(int argc, char** argv) {
     const std::string usage =
         "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg |"
-        " dump N wait|nowait | gdb N | touch MIB | native ITERATIONS";
+        " dump N wait|nowait | late N early|late | gdb N | touch MIB | native ITERATIONS";
     if (argc < 3)
         die(usage);
     const std::string mode = argv[1];
@@ -603,5 +671,7 @@ int main(int argc, char** argv) {
         return mode_calls(n, argv[3]);
     if (mode == "dump")
         return mode_dump(n, argv[3]);
+    if (mode == "late")
+        return mode_late(n, argv[3]);
     die(usage);
 }

@@ -23,7 +23,7 @@
 //   --stock-lookup-max
 //                 largest N run on the stock side of those rows (default
 //                 100000: stock's time per new function grows with N)
-//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7
+//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7,8
 //                 (4 needs 2's largest run and is run with it)
 //   --commit      what is measured (e.g. a git commit), named in the header
 // Exit status: 0 when every run succeeded (whether or not targets are met),
@@ -80,6 +80,7 @@ struct Cmd {
 struct Sample {
     double wall_s = 0;
     double cpu_s = 0;   // user + system time of the process and its children
+    double maxrss_kb = 0;   // peak resident set of the process (wait4)
     std::map<std::string, double> kv;
 };
 
@@ -142,6 +143,7 @@ Sample finish(const Cmd& cmd, int status, const rusage& ru, double wall_s,
     s.wall_s = wall_s;
     s.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
               1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    s.maxrss_kb = static_cast<double>(ru.ru_maxrss);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::string line;
         for (const auto& a : cmd.argv)
@@ -316,6 +318,8 @@ std::vector<std::string> vg(const std::string& valgrind, const std::string& tool
     std::vector<std::string> a{valgrind, "-q", "--tool=" + tool};
     if (tool == "callgrind")
         a.push_back("--callgrind-out-file=/dev/null");
+    if (tool == "cachegrind")
+        a.push_back("--cachegrind-out-file=/dev/null");
     a.insert(a.end(), extra.begin(), extra.end());
     a.insert(a.end(), prog.begin(), prog.end());
     return a;
@@ -931,6 +935,48 @@ void row_gdb() {
         missed_note("Row 7");
 }
 
+// 8. Names that arrive late: 10^6 functions named in a jitdump before they
+// run, or only after every one of them ran (bound when the tool writes its
+// results), under Callgrind and Cachegrind.
+void row_late() {
+    const unsigned long n = 1000000;
+    const std::string N = std::to_string(n);
+    for (const std::string tool : {"callgrind", "cachegrind"}) {
+        Cmd early{"late-early-" + tool,
+                  vg(g_opt->patched, tool, {}, {g_opt->jitbench, "late", N, "early"})};
+        Cmd late{"late-late-" + tool,
+                 vg(g_opt->patched, tool, {}, {g_opt->jitbench, "late", N, "late"})};
+        const auto res = rotate("8. " + p10(n) + " names early vs late, " + tool,
+                                {early, late}, g_opt->repeats);
+        const double expect = static_cast<double>(n) * static_cast<double>(n - 1) / 2;
+        if (min_of(res[0], "sum") != expect || min_of(res[1], "sum") != expect)
+            throw std::runtime_error("jitbench late computed a wrong sum (see late-*-" + tool +
+                                     ".log)");
+        const double we = median_wall(res[0]), wl = median_wall(res[1]);
+        std::vector<double> rss_e, rss_l;
+        for (const auto& x : res[0])
+            rss_e.push_back(x.maxrss_kb);
+        for (const auto& x : res[1])
+            rss_l.push_back(x.maxrss_kb);
+        const double extra_b =
+            (median(rss_l) - median(rss_e)) * 1024.0 / static_cast<double>(n);
+        const std::string runs =
+            std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats);
+        g_rows.push_back({"8", "Late names: " + p10(n) + " functions called once, named in a "
+                               "jitdump before they run vs only after all of them ran "
+                               "(bound at exit), --tool=" + tool + ", wall time of the run",
+                          runs, fmt("%.2f s", we), fmt("%.2f s", wl),
+                          fmt("%+.2f s", wl - we), "<= +1 s", verdict(wl - we <= 1.0)});
+        g_rows.push_back({"8", "Late names: peak memory of the same runs, late minus early, "
+                               "per function (--tool=" + tool + ")",
+                          runs, fmt("%.0f MB", median(rss_e) / 1024.0),
+                          fmt("%.0f MB", median(rss_l) / 1024.0), fmt("%.0f B", extra_b),
+                          "<= 64 B", verdict(extra_b <= 64.0)});
+        if (wl - we > 1.0 || extra_b > 64.0)
+            missed_note("Row 8 (" + tool + ")");
+    }
+}
+
 std::string read_first(const std::string& path, const std::string& key) {
     std::ifstream f(path);
     std::string l;
@@ -1045,6 +1091,7 @@ int main(int argc, char** argv) {
         if (wanted(5)) row_jitdump();
         if (wanted(6)) row_native();
         if (wanted(7)) row_gdb();
+        if (wanted(8)) row_late();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "vgbench: %s\n", e.what());
         return 1;
