@@ -348,6 +348,7 @@ bool parse_format(const std::string& v, Format& fmt) {
     if (v == "auto") fmt = Format::Auto;
     else if (v == "jitdump") fmt = Format::Jitdump;
     else if (v == "perfmap" || v == "perf-map") fmt = Format::Perfmap;
+    else if (v == "elf") fmt = Format::Elf;
     else return false;
     return true;
 }
