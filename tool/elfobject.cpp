@@ -545,12 +545,12 @@ ElfObjectInfo read_elf_object(const unsigned char* data, std::size_t n) {
         info.problems.push_back(Problem{Severity::Error, true, false, where, msg});
         return info;
     };
+    if (n >= SELFMAG && std::memcmp(data, ELFMAG, SELFMAG) != 0)
+        return fail(0, "not an ELF object: the first 4 bytes are not the ELF magic 7f 45 4c 46");
     if (n < EI_NIDENT)
         return fail(0, "the file is " + std::to_string(n) +
                            " bytes, shorter than an ELF identification (16 bytes): the core "
                            "refuses it");
-    if (std::memcmp(data, ELFMAG, SELFMAG) != 0)
-        return fail(0, "not an ELF object: the first 4 bytes are not \\x7fELF");
     const unsigned char cls = data[EI_CLASS], dat = data[EI_DATA];
     if (cls != ELFCLASS32 && cls != ELFCLASS64)
         return fail(EI_CLASS, "unknown ELF class " + std::to_string(cls));
