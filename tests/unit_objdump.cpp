@@ -157,14 +157,24 @@ int get(const int *p) { return peek(p) + 1; }
 int twice(int x) { return x * 2; }
 )";
 
+/// kSource and a function `raw` in section .text.raw, written in top-level
+/// assembly without CFI directives: no line table, CFI or debug info
+/// covers it.
+const char* const kSourceWithRaw = R"(static inline int peek(const int *p) { return *p; }
+int get(const int *p) { return peek(p) + 1; }
+int twice(int x) { return x * 2; }
+__asm__(".section .text.raw,\"ax\",@progbits\n.globl raw\n.type raw,@function\n"
+        "raw: ret\n.size raw, 1\n.text\n");
+)";
+
 const std::uint64_t kLoad = 0x7f1234560000ULL;
 
 /// A scratch directory with obj.c compiled by clang-14 with `flags`.
 struct Compiled {
     vgjit::test::TempDir dir{"vgjit-objdump"};
     Object obj;
-    explicit Compiled(const std::vector<std::string>& flags) {
-        { std::ofstream(dir.file("obj.c")) << kSource; }
+    explicit Compiled(const std::vector<std::string>& flags, const char* source = kSource) {
+        { std::ofstream(dir.file("obj.c")) << source; }
         std::vector<std::string> argv{clang(), "-c", "-o", dir.file("obj.o"), dir.file("obj.c")};
         argv.insert(argv.begin() + 1, flags.begin(), flags.end());
         const vgjit::test::Result r = vgjit::test::run(argv);
@@ -332,9 +342,10 @@ BOOST_AUTO_TEST_CASE(per_section_coverage_with_function_sections,
     // -ffunction-sections: each function in its own section, each loaded
     // at its own address; the line table and CFI cover both through their
     // relocations.
-    Compiled c({"-g", "-O2", "-ffunction-sections"});
+    Compiled c({"-g", "-O2", "-ffunction-sections"}, kSourceWithRaw);
     c.obj.load_at(".text.get", 0x500000);
     c.obj.load_at(".text.twice", 0x600000);
+    c.obj.load_at(".text.raw", 0x700000);
     const std::string f = c.save(c.obj, "sections.o");
     const Result r = run({"dump", f});
     BOOST_TEST(r.status == 0, r.out << r.err);
@@ -347,6 +358,14 @@ BOOST_AUTO_TEST_CASE(per_section_coverage_with_function_sections,
     BOOST_TEST(got.at("twice").section == c.obj.section(".text.twice"));
     BOOST_TEST((got.at("get").lines && got.at("twice").lines && got.at("get").cfi &&
                 got.at("twice").cfi));
+    BOOST_TEST(got.at("get").inlined);
+    // The assembly function's section is not covered by any of them.
+    BOOST_REQUIRE(got.count("raw") == 1u);
+    BOOST_TEST(got.at("raw").start == 0x700000u);
+    BOOST_TEST(got.at("raw").size == 1u);
+    BOOST_TEST(!got.at("raw").lines);
+    BOOST_TEST(!got.at("raw").cfi);
+    BOOST_TEST(!got.at("raw").inlined);
 }
 
 BOOST_AUTO_TEST_CASE(the_test_jits_module, *boost::unit_test::precondition(module_available)) {
