@@ -536,6 +536,40 @@ BOOST_AUTO_TEST_CASE(overlapping_functions_are_a_warning,
     BOOST_TEST(!contains(run({"check", c.dir.file("touch.o")}).out, "overlaps"));
 }
 
+BOOST_AUTO_TEST_CASE(debug_relocations_the_core_does_not_apply,
+                     *boost::unit_test::precondition(clang_available)) {
+    Compiled c({"-g", "-O2"});
+    c.obj.load_at(".text", kLoad);
+    Object o = c.obj;
+    // A relocation of .debug_line of a type the core does not apply there.
+    const unsigned rela = o.section(".rela.debug_line");
+    const Elf64_Shdr rs = o.sh(rela);
+    BOOST_REQUIRE(rs.sh_size >= sizeof(Elf64_Rela));
+    Elf64_Rela r = o.get<Elf64_Rela>(rs.sh_offset);
+    r.r_info = ELF64_R_INFO(ELF64_R_SYM(r.r_info), R_X86_64_PC32);
+    o.put(rs.sh_offset, r);
+    const std::string f = c.save(o, "reloc.o");
+    const Result chk = run({"check", f});
+    BOOST_TEST(chk.status == 0, chk.out);
+    BOOST_TEST(contains(chk.out, f + ":" + std::to_string(rs.sh_offset) + ": warning: section " +
+                                     std::to_string(rela) + " '.rela.debug_line': relocation 0 has type " +
+                                     std::to_string(R_X86_64_PC32) + ", not R_X86_64_64"),
+               chk.out);
+    BOOST_TEST(contains(chk.out, "the core refuses the object's line table"), chk.out);
+    BOOST_TEST(run({"check", "--strict", f}).status == 1);
+    // Without its line table the object has no lines, nor inlined calls
+    // (read with it); its CFI stays.
+    const Result d = run({"dump", f});
+    BOOST_TEST(contains(d.out, "debug: line table no, CFI .eh_frame ("), d.out);
+    for (const auto& [name, l] : listed_functions(d.out)) {
+        BOOST_TEST_CONTEXT(name) {
+            BOOST_TEST(!l.lines);
+            BOOST_TEST(!l.inlined);
+            BOOST_TEST(l.cfi);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(header_fields_the_core_refuses,
                      *boost::unit_test::precondition(clang_available)) {
     Compiled c({"-g", "-O2"});

@@ -394,20 +394,16 @@ private:
     }
 
     void read_debug() {
+        // The sections the core copies and relocates (jitgdbdwarf.c).
+        static const char* const kLineGroup[] = {".debug_info", ".debug_abbrev", ".debug_line",
+                                                 ".debug_str", ".debug_line_str"};
         const long line = find_section(".debug_line");
-        if (line >= 0) {
-            info_.line_section = ".debug_line";
-            info_.line_size = sh_[line].sh_size;
-        }
+        const long info = find_section(".debug_info");
+        const long abbrev = find_section(".debug_abbrev");
         long cfi = find_section(".eh_frame");
         if (cfi < 0) cfi = find_section(".debug_frame");
-        if (cfi >= 0) {
-            info_.cfi_section = names_[cfi];
-            info_.cfi_size = sh_[cfi].sh_size;
-        }
-        info_.has_debug_info = find_section(".debug_info") >= 0;
-        const long abbrev = find_section(".debug_abbrev");
-        if (info_.has_debug_info && abbrev >= 0) {
+        info_.has_debug_info = info >= 0;
+        if (info >= 0 && abbrev >= 0) {
             bool ok = true;
             const unsigned char* p = d_ + sh_[abbrev].sh_offset;
             info_.has_inlined = abbrevs_declare_inlined(p, p + sh_[abbrev].sh_size, ok);
@@ -415,15 +411,42 @@ private:
                 warning(sh_at(abbrev), section_label(abbrev) +
                                            " is malformed (an abbreviation runs past its end)");
         }
-        // What the core cannot read of the debug sections (jitgdbdwarf.c).
-        for (std::size_t i = 0; i < sh_.size(); ++i) {
-            const std::string& nm = names_[i];
-            if (nm.compare(0, 7, ".debug_") != 0 && nm != ".eh_frame") continue;
-            if (sh_[i].sh_flags & SHF_COMPRESSED)
-                warning(sh_at(i) + offsetof(typename T::Shdr, sh_flags),
-                        section_label(i) + " is compressed: the core refuses "
-                                           "compressed debug sections (line tables, CFI)");
+        // The core reads a line table only with .debug_info and .debug_abbrev.
+        std::string lines_why, cfi_why;
+        std::uint64_t lines_at = 0, cfi_at = 0;
+        if (line >= 0) {
+            for (const char* name : kLineGroup) {
+                const long i = find_named(name);
+                if (i < 0) continue;
+                const std::string why = unusable(i);
+                if (!why.empty() && lines_why.empty()) {
+                    lines_why = why;
+                    lines_at = problem_at_;
+                }
+            }
+            if (info < 0 || abbrev < 0)
+                warning(sh_at(line), section_label(line) +
+                                         " without .debug_info and .debug_abbrev: the core "
+                                         "reads no line table from it");
+            else if (!lines_why.empty())
+                warning(lines_at, lines_why + ": the core refuses the object's line table");
+            else {
+                info_.line_section = ".debug_line";
+                info_.line_size = sh_[line].sh_size;
+            }
         }
+        if (cfi >= 0) {
+            cfi_why = unusable(cfi);
+            cfi_at = problem_at_;
+            if (!cfi_why.empty())
+                warning(cfi_at, cfi_why + ": the core refuses the object's CFI");
+            else {
+                info_.cfi_section = names_[cfi];
+                info_.cfi_size = sh_[cfi].sh_size;
+            }
+        }
+        if (info_.line_section.empty()) info_.has_inlined = false;  // read with the line table
+
         // Which code sections the debug data covers, from the relocations a
         // relocatable object carries against them.
         std::map<DebugKind, std::set<unsigned>> covered;
@@ -435,10 +458,6 @@ private:
                 if (r.sh_info >= sh_.size()) continue;
                 const DebugKind kind = debug_kind(names_[r.sh_info]);
                 if (kind == DebugKind::None) continue;
-                if (r.sh_type == SHT_REL && kind != DebugKind::None)
-                    warning(sh_at(i), section_label(i) +
-                                          " holds REL relocations: the core applies only RELA "
-                                          "relocations to debug sections, and refuses the rest");
                 if (!contents_ok_[i] || r.sh_link == 0 || r.sh_link >= sh_.size() ||
                     !contents_ok_[r.sh_link] || sh_[r.sh_link].sh_type != SHT_SYMTAB)
                     continue;
@@ -447,7 +466,7 @@ private:
                                                                : sizeof(typename T::Rel);
                 const typename T::Shdr& symtab = sh_[r.sh_link];
                 const std::uint64_t nsyms = symtab.sh_size / sizeof(typename T::Sym);
-                for (std::uint64_t k = 0; k + 1 <= r.sh_size / ent; ++k) {
+                for (std::uint64_t k = 0; k < r.sh_size / ent; ++k) {
                     typename T::Rel rel;  // r_offset and r_info lead both layouts
                     std::memcpy(&rel, d_ + r.sh_offset + k * ent, sizeof rel);
                     const std::uint64_t si = T::rel_sym(rel.r_info);
@@ -466,6 +485,86 @@ private:
             f.cfi = !info_.cfi_section.empty() && covers(DebugKind::Cfi, f.section);
             f.inlined = info_.has_inlined && covers(DebugKind::Info, f.section);
         }
+    }
+
+    /// The first section called `name` that is not NOBITS, or -1.
+    long find_named(const char* name) const {
+        for (std::size_t i = 1; i < sh_.size(); ++i)
+            if (names_[i] == name && sh_[i].sh_type != SHT_NOBITS) return long(i);
+        return -1;
+    }
+
+    /// Why the core cannot use DWARF section `i` ("" if it can): compressed,
+    /// outside the file, or (in a relocatable object) relocations it does
+    /// not apply.  Sets problem_at_ to the offset the reason is about.
+    std::string unusable(long i) {
+        problem_at_ = sh_at(i);
+        if (sh_[i].sh_flags & SHF_COMPRESSED) {
+            problem_at_ += offsetof(typename T::Shdr, sh_flags);
+            return section_label(i) + " is compressed";
+        }
+        if (!contents_ok_[i]) return section_label(i) + " lies outside the file";
+        if (!is_rel_) return "";
+        for (std::size_t r = 1; r < sh_.size(); ++r) {
+            const typename T::Shdr& rs = sh_[r];
+            if ((rs.sh_type != SHT_RELA && rs.sh_type != SHT_REL) || rs.sh_info != std::uint64_t(i))
+                continue;
+            problem_at_ = sh_at(r);
+            const std::string why = relocations_problem(r, i);
+            if (!why.empty()) return section_label(r) + ": " + why;
+        }
+        return "";
+    }
+
+    /// What keeps the core from applying relocation section `r` to DWARF
+    /// section `t` ("" if nothing): the core applies RELA relocations of
+    /// x86-64 objects, of types R_X86_64_64, _32 and _32S (and _PC32,
+    /// _PC64 in .eh_frame), against defined symbols, inside the section.
+    std::string relocations_problem(std::size_t r, long t) {
+        const typename T::Shdr& rs = sh_[r];
+        if (rs.sh_type == SHT_REL) return "REL relocations (the core applies only RELA ones)";
+        if (eh_.e_machine != EM_X86_64 || T::kBits != 64)
+            return "relocations of a " + elf_machine_name(eh_.e_machine) +
+                   " object (the core applies DWARF relocations of x86-64 objects only)";
+        if (rs.sh_entsize != sizeof(Elf64_Rela) || rs.sh_size % sizeof(Elf64_Rela) != 0 ||
+            rs.sh_offset % 8 != 0 || !contents_ok_[r])
+            return "the relocation section is malformed or lies outside the file";
+        if (rs.sh_link == 0 || rs.sh_link >= sh_.size() || sh_[rs.sh_link].sh_type != SHT_SYMTAB ||
+            !contents_ok_[rs.sh_link] || sh_[rs.sh_link].sh_entsize != sizeof(Elf64_Sym) ||
+            sh_[rs.sh_link].sh_offset % 8 != 0)
+            return "the relocation section names no well-formed symbol table";
+        const typename T::Shdr& symtab = sh_[rs.sh_link];
+        const std::uint64_t nsyms = symtab.sh_size / sizeof(Elf64_Sym);
+        const bool eh = names_[t] == ".eh_frame";
+        for (std::uint64_t k = 0; k < rs.sh_size / sizeof(Elf64_Rela); ++k) {
+            const std::uint64_t at = rs.sh_offset + k * sizeof(Elf64_Rela);
+            Elf64_Rela rel;
+            std::memcpy(&rel, d_ + at, sizeof rel);
+            const std::uint64_t type = ELF64_R_TYPE(rel.r_info);
+            const std::uint64_t si = ELF64_R_SYM(rel.r_info);
+            std::uint64_t width;
+            if (type == R_X86_64_NONE) continue;
+            if (type == R_X86_64_64 || (type == R_X86_64_PC64 && eh))
+                width = 8;
+            else if (type == R_X86_64_32 || type == R_X86_64_32S || (type == R_X86_64_PC32 && eh))
+                width = 4;
+            else {
+                problem_at_ = at;
+                return "relocation " + std::to_string(k) + " has type " + std::to_string(type) +
+                       ", not R_X86_64_64, _32, _32S (or _PC32, _PC64 in .eh_frame)";
+            }
+            problem_at_ = at;
+            if (!in_range(rel.r_offset, width, sh_[t].sh_size))
+                return "relocation " + std::to_string(k) + " lies outside its section";
+            if (si >= nsyms) return "relocation " + std::to_string(k) + " names no symbol";
+            Elf64_Sym sym;
+            std::memcpy(&sym, d_ + symtab.sh_offset + si * sizeof sym, sizeof sym);
+            if (sym.st_shndx == SHN_UNDEF ||
+                (sym.st_shndx >= sh_.size() && sym.st_shndx != SHN_ABS))
+                return "relocation " + std::to_string(k) + " names an undefined symbol";
+        }
+        problem_at_ = sh_at(r);
+        return "";
     }
 
     void check_overlaps() {
@@ -504,6 +603,7 @@ private:
     std::vector<std::string> names_;
     std::vector<bool> contents_ok_;       ///< content inside the file (and not NOBITS)
     std::vector<std::uint64_t> fn_offsets_;  ///< file offset of each function's symbol
+    std::uint64_t problem_at_ = 0;           ///< where unusable() found its reason
 };
 
 /// The ELF identification's byte order of this machine.
