@@ -86,26 +86,29 @@ An ELF object (GDB JIT interface) is checked as Valgrind's core checks
 it before registering its functions; each problem is reported at the
 byte offset of the header, section header or symbol at fault, and the
 summary line reads "FILE: ELF object, N functions, E errors, W
-warnings".  Errors (the object is malformed, and the core refuses
-it or, for a debug section, its line tables or CFI): a file shorter than the ELF header,
-another byte order or class than this machine's programs, an object
-that is not relocatable, executable or shared, no section header
-table or one past the end of the file, more than 65280 sections, an
-unexpected section header size, a misaligned section header table or
-symbol table, any section whose offset and size lie past the end of
-the file, no symbol table, a symbol table that is not a whole number
-of symbols or links to no string table, a function or file symbol
-whose name lies outside its string table or is not NUL-terminated
-there, a code section of a relocatable object holding functions but
-no load address (sh_addr 0), a function outside its section, a
-function whose range wraps around.  Warnings (the core registers the
-object, with a loss): functions that overlap (the core registers
-both, the later replacing the earlier), names longer than 4095 bytes
-(that function is refused), compressed debug sections and REL
-relocations of debug sections (its line tables or CFI are refused),
-string tables that do not end with a NUL byte, a malformed
-.debug_abbrev, an unusable section name table (sections are listed
-without names).)"},
+warnings". Errors (the object is malformed, and the core refuses it
+or, for a debug section, its line tables or CFI): a file shorter than
+the ELF header, another byte order or class than this machine's
+programs, an object that is not relocatable, executable or shared, no
+section header table or one past the end of the file, more than 65280
+sections, an unexpected section header size, a misaligned section
+header table or symbol table, any section whose offset and size lie
+past the end of the file, no symbol table, a symbol table that is not
+a whole number of symbols or links to no string table, a function or
+file symbol whose name lies outside its string table or is not
+NUL-terminated there, a code section of a relocatable object holding
+functions but no load address (sh_addr 0), a function outside its
+section, a function whose range wraps around. Warnings (the core
+registers the object, with a loss): functions that overlap (the core
+registers both, the later replacing the earlier), names longer than
+4095 bytes (that function is refused), a line table or CFI the core
+refuses (a compressed DWARF section, REL relocations, relocations of
+another machine than x86-64, of types other than R_X86_64_64, _32,
+_32S (and _PC32, _PC64 in .eh_frame), outside their section or against
+undefined symbols; a .debug_line without .debug_info and
+.debug_abbrev), string tables that do not end with a NUL byte, a
+malformed .debug_abbrev, an unusable section name table (sections are
+listed without names).)"},
     {"dump", "[--json] [--format=FMT] FILE", "dump FILE",
      R"(List every record of a jitdump (offset, kind, timestamp, address
 range, size, name, line-table entries, number of code bytes) or
@@ -122,9 +125,9 @@ and a backslash as \\, so that each item stays on one line.
 For an ELF object (GDB JIT interface) dump lists its class, byte
 order, type and machine, its size and source file (its first STT_FILE
 symbol, which the core names the object after), the debug data the
-core reads (.debug_line; .eh_frame, else .debug_frame; inlined
-subroutines: a DW_TAG_inlined_subroutine abbreviation with
-.debug_info), one "section" line per executable section (index,
+core reads and can use (.debug_line; .eh_frame, else .debug_frame;
+inlined subroutines: a DW_TAG_inlined_subroutine abbreviation in
+.debug_abbrev, read with the line table), one "section" line per executable section (index,
 name, [load address, end), size, file offset) and one line per
 function as the core registers it (.symtab STT_FUNC symbols with a
 size in an executable section):
