@@ -3,7 +3,8 @@
 // The objects are real: small C files compiled by clang-14 -c (skipped
 // without it), and the module the test JIT `gdbjit` loads
 // (gdbjit_module_a.o, built by `make check`), with their code sections'
-// sh_addr set to a load address as LLVM and tests/gdbjit.cpp do.  Hostile
+// sh_addr set to a load address as LLVM and tests/gdbjit.cpp do, and the
+// objects `gdbjit save` writes as it hands them to the interface.  Hostile
 // variants are made by editing those objects' headers and tables.  The
 // built vg-jit is run on them and its output parsed; the reader is also
 // called in-process on thousands of damaged copies.
@@ -390,6 +391,60 @@ BOOST_AUTO_TEST_CASE(the_test_jits_module, *boost::unit_test::precondition(modul
     }
     BOOST_TEST(got.count("gj_fib") == 1u);
     BOOST_TEST(got.count("gj_run_a") == 1u);
+}
+
+std::string gdbjit() { return vgjit::test::testsBuilddir() + "/gdbjit"; }
+
+/// Precondition: the test JIT and both its modules were built.
+boost::test_tools::assertion_result gdbjit_available(boost::unit_test::test_unit_id) {
+    const std::string b = vgjit::test::testsBuilddir() + "/gdbjit_module_b.o";
+    boost::test_tools::assertion_result r(access(gdbjit().c_str(), X_OK) == 0 &&
+                                          access(module_a().c_str(), R_OK) == 0 &&
+                                          access(b.c_str(), R_OK) == 0);
+    if (!r) r.message() << "gdbjit or its modules were not built";
+    return r;
+}
+
+// The objects exactly as the test JIT hands them to the interface (it
+// writes the symfile_size bytes at symfile_addr): vg-jit places the entry
+// points where the JIT loaded and called them.
+BOOST_AUTO_TEST_CASE(the_objects_a_jit_registers, *boost::unit_test::precondition(gdbjit_available)) {
+    vgjit::test::TempDir d("vgjit-objdump");
+    const vgjit::test::Result j = vgjit::test::run(
+        {gdbjit(), "save", module_a(), vgjit::test::testsBuilddir() + "/gdbjit_module_b.o", d.path()});
+    BOOST_REQUIRE_MESSAGE(j.status == 0, j);
+    BOOST_TEST(contains(j.out, "gj_run_a(20) = 6765\n"), j.out);
+    std::map<std::string, std::uint64_t> at;
+    static const std::regex re("^(gj_run_[ab]) at 0x([0-9a-f]+)$");
+    std::istringstream lines(j.out);
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        if (std::regex_match(line, m, re)) at[m[1]] = std::stoull(m[2], nullptr, 16);
+    }
+    BOOST_REQUIRE(at.size() == 2u);
+    for (const char* module : {"a", "b"}) {
+        BOOST_TEST_CONTEXT(module) {
+            const std::string f = d.file(std::string("module_") + module + ".o");
+            const Result r = run({"dump", "--json", f});
+            BOOST_TEST(r.status == 0, r.out << r.err);
+            pt::ptree doc;
+            std::istringstream in(r.out);
+            BOOST_REQUIRE_NO_THROW(pt::read_json(in, doc));
+            BOOST_TEST(doc.get<std::string>("object.source_file") ==
+                       std::string("module_") + module + ".c");
+            const std::string entry = std::string("gj_run_") + module;
+            bool found = false;
+            for (const auto& [k, fn] : doc.get_child("functions")) {
+                (void)k;
+                BOOST_TEST(fn.get<std::string>("lines") == "true");
+                if (fn.get<std::string>("name") != entry) continue;
+                found = true;
+                BOOST_TEST(std::stoull(fn.get<std::string>("start"), nullptr, 16) == at[entry]);
+            }
+            BOOST_TEST(found);
+            BOOST_TEST(run({"check", f}).status == 0);
+        }
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
