@@ -584,6 +584,16 @@ BOOST_AUTO_TEST_CASE(overlapping_functions_are_a_warning,
     BOOST_TEST(contains(r.out, "the core registers both, the later replacing the earlier"), r.out);
     BOOST_TEST(contains(r.out, ": ELF object, 2 functions, 0 errors, 1 warning\n"), r.out);
     BOOST_TEST(run({"check", "--strict", f}).status == 1);
+    // Two names for the same code (an alias).
+    twice.st_value = get.st_value;
+    twice.st_size = get.st_size;
+    o.put(at, twice);
+    const Result alias = run({"check", c.save(o, "alias.o")});
+    BOOST_TEST(alias.status == 0);
+    BOOST_TEST(contains(alias.out, "warning: function 'twice' [0x"), alias.out);
+    BOOST_TEST(contains(alias.out, ") has the same range as 'get' (an alias): the core registers "
+                                   "both, the later replacing the earlier, so only 'twice' is named"),
+               alias.out);
     // Functions that merely touch do not overlap.
     twice.st_value = get.st_value + get.st_size;
     o.put(at, twice);
@@ -623,6 +633,21 @@ BOOST_AUTO_TEST_CASE(debug_relocations_the_core_does_not_apply,
             BOOST_TEST(l.cfi);
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_file_symbol_without_a_name, *boost::unit_test::precondition(clang_available)) {
+    Compiled c({"-g", "-O2"});
+    c.obj.load_at(".text", kLoad);
+    Object o = c.obj;
+    const Elf64_Shdr st = o.sh(o.section(".symtab"));
+    std::uint64_t at = 0;
+    for (std::uint64_t off = st.sh_offset; off < st.sh_offset + st.sh_size; off += sizeof(Elf64_Sym))
+        if (ELF64_ST_TYPE(o.get<Elf64_Sym>(off).st_info) == STT_FILE) at = off;
+    BOOST_REQUIRE(at != 0u);
+    Elf64_Sym sym = o.get<Elf64_Sym>(at);
+    sym.st_name = 0;
+    o.put(at, sym);
+    expect_error(c.save(o, "noname.o"), at, "has no name (name offset 0): the core refuses the object");
 }
 
 BOOST_AUTO_TEST_CASE(header_fields_the_core_refuses,

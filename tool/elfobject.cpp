@@ -28,7 +28,7 @@ bool in_range(std::uint64_t off, std::uint64_t len, std::uint64_t n) {
     return off <= n && len <= n - off;
 }
 
-/// The 32- and 64-bit structures of <elf.h>, and the symbol type accessor.
+/// The 32-bit structures of <elf.h> and their accessors.
 struct Elf32Types {
     using Ehdr = Elf32_Ehdr;
     using Shdr = Elf32_Shdr;
@@ -40,6 +40,7 @@ struct Elf32Types {
     static std::uint64_t rel_sym(std::uint64_t info) { return ELF32_R_SYM(info); }
 };
 
+/// The 64-bit structures of <elf.h> and their accessors.
 struct Elf64Types {
     using Ehdr = Elf64_Ehdr;
     using Shdr = Elf64_Shdr;
@@ -314,7 +315,11 @@ private:
             if (type != STT_FUNC && type != STT_FILE) continue;
             const std::string what = std::string(type == STT_FUNC ? "function" : "file") +
                                      " symbol " + std::to_string(k);
-            if (sym.st_name == 0 || sym.st_name >= strsize) {
+            if (sym.st_name == 0) {
+                error(sat, what + " has no name (name offset 0): the core refuses the object");
+                continue;
+            }
+            if (sym.st_name >= strsize) {
                 error(sat, what + ": name offset " + std::to_string(sym.st_name) +
                                " lies outside the string table (" + std::to_string(strsize) +
                                " bytes): the core refuses the object");
@@ -582,12 +587,18 @@ private:
                 const ElfFunction& g = fns[reach];
                 const ElfFunction& later = i > reach ? f : g;
                 const ElfFunction& earlier = i > reach ? g : f;
-                warning(fn_offsets_[std::max(i, reach)],
-                        "function '" + later.name + "' [" + hex(later.start) + ", " +
-                            hex(later.start + later.size) + ") overlaps function '" +
-                            earlier.name + "' [" + hex(earlier.start) + ", " +
-                            hex(earlier.start + earlier.size) +
-                            "): the core registers both, the later replacing the earlier");
+                const std::string range = "function '" + later.name + "' [" + hex(later.start) +
+                                          ", " + hex(later.start + later.size) + ")";
+                if (f.start == g.start && f.size == g.size)
+                    warning(fn_offsets_[std::max(i, reach)],
+                            range + " has the same range as '" + earlier.name +
+                                "' (an alias): the core registers both, the later replacing "
+                                "the earlier, so only '" + later.name + "' is named");
+                else
+                    warning(fn_offsets_[std::max(i, reach)],
+                            range + " overlaps function '" + earlier.name + "' [" +
+                                hex(earlier.start) + ", " + hex(earlier.start + earlier.size) +
+                                "): the core registers both, the later replacing the earlier");
             }
             if (!have || f.start + f.size > fns[reach].start + fns[reach].size) reach = i;
             have = true;
