@@ -742,4 +742,22 @@ BOOST_AUTO_TEST_CASE(damaged_objects_never_crash_the_reader,
     }
 }
 
+// The core takes code from any section flagged executable, whatever its
+// type: such a section is listed with its functions.
+BOOST_AUTO_TEST_CASE(an_executable_section_of_type_null,
+                     *boost::unit_test::precondition(clang_available)) {
+    Compiled c({"-g", "-O2"});
+    c.obj.load_at(".text", kLoad);
+    const unsigned text = c.obj.section(".text");
+    Elf64_Shdr s = c.obj.sh(text);
+    s.sh_type = SHT_NULL;
+    c.obj.set_sh(text, s);
+    const vgjit::ElfObjectInfo i = vgjit::read_elf_object(
+        reinterpret_cast<const unsigned char*>(c.obj.bytes.data()), c.obj.bytes.size());
+    BOOST_TEST(i.functions.size() == 2u);
+    bool listed = false;
+    for (const vgjit::ElfSection& e : i.code_sections) listed = listed || e.index == text;
+    BOOST_TEST(listed);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

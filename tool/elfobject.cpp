@@ -232,8 +232,10 @@ private:
     void read_sections() {
         for (std::size_t i = 0; i < sh_.size(); ++i) {
             const typename T::Shdr& s = sh_[i];
-            if (i == 0 || s.sh_type == SHT_NULL) continue;
-            const bool nobits = s.sh_type == SHT_NOBITS;
+            if (i == 0) continue;
+            // The core takes code from any section flagged executable, even
+            // of type SHT_NULL; those have no content to check.
+            const bool nobits = s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL;
             if (!nobits && !in_range(s.sh_offset, s.sh_size, n_))
                 error(sh_at(i) + offsetof(typename T::Shdr, sh_offset),
                       section_label(i) + " (offset " + hex(s.sh_offset) + ", " +
