@@ -63,12 +63,19 @@ struct ElfObjectInfo {
     std::string source_file;     ///< first STT_FILE symbol's name, or ""
     std::vector<ElfSection> code_sections;  ///< SHF_ALLOC | SHF_EXECINSTR
     std::vector<ElfFunction> functions;     ///< in symbol table order
-    std::string line_section;    ///< ".debug_line" if present with content, else ""
+    /// ".debug_line" if the core can read the object's line table (with
+    /// .debug_info and .debug_abbrev, uncompressed, inside the file, its
+    /// relocations ones the core applies), else "".
+    std::string line_section;
     std::uint64_t line_size = 0;
-    std::string cfi_section;     ///< ".eh_frame" (preferred, as the core) or ".debug_frame", or ""
+    /// ".eh_frame" (preferred, as by the core) or ".debug_frame" if the core
+    /// can read it (same conditions), else "".
+    std::string cfi_section;
     std::uint64_t cfi_size = 0;
     bool has_debug_info = false; ///< .debug_info present with content
-    bool has_inlined = false;    ///< .debug_abbrev declares DW_TAG_inlined_subroutine
+    /// .debug_abbrev declares DW_TAG_inlined_subroutine and the line table
+    /// (with which the core reads inlined calls) is readable.
+    bool has_inlined = false;
     std::vector<Problem> problems;
     /// Number of problems of severity Error.
     std::size_t errors() const;
