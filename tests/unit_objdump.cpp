@@ -635,6 +635,37 @@ BOOST_AUTO_TEST_CASE(debug_relocations_the_core_does_not_apply,
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_32_bit_debug_relocation_that_overflows,
+                     *boost::unit_test::precondition(clang_available)) {
+    Compiled c({"-g", "-O2"});
+    // The line table's address relocation against .text, made 32-bit: it
+    // fits code loaded low, not code loaded above 4 GiB.
+    const unsigned rela = c.obj.section(".rela.debug_line");
+    const Elf64_Shdr rs = c.obj.sh(rela);
+    std::uint64_t at = 0;
+    for (std::uint64_t off = rs.sh_offset; off < rs.sh_offset + rs.sh_size; off += sizeof(Elf64_Rela))
+        if (ELF64_R_TYPE(c.obj.get<Elf64_Rela>(off).r_info) == R_X86_64_64) at = off;
+    BOOST_REQUIRE(at != 0u);
+    Elf64_Rela r = c.obj.get<Elf64_Rela>(at);
+    r.r_info = ELF64_R_INFO(ELF64_R_SYM(r.r_info), R_X86_64_32);
+    c.obj.put(at, r);
+    Object low = c.obj;
+    low.load_at(".text", 0x500000);
+    const Result fits = run({"check", c.save(low, "low.o")});
+    BOOST_TEST(fits.out == c.dir.file("low.o") + ": ELF object, 2 functions, 0 errors, 0 warnings\n");
+    Object high = c.obj;
+    high.load_at(".text", kLoad);
+    const std::string f = c.save(high, "high.o");
+    const Result over = run({"check", f});
+    BOOST_TEST(over.status == 0);
+    const std::uint64_t k = (at - rs.sh_offset) / sizeof(Elf64_Rela);
+    BOOST_TEST(contains(over.out, f + ":" + std::to_string(at) + ": warning: section " +
+                                      std::to_string(rela) + " '.rela.debug_line': relocation " +
+                                      std::to_string(k) + " (a 32-bit one) overflows: its value is 0x7f1234"),
+               over.out);
+    BOOST_TEST(contains(over.out, "the core refuses the object's line table"), over.out);
+}
+
 BOOST_AUTO_TEST_CASE(a_file_symbol_without_a_name, *boost::unit_test::precondition(clang_available)) {
     Compiled c({"-g", "-O2"});
     c.obj.load_at(".text", kLoad);

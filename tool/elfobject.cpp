@@ -401,6 +401,8 @@ private:
     }
 
     void read_debug() {
+        code_lo_ = ~std::uint64_t(0);
+        for (const ElfFunction& f : info_.functions) code_lo_ = std::min(code_lo_, f.start);
         // The sections the core copies and relocates (jitgdbdwarf.c).
         static const char* const kLineGroup[] = {".debug_info", ".debug_abbrev", ".debug_line",
                                                  ".debug_str", ".debug_line_str"};
@@ -569,9 +571,29 @@ private:
             if (sym.st_shndx == SHN_UNDEF ||
                 (sym.st_shndx >= sh_.size() && sym.st_shndx != SHN_ABS))
                 return "relocation " + std::to_string(k) + " names an undefined symbol";
+            // The value the core writes, at the addresses it gives the
+            // sections: 32-bit ones must fit.
+            const std::uint64_t sv =
+                sym.st_shndx == SHN_ABS ? sym.st_value : dwarf_addr(sym.st_shndx) + sym.st_value;
+            std::uint64_t v = sv + static_cast<std::uint64_t>(rel.r_addend);
+            if (type == R_X86_64_PC32 || type == R_X86_64_PC64) v -= dwarf_addr(t) + rel.r_offset;
+            const auto sv64 = static_cast<std::int64_t>(v);
+            if ((type == R_X86_64_32 && v != static_cast<std::uint32_t>(v)) ||
+                ((type == R_X86_64_32S || type == R_X86_64_PC32) &&
+                 sv64 != static_cast<std::int32_t>(sv64)))
+                return "relocation " + std::to_string(k) + " (a 32-bit one) overflows: its value is " +
+                       hex(v);
         }
         problem_at_ = sh_at(r);
         return "";
+    }
+
+    /// The address the core gives section `i` when it relocates DWARF:
+    /// its sh_addr, except for an .eh_frame the JIT did not load (sh_addr
+    /// 0), which is taken to sit at the object's lowest function.
+    std::uint64_t dwarf_addr(std::uint64_t i) const {
+        if (sh_[i].sh_addr == 0 && long(i) == find_named(".eh_frame")) return code_lo_;
+        return sh_[i].sh_addr;
     }
 
     void check_overlaps() {
@@ -617,6 +639,7 @@ private:
     std::vector<bool> contents_ok_;       ///< content inside the file (and not NOBITS)
     std::vector<std::uint64_t> fn_offsets_;  ///< file offset of each function's symbol
     std::uint64_t problem_at_ = 0;           ///< where unusable() found its reason
+    std::uint64_t code_lo_ = 0;              ///< lowest function start (read_debug)
 };
 
 /// The ELF identification's byte order of this machine.

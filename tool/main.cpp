@@ -104,11 +104,11 @@ registers both, the later replacing the earlier), names longer than
 4095 bytes (that function is refused), a line table or CFI the core
 refuses (a compressed DWARF section, REL relocations, relocations of
 another machine than x86-64, of types other than R_X86_64_64, _32,
-_32S (and _PC32, _PC64 in .eh_frame), outside their section or against
-undefined symbols; a .debug_line without .debug_info and
-.debug_abbrev), string tables that do not end with a NUL byte, a
-malformed .debug_abbrev, an unusable section name table (sections are
-listed without names).)"},
+_32S (and _PC32, _PC64 in .eh_frame), 32-bit ones that overflow at the
+sections' load addresses, outside their section or against undefined
+symbols; a .debug_line without .debug_info and .debug_abbrev), string
+tables that do not end with a NUL byte, a malformed .debug_abbrev, an
+unusable section name table (sections are listed without names).)"},
     {"dump", "[--json] [--format=FMT] FILE", "dump FILE",
      R"(List every record of a jitdump (offset, kind, timestamp, address
 range, size, name, line-table entries, number of code bytes) or
