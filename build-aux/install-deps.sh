@@ -18,6 +18,7 @@ ca-certificates
 debian-archive-keyring
 libc6-dbg
 libboost-test-dev
+libboost-dev
 libxbyak-dev
 quilt
 llvm-14

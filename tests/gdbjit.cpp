@@ -19,6 +19,11 @@
 //   hostile      hand in malformed entries, objects, line tables and lists
 //                (each is printed as "hostile: WHAT" on stdout first),
 //                then run A
+//   save DIR     (a fifth argument) load and register modules A and B, write
+//                each object as handed in (symfile_size bytes at
+//                symfile_addr) to DIR/module_a.o and DIR/module_b.o, print
+//                "gj_run_a at 0x..." and "gj_run_b at 0x...", call both,
+//                unregister them
 // Results go to stdout: "gj_run_a(20) = 6765", "gj_run_b(10) = 3628800".
 
 #include <elf.h>
@@ -235,6 +240,35 @@ void memerr(const std::string& b) {
     unregisterEntry(&entry);
 }
 
+/// Writes the `size` bytes at `addr` to `path`.
+void saveImage(const char* addr, std::uint64_t size, const std::string& path) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(addr, static_cast<std::streamsize>(size));
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+void save(const std::string& a, const std::string& b, const std::string& dir) {
+    static jit_code_entry ea, eb;
+    char* codeA = codeMemory();
+    char* codeB = codeMemory();
+    Module ma = load(a, codeA, "gj_run_a");
+    Module mb = load(b, codeB, "gj_run_b");
+    registerEntry(&ea, ma.image);
+    registerEntry(&eb, mb.image);
+    makeExecutable(codeA);
+    makeExecutable(codeB);
+    saveImage(ea.symfile_addr, ea.symfile_size, dir + "/module_a.o");
+    saveImage(eb.symfile_addr, eb.symfile_size, dir + "/module_b.o");
+    std::printf("gj_run_a at %p\n", ma.entry);
+    std::printf("gj_run_b at %p\n", mb.entry);
+    std::printf("gj_run_a(20) = %d\n", call(ma.entry, 20));
+    std::printf("gj_run_b(10) = %d\n", call(mb.entry, 10));
+    unregisterEntry(&eb);
+    unregisterEntry(&ea);
+    munmap(codeA, kCodeBytes);
+    munmap(codeB, kCodeBytes);
+}
+
 void heap(const std::string& b) {
     static jit_code_entry entry;
     char* code = codeMemory();
@@ -381,13 +415,16 @@ void hostile(const std::string& a) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: gdbjit run|reuse|preexisting|memerr|heap|hostile MODULE_A.o MODULE_B.o\n");
+    const bool saving = argc == 5 && std::strcmp(argv[1], "save") == 0;
+    if (argc != 4 && !saving) {
+        std::fprintf(stderr, "usage: gdbjit run|reuse|preexisting|memerr|heap|hostile MODULE_A.o MODULE_B.o\n"
+                             "       gdbjit save MODULE_A.o MODULE_B.o DIR\n");
         return 2;
     }
     const std::string mode = argv[1], a = argv[2], b = argv[3];
     try {
-        if (mode == "run") runA(a);
+        if (saving) save(a, b, argv[4]);
+        else if (mode == "run") runA(a);
         else if (mode == "reuse") reuse(a, b);
         else if (mode == "preexisting") preexisting(a, b);
         else if (mode == "hostile") hostile(a);

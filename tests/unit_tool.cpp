@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(help_is_a_manual_page) {
 BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
     for (const auto& args : std::vector<std::vector<std::string>>{
              {}, {"frobnicate"}, {"--bogus"}, {"check"}, {"check", "--bogus", "x"},
-             {"check", "--format=elf", "x"}, {"dump"}, {"dump", "a", "b"},
+             {"check", "--format=coff", "x"}, {"dump"}, {"dump", "a", "b"},
              {"help", "frobnicate"}}) {
         const Result r = run(args);
         BOOST_TEST(r.status == 2, "args size " << args.size());

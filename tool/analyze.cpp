@@ -549,6 +549,8 @@ long long pid_from_file_name(const std::string& path) {
 }
 
 Format detect_format(const std::string& path, const std::vector<unsigned char>& head) {
+    if (head.size() >= 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F')
+        return Format::Elf;
     if (head.size() >= 4) {
         const bool le = head[0] == 0x44 && head[1] == 0x54 && head[2] == 0x69 && head[3] == 0x4A;
         const bool be = head[0] == 0x4A && head[1] == 0x69 && head[2] == 0x54 && head[3] == 0x44;
@@ -591,6 +593,11 @@ bool analyze_file(const std::string& path, const AnalyzeOptions& opts, Sink& sin
             return false;
         }
         fmt = detect_format(path, std::vector<unsigned char>(p, p + got));
+    }
+    if (fmt == Format::Elf) {
+        sink.problem(whole_file(Severity::Error,
+                                "an ELF object, not a jitdump file or perf map"));
+        return true;
     }
     sink.format(fmt);
     if (fmt == Format::Jitdump)

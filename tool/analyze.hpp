@@ -18,8 +18,10 @@ extern "C" {
 
 namespace vgjit {
 
-/// File formats the tool understands.
-enum class Format { Auto, Jitdump, Perfmap };
+/// File formats the tool understands.  Elf is an in-memory object of the
+/// GDB JIT interface saved to a file (elfobject.hpp); analyze_file does not
+/// read it.
+enum class Format { Auto, Jitdump, Perfmap, Elf };
 
 /// How bad a problem is.  Errors make `check` fail; warnings are reported
 /// but only fail with --strict.
@@ -71,13 +73,16 @@ struct AnalyzeOptions {
     Format format = Format::Auto;
 };
 
-/// Picks the format of `path`: jitdump if its first four bytes are the
-/// jitdump magic in either byte order or its name ends in ".dump";
-/// otherwise perf map.  `head` are the file's first bytes.
+/// Picks the format of `path`: ELF if its first four bytes are the ELF
+/// magic, jitdump if they are the jitdump magic in either byte order or its
+/// name ends in ".dump"; otherwise perf map.  `head` are the file's first
+/// bytes.
 Format detect_format(const std::string& path, const std::vector<unsigned char>& head);
 
 /// Analyzes one file, reporting to `sink`.  Returns false only if the file
-/// could not be opened or read (a Problem says why).
+/// could not be opened or read (a Problem says why).  An ELF object (given
+/// or detected) is reported as an error: it is neither a jitdump file nor a
+/// perf map (`dump` and `check` read it with elfobject.hpp instead).
 bool analyze_file(const std::string& path, const AnalyzeOptions& opts, Sink& sink);
 
 /// The process id encoded in a file name of the form jit-<pid>.dump or

@@ -81,6 +81,11 @@ private:
 int run_check(const std::vector<std::string>& files, const CheckOptions& opts, std::ostream& out) {
     bool bad = false;
     for (const std::string& f : files) {
+        if (opts.analyze.format == Format::Elf ||
+            (opts.analyze.format == Format::Auto && is_elf_file(f))) {
+            if (!check_elf(f, opts, out)) bad = true;
+            continue;
+        }
         CheckSink sink(f, out);
         analyze_file(f, opts.analyze, sink);
         if (sink.errors_ || (opts.strict && sink.warnings_)) bad = true;

@@ -278,6 +278,9 @@ private:
 }  // namespace
 
 int run_dump(const std::string& file, const DumpOptions& opts, std::ostream& out) {
+    if (opts.analyze.format == Format::Elf ||
+        (opts.analyze.format == Format::Auto && is_elf_file(file)))
+        return dump_elf(file, opts.json, out);
     if (opts.json) {
         JsonSink sink(file, out);
         analyze_file(file, opts.analyze, sink);

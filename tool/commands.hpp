@@ -14,6 +14,7 @@ namespace vgjit {
 /// Exit statuses shared by every subcommand.
 enum ExitStatus { kExitClean = 0, kExitProblems = 1, kExitUsage = 2 };
 
+/// Options of `vg-jit check`.
 struct CheckOptions {
     AnalyzeOptions analyze;
     bool strict = false;  ///< warnings count as problems
@@ -23,6 +24,7 @@ struct CheckOptions {
 /// `vg-jit check FILE...`: prints problems as FILE:WHERE: severity: text.
 int run_check(const std::vector<std::string>& files, const CheckOptions& opts, std::ostream& out);
 
+/// Options of `vg-jit dump`.
 struct DumpOptions {
     AnalyzeOptions analyze;
     bool json = false;
@@ -43,6 +45,21 @@ struct AnnotateOptions {
 /// Callgrind profile (unpatched Valgrind) that lie in ranges named by the
 /// maps (see the manual text in main.cpp).  Diagnostics go to stderr.
 int run_annotate(const AnnotateOptions& opts);
+
+/// Whether `path` starts with the ELF magic (an object of the GDB JIT
+/// interface); false if it cannot be read.
+bool is_elf_file(const std::string& path);
+
+/// `vg-jit dump [--json] OBJECT`: the object's kind and machine, its
+/// executable sections, its functions as the core registers them and what
+/// debug data covers them, then its problems.  Returns kExitProblems if it
+/// has errors, else kExitClean.
+int dump_elf(const std::string& file, bool json, std::ostream& out);
+
+/// `vg-jit check OBJECT`: prints the object's problems in the check format
+/// and (unless quiet) a summary line; true if it is clean (no errors, and
+/// with strict no warnings).
+bool check_elf(const std::string& file, const CheckOptions& opts, std::ostream& out);
 
 /// Formats a problem the way `check` prints it (without newline).
 std::string format_problem(const std::string& file, const Problem& p);

@@ -23,7 +23,8 @@ const char* const kVersion = "vg-jit 0.1.0";
 // paragraph, and a line indented by blanks is shown verbatim (with its
 // indentation kept relative to the block).
 
-const char* const kName = "inspect the files JIT runtimes write for profilers";
+const char* const kName =
+    "inspect the files JIT runtimes write for profilers and the objects they register for debuggers";
 
 const char* const kDescription = R"(JIT compilers (V8/Node.js, the JVM through a JVMTI agent, .NET,
 wasmtime, QEMU, Python 3.12+, ...) describe the machine code they emit in
@@ -36,8 +37,17 @@ jitdump   jit-<pid>.dump, the binary format of Linux perf
 perf map  /tmp/perf-<pid>.map, text, one "START SIZE name" line per
           function with START and SIZE in hexadecimal.
 
-The format is detected from the file's first bytes (the jitdump magic
-"JiTD") or its name (*.dump); anything else is read as a perf map.
+JITs built on LLVM (MCJIT, ORC) describe their code to debuggers instead
+through the GDB JIT compilation interface (GDB manual, "JIT Compilation
+Interface"): each module as an in-memory ELF object (symfile_addr,
+symfile_size), relocatable (ET_REL), whose section headers hold the
+load addresses of its code (sh_addr).  Saved to a file, such an object
+is read by check and dump with the rules Valgrind's core applies before
+it trusts one.
+
+The format is detected from the file's first bytes (the ELF magic
+"\x7fELF", the jitdump magic "JiTD") or its name (*.dump); anything
+else is read as a perf map.
 vg-jit uses the very parsers that are compiled into Valgrind's core.
 Files are taken to be complete: a truncated final record, or a last line
 without its newline, is an error here (Valgrind itself waits for the
@@ -70,7 +80,35 @@ entry wins), CODE_LOAD records without code, CODE_DEBUG_INFO not
 followed by the matching CODE_LOAD, CODE_MOVE of unknown code,
 records after CODE_CLOSE, line number 0, names and file names that
 are not valid UTF-8 or contain control characters (dump escapes
-them).)"},
+them).
+
+An ELF object (GDB JIT interface) is checked as Valgrind's core checks
+it before registering its functions; each problem is reported at the
+byte offset of the header, section header or symbol at fault, and the
+summary line reads "FILE: ELF object, N functions, E errors, W
+warnings". Errors (the object is malformed, and the core refuses it
+or, for a debug section, its line tables or CFI): a file shorter than
+the ELF header, another byte order or class than this machine's
+programs, an object that is not relocatable, executable or shared, no
+section header table or one past the end of the file, more than 65280
+sections, an unexpected section header size, a misaligned section
+header table or symbol table, any section whose offset and size lie
+past the end of the file, no symbol table, a symbol table that is not
+a whole number of symbols or links to no string table, a function or
+file symbol whose name lies outside its string table or is not
+NUL-terminated there, a code section of a relocatable object holding
+functions but no load address (sh_addr 0), a function outside its
+section, a function whose range wraps around. Warnings (the core
+registers the object, with a loss): functions that overlap (the core
+registers both, the later replacing the earlier), names longer than
+4095 bytes (that function is refused), a line table or CFI the core
+refuses (a compressed DWARF section, REL relocations, relocations of
+another machine than x86-64, of types other than R_X86_64_64, _32,
+_32S (and _PC32, _PC64 in .eh_frame), 32-bit ones that overflow at the
+sections' load addresses, outside their section or against undefined
+symbols; a .debug_line without .debug_info and .debug_abbrev), string
+tables that do not end with a NUL byte, a malformed .debug_abbrev, an
+unusable section name table (sections are listed without names).)"},
     {"dump", "[--json] [--format=FMT] FILE", "dump FILE",
      R"(List every record of a jitdump (offset, kind, timestamp, address
 range, size, name, line-table entries, number of code bytes) or
@@ -82,7 +120,26 @@ numbers, names are JSON strings (bytes that are not UTF-8 appear as
 \u0080..\u00ff).
 In the text listing, every byte of a name or file name that is not
 part of valid UTF-8, and every control character, is written as \xHH,
-and a backslash as \\, so that each item stays on one line.)"},
+and a backslash as \\, so that each item stays on one line.
+
+For an ELF object (GDB JIT interface) dump lists its class, byte
+order, type and machine, its size and source file (its first STT_FILE
+symbol, which the core names the object after), the debug data the
+core reads and can use (.debug_line; .eh_frame, else .debug_frame;
+inlined subroutines: a DW_TAG_inlined_subroutine abbreviation in
+.debug_abbrev, read with the line table), one "section" line per executable section (index,
+name, [load address, end), size, file offset) and one line per
+function as the core registers it (.symtab STT_FUNC symbols with a
+size in an executable section):
+    function [START, END) size N 'NAME' section S lines yes cfi yes inlined no
+START is the section's sh_addr plus st_value in a relocatable object,
+st_value in others.  "lines", "cfi" and "inlined" say whether the
+line table, the CFI and the inlined subroutines of .debug_info cover
+the function's section (in a relocatable object, whether their
+relocations refer to it; otherwise whether they are present); the
+DWARF itself is not decoded.  Problems follow, in the check format.
+With --json: {"file", "format": "elf", "size", "object", "debug",
+"sections", "functions", "problems"}.)"},
     {"annotate", "--map FILE [--map FILE]... [-o OUT] [--verbose] PROFILE",
      "annotate --map FILE... PROFILE -o OUT",
      R"(Name the jitted code in a Callgrind profile taken with an unpatched
@@ -134,7 +191,7 @@ struct TaggedDoc {
 };
 
 const TaggedDoc kOptionDocs[] = {
-    {"--format=auto|jitdump|perfmap",
+    {"--format=auto|jitdump|perfmap|elf",
      R"(Do not guess the format (check, dump).)"},
     {"--strict",
      R"(check: warnings count as problems for the exit status.)"},
@@ -160,7 +217,8 @@ installed vg-jit.1 is made with it).)"},
 
 const TaggedDoc kExitDocs[] = {
     {"0",
-     R"(every FILE is clean (check), or was listed without errors (dump),
+     R"(every FILE is clean (check: no errors, and with --strict no
+warnings), or was listed without errors (dump),
 or the profile was rewritten and every map read cleanly (annotate).)"},
     {"1",
      R"(a problem was found: an error (or, with --strict, a warning) in a
@@ -173,6 +231,7 @@ or named no code.)"},
 
 const char* const kExamples = R"(    node --perf-prof app.js && vg-jit check jit-*.dump
     vg-jit dump --json /tmp/perf-1234.map | jq '.entries | length'
+    vg-jit check jit-object.o && vg-jit dump jit-object.o
     valgrind --tool=callgrind --dump-instr=yes node --perf-basic-prof app.js
     vg-jit annotate --map /tmp/perf-1234.map callgrind.out.1234 -o named.out
     callgrind_annotate named.out)";
@@ -348,6 +407,7 @@ bool parse_format(const std::string& v, Format& fmt) {
     if (v == "auto") fmt = Format::Auto;
     else if (v == "jitdump") fmt = Format::Jitdump;
     else if (v == "perfmap" || v == "perf-map") fmt = Format::Perfmap;
+    else if (v == "elf") fmt = Format::Elf;
     else return false;
     return true;
 }

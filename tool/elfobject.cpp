@@ -1,0 +1,748 @@
+// elfobject.cpp: reading and checking in-memory JIT objects (elfobject.hpp).
+#include "elfobject.hpp"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace vgjit {
+
+namespace {
+
+/// The largest object the core copies from a client (jitgdb.c).
+const std::uint64_t kMaxObjectSize = 256ULL * 1024 * 1024;
+/// The largest section count the core accepts (SHN_LORESERVE).
+const std::uint64_t kMaxSections = 65280;
+/// The longest function name the core registers (VG_JIT_MAX_STRING).
+const std::size_t kMaxName = 4095;
+
+/// Whether [off, off + len) lies within n bytes, without overflow.
+bool in_range(std::uint64_t off, std::uint64_t len, std::uint64_t n) {
+    return off <= n && len <= n - off;
+}
+
+/// The 32-bit structures of <elf.h> and their accessors.
+struct Elf32Types {
+    using Ehdr = Elf32_Ehdr;
+    using Shdr = Elf32_Shdr;
+    using Sym = Elf32_Sym;
+    using Rel = Elf32_Rel;
+    using Rela = Elf32_Rela;
+    static const unsigned kBits = 32;
+    static unsigned sym_type(const Sym& s) { return ELF32_ST_TYPE(s.st_info); }
+    static std::uint64_t rel_sym(std::uint64_t info) { return ELF32_R_SYM(info); }
+};
+
+/// The 64-bit structures of <elf.h> and their accessors.
+struct Elf64Types {
+    using Ehdr = Elf64_Ehdr;
+    using Shdr = Elf64_Shdr;
+    using Sym = Elf64_Sym;
+    using Rel = Elf64_Rel;
+    using Rela = Elf64_Rela;
+    static const unsigned kBits = 64;
+    static unsigned sym_type(const Sym& s) { return ELF64_ST_TYPE(s.st_info); }
+    static std::uint64_t rel_sym(std::uint64_t info) { return ELF64_R_SYM(info); }
+};
+
+/// What kind of debug data a relocation section feeds (by target name).
+enum class DebugKind { None, Lines, Cfi, Info };
+
+DebugKind debug_kind(const std::string& name) {
+    if (name == ".debug_line") return DebugKind::Lines;
+    if (name == ".eh_frame" || name == ".debug_frame") return DebugKind::Cfi;
+    if (name == ".debug_info" || name == ".debug_addr" || name == ".debug_ranges" ||
+        name == ".debug_rnglists")
+        return DebugKind::Info;
+    return DebugKind::None;
+}
+
+/// Reads an unsigned LEB128 number at `p` (before `end`); false if it runs
+/// off the end or does not fit 64 bits.
+bool read_uleb(const unsigned char*& p, const unsigned char* end, std::uint64_t& v) {
+    v = 0;
+    for (unsigned shift = 0; p < end; shift += 7) {
+        const unsigned char b = *p++;
+        if (shift >= 64) return false;
+        v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+        if (!(b & 0x80)) return true;
+    }
+    return false;
+}
+
+/// Whether the abbreviation tables in [p, end) declare an entry with tag
+/// DW_TAG_inlined_subroutine (0x1d).  `ok` is false if they are malformed.
+bool abbrevs_declare_inlined(const unsigned char* p, const unsigned char* end, bool& ok) {
+    ok = true;
+    while (p < end) {
+        std::uint64_t code = 0, tag = 0;
+        if (!read_uleb(p, end, code)) { ok = false; return false; }
+        if (code == 0) continue;  // end of one unit's table
+        if (!read_uleb(p, end, tag) || p >= end) { ok = false; return false; }
+        if (tag == 0x1d) return true;
+        ++p;  // DW_CHILDREN_yes / _no
+        for (;;) {
+            std::uint64_t attr = 0, form = 0, dummy = 0;
+            if (!read_uleb(p, end, attr) || !read_uleb(p, end, form)) { ok = false; return false; }
+            if (attr == 0 && form == 0) break;
+            if (form == 0x21 && !read_uleb(p, end, dummy)) {  // DW_FORM_implicit_const: SLEB value
+                ok = false;
+                return false;
+            }
+        }
+    }
+    return false;
+}
+
+/// Reads and checks one object of ELF class T (see read_elf_object).
+template <class T>
+class Reader {
+public:
+    Reader(const unsigned char* data, std::size_t n, ElfObjectInfo& info)
+        : d_(data), n_(n), info_(info) {}
+
+    void run() {
+        if (n_ < sizeof(typename T::Ehdr)) {
+            error(0, "the file is " + std::to_string(n_) + " bytes, shorter than an ELF" +
+                         std::to_string(T::kBits) + " header (" +
+                         std::to_string(sizeof(typename T::Ehdr)) + " bytes): the core refuses it");
+            return;
+        }
+        std::memcpy(&eh_, d_, sizeof eh_);
+        info_.type = eh_.e_type;
+        info_.machine = eh_.e_machine;
+        info_.header_read = true;
+        if (eh_.e_type != ET_REL && eh_.e_type != ET_EXEC && eh_.e_type != ET_DYN)
+            error(offsetof(typename T::Ehdr, e_type),
+                  "object type " + elf_type_name(eh_.e_type) +
+                      " is not relocatable, executable or shared: the core refuses it");
+        is_rel_ = eh_.e_type == ET_REL;
+        if (!read_section_headers()) return;
+        read_section_names();
+        read_sections();
+        read_symbols();
+        read_debug();
+        check_overlaps();
+    }
+
+private:
+    void add(Severity s, std::uint64_t where, const std::string& msg) {
+        info_.problems.push_back(Problem{s, true, false, where, msg});
+    }
+    void error(std::uint64_t where, const std::string& msg) { add(Severity::Error, where, msg); }
+    void warning(std::uint64_t where, const std::string& msg) { add(Severity::Warning, where, msg); }
+
+    /// File offset of section header `i` (valid once the table is checked).
+    std::uint64_t sh_at(std::uint64_t i) const { return eh_.e_shoff + i * sizeof(typename T::Shdr); }
+
+    /// "section N 'NAME'" (or without the name if it is unknown).
+    std::string section_label(std::uint64_t i) const {
+        std::string s = "section " + std::to_string(i);
+        if (i < names_.size() && !names_[i].empty()) s += " '" + names_[i] + "'";
+        return s;
+    }
+
+    bool read_section_headers() {
+        if (eh_.e_shnum == 0) {
+            error(offsetof(typename T::Ehdr, e_shnum),
+                  "no section header table (e_shnum 0): the core refuses objects without one");
+            return false;
+        }
+        if (eh_.e_shnum > kMaxSections) {
+            error(offsetof(typename T::Ehdr, e_shnum),
+                  std::to_string(eh_.e_shnum) + " sections, more than the core accepts (" +
+                      std::to_string(kMaxSections) + ")");
+            return false;
+        }
+        if (eh_.e_shentsize != sizeof(typename T::Shdr)) {
+            error(offsetof(typename T::Ehdr, e_shentsize),
+                  "section header size " + std::to_string(eh_.e_shentsize) + " is not " +
+                      std::to_string(sizeof(typename T::Shdr)) + ": the core refuses it");
+            return false;
+        }
+        const std::uint64_t table = std::uint64_t(eh_.e_shnum) * sizeof(typename T::Shdr);
+        if (!in_range(eh_.e_shoff, table, n_)) {
+            error(offsetof(typename T::Ehdr, e_shoff),
+                  "the section header table (offset " + hex(eh_.e_shoff) + ", " +
+                      std::to_string(eh_.e_shnum) + " entries, " + std::to_string(table) +
+                      " bytes) lies past the end of the file (" + std::to_string(n_) +
+                      " bytes): the core refuses it");
+            return false;
+        }
+        if (eh_.e_shoff % (T::kBits / 8) != 0)
+            error(offsetof(typename T::Ehdr, e_shoff),
+                  "the section header table's offset " + hex(eh_.e_shoff) +
+                      " is not aligned to " + std::to_string(T::kBits / 8) +
+                      " bytes: the core refuses it");
+        sh_.resize(eh_.e_shnum);
+        for (std::size_t i = 0; i < sh_.size(); ++i)
+            std::memcpy(&sh_[i], d_ + sh_at(i), sizeof(typename T::Shdr));
+        names_.assign(sh_.size(), std::string());
+        contents_ok_.assign(sh_.size(), false);
+        return true;
+    }
+
+    void read_section_names() {
+        const unsigned idx = eh_.e_shstrndx;
+        if (idx == SHN_UNDEF) return;
+        if (idx >= sh_.size()) {
+            warning(offsetof(typename T::Ehdr, e_shstrndx),
+                    "the section name table index " + std::to_string(idx) +
+                        " is not a section: sections are listed without names");
+            return;
+        }
+        const typename T::Shdr& s = sh_[idx];
+        if (s.sh_type != SHT_STRTAB || !in_range(s.sh_offset, s.sh_size, n_)) {
+            warning(sh_at(idx), "the section name table (section " + std::to_string(idx) +
+                                    ") is not a string table inside the file: sections are "
+                                    "listed without names");
+            return;
+        }
+        const char* strs = reinterpret_cast<const char*>(d_ + s.sh_offset);
+        if (s.sh_size == 0 || strs[s.sh_size - 1] != '\0')
+            warning(sh_at(idx), "the section name table (section " + std::to_string(idx) +
+                                    ") does not end with a NUL byte");
+        for (std::size_t i = 0; i < sh_.size(); ++i) {
+            const std::uint64_t off = sh_[i].sh_name;
+            if (off >= s.sh_size) {
+                if (off != 0 || s.sh_size != 0)
+                    warning(sh_at(i) + offsetof(typename T::Shdr, sh_name),
+                            "section " + std::to_string(i) + ": name offset " +
+                                std::to_string(off) + " lies outside the section name table");
+                continue;
+            }
+            const void* nul = std::memchr(strs + off, '\0', s.sh_size - off);
+            if (!nul) {
+                warning(sh_at(i) + offsetof(typename T::Shdr, sh_name),
+                        "section " + std::to_string(i) + ": name is not NUL-terminated in the "
+                                                        "section name table");
+                continue;
+            }
+            names_[i] = std::string(strs + off);
+        }
+    }
+
+    void read_sections() {
+        for (std::size_t i = 0; i < sh_.size(); ++i) {
+            const typename T::Shdr& s = sh_[i];
+            if (i == 0) continue;
+            // The core takes code from any section flagged executable, even
+            // of type SHT_NULL; those have no content to check.
+            const bool nobits = s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL;
+            if (!nobits && !in_range(s.sh_offset, s.sh_size, n_))
+                error(sh_at(i) + offsetof(typename T::Shdr, sh_offset),
+                      section_label(i) + " (offset " + hex(s.sh_offset) + ", " +
+                          std::to_string(s.sh_size) + " bytes) lies past the end of the file (" +
+                          std::to_string(n_) + " bytes)");
+            else
+                contents_ok_[i] = !nobits;
+            if ((s.sh_flags & SHF_ALLOC) && (s.sh_flags & SHF_EXECINSTR)) {
+                ElfSection e;
+                e.index = static_cast<unsigned>(i);
+                e.name = names_[i];
+                e.type = s.sh_type;
+                e.flags = s.sh_flags;
+                e.addr = s.sh_addr;
+                e.offset = s.sh_offset;
+                e.size = s.sh_size;
+                info_.code_sections.push_back(e);
+            }
+        }
+    }
+
+    void read_symbols() {
+        bool found = false;
+        for (std::size_t i = 0; i < sh_.size(); ++i)
+            if (sh_[i].sh_type == SHT_SYMTAB) {
+                found = true;
+                read_symtab(i);
+            }
+        if (!found)
+            error(0, "no symbol table (.symtab): the core refuses objects without one");
+    }
+
+    void read_symtab(std::size_t ti) {
+        const typename T::Shdr& st = sh_[ti];
+        const std::uint64_t at = sh_at(ti);
+        const std::string label = "symbol table (" + section_label(ti) + ")";
+        if (st.sh_entsize != sizeof(typename T::Sym) || st.sh_size % sizeof(typename T::Sym) != 0) {
+            error(at + offsetof(typename T::Shdr, sh_entsize),
+                  "the " + label + " has entry size " + std::to_string(st.sh_entsize) +
+                      " and size " + std::to_string(st.sh_size) + ", not a whole number of " +
+                      std::to_string(sizeof(typename T::Sym)) +
+                      "-byte symbols: the core refuses the object");
+            return;
+        }
+        if (!contents_ok_[ti]) {
+            error(at, "the " + label + " lies outside the file: the core refuses the object");
+            return;
+        }
+        if (st.sh_offset % (T::kBits / 8) != 0)
+            error(at + offsetof(typename T::Shdr, sh_offset),
+                  "the " + label + " is not aligned to " + std::to_string(T::kBits / 8) +
+                      " bytes: the core refuses the object");
+        if (st.sh_link == 0 || st.sh_link >= sh_.size()) {
+            error(at + offsetof(typename T::Shdr, sh_link),
+                  "the " + label + " links to section " + std::to_string(st.sh_link) +
+                      ", not a string table: the core refuses the object");
+            return;
+        }
+        const typename T::Shdr& ss = sh_[st.sh_link];
+        if (ss.sh_type != SHT_STRTAB || !contents_ok_[st.sh_link]) {
+            error(sh_at(st.sh_link), "the string table of the " + label + " (" +
+                                         section_label(st.sh_link) +
+                                         ") is not a string table inside the file: the core "
+                                         "refuses the object");
+            return;
+        }
+        const char* strs = reinterpret_cast<const char*>(d_ + ss.sh_offset);
+        const std::uint64_t strsize = ss.sh_size;
+        if (strsize == 0 || strs[strsize - 1] != '\0')
+            warning(sh_at(st.sh_link), "the string table " + section_label(st.sh_link) +
+                                           " does not end with a NUL byte");
+        const std::uint64_t nsyms = st.sh_size / sizeof(typename T::Sym);
+        std::set<unsigned> no_address_reported;
+        for (std::uint64_t k = 1; k < nsyms; ++k) {
+            const std::uint64_t sat = st.sh_offset + k * sizeof(typename T::Sym);
+            typename T::Sym sym;
+            std::memcpy(&sym, d_ + sat, sizeof sym);
+            const unsigned type = T::sym_type(sym);
+            if (type != STT_FUNC && type != STT_FILE) continue;
+            const std::string what = std::string(type == STT_FUNC ? "function" : "file") +
+                                     " symbol " + std::to_string(k);
+            if (sym.st_name == 0) {
+                error(sat, what + " has no name (name offset 0): the core refuses the object");
+                continue;
+            }
+            if (sym.st_name >= strsize) {
+                error(sat, what + ": name offset " + std::to_string(sym.st_name) +
+                               " lies outside the string table (" + std::to_string(strsize) +
+                               " bytes): the core refuses the object");
+                continue;
+            }
+            if (!std::memchr(strs + sym.st_name, '\0', strsize - sym.st_name)) {
+                error(sat, what + ": name at offset " + std::to_string(sym.st_name) +
+                               " is not NUL-terminated within the string table: the core "
+                               "refuses the object");
+                continue;
+            }
+            const std::string name(strs + sym.st_name);
+            if (type == STT_FILE) {
+                if (info_.source_file.empty()) info_.source_file = name;
+                continue;
+            }
+            if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sh_.size()) continue;
+            if (sym.st_size == 0) continue;
+            const typename T::Shdr& sec = sh_[sym.st_shndx];
+            if (!(sec.sh_flags & SHF_EXECINSTR) || !(sec.sh_flags & SHF_ALLOC)) continue;
+            const std::string fn = "function '" + name + "' (symbol " + std::to_string(k) +
+                                   ", value " + hex(sym.st_value) + ", size " +
+                                   std::to_string(sym.st_size) + ")";
+            std::uint64_t start;
+            if (is_rel_) {
+                if (sec.sh_addr == 0) {
+                    if (no_address_reported.insert(sym.st_shndx).second)
+                        error(sh_at(sym.st_shndx) + offsetof(typename T::Shdr, sh_addr),
+                              section_label(sym.st_shndx) +
+                                  " holds functions but has no load address (sh_addr 0; a JIT "
+                                  "writes where it loaded the code there): the core refuses "
+                                  "the object");
+                    continue;
+                }
+                if (!in_range(sym.st_value, sym.st_size, sec.sh_size)) {
+                    error(sat, fn + " lies outside its " + section_label(sym.st_shndx) + " (" +
+                                   std::to_string(sec.sh_size) +
+                                   " bytes): the core refuses the object");
+                    continue;
+                }
+                start = sec.sh_addr + sym.st_value;
+            } else {
+                if (sym.st_value < sec.sh_addr ||
+                    !in_range(sym.st_value - sec.sh_addr, sym.st_size, sec.sh_size)) {
+                    error(sat, fn + " lies outside its " + section_label(sym.st_shndx) + " [" +
+                                   hex(sec.sh_addr) + ", " + hex(sec.sh_addr + sec.sh_size) +
+                                   "): the core refuses the object");
+                    continue;
+                }
+                start = sym.st_value;
+            }
+            if (start + sym.st_size < start) {
+                error(sat, fn + ": its range wraps around the address space: the core refuses "
+                                "the object");
+                continue;
+            }
+            if (name.size() > kMaxName)
+                warning(sat, fn.substr(0, 40) + "...: the name is " + std::to_string(name.size()) +
+                                 " bytes long; the core refuses functions whose name is longer "
+                                 "than " + std::to_string(kMaxName) + " bytes");
+            ElfFunction f;
+            f.name = name;
+            f.start = start;
+            f.size = sym.st_size;
+            f.section = sym.st_shndx;
+            f.symbol = k;
+            info_.functions.push_back(f);
+            fn_offsets_.push_back(sat);
+        }
+    }
+
+    /// The section called `name` with readable content, or -1.
+    long find_section(const char* name) const {
+        for (std::size_t i = 0; i < sh_.size(); ++i)
+            if (names_[i] == name && contents_ok_[i] && sh_[i].sh_size > 0) return long(i);
+        return -1;
+    }
+
+    void read_debug() {
+        code_lo_ = ~std::uint64_t(0);
+        for (const ElfFunction& f : info_.functions) code_lo_ = std::min(code_lo_, f.start);
+        // The sections the core copies and relocates (jitgdbdwarf.c).
+        static const char* const kLineGroup[] = {".debug_info", ".debug_abbrev", ".debug_line",
+                                                 ".debug_str", ".debug_line_str"};
+        const long line = find_section(".debug_line");
+        const long info = find_section(".debug_info");
+        const long abbrev = find_section(".debug_abbrev");
+        long cfi = find_section(".eh_frame");
+        if (cfi < 0) cfi = find_section(".debug_frame");
+        info_.has_debug_info = info >= 0;
+        if (info >= 0 && abbrev >= 0) {
+            bool ok = true;
+            const unsigned char* p = d_ + sh_[abbrev].sh_offset;
+            info_.has_inlined = abbrevs_declare_inlined(p, p + sh_[abbrev].sh_size, ok);
+            if (!ok)
+                warning(sh_at(abbrev), section_label(abbrev) +
+                                           " is malformed (an abbreviation runs past its end)");
+        }
+        // The core reads a line table only with .debug_info and .debug_abbrev.
+        std::string lines_why, cfi_why;
+        std::uint64_t lines_at = 0, cfi_at = 0;
+        if (line >= 0) {
+            for (const char* name : kLineGroup) {
+                const long i = find_named(name);
+                if (i < 0) continue;
+                const std::string why = unusable(i);
+                if (!why.empty() && lines_why.empty()) {
+                    lines_why = why;
+                    lines_at = problem_at_;
+                }
+            }
+            if (info < 0 || abbrev < 0)
+                warning(sh_at(line), section_label(line) +
+                                         " without .debug_info and .debug_abbrev: the core "
+                                         "reads no line table from it");
+            else if (!lines_why.empty())
+                warning(lines_at, lines_why + ": the core refuses the object's line table");
+            else {
+                info_.line_section = ".debug_line";
+                info_.line_size = sh_[line].sh_size;
+            }
+        }
+        if (cfi >= 0) {
+            cfi_why = unusable(cfi);
+            cfi_at = problem_at_;
+            if (!cfi_why.empty())
+                warning(cfi_at, cfi_why + ": the core refuses the object's CFI");
+            else {
+                info_.cfi_section = names_[cfi];
+                info_.cfi_size = sh_[cfi].sh_size;
+            }
+        }
+        if (info_.line_section.empty()) info_.has_inlined = false;  // read with the line table
+
+        // Which code sections the debug data covers, from the relocations a
+        // relocatable object carries against them.
+        std::map<DebugKind, std::set<unsigned>> covered;
+        std::set<DebugKind> relocated;
+        if (is_rel_) {
+            for (std::size_t i = 0; i < sh_.size(); ++i) {
+                const typename T::Shdr& r = sh_[i];
+                if (r.sh_type != SHT_RELA && r.sh_type != SHT_REL) continue;
+                if (r.sh_info >= sh_.size()) continue;
+                const DebugKind kind = debug_kind(names_[r.sh_info]);
+                if (kind == DebugKind::None) continue;
+                if (!contents_ok_[i] || r.sh_link == 0 || r.sh_link >= sh_.size() ||
+                    !contents_ok_[r.sh_link] || sh_[r.sh_link].sh_type != SHT_SYMTAB)
+                    continue;
+                relocated.insert(kind);
+                const std::uint64_t ent = r.sh_type == SHT_RELA ? sizeof(typename T::Rela)
+                                                               : sizeof(typename T::Rel);
+                const typename T::Shdr& symtab = sh_[r.sh_link];
+                const std::uint64_t nsyms = symtab.sh_size / sizeof(typename T::Sym);
+                for (std::uint64_t k = 0; k < r.sh_size / ent; ++k) {
+                    typename T::Rel rel;  // r_offset and r_info lead both layouts
+                    std::memcpy(&rel, d_ + r.sh_offset + k * ent, sizeof rel);
+                    const std::uint64_t si = T::rel_sym(rel.r_info);
+                    if (si == 0 || si >= nsyms) continue;
+                    typename T::Sym sym;
+                    std::memcpy(&sym, d_ + symtab.sh_offset + si * sizeof sym, sizeof sym);
+                    covered[kind].insert(sym.st_shndx);
+                }
+            }
+        }
+        auto covers = [&](DebugKind k, unsigned sec) {
+            return !relocated.count(k) || covered[k].count(sec) > 0;
+        };
+        for (ElfFunction& f : info_.functions) {
+            f.lines = !info_.line_section.empty() && covers(DebugKind::Lines, f.section);
+            f.cfi = !info_.cfi_section.empty() && covers(DebugKind::Cfi, f.section);
+            f.inlined = info_.has_inlined && covers(DebugKind::Info, f.section);
+        }
+    }
+
+    /// The first section called `name` that is not NOBITS, or -1.
+    long find_named(const char* name) const {
+        for (std::size_t i = 1; i < sh_.size(); ++i)
+            if (names_[i] == name && sh_[i].sh_type != SHT_NOBITS) return long(i);
+        return -1;
+    }
+
+    /// Why the core cannot use DWARF section `i` ("" if it can): compressed,
+    /// outside the file, or (in a relocatable object) relocations it does
+    /// not apply.  Sets problem_at_ to the offset the reason is about.
+    std::string unusable(long i) {
+        problem_at_ = sh_at(i);
+        if (sh_[i].sh_flags & SHF_COMPRESSED) {
+            problem_at_ += offsetof(typename T::Shdr, sh_flags);
+            return section_label(i) + " is compressed";
+        }
+        if (!contents_ok_[i]) return section_label(i) + " lies outside the file";
+        if (!is_rel_) return "";
+        for (std::size_t r = 1; r < sh_.size(); ++r) {
+            const typename T::Shdr& rs = sh_[r];
+            if ((rs.sh_type != SHT_RELA && rs.sh_type != SHT_REL) || rs.sh_info != std::uint64_t(i))
+                continue;
+            problem_at_ = sh_at(r);
+            const std::string why = relocations_problem(r, i);
+            if (!why.empty()) return section_label(r) + ": " + why;
+        }
+        return "";
+    }
+
+    /// What keeps the core from applying relocation section `r` to DWARF
+    /// section `t` ("" if nothing): the core applies RELA relocations of
+    /// x86-64 objects, of types R_X86_64_64, _32 and _32S (and _PC32,
+    /// _PC64 in .eh_frame), against defined symbols, inside the section.
+    std::string relocations_problem(std::size_t r, long t) {
+        const typename T::Shdr& rs = sh_[r];
+        if (rs.sh_type == SHT_REL) return "REL relocations (the core applies only RELA ones)";
+        if (eh_.e_machine != EM_X86_64 || T::kBits != 64)
+            return "relocations of a " + elf_machine_name(eh_.e_machine) +
+                   " object (the core applies DWARF relocations of x86-64 objects only)";
+        if (rs.sh_entsize != sizeof(Elf64_Rela) || rs.sh_size % sizeof(Elf64_Rela) != 0 ||
+            rs.sh_offset % 8 != 0 || !contents_ok_[r])
+            return "the relocation section is malformed or lies outside the file";
+        if (rs.sh_link == 0 || rs.sh_link >= sh_.size() || sh_[rs.sh_link].sh_type != SHT_SYMTAB ||
+            !contents_ok_[rs.sh_link] || sh_[rs.sh_link].sh_entsize != sizeof(Elf64_Sym) ||
+            sh_[rs.sh_link].sh_offset % 8 != 0)
+            return "the relocation section names no well-formed symbol table";
+        const typename T::Shdr& symtab = sh_[rs.sh_link];
+        const std::uint64_t nsyms = symtab.sh_size / sizeof(Elf64_Sym);
+        const bool eh = names_[t] == ".eh_frame";
+        for (std::uint64_t k = 0; k < rs.sh_size / sizeof(Elf64_Rela); ++k) {
+            const std::uint64_t at = rs.sh_offset + k * sizeof(Elf64_Rela);
+            Elf64_Rela rel;
+            std::memcpy(&rel, d_ + at, sizeof rel);
+            const std::uint64_t type = ELF64_R_TYPE(rel.r_info);
+            const std::uint64_t si = ELF64_R_SYM(rel.r_info);
+            std::uint64_t width;
+            if (type == R_X86_64_NONE) continue;
+            if (type == R_X86_64_64 || (type == R_X86_64_PC64 && eh))
+                width = 8;
+            else if (type == R_X86_64_32 || type == R_X86_64_32S || (type == R_X86_64_PC32 && eh))
+                width = 4;
+            else {
+                problem_at_ = at;
+                return "relocation " + std::to_string(k) + " has type " + std::to_string(type) +
+                       ", not R_X86_64_64, _32, _32S (or _PC32, _PC64 in .eh_frame)";
+            }
+            problem_at_ = at;
+            if (!in_range(rel.r_offset, width, sh_[t].sh_size))
+                return "relocation " + std::to_string(k) + " lies outside its section";
+            if (si >= nsyms) return "relocation " + std::to_string(k) + " names no symbol";
+            Elf64_Sym sym;
+            std::memcpy(&sym, d_ + symtab.sh_offset + si * sizeof sym, sizeof sym);
+            if (sym.st_shndx == SHN_UNDEF ||
+                (sym.st_shndx >= sh_.size() && sym.st_shndx != SHN_ABS))
+                return "relocation " + std::to_string(k) + " names an undefined symbol";
+            // The value the core writes, at the addresses it gives the
+            // sections: 32-bit ones must fit.
+            const std::uint64_t sv =
+                sym.st_shndx == SHN_ABS ? sym.st_value : dwarf_addr(sym.st_shndx) + sym.st_value;
+            std::uint64_t v = sv + static_cast<std::uint64_t>(rel.r_addend);
+            if (type == R_X86_64_PC32 || type == R_X86_64_PC64) v -= dwarf_addr(t) + rel.r_offset;
+            const auto sv64 = static_cast<std::int64_t>(v);
+            if ((type == R_X86_64_32 && v != static_cast<std::uint32_t>(v)) ||
+                ((type == R_X86_64_32S || type == R_X86_64_PC32) &&
+                 sv64 != static_cast<std::int32_t>(sv64)))
+                return "relocation " + std::to_string(k) + " (a 32-bit one) overflows: its value is " +
+                       hex(v);
+        }
+        problem_at_ = sh_at(r);
+        return "";
+    }
+
+    /// The address the core gives section `i` when it relocates DWARF:
+    /// its sh_addr, except for an .eh_frame the JIT did not load (sh_addr
+    /// 0), which is taken to sit at the object's lowest function.
+    std::uint64_t dwarf_addr(std::uint64_t i) const {
+        if (sh_[i].sh_addr == 0 && long(i) == find_named(".eh_frame")) return code_lo_;
+        return sh_[i].sh_addr;
+    }
+
+    void check_overlaps() {
+        std::vector<std::size_t> order(info_.functions.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        const auto& fns = info_.functions;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return fns[a].start < fns[b].start; });
+        // The function reaching furthest among those seen so far.
+        std::size_t reach = 0;
+        bool have = false;
+        for (std::size_t i : order) {
+            const ElfFunction& f = fns[i];
+            if (have && f.start < fns[reach].start + fns[reach].size) {
+                const ElfFunction& g = fns[reach];
+                const ElfFunction& later = i > reach ? f : g;
+                const ElfFunction& earlier = i > reach ? g : f;
+                const std::string range = "function '" + later.name + "' [" + hex(later.start) +
+                                          ", " + hex(later.start + later.size) + ")";
+                if (f.start == g.start && f.size == g.size)
+                    warning(fn_offsets_[std::max(i, reach)],
+                            range + " has the same range as '" + earlier.name +
+                                "' (an alias): the core registers both, the later replacing "
+                                "the earlier, so only '" + later.name + "' is named");
+                else
+                    warning(fn_offsets_[std::max(i, reach)],
+                            range + " overlaps function '" + earlier.name + "' [" +
+                                hex(earlier.start) + ", " + hex(earlier.start + earlier.size) +
+                                "): the core registers both, the later replacing the earlier");
+            }
+            if (!have || f.start + f.size > fns[reach].start + fns[reach].size) reach = i;
+            have = true;
+        }
+    }
+
+    const unsigned char* d_;
+    std::uint64_t n_;
+    ElfObjectInfo& info_;
+    typename T::Ehdr eh_{};
+    bool is_rel_ = false;
+    std::vector<typename T::Shdr> sh_;
+    std::vector<std::string> names_;
+    std::vector<bool> contents_ok_;       ///< content inside the file (and not NOBITS)
+    std::vector<std::uint64_t> fn_offsets_;  ///< file offset of each function's symbol
+    std::uint64_t problem_at_ = 0;           ///< where unusable() found its reason
+    std::uint64_t code_lo_ = 0;              ///< lowest function start (read_debug)
+};
+
+/// The ELF identification's byte order of this machine.
+unsigned char host_data() {
+    const std::uint16_t one = 1;
+    unsigned char b;
+    std::memcpy(&b, &one, 1);
+    return b == 1 ? ELFDATA2LSB : ELFDATA2MSB;
+}
+
+}  // namespace
+
+bool is_elf_magic(const std::vector<unsigned char>& head) {
+    return head.size() >= SELFMAG && std::memcmp(head.data(), ELFMAG, SELFMAG) == 0;
+}
+
+std::size_t ElfObjectInfo::errors() const {
+    return std::count_if(problems.begin(), problems.end(),
+                         [](const Problem& p) { return p.severity == Severity::Error; });
+}
+
+std::size_t ElfObjectInfo::warnings() const { return problems.size() - errors(); }
+
+std::string elf_type_name(std::uint16_t t) {
+    switch (t) {
+    case ET_NONE: return "none (ET_NONE)";
+    case ET_REL: return "relocatable (ET_REL)";
+    case ET_EXEC: return "executable (ET_EXEC)";
+    case ET_DYN: return "shared (ET_DYN)";
+    case ET_CORE: return "core (ET_CORE)";
+    default: return "type " + std::to_string(t);
+    }
+}
+
+ElfObjectInfo read_elf_object(const unsigned char* data, std::size_t n) {
+    ElfObjectInfo info;
+    info.file_size = n;
+    auto fail = [&](std::uint64_t where, const std::string& msg) {
+        info.problems.push_back(Problem{Severity::Error, true, false, where, msg});
+        return info;
+    };
+    if (n >= SELFMAG && std::memcmp(data, ELFMAG, SELFMAG) != 0)
+        return fail(0, "not an ELF object: the first 4 bytes are not the ELF magic 7f 45 4c 46");
+    if (n < EI_NIDENT)
+        return fail(0, "the file is " + std::to_string(n) +
+                           " bytes, shorter than an ELF identification (16 bytes): the core "
+                           "refuses it");
+    const unsigned char cls = data[EI_CLASS], dat = data[EI_DATA];
+    if (cls != ELFCLASS32 && cls != ELFCLASS64)
+        return fail(EI_CLASS, "unknown ELF class " + std::to_string(cls));
+    if (dat != ELFDATA2LSB && dat != ELFDATA2MSB)
+        return fail(EI_DATA, "unknown ELF byte order " + std::to_string(dat));
+    info.elf_class = cls == ELFCLASS64 ? 64 : 32;
+    info.little_endian = dat == ELFDATA2LSB;
+    if (dat != host_data())
+        return fail(EI_DATA, std::string("the object is ") +
+                                 (info.little_endian ? "little" : "big") +
+                                 "-endian, unlike this machine: the core refuses objects of "
+                                 "another byte order than the program's");
+    const unsigned host_bits = sizeof(void*) * 8;
+    if (info.elf_class != host_bits)
+        info.problems.push_back(Problem{
+            Severity::Error, true, false, EI_CLASS,
+            "the object is ELFCLASS" + std::to_string(info.elf_class) + ", this machine's programs " +
+                "ELFCLASS" + std::to_string(host_bits) +
+                ": the core refuses objects of another class than the program's"});
+    if (info.elf_class == 64)
+        Reader<Elf64Types>(data, n, info).run();
+    else
+        Reader<Elf32Types>(data, n, info).run();
+    return info;
+}
+
+ElfObjectInfo read_elf_object_file(const std::string& path) {
+    ElfObjectInfo info;
+    auto fail = [&](const std::string& msg) {
+        info.problems.push_back(Problem{Severity::Error, false, false, 0, msg});
+        return info;
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(std::string("cannot open: ") + std::strerror(errno));
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return fail("not a regular file");
+    }
+    if (static_cast<std::uint64_t>(st.st_size) > kMaxObjectSize) {
+        ::close(fd);
+        info.file_size = st.st_size;
+        return fail("the object is " + std::to_string(st.st_size) +
+                    " bytes, more than the core accepts (256 MiB)");
+    }
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+        const ssize_t r = ::read(fd, bytes.data() + got, bytes.size() - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += static_cast<std::size_t>(r);
+    }
+    ::close(fd);
+    bytes.resize(got);
+    return read_elf_object(bytes.data(), bytes.size());
+}
+
+}  // namespace vgjit
