@@ -34,10 +34,16 @@
    the object (ob=, cob=).
 
    Versions.  A JIT object's code is kept as versions, each a set of
-   byte ranges that never disagree.  A block goes to the first version
-   whose bytes at the block's addresses are the block's bytes or
-   unknown; a block whose bytes differ from every version's at some
-   address starts a new version.  Version 1 is the object Callgrind
+   byte ranges that never disagree.  A block of a function goes to the
+   version the function's earlier blocks went to (the function known by
+   its name and entry address), if the block's bytes agree with that
+   version's; otherwise, and for the function's first block, to the
+   first version whose bytes at the block's addresses are the block's
+   bytes or unknown; a block whose bytes differ from every version's at
+   some address starts a new version.  So code that replaced other code
+   at its addresses, and all later blocks of its function, are kept
+   apart from the code that was there before, while the functions that
+   stayed keep their version.  Version 1 is the object Callgrind
    already knows; version N > 1 is an object node of its own (named
    "OBJECT#N" inside Callgrind), so its functions and costs are dumped
    apart from the code that was at the same addresses before, under an
@@ -117,9 +123,17 @@ typedef struct {
    Bool      dirty;         /* code added since the file was written */
 } JitVersion;
 
+/* The version a function's code went to, by the function's entry. */
+typedef struct {
+   Addr         entry;      /* OSet key */
+   const HChar* fn;         /* interned */
+   UInt         version;
+} FnVersion;
+
 /* A JIT object: its versions, [0] being version 1. */
 struct _JitCode {
    XArray* versions;        /* of JitVersion* */
+   OSet*   fns;             /* of FnVersion, by entry */
 };
 
 static OSet* by_obj   = 0;  /* of JitVersion, by obj_node* */
@@ -249,6 +263,23 @@ static void add_range(JitVersion* v, Addr a, UInt len,
    }
 }
 
+/* The entry of the function fn that addr is in: VG_(get_fnname_w_offset)
+   gives "fn+OFFSET" (just fn at the entry). */
+static Addr function_entry(Addr addr, const HChar* fn)
+{
+   const HChar* with_off;
+   SizeT        len = VG_(strlen)(fn);
+   Long         off = 0;
+   const HChar* p;
+
+   if (!VG_(get_fnname_w_offset)(VG_(current_DiEpoch)(), addr, &with_off)
+       || VG_(strncmp)(with_off, fn, len) != 0 || with_off[len] != '+')
+      return addr;
+   for (p = with_off + len + 1; *p >= '0' && *p <= '9'; p++)
+      off = off * 10 + (*p - '0');
+   return *p == 0 ? addr - (Addr)off : addr;
+}
+
 obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
 {
    Addr    run_start[MAX_RUNS];
@@ -259,6 +290,8 @@ obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
    JitCode*     code;
    const HChar* fnname;
    const HChar* fn = 0;
+   Addr         entry = addr;
+   FnVersion*   fv = 0;
 
    if (!JIT_ELF_SUPPORTED || !CLG_(clo).dump_jit_code
        || !CLG_(clo).dump_instr || !is_jit_obj(obj))
@@ -284,8 +317,10 @@ obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
    }
    if (runs == 0) return obj;
 
-   if (VG_(get_fnname)(VG_(current_DiEpoch)(), addr, &fnname))
+   if (VG_(get_fnname)(VG_(current_DiEpoch)(), addr, &fnname)) {
       fn = intern_name(fnname);
+      entry = function_entry(addr, fn);
+   }
 
    if (by_obj == 0)
       by_obj = VG_(OSetGen_Create)(offsetof(JitVersion, obj), NULL,
@@ -296,13 +331,30 @@ obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
       code = VG_(malloc)("cl.jitobj.code.1", sizeof(JitCode));
       code->versions = VG_(newXA)(VG_(malloc), "cl.jitobj.code.2",
                                   VG_(free), sizeof(JitVersion*));
+      code->fns = VG_(OSetGen_Create)(offsetof(FnVersion, entry), NULL,
+                                      VG_(malloc), "cl.jitobj.code.3",
+                                      VG_(free));
       v = new_version(code, obj);
    }
    code = v->code;
 
-   /* The first version the block's bytes agree with. */
+   /* The version of the block's function, if the bytes agree; else the
+      first version they agree with. */
    n = VG_(sizeXA)(code->versions);
    v = 0;
+   if (fn) {
+      UWord key = entry - obj->offset;
+      fv = VG_(OSetGen_Lookup)(code->fns, &key);
+      if (fv && fv->fn == fn) {
+         JitVersion* cand =
+            *(JitVersion**)VG_(indexXA)(code->versions, fv->version - 1);
+         for (i = 0; i < runs; i++)
+            if (!agrees(cand, run_start[i] - obj->offset, run_len[i],
+                        (const UChar*)run_start[i]))
+               break;
+         if (i == runs) v = cand;
+      }
+   }
    for (k = 0; k < n && v == 0; k++) {
       JitVersion* cand = *(JitVersion**)VG_(indexXA)(code->versions, k);
       for (i = 0; i < runs; i++)
@@ -323,6 +375,15 @@ obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
    for (i = 0; i < runs; i++)
       add_range(v, run_start[i] - obj->offset, run_len[i],
                 (const UChar*)run_start[i], fn);
+   if (fn) {
+      if (fv == 0) {
+         fv = VG_(OSetGen_AllocNode)(code->fns, sizeof(FnVersion));
+         fv->entry = entry - obj->offset;
+         VG_(OSetGen_Insert)(code->fns, fv);
+      }
+      fv->fn      = fn;
+      fv->version = v->version;
+   }
    return v->obj;
 }
 
@@ -330,6 +391,15 @@ UInt CLG_(jit_code_version)(const obj_node* obj)
 {
    JitVersion* v = version_of(obj);
    return v ? v->version : 0;
+}
+
+obj_node* CLG_(jit_code_version_obj)(const obj_node* obj, UInt version)
+{
+   JitVersion* v = version_of(obj);
+   if (v == 0 || version < 1
+       || version > (UInt)VG_(sizeXA)(v->code->versions))
+      return 0;
+   return (*(JitVersion**)VG_(indexXA)(v->code->versions, version - 1))->obj;
 }
 
 const HChar* CLG_(jit_code_obj_name)(const obj_node* obj)
