@@ -58,7 +58,9 @@
    by ".o<number of the object in Callgrind>" to keep it unique), and
    <profile> is the output file's name without a directory and without
    the number of a dump part (all parts of a run share the files, and
-   each dump rewrites the files whose code grew).  The object names in
+   each dump rewrites the files whose code grew; a forked child, whose
+   profile has a name of its own, writes all of them again under names
+   for its profile).  The object names in
    the profile are these file names without directory: KCachegrind
    finds such a file next to the profile.
 
@@ -139,6 +141,7 @@ struct _JitCode {
 static OSet* by_obj   = 0;  /* of JitVersion, by obj_node* */
 static OSet* fn_names = 0;  /* interned function names */
 static Bool  warned_write = False;
+static HChar* named_for   = 0;  /* the profile name the files are named for */
 
 static Word cmp_name(const void* key, const void* elem)
 {
@@ -639,6 +642,17 @@ void CLG_(jit_code_write)(const HChar* out_file)
    JitVersion*  v;
 
    if (by_obj == 0) return;
+   /* A new profile name (a forked child's): new files, all written. */
+   if (named_for == 0 || VG_(strcmp)(named_for, out_file) != 0) {
+      VG_(OSetGen_ResetIter)(by_obj);
+      while ((v = VG_(OSetGen_Next)(by_obj)) != 0) {
+         if (v->file) VG_(free)(v->file);
+         v->file  = 0;
+         v->dirty = True;
+      }
+      if (named_for) VG_(free)(named_for);
+      named_for = VG_(strdup)("cl.jitobj.named.1", out_file);
+   }
    slash = VG_(strrchr)(out_file, '/');
    VG_(OSetGen_ResetIter)(by_obj);
    while ((v = VG_(OSetGen_Next)(by_obj)) != 0) {
