@@ -4,6 +4,9 @@
 # when something must be installed; uses sudo when not run as root.
 #
 # Add a package here when the project starts to need it (one per line).
+# binutils: objdump, which the tests of --dump-jit-code run as KCachegrind
+# does.  `make check-gui` also needs kcachegrind and xvfb (not installed
+# here: make check does not need them).
 set -eu
 
 packages="
@@ -21,6 +24,7 @@ libboost-test-dev
 libboost-dev
 libxbyak-dev
 quilt
+binutils
 llvm-14
 clang-14
 openjdk-17-jdk-headless

@@ -1,0 +1,375 @@
+// integration_jitcode.cpp - Callgrind's --dump-jit-code=yes (patch 0020):
+// the machine code of JIT objects written into ELF files next to the
+// profile and named as the profile's objects, so that objdump, run the way
+// KCachegrind's Machine Code view runs it, disassembles the jitted code at
+// the profile's addresses.
+//
+// KCachegrind (libviews/instrview.cpp) looks for the ob= file as named
+// (relative to the current directory), else under the profile's directory,
+// and runs `objdump -C -d --start-address=0xSTART --stop-address=0xEND
+// FILE`, START being 20 bytes below the function's first instruction with
+// costs and END 20 bytes above its last one (addresses in upper-case hex);
+// it shows objdump's lines "ADDR: HEX-BYTES MNEMONIC OPERANDS" with the
+// costs of the instructions at those addresses.
+//
+// Environment (defaults compiled in by tests/Makefile.am):
+//   VGJIT_STAGE, VGJIT_SRCDIR, VGJIT_BUILDDIR, VGJIT_TESTS_BUILDDIR
+//   VGJIT_OBJDUMP   the objdump to run (default: objdump on $PATH)
+//   VGJIT_KEEP_TMP  if set, the temporary directory (profiles) is kept
+#define BOOST_TEST_MODULE integration_jitcode
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "callgrind_profile.hpp"
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+namespace cg = vgjit::callgrind;
+using vgjit::test::builddir;
+using vgjit::test::envOr;
+using vgjit::test::findOnPath;
+using vgjit::test::readFile;
+using vgjit::test::Result;
+using vgjit::test::RunOptions;
+using vgjit::test::srcdir;
+using vgjit::test::TempDir;
+using vgjit::test::testsBuilddir;
+using vgjit::test::valgrind;
+
+namespace {
+
+std::string minijit() { return envOr("VGJIT_MINIJIT", builddir() + "/examples/minijit"); }
+std::string testjit() { return envOr("VGJIT_TESTJIT", testsBuilddir() + "/testjit"); }
+std::string objdump() { return envOr("VGJIT_OBJDUMP", findOnPath("objdump")); }
+
+/// Runs argv with captured output; fails the test if it had to be killed.
+Result run(const std::vector<std::string>& argv) {
+    RunOptions options;
+    options.timeoutSeconds = 300;
+    Result r = vgjit::test::run(argv, options);
+    if (r.timedOut) BOOST_ERROR("timed out: " << argv[0]);
+    return r;
+}
+
+bool fileExists(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// The names in directory `dir` (without "." and "..").
+std::set<std::string> listDir(const std::string& dir) {
+    std::set<std::string> out;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (dirent* e = readdir(d))
+            if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.insert(e->d_name);
+        closedir(d);
+    }
+    return out;
+}
+
+std::string upperHex(std::uint64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%llX", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+/// One instruction as objdump -d prints it.
+struct Insn {
+    std::uint64_t addr = 0;
+    std::vector<std::uint8_t> bytes;
+    std::string mnemonic;
+    std::string operands;
+};
+
+/// What objdump printed: the instructions by address, and the symbol labels
+/// ("0000000004855000 <name>:") by address.
+struct Disassembly {
+    std::map<std::uint64_t, Insn> insns;
+    std::map<std::uint64_t, std::string> labels;
+    std::string text;
+};
+
+/// Runs objdump with KCachegrind's arguments on `file` for the addresses
+/// [first - 20, last + 20] and parses its output.
+Disassembly kcachegrindObjdump(const std::string& file, std::uint64_t first, std::uint64_t last) {
+    Disassembly d;
+    Result r = run({objdump(), "-C", "-d", "--start-address=0x" + upperHex(first < 20 ? 0 : first - 20),
+                    "--stop-address=0x" + upperHex(last + 20), file});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    d.text = r.out;
+    static const std::regex insnRe(R"(^\s*([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*(?:\t(\S+)\s*(.*))?$)");
+    static const std::regex labelRe(R"(^([0-9a-f]+) <(.+)>:$)");
+    std::istringstream in(r.out);
+    std::string line;
+    Insn* prev = nullptr;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_match(line, m, labelRe)) {
+            d.labels[std::stoull(m[1], nullptr, 16)] = m[2];
+            continue;
+        }
+        if (!std::regex_match(line, m, insnRe)) continue;
+        std::vector<std::uint8_t> bytes;
+        std::istringstream hex(m[2].str());
+        std::string b;
+        while (hex >> b) bytes.push_back(static_cast<std::uint8_t>(std::stoul(b, nullptr, 16)));
+        if (!m[3].matched) {  // continuation of a long instruction's bytes
+            if (prev) prev->bytes.insert(prev->bytes.end(), bytes.begin(), bytes.end());
+            continue;
+        }
+        Insn insn;
+        insn.addr = std::stoull(m[1], nullptr, 16);
+        insn.bytes = bytes;
+        insn.mnemonic = m[3];
+        insn.operands = m[4];
+        prev = &(d.insns[insn.addr] = insn);
+    }
+    return d;
+}
+
+/// Profile directory + "/" + object name: where KCachegrind finds an ob=
+/// name without directory.
+std::string objectFile(const std::string& profile, const std::string& object) {
+    return profile.substr(0, profile.rfind('/')) + "/" + object;
+}
+
+/// Whether `object` names an ELF file of JIT code written for `profile`
+/// ("<profile>.<object>[.vN].elf", without directory).
+bool isJitCodeObject(const std::string& profile, const std::string& object) {
+    const std::string base = profile.substr(profile.rfind('/') + 1) + ".";
+    return object.compare(0, base.size(), base) == 0 && object.size() > base.size() + 4 &&
+           object.compare(object.size() - 4, 4, ".elf") == 0;
+}
+
+/// A code range minijit --verbose logged.
+struct CodeRange {
+    std::string function;
+    std::uint64_t start, size;
+};
+
+std::vector<CodeRange> compiledRanges(const std::string& log) {
+    std::vector<CodeRange> out;
+    std::regex re(R"(minijit: compiled '([^']+)' \(tier \d\) at 0x([0-9a-f]+), (\d+) bytes)");
+    for (std::sregex_iterator it(log.begin(), log.end(), re), end; it != end; ++it)
+        out.push_back({(*it)[1], std::stoull((*it)[2], nullptr, 16), std::stoull((*it)[3])});
+    return out;
+}
+
+/// The profile with every "pid:" line removed (the only line that differs
+/// between two runs of a deterministic program).
+std::string withoutPid(const std::string& text) {
+    std::istringstream in(text);
+    std::string line, out;
+    while (std::getline(in, line))
+        if (line.compare(0, 4, "pid:") != 0) out += line + "\n";
+    return out;
+}
+
+bool haveObjdump() { return !objdump().empty(); }
+
+boost::test_tools::assertion_result objdumpAvailable(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result r(haveObjdump());
+    if (!haveObjdump()) r.message() << "no objdump on PATH (binutils)";
+    return r;
+}
+
+}  // namespace
+
+// testjit replace: "first_version" runs at an address, is unregistered, and
+// "second_version" (other bytes) is emitted at the same address and runs.
+// Each is kept as a version of object testjit-obj with its own ELF file, and
+// objdump shows exactly the bytes registered, at the profile's addresses,
+// with the loop's costs on the loop's instructions.
+BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
+                     *boost::unit_test::precondition(objdumpAvailable)) {
+    TempDir dir("vgjit-jitcode");
+    const std::string profile = dir.file("callgrind.out.replace");
+    Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
+                    "--callgrind-out-file=" + profile, testjit(), "replace"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(r.out == "replace results 1 2\n");
+    const cg::Profile p = cg::Profile::parseFile(profile);
+    const std::size_t ir = p.eventIndex("Ir");
+
+    // mov rcx, N; loop: dec rcx; jnz loop; mov rax, K; ret (emit_counter).
+    struct Expected {
+        std::string name, file;
+        std::vector<std::uint8_t> bytes;
+        std::uint64_t loops;
+    };
+    const std::vector<Expected> expected = {
+        {"first_version", "callgrind.out.replace.testjit-obj.elf",
+         {0xb9, 0xa0, 0x86, 0x01, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3},
+         100000},
+        {"second_version", "callgrind.out.replace.testjit-obj.v2.elf",
+         {0xb9, 0xe0, 0x93, 0x04, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3},
+         300000},
+    };
+    std::uint64_t starts[2] = {0, 0};
+    for (std::size_t v = 0; v < expected.size(); ++v) {
+        const Expected& e = expected[v];
+        BOOST_TEST_CONTEXT(e.name) {
+            auto fns = p.functionsNamed(e.name);
+            BOOST_TEST_REQUIRE(fns.size() == 1u);
+            const cg::FunctionCosts& f = *fns[0];
+            BOOST_TEST(f.key.object == e.file);
+            BOOST_TEST_REQUIRE(fileExists(objectFile(profile, f.key.object)));
+            BOOST_TEST_REQUIRE(!f.instrs.empty());
+            const std::uint64_t first = f.instrs.begin()->first, last = f.instrs.rbegin()->first;
+            starts[v] = first;
+            Disassembly d = kcachegrindObjdump(objectFile(profile, f.key.object), first, last);
+            BOOST_TEST_MESSAGE(d.text);
+            // Exactly the registered instructions: nothing else in the file
+            // within 20 bytes either side.
+            std::vector<std::uint8_t> bytes;
+            std::vector<std::string> mnemonics;
+            for (const auto& i : d.insns) {
+                BOOST_TEST(i.first >= first);
+                bytes.insert(bytes.end(), i.second.bytes.begin(), i.second.bytes.end());
+                mnemonics.push_back(i.second.mnemonic);
+            }
+            BOOST_TEST(bytes == e.bytes, boost::test_tools::per_element());
+            BOOST_TEST(mnemonics == (std::vector<std::string>{"mov", "dec", "jne", "mov", "ret"}),
+                       boost::test_tools::per_element());
+            BOOST_TEST_REQUIRE(!d.insns.empty());
+            BOOST_TEST(d.insns.begin()->first == first);
+            BOOST_TEST(d.labels[first] == e.name);
+            // Every cost is on an instruction of the file; the loop's
+            // instructions (dec, jne at +5, +8) ran `loops` times.
+            std::uint64_t sum = 0;
+            for (const auto& c : f.instrs) {
+                BOOST_TEST(d.insns.count(c.first) == 1u, "cost at 0x" << std::hex << c.first);
+                sum += c.second[ir];
+            }
+            BOOST_TEST(sum == f.self[ir]);
+            auto cost = [&](std::uint64_t a) {
+                auto it = f.instrs.find(a);
+                return it == f.instrs.end() ? std::uint64_t(0) : it->second[ir];
+            };
+            BOOST_TEST(cost(first + 5) == e.loops);
+            BOOST_TEST(cost(first + 8) == e.loops);
+        }
+    }
+    BOOST_TEST(starts[0] == starts[1]);  // the same address: two versions
+}
+
+// minijit's calls.mj: every function of the JIT object (over two tiers, a
+// later one reusing freed addresses of an earlier one) is in an ELF file
+// next to the profile; objdump run as KCachegrind runs it shows, for each,
+// instructions only inside code minijit compiled for that function, and
+// every instruction address with costs is where an instruction starts.
+BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
+                     *boost::unit_test::precondition(objdumpAvailable)) {
+    TempDir dir("vgjit-jitcode");
+    const std::string profile = dir.file("callgrind.out.calls");
+    Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
+                    "--callgrind-out-file=" + profile, minijit(), "--verbose",
+                    srcdir() + "/examples/calls.mj"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const std::vector<CodeRange> ranges = compiledRanges(r.err);
+    BOOST_TEST_REQUIRE(!ranges.empty(), r.err);
+    // The code minijit compiled for `function` that holds [a, a+n).
+    auto rangeOf = [&](const std::string& function, std::uint64_t a,
+                       std::uint64_t n) -> const CodeRange* {
+        for (const auto& c : ranges)
+            if (c.function == function && a >= c.start && a + n <= c.start + c.size) return &c;
+        return nullptr;
+    };
+
+    const cg::Profile p = cg::Profile::parseFile(profile);
+    std::set<std::string> objects;
+    std::size_t functions = 0, costLines = 0;
+    for (const auto& fk : p.functions()) {
+        const cg::FunctionCosts& f = fk.second;
+        if (f.key.object.find("minijit:calls.mj") == std::string::npos) continue;
+        if (f.key.name == "minijit_retire_stub") continue;  // the JIT's own stub
+        BOOST_TEST_CONTEXT(f.key.object << " " << f.key.name) {
+            BOOST_TEST(isJitCodeObject(profile, f.key.object));
+            BOOST_TEST_REQUIRE(fileExists(objectFile(profile, f.key.object)));
+            objects.insert(f.key.object);
+            if (f.instrs.empty()) continue;
+            ++functions;
+            const std::string name = cg::stripRecursionSuffix(f.key.name);
+            // KCachegrind runs objdump once per group of cost addresses no
+            // more than 10000 bytes apart (a function's tiers are apart).
+            std::vector<std::pair<std::uint64_t, std::uint64_t>> groups;
+            for (const auto& c : f.instrs) {
+                if (groups.empty() || c.first - groups.back().second > 10000)
+                    groups.push_back({c.first, c.first});
+                groups.back().second = c.first;
+            }
+            for (const auto& g : groups) {
+                Disassembly d = kcachegrindObjdump(objectFile(profile, f.key.object), g.first, g.second);
+                BOOST_TEST(!d.insns.empty());
+                for (const auto& i : d.insns) {
+                    // Between the group's first and last costs: only code
+                    // compiled for this function, whole instructions;
+                    // around them, code compiled for some function.
+                    bool inGroup = i.first >= g.first && i.first <= g.second;
+                    bool ok = inGroup ? rangeOf(name, i.first, i.second.bytes.size()) != nullptr
+                                      : std::any_of(ranges.begin(), ranges.end(), [&](const CodeRange& c) {
+                                            return rangeOf(c.function, i.first, i.second.bytes.size());
+                                        });
+                    BOOST_TEST(ok, "instruction at 0x" << std::hex << i.first);
+                }
+                for (auto it = f.instrs.lower_bound(g.first); it != f.instrs.end() && it->first <= g.second; ++it) {
+                    ++costLines;
+                    BOOST_TEST(d.insns.count(it->first) == 1u, "cost at 0x" << std::hex << it->first);
+                }
+            }
+        }
+    }
+    BOOST_TEST_MESSAGE(functions << " functions, " << costLines << " instructions with costs, "
+                                 << objects.size() << " ELF files");
+    BOOST_TEST(functions >= 7u);
+    // Tier-1 code reused freed tier-0 addresses: a second version.
+    BOOST_TEST(objects.count("callgrind.out.calls.minijit:calls.mj.elf") == 1u);
+    BOOST_TEST(objects.count("callgrind.out.calls.minijit:calls.mj.v2.elf") == 1u);
+}
+
+// A program without JIT code: the profile is byte for byte the one
+// Callgrind writes without the option (but for the pid), and no other file
+// is written.
+BOOST_AUTO_TEST_CASE(profile_without_jit_code_is_unchanged) {
+    TempDir on("vgjit-jitcode"), off("vgjit-jitcode");
+    const std::string program = findOnPath("true");
+    BOOST_TEST_REQUIRE(!program.empty());
+    Result a = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
+                    "--callgrind-out-file=" + on.file("callgrind.out"), program});
+    Result b = run({valgrind(), "--tool=callgrind", "--dump-instr=yes",
+                    "--callgrind-out-file=" + off.file("callgrind.out"), program});
+    BOOST_TEST_REQUIRE(a.status == 0, a);
+    BOOST_TEST_REQUIRE(b.status == 0, b);
+    BOOST_TEST(listDir(on.path()) == std::set<std::string>{"callgrind.out"});
+    const std::string withOption = readFile(on.file("callgrind.out"));
+    BOOST_TEST(withoutPid(withOption) == withoutPid(readFile(off.file("callgrind.out"))));
+    BOOST_TEST(withOption.find(".elf") == std::string::npos);
+}
+
+// Without --dump-instr=yes there are no instruction addresses to annotate:
+// the option writes nothing and names the JIT object as before.
+BOOST_AUTO_TEST_CASE(option_needs_dump_instr) {
+    TempDir dir("vgjit-jitcode");
+    Result r = run({valgrind(), "--tool=callgrind", "--dump-jit-code=yes",
+                    "--callgrind-out-file=" + dir.file("callgrind.out"), testjit(), "replace"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(listDir(dir.path()) == std::set<std::string>{"callgrind.out"});
+    const cg::Profile p = cg::Profile::parseFile(dir.file("callgrind.out"));
+    auto fns = p.functionsNamed("second_version");
+    BOOST_TEST_REQUIRE(fns.size() == 1u);
+    BOOST_TEST(fns[0]->key.object == "testjit-obj");
+}
