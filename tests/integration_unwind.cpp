@@ -6,6 +6,8 @@
 // frames are described by .eh_frame bytes in a VgJitCode, by a frame shape
 // (VG_JIT_UNWIND_FIXED_FRAME), or by jitdump CODE_UNWINDING_INFO records;
 // without a description the stack trace must stop inside the jitted code.
+// Node.js (skipped without node) writes CODE_UNWINDING_INFO records under
+// --perf-prof --perf-prof-unwinding-info.
 
 #define BOOST_TEST_MODULE integration_unwind
 #ifndef BOOST_TEST_DYN_LINK
@@ -15,7 +17,10 @@
 
 #include "test_support.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -24,6 +29,20 @@
 using namespace vgjit::test;
 
 namespace {
+
+/// Node.js: $VGJIT_NODE, else the first `node` on $PATH, else /usr/bin/node.
+std::string nodeBinary() {
+    if (const char* v = std::getenv("VGJIT_NODE"); v && *v) return v;
+    const std::string node = findOnPath("node");
+    return node.empty() ? "/usr/bin/node" : node;
+}
+
+boost::test_tools::assertion_result haveNode(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(access(nodeBinary().c_str(), X_OK) == 0);
+    if (!ok)
+        ok.message() << nodeBinary() << " is not installed (Debian: nodejs; or set VGJIT_NODE)";
+    return ok;
+}
 
 std::string unwindjit() { return envOr("VGJIT_UNWINDJIT", testsBuilddir() + "/unwindjit"); }
 
@@ -174,4 +193,41 @@ BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_w
     BOOST_TEST(std::stoi(m[1].str()) > 0);  // corruptions of instructions only are read
     BOOST_TEST(std::stoi(m[2].str()) > 0);
     BOOST_TEST(reachesMain(framesAfter(r.err, "Invalid read of size 4")), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
+                     *boost::unit_test::precondition(haveNode)) {
+    // tests/fixtures/node/alloc.js runs until V8 optimises `hot` and
+    // `driver`; with --perf-prof-unwinding-info each optimised function's
+    // CODE_UNWINDING_INFO carries an .eh_frame (the others only an
+    // .eh_frame_hdr).  Every one must be read at the place perf's genelf
+    // gives it (a wrong place leaves no FDE on the code: refused).  V8 keeps
+    // rbp as frame pointer in JavaScript frames on x86-64, so stacks through
+    // them reached the process's bottom before this CFI was read too; what
+    // is checked of the stack is that it still does: V8's conservative stack
+    // scan during the collection `driver` triggers reads uninitialised
+    // stack words (a Memcheck error), its stack through JS:*driver must go
+    // on to node::Start.
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    const Result r = runValgrind({"--tool=memcheck", "-v", "--num-callers=60"},
+                                 {nodeBinary(), "--perf-prof", "--perf-prof-unwinding-info",
+                                  absolute(srcdir() + "/tests/fixtures/node/alloc.js")},
+                                 opt);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "kept 60"), r.out);
+    static const std::regex summary(R"(JIT: unwind info: ([1-9]\d*) added, 0 refused)");
+    BOOST_TEST(std::regex_search(r.err, summary), r.err);
+    std::istringstream in(r.err);
+    bool inJs = false, reached = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.find("JS:*driver") != std::string::npos) inJs = true;
+        if (inJs && line.find("node::Start(") != std::string::npos) reached = true;
+        if (inJs && line.find("    by ") == std::string::npos) {
+            if (reached) break;
+            inJs = false;
+        }
+    }
+    BOOST_TEST(reached, r.err);
 }
