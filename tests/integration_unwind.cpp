@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -41,6 +42,33 @@ boost::test_tools::assertion_result haveNode(boost::unit_test::test_unit_id) {
     boost::test_tools::assertion_result ok(access(nodeBinary().c_str(), X_OK) == 0);
     if (!ok)
         ok.message() << nodeBinary() << " is not installed (Debian: nodejs; or set VGJIT_NODE)";
+    return ok;
+}
+
+/// python3.13 of the pyenv installation (the highest 3.13.x under
+/// $PYENV_ROOT/versions, default ~/.pyenv); $VGJIT_PYTHON313 overrides.
+std::string python313() {
+    if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
+    const char* home = std::getenv("HOME");
+    const std::filesystem::path versions =
+        envOr("PYENV_ROOT", std::string(home ? home : "") + "/.pyenv") + "/versions";
+    std::error_code ec;
+    std::string best, bestName;
+    for (const auto& entry : std::filesystem::directory_iterator(versions, ec)) {
+        const std::string name = entry.path().filename().string();
+        const std::string exe = (entry.path() / "bin" / "python3.13").string();
+        if (name.rfind("3.13.", 0) == 0 && ::access(exe.c_str(), X_OK) == 0 &&
+            (best.empty() || name > bestName)) {
+            best = exe;
+            bestName = name;
+        }
+    }
+    return best;
+}
+
+boost::test_tools::assertion_result havePython313(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(!python313().empty());
+    if (!ok) ok.message() << "no CPython 3.13 under pyenv ($PYENV_ROOT/versions/3.13.*) and no $VGJIT_PYTHON313";
     return ok;
 }
 
@@ -129,6 +157,23 @@ BOOST_AUTO_TEST_CASE(without_unwind_information_the_trace_stops_in_the_jit_code)
             BOOST_TEST(frames.front() == "jit_inner", r.err);
             BOOST_TEST(frames.size() < kJitFrames.size(), r.err);
             BOOST_TEST(!reachesMain(frames), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cfi_goes_with_its_code_when_unregistered_or_replaced) {
+    // The same code registered again without unwind information, after an
+    // unregistration or over the old registration: the old CFI must not
+    // describe it any more.
+    for (const char* how : {"unregistered", "replaced"}) {
+        BOOST_TEST_CONTEXT(how) {
+            Result r;
+            const auto frames = reportedFrames(how, "memerr", &r);
+            BOOST_TEST_REQUIRE(!frames.empty(), r.err);
+            BOOST_TEST(frames.front() == "jit_inner", r.err);
+            BOOST_TEST(!reachesMain(frames), r.err);
+            static const std::regex summary(R"(JIT: unwind info: 3 added, 0 refused, 0 ranges)");
+            BOOST_TEST(std::regex_search(r.err, summary), r.err);
         }
     }
 }
@@ -230,4 +275,31 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
         }
     }
     BOOST_TEST(reached, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_bring_their_cfi,
+                     *boost::unit_test::precondition(havePython313)) {
+    // CPython 3.13's -X perf_jit writes /tmp/jit-<pid>.dump with a
+    // CODE_UNWINDING_INFO (112-byte records) before each trampoline's
+    // CODE_LOAD; all of them must be read, also those that straddle the
+    // follower's reads of the file.
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    const Result r = runValgrind(
+        {"--tool=memcheck", "-v"},
+        {python313(), "-X", "perf_jit", "-c",
+         "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\nprint(fib(15))"},
+        opt);
+    std::smatch file;
+    static const std::regex follow(R"(JIT: following jitdump file (\S+))");
+    if (std::regex_search(r.err, file, follow)) std::filesystem::remove(file[1].str());
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "610"), r.out);
+    std::smatch m;
+    static const std::regex summary(R"(JIT: unwind info: (\d+) added, (\d+) refused)");
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, summary), r.err);
+    BOOST_TEST(std::stoi(m[1].str()) > 100, r.err);
+    BOOST_TEST(m[2].str() == "0", r.err);
+    BOOST_TEST(!contains(r.err, "CODE_UNWINDING_INFO"), r.err);  // no warning about one
 }

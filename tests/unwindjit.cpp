@@ -13,6 +13,10 @@
 //         shape    the same with VG_JIT_UNWIND_FIXED_FRAME (prologue of 5
 //                  bytes, return address at rsp+24, rbp at rsp+16)
 //         none     the same without unwind information
+//         unregistered  registered with .eh_frame, unregistered, then
+//                  registered again without unwind information
+//         replaced registered with .eh_frame, then registered again over
+//                  it without unwind information (no unregistration)
 //         jitdump  no client request: a jitdump file jit-<pid>.dump in the
 //                  working directory with a CODE_UNWINDING_INFO record
 //                  before each CODE_LOAD (its .eh_frame placed after the
@@ -327,16 +331,28 @@ int main(int argc, char** argv) {
         return rc;
     }
     if (argc != 3) {
-        std::fprintf(stderr, "usage: unwindjit cfi|shape|none|jitdump leak|memerr\n"
+        std::fprintf(stderr, "usage: unwindjit cfi|cfi-after-code|shape|none|unregistered|"
+                             "replaced|jitdump leak|memerr\n"
                              "       unwindjit hostile\n");
         return 2;
     }
     const std::string how = argv[1], what = argv[2];
     emit(what == "leak" ? testjit::FramelessBody::kMallocLeak
                         : testjit::FramelessBody::kInvalidRead);
-    if (how == "jitdump")
+    if (how == "jitdump") {
         write_jitdump();
-    else
+    } else if (how == "unregistered") {
+        // The CFI goes with its code: unregistered, then the same code
+        // registered again without unwind information.
+        register_all("cfi");
+        for (const Fn& f : fns) report("unregister", VALGRIND_JIT_UNREGISTER(f.code));
+        register_all("none");
+    } else if (how == "replaced") {
+        // Registering over code with CFI replaces the CFI too.
+        register_all("cfi");
+        register_all("none");
+    } else {
         register_all(how);
+    }
     return run(what);
 }
