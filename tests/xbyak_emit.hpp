@@ -154,4 +154,65 @@ inline EmittedShape emit_fib(std::uint8_t* where, std::size_t capacity) {
     return s;
 }
 
+/// What a frameless function does after its prologue.
+enum class FramelessBody {
+    kCall,         ///< calls `callee(rdi)` (absolute call through rax)
+    kMallocLeak,   ///< calls `callee(40)` (malloc) and drops the result
+    kInvalidRead,  ///< reads the int at rdi + 40 (past a 40-byte block)
+};
+
+/// Where a frameless function's frame changes, in bytes from its first
+/// byte: the CFA (the stack pointer before the call that entered it) is
+/// rsp+8 before `push_end`, rsp+16 before `frame_end` (rbp saved at
+/// CFA-16 from `push_end` on), rsp+32 up to `unframe`, rsp+16 up to
+/// `pop_end`, then rsp+8 again.
+struct FramelessShape {
+    std::size_t size = 0;
+    std::size_t push_end = 0;   ///< after `push rbp`
+    std::size_t frame_end = 0;  ///< after `sub rsp, 16`: the prologue
+    std::size_t unframe = 0;    ///< after `add rsp, 16`
+    std::size_t pop_end = 0;    ///< after `pop rbp`
+};
+
+/// Emits a function that keeps no frame pointer, as optimised JIT code
+/// does: it saves rbp, reserves 16 bytes of frame, and uses rbp as a
+/// scratch register (0) while its frame slots hold 0, so that neither the
+/// frame-pointer chain nor the "return address at the stack pointer"
+/// guess leads anywhere from inside it: only its CFI does.  Then `body`.
+inline FramelessShape emit_frameless(std::uint8_t* where, std::size_t capacity,
+                                     FramelessBody body, const void* callee) {
+    Emitter e(where, capacity);
+    FramelessShape s;
+    e.push(e.rbp);
+    s.push_end = e.getSize();
+    e.sub(e.rsp, 16);
+    s.frame_end = e.getSize();
+    e.xor_(e.ebp, e.ebp);
+    e.mov(e.qword[e.rsp], 0);
+    e.mov(e.qword[e.rsp + 8], 0);
+    switch (body) {
+    case FramelessBody::kCall:
+        e.mov(e.rax, reinterpret_cast<std::uintptr_t>(callee));
+        e.call(e.rax);
+        break;
+    case FramelessBody::kMallocLeak:
+        e.mov(e.edi, 40);
+        e.mov(e.rax, reinterpret_cast<std::uintptr_t>(callee));
+        e.call(e.rax);
+        e.xor_(e.eax, e.eax);
+        break;
+    case FramelessBody::kInvalidRead:
+        e.mov(e.eax, e.dword[e.rdi + 40]);
+        break;
+    }
+    e.add(e.rsp, 16);
+    s.unframe = e.getSize();
+    e.pop(e.rbp);
+    s.pop_end = e.getSize();
+    e.ret();
+    e.ready();
+    s.size = e.getSize();
+    return s;
+}
+
 }  // namespace testjit

@@ -114,8 +114,9 @@ extern "C" {
 #endif
 
 /* The version of the API this header describes.  VALGRIND_JIT_QUERY()
-   returns the version the running Valgrind implements. */
-#define VG_JIT_API_VERSION 1
+   returns the version the running Valgrind implements.  Version 2 reads
+   the unwind fields of VgJitCode (a version-1 Valgrind ignores them). */
+#define VG_JIT_API_VERSION 2
 
 /* Object name used for code registered without one (VALGRIND_JIT_REGISTER,
    or a descriptor whose object is NULL). */
@@ -140,6 +141,9 @@ extern "C" {
 
 /* Largest accepted line table, in entries. */
 #define VG_JIT_MAX_LINES 1048576UL
+
+/* Largest accepted VgJitCode.eh_frame, in bytes. */
+#define VG_JIT_MAX_EH_FRAME 1048576UL
 
 /* Client request codes (ABI: never change or reuse the values). */
 typedef enum {
@@ -185,6 +189,17 @@ typedef enum {
    VG_JIT_ERR_NOT_REGISTERED  = 9,  /* unregister: no registered code
                                        starts at (or intersects) the given
                                        address range */
+   VG_JIT_ERR_BAD_UNWIND      = 10, /* the unwind description is refused
+                                       (the code is not registered): an
+                                       unknown unwind_kind, eh_frame
+                                       unreadable, empty or above
+                                       VG_JIT_MAX_EH_FRAME bytes, CFI that
+                                       Valgrind's reader cannot read
+                                       safely (records running off the
+                                       bytes, 64-bit DWARF, unknown pointer
+                                       encodings) or that describes none
+                                       of the code, or a frame shape whose
+                                       offsets describe no frame */
 
    VG_JIT_WARN_REPLACED       = 64, /* registered; it overlapped earlier
                                        registrations, which were dropped
@@ -204,6 +219,33 @@ typedef struct {
    const char*   file;    /* source file, NULL for the descriptor's file;
                              relative paths: see "Source files" above */
 } VgJitLine;
+
+/* How Valgrind unwinds the stack through registered code
+   (VgJitCode.unwind_kind).  Memcheck, Helgrind, DRD, Massif and DHAT
+   unwind by call frame information (CFI), else by the frame pointer;
+   code that keeps no frame pointer and has no CFI ends the stack trace
+   (its callers are lost).  The shapes are implemented on amd64 (on other
+   architectures they are refused with VG_JIT_ERR_BAD_UNWIND); eh_frame
+   works on every architecture Valgrind reads CFI for. */
+typedef enum {
+   VG_JIT_UNWIND_NONE          = 0, /* nothing declared (version 1) */
+   VG_JIT_UNWIND_EH_FRAME      = 1, /* CFI: eh_frame, eh_frame_size,
+                                       eh_frame_addr */
+   VG_JIT_UNWIND_FRAME_POINTER = 2, /* the code starts with
+                                       "push %rbp; mov %rsp,%rbp" (the
+                                       first prologue_size bytes) and
+                                       keeps %rbp as frame pointer */
+   VG_JIT_UNWIND_FIXED_FRAME   = 3  /* after its first prologue_size
+                                       bytes the return address is at
+                                       %rsp + ra_offset, and the caller's
+                                       %rbp at %rsp + fp_offset (or %rbp
+                                       is never changed: fp_offset ==
+                                       VG_JIT_UNWIND_FP_KEPT); before,
+                                       at %rsp */
+} Vg_JitUnwindKind;
+
+/* VgJitCode.fp_offset of code that never changes the frame pointer. */
+#define VG_JIT_UNWIND_FP_KEPT (~0UL)
 
 /* Descriptor for VALGRIND_JIT_REGISTER_CODE.  Initialise it with
    VG_JIT_CODE_INITIALIZER, which sets struct_size; later versions of this
@@ -225,14 +267,49 @@ typedef struct {
                                     files" above) */
    const VgJitLine* lines;       /* line table, or NULL */
    unsigned long    n_lines;     /* entries in lines; 0 if lines is NULL */
+
+   /* Version 2 (VG_JIT_CODE_V2_SIZE): how to unwind through the code.
+      Valgrind copies what it keeps; the CFI is used for [start,
+      start+size) only, and goes when the code is unregistered,
+      replaced or unmapped (a moved function loses it). */
+   unsigned long    unwind_kind; /* a Vg_JitUnwindKind; 0: none */
+   const void*      eh_frame;    /* EH_FRAME: the code's CFI as the
+                                    contents of an .eh_frame section
+                                    (CIEs and FDEs, in the byte order and
+                                    word size of the process; a zero
+                                    terminator is optional); FDEs for
+                                    code outside [start, start+size) are
+                                    ignored */
+   unsigned long    eh_frame_size; /* EH_FRAME: bytes at eh_frame, 1..
+                                    VG_JIT_MAX_EH_FRAME */
+   const void*      eh_frame_addr; /* EH_FRAME: the address the bytes'
+                                    PC-relative pointers (DW_EH_PE_pcrel)
+                                    count from, i.e. where the section is
+                                    taken to lie; NULL: eh_frame itself */
+   unsigned long    prologue_size; /* FRAME_POINTER, FIXED_FRAME: bytes
+                                    of prologue at start (FRAME_POINTER:
+                                    1 for the push, plus the mov; 4 on
+                                    amd64) */
+   unsigned long    ra_offset;   /* FIXED_FRAME: bytes from %rsp to the
+                                    return address after the prologue;
+                                    a multiple of 8 */
+   unsigned long    fp_offset;   /* FIXED_FRAME: bytes from %rsp to the
+                                    caller's saved %rbp after the
+                                    prologue (a multiple of 8), or
+                                    VG_JIT_UNWIND_FP_KEPT */
 } VgJitCode;
 
 /* Smallest struct_size Valgrind accepts (the version-1 layout). */
 #define VG_JIT_CODE_MIN_SIZE (8 * sizeof(unsigned long))
 
-/* Initial value for a VgJitCode: sets struct_size, all else zero/NULL. */
+/* struct_size of the version-2 layout (with the unwind fields). */
+#define VG_JIT_CODE_V2_SIZE (15 * sizeof(unsigned long))
+
+/* Initial value for a VgJitCode: sets struct_size, all else zero/NULL
+   (fp_offset 0 too: set it to VG_JIT_UNWIND_FP_KEPT for a fixed frame
+   that keeps %rbp). */
 #define VG_JIT_CODE_INITIALIZER \
-   { sizeof(VgJitCode), 0, 0, 0, 0, 0, 0, 0 }
+   { sizeof(VgJitCode), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* VALGRIND_JIT_QUERY(): which version of the JIT API the running Valgrind
    implements.  Returns VG_JIT_API_VERSION (or a later version) under a
@@ -256,9 +333,13 @@ typedef struct {
        VG_USERREQ__JIT_REGISTER, (start), (size), (name), 0, 0))
 
 /* VALGRIND_JIT_REGISTER_CODE(desc): announce code described by a
-   VgJitCode (name, object, source file, line table).
+   VgJitCode (name, object, source file, line table, and how to unwind
+   through it).
      desc: const VgJitCode*; the descriptor and everything it points to is
            copied and may be freed when the macro returns
+   An unwind description Valgrind cannot use refuses the whole request
+   (VG_JIT_ERR_BAD_UNWIND; under -v a warning says why); bad CFI is never
+   trusted.
    Returns (unsigned long) nonzero iff recorded; VALGRIND_JIT_LAST_ERROR()
    then tells why not, or which warning applied. */
 #define VALGRIND_JIT_REGISTER_CODE(desc)                                  \

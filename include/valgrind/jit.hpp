@@ -80,6 +80,7 @@ enum class status : int {
     overlaps_object = VG_JIT_ERR_OVERLAPS_OBJECT, ///< overlaps an ELF object's text
     bad_line_table = VG_JIT_ERR_BAD_LINE_TABLE,///< more than VG_JIT_MAX_LINES entries
     not_registered = VG_JIT_ERR_NOT_REGISTERED,///< unregister: nothing there
+    bad_unwind = VG_JIT_ERR_BAD_UNWIND,        ///< unwind description refused
     replaced = VG_JIT_WARN_REPLACED,           ///< recorded; earlier overlapping code dropped
     lines_dropped = VG_JIT_WARN_LINES_DROPPED  ///< recorded; some line entries dropped
 };
@@ -100,6 +101,7 @@ constexpr std::string_view to_string(status s) noexcept {
     case status::overlaps_object: return "overlaps_object";
     case status::bad_line_table: return "bad_line_table";
     case status::not_registered: return "not_registered";
+    case status::bad_unwind: return "bad_unwind";
     case status::replaced: return "replaced";
     case status::lines_dropped: return "lines_dropped";
     }

@@ -44,6 +44,7 @@
 
 #include "priv_misc.h"           /* dinfo_zalloc/free */
 #include "priv_jitreg.h"
+#include "priv_jitcfi.h"          /* unwind information */
 
 /* Status of each thread's most recent JIT request, indexed by ThreadId
    (VG_N_THREADS entries, allocated on the first request). */
@@ -82,6 +83,7 @@ typedef
       UWord        size;
       Bool         has_size;
       Bool         is_desc;
+      const HChar* detail;    /* why, beyond the status, or NULL */
    }
    ReqDesc;
 
@@ -104,12 +106,14 @@ static void warn ( const ReqDesc* d, Bool refused, Int st )
       VG_(sprintf)(args, "start %#lx", d->start);
    if (d->name != NULL) {
       ML_(jit_printable_copy)(name, d->name);
-      VG_(umsg)("Warning: JIT %s%s of \"%s\" (%s): %s\n", d->what,
+      VG_(umsg)("Warning: JIT %s%s of \"%s\" (%s): %s%s%s\n", d->what,
                 refused ? " refused" : "", name, args,
-                ML_(jit_status_text)(st));
+                ML_(jit_status_text)(st), d->detail ? ": " : "",
+                d->detail ? d->detail : "");
    } else {
-      VG_(umsg)("Warning: JIT %s%s (%s): %s\n", d->what,
-                refused ? " refused" : "", args, ML_(jit_status_text)(st));
+      VG_(umsg)("Warning: JIT %s%s (%s): %s%s%s\n", d->what,
+                refused ? " refused" : "", args, ML_(jit_status_text)(st),
+                d->detail ? ": " : "", d->detail ? d->detail : "");
    }
    if (n_warnings == MAX_WARNINGS)
       VG_(umsg)("Warning: further JIT warnings are only counted\n");
@@ -250,19 +254,58 @@ static Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
 /*--- Registration                                         ---*/
 /*------------------------------------------------------------*/
 
+/* Reads the unwind description of descriptor d (unwind_kind not
+   VG_JIT_UNWIND_NONE) for the code [start, start+size) (a valid range)
+   into a DebugInfo for the CFI store; NULL and *why if it is refused. */
+static DebugInfo* unwind_from_client ( const VgJitCode* d, Addr start,
+                                       UWord size, const HChar* name,
+                                       /*OUT*/const HChar** why )
+{
+   Addr eh = (Addr)d->eh_frame;
+   switch (d->unwind_kind) {
+      case VG_JIT_UNWIND_EH_FRAME:
+         if (d->eh_frame_size == 0 || d->eh_frame_size > VG_JIT_MAX_EH_FRAME) {
+            *why = "eh_frame_size is 0 or above VG_JIT_MAX_EH_FRAME";
+            return NULL;
+         }
+         if (!client_readable(eh, d->eh_frame_size)) {
+            *why = "eh_frame is not readable";
+            return NULL;
+         }
+         return ML_(jit_cfi_from_eh_frame)(
+                   (const UChar*)eh, d->eh_frame_size,
+                   d->eh_frame_addr ? (Addr)d->eh_frame_addr : eh,
+                   start, start + size, name, why);
+      case VG_JIT_UNWIND_FRAME_POINTER:
+      case VG_JIT_UNWIND_FIXED_FRAME:
+         return ML_(jit_cfi_from_shape)(start, start + size,
+                                        d->unwind_kind, d->prologue_size,
+                                        d->ra_offset, d->fp_offset,
+                                        name, why);
+      default:
+         *why = "unknown unwind_kind";
+         return NULL;
+   }
+}
+
 /* Registers code described by client pointers: validates them, copies
    the client's line table into core memory (entries with an unusable
-   file pointer get line 0, so that they are dropped and counted), and
-   calls ML_(jit_register). */
+   file pointer get line 0, so that they are dropped and counted), reads
+   the unwind description of desc (if not NULL), and calls
+   ML_(jit_register); the CFI is kept if the code was registered.
+   *why_out: why the unwind description was refused, or NULL. */
 static Int register_from_client ( Addr start, UWord size, Addr name,
                                   Addr object, Addr file,
                                   Addr lines, UWord n_lines,
-                                  /*OUT*/const HChar** name_out )
+                                  const VgJitCode* desc,
+                                  /*OUT*/const HChar** name_out,
+                                  /*OUT*/const HChar** why_out )
 {
    JitRegistration reg;
    JitSrcLine*     tab = NULL;
    Int             st;
    UWord           i;
+   DebugInfo*      cfi = NULL;
 
    reg.start   = start;
    reg.size    = size;
@@ -297,7 +340,26 @@ static Int register_from_client ( Addr start, UWord size, Addr name,
       reg.lines   = tab;
       reg.n_lines = n_lines;
    }
+   if (desc != NULL && desc->unwind_kind != VG_JIT_UNWIND_NONE) {
+      if (size == 0 || size > VG_JIT_MAX_CODE_SIZE || start + size < start) {
+         st = VG_JIT_ERR_BAD_RANGE;
+         goto out;
+      }
+      cfi = unwind_from_client(desc, start, size, reg.name, why_out);
+      if (cfi == NULL) {
+         ML_(jit_cfi_note_refused)();
+         st = VG_JIT_ERR_BAD_UNWIND;
+         goto out;
+      }
+   }
    st = ML_(jit_register)(&reg, JitAtSafePoint);
+   if (cfi != NULL) {
+      if (ML_(jit_status_applied)(st))
+         ML_(jit_cfi_add)(start, start + size, cfi, JitCfiFunction, start);
+      else
+         ML_(free_unlisted_DebugInfo)(cfi);
+   }
+  out:
    if (tab)
       ML_(dinfo_free)(tab);
    return st;
@@ -305,9 +367,11 @@ static Int register_from_client ( Addr start, UWord size, Addr name,
 
 /* finish() for a registration: counts it for the summary. */
 static UWord finish_register ( ThreadId tid, Int st, Addr start,
-                               UWord size, const HChar* name, Addr desc )
+                               UWord size, const HChar* name, Addr desc,
+                               const HChar* detail )
 {
    ReqDesc d;
+   d.detail   = detail;
    d.what     = "register";
    d.name     = name;
    d.start    = st == VG_JIT_ERR_BAD_DESCRIPTOR ? desc : start;
@@ -328,8 +392,10 @@ UWord VG_(di_jit_register) ( ThreadId tid, Addr start, SizeT size,
                              Addr name )
 {
    const HChar* nm = NULL;
-   Int st = register_from_client(start, size, name, 0, 0, 0, 0, &nm);
-   return finish_register(tid, st, start, size, nm, 0);
+   const HChar* why = NULL;
+   Int st = register_from_client(start, size, name, 0, 0, 0, 0, NULL,
+                                 &nm, &why);
+   return finish_register(tid, st, start, size, nm, 0, why);
 }
 
 UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
@@ -338,6 +404,7 @@ UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
    UWord        struct_size;
    Int          st;
    const HChar* nm = NULL;
+   const HChar* why = NULL;
 
    VG_(memset)(&d, 0, sizeof(d));
    if (!client_readable(desc, sizeof(UWord))) {
@@ -353,10 +420,11 @@ UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
                      struct_size < sizeof(d) ? struct_size : sizeof(d));
          st = register_from_client((Addr)d.start, d.size, (Addr)d.name,
                                    (Addr)d.object, (Addr)d.file,
-                                   (Addr)d.lines, d.n_lines, &nm);
+                                   (Addr)d.lines, d.n_lines, &d, &nm,
+                                   &why);
       }
    }
-   return finish_register(tid, st, (Addr)d.start, d.size, nm, desc);
+   return finish_register(tid, st, (Addr)d.start, d.size, nm, desc, why);
 }
 
 
@@ -378,14 +446,15 @@ static UWord finish_unregister ( ThreadId tid, const ReqDesc* d, Int st,
 
 UWord VG_(di_jit_unregister) ( ThreadId tid, Addr start )
 {
-   ReqDesc d = { "unregister", NULL, start, 0, False, False };
+   ReqDesc d = { "unregister", NULL, start, 0, False, False, NULL };
    Int     st = ML_(jit_unregister)(start);
    return finish_unregister(tid, &d, st, 1);
 }
 
 UWord VG_(di_jit_unregister_range) ( ThreadId tid, Addr start, SizeT size )
 {
-   ReqDesc d = { "unregister-range", NULL, start, size, True, False };
+   ReqDesc d = { "unregister-range", NULL, start, size, True, False,
+                 NULL };
    UWord   n  = ML_(jit_unregister_range)(start, size);
    Int     st = n > 0 ? VG_JIT_OK : VG_JIT_ERR_NOT_REGISTERED;
    return finish_unregister(tid, &d, st, n);

@@ -31,7 +31,9 @@
    with the jitdump magic in this host's byte order.  Records are decoded
    by readjitdump.c.  A CODE_DEBUG_INFO record describes the CODE_LOAD
    that follows it at the same address: its entries are kept until
-   then. */
+   then.  A CODE_UNWINDING_INFO record describes the next CODE_LOAD
+   (whatever its address): its .eh_frame is kept until then, and read
+   into the CFI store (jitcfi.c) for the code once it is registered. */
 
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
@@ -46,6 +48,7 @@
 #include "priv_misc.h"           /* dinfo_zalloc/free */
 #include "priv_jitformats.h"     /* the shared parsers */
 #include "priv_jitreg.h"
+#include "priv_jitcfi.h"         /* CODE_UNWINDING_INFO */
 #include "priv_jitfollow.h"
 
 /* One entry of a CODE_DEBUG_INFO record waiting for its CODE_LOAD. */
@@ -67,8 +70,64 @@ typedef
       XArray*       pending_files;  /* of HChar: NUL-terminated names */
       /* Line-table convention seen in this file (see line_bias). */
       Bool          lines_direct, lines_plus40;
+      /* The .eh_frame of the last CODE_UNWINDING_INFO, for the next
+         CODE_LOAD; empty if none. */
+      XArray*       pending_unwind;  /* of UChar */
    }
    JitdumpState;
+
+/* Keeps the .eh_frame of a CODE_UNWINDING_INFO record for the next
+   CODE_LOAD.  The record's data is the .eh_frame followed by its
+   .eh_frame_hdr (eh_frame_hdr_size bytes at the end): Linux perf (perf
+   inject --jit, tools/perf/util/genelf.c) makes the first
+   unwinding_size - eh_frame_hdr_size bytes the generated ELF's .eh_frame,
+   which V8 writes so.  Data with no .eh_frame (a header alone says
+   "unwind by the frame pointer") leaves nothing to keep. */
+static void keep_unwinding ( JitFollower* fl, const JitdumpUnwindingInfo* uw,
+                             ULong where )
+{
+   JitdumpState* s = fl->state;
+   ULong         eh_size = uw->unwinding_size - uw->eh_frame_hdr_size;
+   VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
+   if (eh_size == 0)
+      return;
+   if (uw->data == NULL || eh_size > VG_JIT_MAX_EH_FRAME) {
+      ML_(jit_cfi_note_refused)();
+      ML_(jit_follow_warn)(fl, where, "CODE_UNWINDING_INFO too large to "
+                                      "be read: ignored");
+      return;
+   }
+   VG_(addBytesToXA)(s->pending_unwind, uw->data, (Word)eh_size);
+}
+
+/* Reads the kept .eh_frame for the code just registered at [start,
+   start+size) and hands it to the CFI store.  The .eh_frame lies where
+   perf's genelf puts it: after the code, at the next multiple of 8
+   bytes (the ELF's text and .eh_frame keep their distance when the text
+   is at its run-time address), which resolves its PC-relative
+   pointers. */
+static void apply_unwinding ( JitFollower* fl, Addr start, UWord size,
+                              const HChar* name, ULong where )
+{
+   JitdumpState* s = fl->state;
+   const HChar*  why = NULL;
+   DebugInfo*    cfi;
+   cfi = ML_(jit_cfi_from_eh_frame)(VG_(indexXA)(s->pending_unwind, 0),
+                                    VG_(sizeXA)(s->pending_unwind),
+                                    start + VG_ROUNDUP(size, 8),
+                                    start, start + size, name, &why);
+   if (cfi != NULL) {
+      ML_(jit_cfi_add)(start, start + size, cfi, JitCfiFunction, start);
+      return;
+   }
+   ML_(jit_cfi_note_refused)();
+   if (ML_(jit_follow_may_warn)(fl)) {
+      HChar pname[JIT_PRINTABLE_BUF];
+      ML_(jit_printable_copy)(pname, name);
+      VG_(umsg)("Warning: %s:offset %llu: CODE_UNWINDING_INFO of %s "
+                "refused: %s\n", fl->path, where, pname, why);
+   }
+}
 
 static void clear_pending ( JitdumpState* s )
 {
@@ -206,6 +265,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
       ML_(jit_follow_warn)(fl, where, ld->code_size == 0
                            ? "CODE_LOAD with code_size 0 ignored"
                            : "CODE_LOAD with an empty name ignored");
+      VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
       return True;
    }
    VG_(memset)(&reg, 0, sizeof(reg));
@@ -244,6 +304,8 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    clear_pending(s);
    if (ML_(jit_status_applied)(st)) {
       fl->n_loaded++;
+      if (VG_(sizeXA)(s->pending_unwind) > 0)
+         apply_unwinding(fl, reg.start, reg.size, ld->name, where);
    } else {
       ML_(jit_follow_refused)(fl, st);
       if (ML_(jit_follow_may_warn)(fl)) {
@@ -255,6 +317,8 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
                    ML_(jit_status_text)(st));
       }
    }
+   /* An unwinding record describes the next CODE_LOAD only. */
+   VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
    return True;
 }
 
@@ -312,9 +376,13 @@ static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
          fl->n_other++;
          ML_(jit_follow_stop)(fl, "CODE_CLOSE");
          return True;
+      case JITDUMP_CODE_UNWINDING_INFO:
+         fl->n_other++;
+         keep_unwinding(fl, &ev->rec.u.unwind, ev->offset);
+         return True;
       default:
          fl->n_other++;
-         return True;   /* CODE_UNWINDING_INFO: not used yet */
+         return True;
    }
 }
 
@@ -332,6 +400,8 @@ static void jitdump_init ( JitFollower* fl )
                                  ML_(dinfo_free), sizeof(PendingLine));
    s->pending_files = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfollow.pf",
                                  ML_(dinfo_free), sizeof(HChar));
+   s->pending_unwind = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfollow.pu",
+                                  ML_(dinfo_free), sizeof(UChar));
    fl->state = s;
 }
 

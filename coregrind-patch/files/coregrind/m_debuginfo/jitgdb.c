@@ -90,7 +90,6 @@
 #include "pub_core_options.h"
 #include "pub_core_aspacemgr.h"
 #include "pub_core_hashtable.h"
-#include "pub_core_oset.h"
 #include "pub_core_xarray.h"
 #include "pub_core_jitgdb.h"     /* self */
 
@@ -100,6 +99,7 @@
 #include "priv_tytypes.h"
 #include "priv_storage.h"
 #include "priv_jitreg.h"
+#include "priv_jitcfi.h"         /* the CFI store */
 #include "priv_jitgdb.h"         /* self */
 
 
@@ -144,9 +144,9 @@ typedef
       UInt               n_pending;
       DedupPoolAlloc*    paths;  /* source paths of its line tables, or
                                     NULL (owned) */
-      DebugInfo*         dwarf;  /* its CFI and inlined calls (unlisted,
-                                    owned), or NULL */
-      Addr               dwarf_lo; /* its range's key in dwarf_ranges */
+      Bool               has_dwarf; /* its CFI and inlined calls are in
+                                    the CFI store (jitcfi.c) */
+      Addr               dwarf_lo; /* their range's start there */
    }
    GdbObject;
 
@@ -162,20 +162,6 @@ typedef
    }
    GdbPending;
 
-/* The code range [lo, hi) of an object whose CFI the unwinder uses and
-   whose inlined calls describe its code.  Ranges never overlap: an
-   object whose range overlaps older ones takes their place (their CFI and
-   inlined calls are dropped). */
-typedef
-   struct {
-      Addr       lo;    /* the OSet key */
-      Addr       hi;
-      DebugInfo* di;    /* the object's dwarf */
-      UWord      key;   /* its GdbObject */
-      UInt       first_epoch;  /* the epoch it came in */
-   }
-   DwarfRange;
-
 /* A DebugInfo and the descriptor found in it (0: none). */
 typedef
    struct {
@@ -185,7 +171,6 @@ typedef
    GdbDescCache;
 
 static VgHashTable* objects     = NULL;   /* of GdbObject */
-static OSet*        dwarf_ranges = NULL;  /* of DwarfRange, by lo */
 static XArray*      pending     = NULL;   /* of GdbPending */
 static XArray*      desc_cache  = NULL;   /* of GdbDescCache */
 static XArray*      descs_seen  = NULL;   /* of Addr: lists read whole */
@@ -237,9 +222,6 @@ static void init ( void )
                            ML_(dinfo_free), sizeof(GdbDescCache));
    descs_seen = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.descs_seen",
                            ML_(dinfo_free), sizeof(Addr));
-   dwarf_ranges = VG_(OSetGen_Create)(offsetof(DwarfRange, lo), NULL,
-                                      ML_(dinfo_zalloc), "di.jitgdb.dwarf",
-                                      ML_(dinfo_free));
 }
 
 static Bool client_readable ( Addr a, SizeT len )
@@ -463,103 +445,27 @@ static const HChar* parse_object ( const UChar* img, ULong n,
 /*--- CFI and inlined calls for the unwinder and describers ---*/
 /*------------------------------------------------------------*/
 
-static Word cmp_ip_in_range ( const void* key, const void* elem )
-{
-   Addr              ip = *(const Addr*)key;
-   const DwarfRange* r  = elem;
-   if (ip < r->lo)  return -1;
-   if (ip >= r->hi) return 1;
-   return 0;
-}
-
-/* key: a DwarfRange whose [lo, hi) is sought. */
-static Word cmp_overlap ( const void* key, const void* elem )
-{
-   const DwarfRange* k = key;
-   const DwarfRange* r = elem;
-   if (k->hi <= r->lo) return -1;
-   if (k->lo >= r->hi) return 1;
-   return 0;
-}
-
-/* Stops using obj's CFI and inlined calls and frees them. */
+/* Stops using obj's CFI and inlined calls (unless a newer object's
+   replaced them in the store). */
 static void drop_dwarf ( GdbObject* obj )
 {
-   DwarfRange* r;
-   if (obj->dwarf == NULL)
+   if (!obj->has_dwarf)
       return;
-   r = VG_(OSetGen_Remove)(dwarf_ranges, &obj->dwarf_lo);
-   vg_assert(r != NULL && r->di == obj->dwarf);
-   VG_(OSetGen_FreeNode)(dwarf_ranges, r);
-   ML_(free_unlisted_DebugInfo)(obj->dwarf);
-   obj->dwarf = NULL;
-   /* The unwinder caches (ip, DebugInfo) pairs. */
-   ML_(invalidate_cfsi_cache_for_jit)();
+   (void)ML_(jit_cfi_remove)(obj->dwarf_lo, JitCfiGdbObject, obj->key);
+   obj->has_dwarf = False;
 }
 
-/* Uses di for [lo, hi), obj's code. */
+/* Uses di for [lo, hi), obj's code (the store drops the CFI of older
+   objects whose ranges overlap it). */
 static void use_dwarf ( GdbObject* obj, DebugInfo* di, Addr lo, Addr hi )
 {
-   DwarfRange  want;
-   DwarfRange* r;
-   want.lo = lo;
-   want.hi = hi;
-   while ((r = VG_(OSetGen_LookupWithCmp)(dwarf_ranges, &want,
-                                          cmp_overlap)) != NULL) {
-      GdbObject* older = VG_(HT_lookup)(objects, r->key);
-      vg_assert(older != NULL && older->dwarf == r->di);
-      if (VG_(clo_trace_jit))
-         VG_(dmsg)("jit-gdb: CFI and inlined calls of entry %#lx (%s)"
-                   " dropped: its code range overlaps the new object's\n",
-                   older->key, older->name);
-      drop_dwarf(older);
-   }
-   r = VG_(OSetGen_AllocNode)(dwarf_ranges, sizeof(DwarfRange));
-   r->lo  = lo;
-   r->hi  = hi;
-   r->di  = di;
-   r->key = obj->key;
-   r->first_epoch = VG_(current_DiEpoch)().n;
-   /* Describers check that a DebugInfo they are handed is valid for the
-      epoch they describe: this one is from now on. */
-   di->first_epoch = VG_(current_DiEpoch)();
-   VG_(OSetGen_Insert)(dwarf_ranges, r);
-   obj->dwarf    = di;
-   obj->dwarf_lo = lo;
    if (di->cfsi_used > 0)
       stats.objects_with_cfi++;
    if (di->inltab_used > 0)
       stats.objects_with_inlined++;
-   ML_(invalidate_cfsi_cache_for_jit)();
-}
-
-static const DwarfRange* range_containing ( Addr ip )
-{
-   if (dwarf_ranges == NULL || VG_(OSetGen_Size)(dwarf_ranges) == 0)
-      return NULL;
-   return VG_(OSetGen_LookupWithCmp)(dwarf_ranges, &ip, cmp_ip_in_range);
-}
-
-DebugInfo* ML_(jit_gdb_cfi_search) ( Addr ip, /*OUT*/Word* ix )
-{
-   const DwarfRange* r = range_containing(ip);
-   Word              i;
-   if (r == NULL || r->di->cfsi_used == 0
-       || ip < r->di->cfsi_minavma || ip > r->di->cfsi_maxavma)
-      return NULL;
-   i = ML_(search_one_cfitab)(r->di, ip);
-   if (i < 0)
-      return NULL;
-   *ix = i;
-   return r->di;
-}
-
-DebugInfo* ML_(jit_gdb_inl_search) ( DiEpoch ep, Addr eip, DebugInfo* di )
-{
-   const DwarfRange* r = range_containing(eip);
-   if (r == NULL || r->di->inltab_used == 0 || r->first_epoch > ep.n)
-      return di;
-   return r->di;
+   ML_(jit_cfi_add)(lo, hi, di, JitCfiGdbObject, obj->key);
+   obj->has_dwarf = True;
+   obj->dwarf_lo  = lo;
 }
 
 

@@ -64,7 +64,7 @@
    buffer, which would make the image layer shut Valgrind down, is caught
    instead (ML_(img_set_overrun_handler)), and the CIEs' pointer
    encodings are checked first (the CFI reader asserts on those it does
-   not know).  What fails is refused; the object keeps its names. */
+   not know; ML_(jit_cfi_check_records) of jitcfi.c).  What fails is refused; the object keeps its names. */
 
 #include "pub_core_basics.h"
 #include "pub_core_debuginfo.h"
@@ -84,6 +84,7 @@
 #include "priv_readdwarf.h"
 #include "priv_readdwarf3.h"
 #include "priv_jitreg.h"
+#include "priv_jitcfi.h"         /* the checks of CFI records */
 #include "priv_jitgdb.h"         /* self */
 
 /* The sections the readers use, in the order of this table. */
@@ -247,102 +248,6 @@ static void on_image_overrun ( void )
    VG_MINIMAL_LONGJMP(overrun_env);
 }
 
-/* Steps over an unsigned LEB128 at *p (below end); False if it runs
-   off. */
-static Bool skip_leb128 ( const UChar** p, const UChar* end )
-{
-   while (*p < end) {
-      if (((*(*p)++) & 0x80) == 0)
-         return True;
-   }
-   return False;
-}
-
-/* Can the CFI reader decode pointers of encoding enc (of a CIE's 'R'
-   augmentation when for_fde_address, else of 'P' or 'L')?  It asserts
-   on the encodings it does not know. */
-static Bool pointer_encoding_ok ( UChar enc, Bool for_fde_address )
-{
-   UChar format = enc & 0x0f, app = enc & 0x70;
-   if (enc == 0xff)
-      return !for_fde_address;   /* omitted */
-   if (format != 0x00 && format != 0x02 && format != 0x03
-       && format != 0x04 && format != 0x0a && format != 0x0b
-       && format != 0x0c)
-      return False;   /* the reader sizes only these */
-   if (!for_fde_address)
-      return True;    /* only skipped */
-   if (enc & 0x80)
-      return False;   /* indirect */
-   return app == 0x00 || app == 0x10 || app == 0x30 || app == 0x40
-          || app == 0x50;
-}
-
-/* Checks the records of an .eh_frame (is_eh) or .debug_frame section at
-   p[0..size) for what the CFI reader asserts on: records must lie in the
-   section and CIEs use only pointer encodings it knows.  Returns NULL or
-   why the section is refused. */
-static const HChar* check_cfi_records ( const UChar* p, ULong size,
-                                        Bool is_eh )
-{
-   ULong off = 0;
-   while (off + 4 <= size) {
-      UInt         len, id;
-      const UChar* rec;
-      const UChar* end;
-      const UChar* aug;
-      VG_(memcpy)(&len, p + off, 4);
-      if (len == 0)
-         break;   /* terminator */
-      if (len == 0xffffffff)
-         return "64-bit DWARF CFI records are not read";
-      if (len < 4 || len > size - off - 4)
-         return "a CFI record lies outside its section";
-      rec = p + off + 4;
-      end = rec + len;
-      VG_(memcpy)(&id, rec, 4);
-      if (id == (is_eh ? 0 : 0xffffffff)) {
-         const UChar* q = rec + 5;   /* past the id and the version */
-         Bool         has_z;
-         aug = q;
-         while (q < end && *q != 0) q++;
-         if (q >= end)
-            return "a CIE's augmentation runs off its record";
-         q++;
-         has_z = aug[0] == 'z';
-         if (has_z) {
-            if (!skip_leb128(&q, end) || !skip_leb128(&q, end))
-               return "a CIE runs off its record";
-            if (rec[4] == 1) q++; else if (!skip_leb128(&q, end))
-               return "a CIE runs off its record";
-            if (!skip_leb128(&q, end))
-               return "a CIE runs off its record";
-            for (aug++; *aug != 0; aug++) {
-               UChar enc;
-               if (*aug != 'R' && *aug != 'P' && *aug != 'L')
-                  continue;
-               if (q >= end)
-                  return "a CIE runs off its record";
-               enc = *q++;
-               if (!pointer_encoding_ok(enc, *aug == 'R'))
-                  return "a CIE uses a pointer encoding that is not read";
-               if (*aug == 'P') {
-                  UInt sz = (enc & 0x07) == 0x02 ? 2
-                          : (enc & 0x07) == 0x03 ? 4
-                          : (enc & 0x07) == 0x04 ? 8 : sizeof(Addr);
-                  if (sz > (UWord)(end - q))
-                     return "a CIE runs off its record";
-                  q += sz;
-               }
-            }
-         }
-      }
-      off += 4 + (ULong)len;
-   }
-   return NULL;
-}
-
-
 /*------------------------------------------------------------*/
 /*--- Reading                                              ---*/
 /*------------------------------------------------------------*/
@@ -405,24 +310,6 @@ static GdbLineSet* collect_lines ( DebugInfo* di )
    return set;
 }
 
-/* An unlisted DebugInfo whose one r-x mapping is [code_lo, code_hi). */
-static DebugInfo* new_reading_di ( const HChar* objname,
-                                   Addr code_lo, Addr code_hi )
-{
-   DebugInfo*       di = ML_(alloc_unlisted_DebugInfo)(objname);
-   DebugInfoMapping map;
-   VG_(memset)(&map, 0, sizeof(map));
-   map.avma = code_lo;
-   map.size = code_hi - code_lo;
-   map.rx   = True;
-   VG_(addToXA)(di->fsm.maps, &map);
-   di->fsm.have_rx_map = True;
-   di->text_present    = True;
-   di->text_avma       = code_lo;
-   di->text_size       = code_hi - code_lo;
-   return di;
-}
-
 static inline DiSlice slice ( DiImage* dimg, const CopiedSec* secs,
                               UWord s )
 {
@@ -440,7 +327,7 @@ static const HChar* read_lines ( DiImage* dimg, const CopiedSec* secs,
    const HChar* why = NULL;
 
    *lines = NULL;
-   di = new_reading_di(objname, code_lo, code_hi);
+   di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
    if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
       ML_(img_set_overrun_handler)(on_image_overrun);
       ML_(read_debuginfo_dwarf3)(di, slice(dimg, secs, SEC_INFO),
@@ -481,13 +368,13 @@ static void read_kept ( DiImage* dimg, const CopiedSec* secs,
    if (want_cfi) {
       *cfi_why = sec->why;
       if (*cfi_why == NULL)
-         *cfi_why = check_cfi_records(buf + sec->off, sec->size, is_eh);
+         *cfi_why = ML_(jit_cfi_check_records)(buf + sec->off, sec->size, is_eh);
       if (*cfi_why != NULL)
          want_cfi = False;
    }
    if (!want_cfi && !want_inl)
       return;
-   di = new_reading_di(objname, code_lo, code_hi);
+   di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
    if (want_cfi) {
       if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
          ML_(img_set_overrun_handler)(on_image_overrun);

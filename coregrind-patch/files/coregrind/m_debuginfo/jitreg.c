@@ -56,6 +56,7 @@
 #include "priv_storage.h"        /* DebugInfo */
 #include "priv_jitreg.h"         /* self */
 #include "priv_jitstore.h"
+#include "priv_jitcfi.h"         /* CFI of registered functions */
 
 static struct {
    ULong registered;     /* functions added */
@@ -97,6 +98,7 @@ const HChar* ML_(jit_status_text) ( Int st )
                                               " a loaded object";
       case VG_JIT_ERR_BAD_LINE_TABLE:  return "bad line table";
       case VG_JIT_ERR_NOT_REGISTERED:  return "nothing registered there";
+      case VG_JIT_ERR_BAD_UNWIND:      return "bad unwind information";
       case VG_JIT_WARN_REPLACED:       return "replaced overlapping code";
       case VG_JIT_WARN_LINES_DROPPED:  return "line-table entries dropped";
       case JIT_STATUS_RANGE_BUSY:      return "range holds registered code"
@@ -273,6 +275,8 @@ static Bool archiving_unmapped = False;
 
 static void retire_fn ( JitFn* f, const HChar* why )
 {
+   /* Its CFI, if it came with some, goes with it. */
+   (void)ML_(jit_cfi_remove)(f->start, JitCfiFunction, f->start);
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: %s %#lx-%#lx %s (%s)\n", why, f->start,
                 f->start + f->size, ML_(jit_name_str)(f->name),
@@ -675,6 +679,7 @@ void VG_(jit_print_summary) ( void )
                    stats.names_escaped, stats.bad_files);
    }
    ML_(jit_clreq_print_summary)();
+   ML_(jit_cfi_print_summary)();
    ML_(jit_follow_print_summary)();
    if (stats.registered + stats.refused > 0 || VG_(clo_trace_jit))
       ML_(jit_names_print_stats)();

@@ -241,9 +241,10 @@ typedef struct {
 } JitdumpDebugInfo;
 
 /* CODE_UNWINDING_INFO: eh_frame_hdr + eh_frame for the next function.
-   `data` points into the caller's buffer if the whole record was there,
-   else 0; `data_len` bytes are present in the record after the fixed
-   part, starting at file offset `data_file_offset`.  The reader checked
+   `data` points into the caller's buffer: a record of at most the
+   reader's `max_hold` bytes is asked for whole; a larger one gives 0.
+   `data_len` bytes are present in the record after the fixed part,
+   starting at file offset `data_file_offset`.  The reader checked
    eh_frame_hdr_size <= unwinding_size <= data_len. */
 typedef struct {
    unsigned long long   unwinding_size, eh_frame_hdr_size, mapped_size;

@@ -123,27 +123,8 @@ extern void ML_(jit_gdb_lines_free) ( GdbLineSet* set );
    such function is waiting.  Translations may be discarded. */
 extern void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot );
 
-/* ---- Unwinding (jitgdb.c) ---- */
-
-/* For the CFI lookup of debuginfo.c (find_DiCfSI), after no listed
-   DebugInfo covered ip: the unlisted DebugInfo holding the CFI of the
-   registered object whose code range contains ip, with *ix set to the
-   index of ip's entry in it (ML_(search_one_cfitab)); NULL if there is
-   none.  O(log objects). */
-extern DebugInfo* ML_(jit_gdb_cfi_search) ( Addr ip, /*OUT*/Word* ix );
-
-/* For VG_(new_IIPC) of debuginfo.c, when the DebugInfo di (not NULL)
-   describing (ep, eip) has no inlined calls: the unlisted DebugInfo
-   holding the inlined calls of the registered object whose code range
-   contains eip, if that object was registered by epoch ep and is still
-   registered; else di. */
-extern DebugInfo* ML_(jit_gdb_inl_search) ( DiEpoch ep, Addr eip,
-                                            DebugInfo* di );
-
-/* Forgets the unwinder's cached CFI lookups (debuginfo.c, patch 0012):
-   they may name a DebugInfo of the registry that is about to be freed,
-   or miss CFI that was just added. */
-extern void ML_(invalidate_cfsi_cache_for_jit) ( void );
+/* Unwinding and inlined calls: the objects' CFI and inlined calls
+   are kept in the CFI store of priv_jitcfi.h. */
 
 #endif   // __PRIV_JITGDB_H
 

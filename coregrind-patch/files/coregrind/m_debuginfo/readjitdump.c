@@ -377,11 +377,15 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       uw->mapped_size       = ld64(buf + 32, big);
       uw->data_len          = rec->total_size - fixed;
       uw->data_file_offset  = r->offset + fixed;
-      uw->data = len >= rec->total_size ? buf + fixed : 0;
       if (uw->unwinding_size > uw->data_len
           || uw->eh_frame_hdr_size > uw->unwinding_size)
          return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
                            JITDUMP_ERR_UNWIND_SIZES, rec->total_size);
+      /* The data is wanted whole (the core reads its .eh_frame) when the
+         caller is willing to hold the record. */
+      if (len < rec->total_size && rec->total_size <= r->max_hold)
+         return ev_need(r, ev, rec->total_size);
+      uw->data = len >= rec->total_size ? buf + fixed : 0;
       return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
                         rec->total_size);
    }

@@ -1,0 +1,305 @@
+// integration_unwind.cpp - unwinding through jitted code that keeps no
+// frame pointer, end to end under the staged Memcheck.  tests/unwindjit
+// emits jit_outer -> jit_middle -> jit_inner, each of which saves rbp,
+// uses it as a scratch register and keeps zeros in its frame, so that only
+// call frame information leads from jit_inner back to its callers.  The
+// frames are described by .eh_frame bytes in a VgJitCode, by a frame shape
+// (VG_JIT_UNWIND_FIXED_FRAME), or by jitdump CODE_UNWINDING_INFO records;
+// without a description the stack trace must stop inside the jitted code.
+// Node.js (skipped without node) writes CODE_UNWINDING_INFO records under
+// --perf-prof --perf-prof-unwinding-info.
+
+#define BOOST_TEST_MODULE integration_unwind
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "test_support.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace vgjit::test;
+
+namespace {
+
+/// Node.js: $VGJIT_NODE, else the first `node` on $PATH, else /usr/bin/node.
+std::string nodeBinary() {
+    if (const char* v = std::getenv("VGJIT_NODE"); v && *v) return v;
+    const std::string node = findOnPath("node");
+    return node.empty() ? "/usr/bin/node" : node;
+}
+
+boost::test_tools::assertion_result haveNode(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(access(nodeBinary().c_str(), X_OK) == 0);
+    if (!ok)
+        ok.message() << nodeBinary() << " is not installed (Debian: nodejs; or set VGJIT_NODE)";
+    return ok;
+}
+
+/// python3.13 of the pyenv installation (the highest 3.13.x under
+/// $PYENV_ROOT/versions, default ~/.pyenv); $VGJIT_PYTHON313 overrides.
+std::string python313() {
+    if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
+    const char* home = std::getenv("HOME");
+    const std::filesystem::path versions =
+        envOr("PYENV_ROOT", std::string(home ? home : "") + "/.pyenv") + "/versions";
+    std::error_code ec;
+    std::string best, bestName;
+    for (const auto& entry : std::filesystem::directory_iterator(versions, ec)) {
+        const std::string name = entry.path().filename().string();
+        const std::string exe = (entry.path() / "bin" / "python3.13").string();
+        if (name.rfind("3.13.", 0) == 0 && ::access(exe.c_str(), X_OK) == 0 &&
+            (best.empty() || name > bestName)) {
+            best = exe;
+            bestName = name;
+        }
+    }
+    return best;
+}
+
+boost::test_tools::assertion_result havePython313(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(!python313().empty());
+    if (!ok) ok.message() << "no CPython 3.13 under pyenv ($PYENV_ROOT/versions/3.13.*) and no $VGJIT_PYTHON313";
+    return ok;
+}
+
+std::string unwindjit() { return envOr("VGJIT_UNWINDJIT", testsBuilddir() + "/unwindjit"); }
+
+/// The function names of the stack trace printed after the first line
+/// containing `what` (at most 12 frames; file and line dropped).
+std::vector<std::string> framesAfter(const std::string& err, const std::string& what) {
+    std::vector<std::string> frames;
+    const auto at = err.find(what);
+    if (at == std::string::npos) return frames;
+    static const std::regex frame(R"(^==\d+==    (?:at|by) 0x[0-9A-F]+: ([^ ]+).*$)");
+    std::istringstream in(err.substr(err.find('\n', at) + 1));
+    for (std::string line; std::getline(in, line) && frames.size() < 12;) {
+        std::smatch m;
+        if (!std::regex_match(line, m, frame)) break;
+        frames.push_back(m[1].str());
+    }
+    return frames;
+}
+
+const std::vector<std::string> kJitFrames = {"jit_inner", "jit_middle", "jit_outer", "enter_jit"};
+
+/// Whether frames start with every jitted frame and the C caller, and go
+/// on to main (through the caller's inlined helpers).
+bool reachesMain(const std::vector<std::string>& frames) {
+    if (frames.size() <= kJitFrames.size()) return false;
+    if (!std::equal(kJitFrames.begin(), kJitFrames.end(), frames.begin())) return false;
+    return std::find(frames.begin(), frames.end(), "main") != frames.end();
+}
+
+/// What Memcheck reports for unwindjit HOW WHAT: the frames of the leak's
+/// allocation stack (from malloc) or of the invalid read.
+std::vector<std::string> reportedFrames(const std::string& how, const std::string& what,
+                                        Result* out = nullptr) {
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();   // jit-<pid>.dump goes there
+    const Result r = runValgrind({"--tool=memcheck", "--leak-check=full", "-v"},
+                                 {unwindjit(), how, what}, opt);
+    if (out) *out = r;
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    if (what == "leak") {
+        auto frames = framesAfter(r.err, "40 bytes in 1 blocks are definitely lost");
+        BOOST_TEST_REQUIRE(!frames.empty(), r.err);
+        BOOST_TEST(frames.front() == "malloc", r.err);
+        frames.erase(frames.begin());
+        return frames;
+    }
+    return framesAfter(r.err, "Invalid read of size 4");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(leak_and_invalid_read_in_frameless_jit_code_unwind_by_eh_frame_to_main) {
+    for (const char* what : {"leak", "memerr"}) {
+        BOOST_TEST_CONTEXT(what) {
+            Result r;
+            BOOST_TEST(reachesMain(reportedFrames("cfi", what, &r)), r.err);
+            static const std::regex summary(R"(JIT: unwind info: 3 added, 0 refused)");
+            BOOST_TEST(std::regex_search(r.err, summary), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(eh_frame_addr_names_where_pc_relative_pointers_count_from) {
+    // The bytes are built for the address after the code (where jitdump
+    // producers put them), not for where they are in memory.
+    for (const char* what : {"leak", "memerr"}) {
+        BOOST_TEST_CONTEXT(what) {
+            Result r;
+            BOOST_TEST(reachesMain(reportedFrames("cfi-after-code", what, &r)), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(without_unwind_information_the_trace_stops_in_the_jit_code) {
+    // The same code registered with names only: the unwinder finds neither
+    // CFI nor a frame pointer in jit_inner, so the callers are lost.  This
+    // is what the other cases would print if the CFI were not used.
+    for (const char* what : {"leak", "memerr"}) {
+        BOOST_TEST_CONTEXT(what) {
+            Result r;
+            const auto frames = reportedFrames("none", what, &r);
+            BOOST_TEST_REQUIRE(!frames.empty(), r.err);
+            BOOST_TEST(frames.front() == "jit_inner", r.err);
+            BOOST_TEST(frames.size() < kJitFrames.size(), r.err);
+            BOOST_TEST(!reachesMain(frames), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cfi_goes_with_its_code_when_unregistered_or_replaced) {
+    // The same code registered again without unwind information, after an
+    // unregistration or over the old registration: the old CFI must not
+    // describe it any more.
+    for (const char* how : {"unregistered", "replaced"}) {
+        BOOST_TEST_CONTEXT(how) {
+            Result r;
+            const auto frames = reportedFrames(how, "memerr", &r);
+            BOOST_TEST_REQUIRE(!frames.empty(), r.err);
+            BOOST_TEST(frames.front() == "jit_inner", r.err);
+            BOOST_TEST(!reachesMain(frames), r.err);
+            static const std::regex summary(R"(JIT: unwind info: 3 added, 0 refused, 0 ranges)");
+            BOOST_TEST(std::regex_search(r.err, summary), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_fixed_frame_shape_unwinds_to_main) {
+    for (const char* what : {"leak", "memerr"}) {
+        BOOST_TEST_CONTEXT(what) {
+            Result r;
+            BOOST_TEST(reachesMain(reportedFrames("shape", what, &r)), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(jitdump_unwinding_info_applies_to_the_next_code_load) {
+    // No client request: the CODE_UNWINDING_INFO before each CODE_LOAD
+    // carries the function's .eh_frame, placed after the code as perf's
+    // genelf places it (its FDE addresses are PC-relative to there).
+    for (const char* what : {"leak", "memerr"}) {
+        BOOST_TEST_CONTEXT(what) {
+            Result r;
+            BOOST_TEST(reachesMain(reportedFrames("jitdump", what, &r)), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_warning) {
+    const Result r = runValgrind({"--tool=memcheck", "-v"}, {unwindjit(), "hostile"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(!contains(r.err, "Assertion"), r.err);
+    BOOST_TEST(!contains(r.err, "impossible"), r.err);
+    // Every malformed description: not registered, VG_JIT_ERR_BAD_UNWIND.
+    static const std::regex caseLine(R"(^case (\S+) (\d+) (\d+)$)");
+    std::istringstream in(r.err);
+    int cases = 0;
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_match(line, m, caseLine)) continue;
+        ++cases;
+        BOOST_TEST_CONTEXT(m[1].str()) {
+            BOOST_TEST(m[2].str() == "0");
+            BOOST_TEST(m[3].str() == "10");
+        }
+    }
+    BOOST_TEST(cases == 14, r.err);
+    // Each refusal says why under -v.
+    for (const char* why : {"a CFI record lies outside its section",
+                            "64-bit DWARF CFI records are not read",
+                            "a CIE uses a pointer encoding that is not read",
+                            "no FDE describes the code",
+                            "eh_frame is not readable",
+                            "eh_frame_size is 0 or above VG_JIT_MAX_EH_FRAME",
+                            "unknown unwind_kind",
+                            "the frame's offsets are not multiples of 8"}) {
+        BOOST_TEST(contains(r.err, std::string("bad unwind information: ") + why), why);
+    }
+    // A thousand random corruptions went through without harm, and the
+    // correct CFI registered after them is used.
+    static const std::regex fuzz(R"(fuzz (\d+) accepted (\d+) refused)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, fuzz), r.err);
+    BOOST_TEST(std::stoi(m[1].str()) + std::stoi(m[2].str()) == 1000);
+    BOOST_TEST(std::stoi(m[1].str()) > 0);  // corruptions of instructions only are read
+    BOOST_TEST(std::stoi(m[2].str()) > 0);
+    BOOST_TEST(reachesMain(framesAfter(r.err, "Invalid read of size 4")), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
+                     *boost::unit_test::precondition(haveNode)) {
+    // tests/fixtures/node/alloc.js runs until V8 optimises `hot` and
+    // `driver`; with --perf-prof-unwinding-info each optimised function's
+    // CODE_UNWINDING_INFO carries an .eh_frame (the others only an
+    // .eh_frame_hdr).  Every one must be read at the place perf's genelf
+    // gives it (a wrong place leaves no FDE on the code: refused).  V8 keeps
+    // rbp as frame pointer in JavaScript frames on x86-64, so stacks through
+    // them reached the process's bottom before this CFI was read too; what
+    // is checked of the stack is that it still does: V8's conservative stack
+    // scan during the collection `driver` triggers reads uninitialised
+    // stack words (a Memcheck error), its stack through JS:*driver must go
+    // on to node::Start.
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    const Result r = runValgrind({"--tool=memcheck", "-v", "--num-callers=60"},
+                                 {nodeBinary(), "--perf-prof", "--perf-prof-unwinding-info",
+                                  absolute(srcdir() + "/tests/fixtures/node/alloc.js")},
+                                 opt);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "kept 60"), r.out);
+    static const std::regex summary(R"(JIT: unwind info: ([1-9]\d*) added, 0 refused)");
+    BOOST_TEST(std::regex_search(r.err, summary), r.err);
+    std::istringstream in(r.err);
+    bool inJs = false, reached = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.find("JS:*driver") != std::string::npos) inJs = true;
+        if (inJs && line.find("node::Start(") != std::string::npos) reached = true;
+        if (inJs && line.find("    by ") == std::string::npos) {
+            if (reached) break;
+            inJs = false;
+        }
+    }
+    BOOST_TEST(reached, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_bring_their_cfi,
+                     *boost::unit_test::precondition(havePython313)) {
+    // CPython 3.13's -X perf_jit writes /tmp/jit-<pid>.dump with a
+    // CODE_UNWINDING_INFO (112-byte records) before each trampoline's
+    // CODE_LOAD; all of them must be read, also those that straddle the
+    // follower's reads of the file.
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    const Result r = runValgrind(
+        {"--tool=memcheck", "-v"},
+        {python313(), "-X", "perf_jit", "-c",
+         "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\nprint(fib(15))"},
+        opt);
+    std::smatch file;
+    static const std::regex follow(R"(JIT: following jitdump file (\S+))");
+    if (std::regex_search(r.err, file, follow)) std::filesystem::remove(file[1].str());
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "610"), r.out);
+    std::smatch m;
+    static const std::regex summary(R"(JIT: unwind info: (\d+) added, (\d+) refused)");
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, summary), r.err);
+    BOOST_TEST(std::stoi(m[1].str()) > 100, r.err);
+    BOOST_TEST(m[2].str() == "0", r.err);
+    BOOST_TEST(!contains(r.err, "CODE_UNWINDING_INFO"), r.err);  // no warning about one
+}
