@@ -5,10 +5,16 @@
 #
 # Add a package here when the project starts to need it (one per line).
 # binutils: objdump, which the tests of --dump-jit-code run as KCachegrind
-# does.  `make check-gui` also needs kcachegrind and xvfb (not installed
-# here: make check does not need them).
+# does.
+#
+# usage: install-deps.sh [--gui]
+#   --gui  install only what `make check-gui` needs besides the above:
+#          KCachegrind, Xvfb and a D-Bus session (make check does not)
 set -eu
 
+if [ "${1:-}" = --gui ]; then
+  packages="kcachegrind xvfb dbus binutils"
+else
 packages="
 build-essential
 autoconf
@@ -34,6 +40,7 @@ openjdk-17-jdk-headless
 # unless a `node` is on PATH already.
 if ! command -v node >/dev/null 2>&1; then
   packages="$packages nodejs"
+fi
 fi
 
 missing=
