@@ -936,7 +936,8 @@ void row_gdb() {
 }
 
 // 8. Names that arrive late: 10^6 functions named in a jitdump before they
-// run, or only after every one of them ran (bound when the tool writes its
+// run, or only after every one of them ran (the records are read at the
+// scheduler point after the write, and bound when the tool writes its
 // results), under Callgrind and Cachegrind.
 void row_late() {
     const unsigned long n = 1000000;
@@ -963,8 +964,9 @@ void row_late() {
         const std::string runs =
             std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats);
         g_rows.push_back({"8", "Late names: " + p10(n) + " functions called once, named in a "
-                               "jitdump before they run vs only after all of them ran "
-                               "(bound at exit), --tool=" + tool + ", wall time of the run",
+                               "jitdump before they run vs written only after all of them ran "
+                               "(just before exit; bound when the tool writes its "
+                               "results), --tool=" + tool + ", wall time of the run",
                           runs, fmt("%.2f s", we), fmt("%.2f s", wl),
                           fmt("%+.2f s", wl - we), "<= +1 s", verdict(wl - we <= 1.0)});
         g_rows.push_back({"8", "Late names: peak memory of the same runs, late minus early, "
