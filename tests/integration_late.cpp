@@ -379,34 +379,6 @@ BOOST_AUTO_TEST_CASE(line_tables_0x40_past_their_code_land_on_their_lines) {
 // the time Callgrind dumps).
 // ---------------------------------------------------------------------------
 
-namespace {
-
-/// python3.13 of the pyenv installation, the highest 3.13.x under
-/// $PYENV_ROOT/versions (default ~/.pyenv); $VGJIT_PYTHON313 overrides.
-std::string python313() {
-    if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
-    const char* home = std::getenv("HOME");
-    const std::filesystem::path versions =
-        envOr("PYENV_ROOT", std::string(home ? home : "") + "/.pyenv") + "/versions";
-    std::error_code ec;
-    std::string best;
-    for (const auto& entry : std::filesystem::directory_iterator(versions, ec)) {
-        const std::string name = entry.path().filename().string();
-        const std::string exe = (entry.path() / "bin" / "python3.13").string();
-        if (name.rfind("3.13.", 0) == 0 && ::access(exe.c_str(), X_OK) == 0 &&
-            (best.empty() || name > std::filesystem::path(best).parent_path().parent_path().filename().string()))
-            best = exe;
-    }
-    return best;
-}
-
-boost::test_tools::assertion_result python313Available(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result ok(!python313().empty());
-    if (!ok) ok.message() << "no CPython 3.13 under pyenv ($PYENV_ROOT/versions/3.13.*) and no $VGJIT_PYTHON313";
-    return ok;
-}
-
-}  // namespace
 
 BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_named_with_exact_call_counts,
                      *boost::unit_test::precondition(python313Available)) {

@@ -55,6 +55,33 @@ boost::test_tools::assertion_result stockValgrindAvailable(boost::unit_test::tes
     return ok;
 }
 
+std::string python313() {
+    if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
+    const char* home = std::getenv("HOME");
+    const std::filesystem::path versions =
+        envOr("PYENV_ROOT", std::string(home ? home : "") + "/.pyenv") + "/versions";
+    std::error_code ec;
+    std::string best, bestName;
+    for (const auto& entry : std::filesystem::directory_iterator(versions, ec)) {
+        const std::string name = entry.path().filename().string();
+        const std::string exe = (entry.path() / "bin" / "python3.13").string();
+        if (name.rfind("3.13.", 0) == 0 && ::access(exe.c_str(), X_OK) == 0 &&
+            (best.empty() || name > bestName)) {
+            best = exe;
+            bestName = name;
+        }
+    }
+    return best;
+}
+
+boost::test_tools::assertion_result python313Available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(!python313().empty());
+    if (!ok)
+        ok.message() << "no CPython 3.13 under pyenv ($PYENV_ROOT/versions/3.13.*) and no "
+                        "$VGJIT_PYTHON313";
+    return ok;
+}
+
 std::string readFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + path);

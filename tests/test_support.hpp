@@ -47,6 +47,14 @@ std::string stockValgrind();
 /// false with a message naming it, so the case is reported as skipped.
 boost::test_tools::assertion_result stockValgrindAvailable(boost::unit_test::test_unit_id);
 
+/// python3.13 of the pyenv installation (the highest 3.13.x under
+/// $PYENV_ROOT/versions, default ~/.pyenv), "" if none; $VGJIT_PYTHON313
+/// overrides.
+std::string python313();
+
+/// Boost.Test precondition: python313() found one.
+boost::test_tools::assertion_result python313Available(boost::unit_test::test_unit_id);
+
 /// The whole content of a file; throws std::runtime_error if unreadable.
 std::string readFile(const std::string& path);
 /// The canonical absolute path of an existing file.
