@@ -172,6 +172,22 @@ BOOST_AUTO_TEST_CASE(jitdump_unwinding_info_applies_to_the_next_code_load) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(code_moved_by_a_jitdump_code_move_keeps_its_cfi) {
+    // Each function is loaded with its unwinding information at another
+    // address, then moved (CODE_MOVE) to where it runs: the CFI moves with
+    // it.  Without that, the trace would stop at jit_inner as in
+    // without_unwind_information_the_trace_stops_in_the_jit_code.
+    for (const char* what : {"leak", "memerr"}) {
+        BOOST_TEST_CONTEXT(what) {
+            Result r;
+            const auto frames = reportedFrames("jitdump-moved", what, &r);
+            BOOST_TEST(reachesMain(frames), r.err);
+            static const std::regex summary(R"(JIT: unwind info: 3 added, 0 refused)");
+            BOOST_TEST(std::regex_search(r.err, summary), r.err);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_warning) {
     const Result r = runValgrind({"--tool=memcheck", "-v"}, {unwindjit(), "hostile"});
     BOOST_TEST_REQUIRE(r.status == 0, r);

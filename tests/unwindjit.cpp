@@ -21,6 +21,10 @@
 //                  working directory with a CODE_UNWINDING_INFO record
 //                  before each CODE_LOAD (its .eh_frame placed after the
 //                  code, 8-byte aligned, as perf's genelf lays it out)
+//         jitdump-moved  the same, each function loaded (with its
+//                  unwinding information) 2 KiB above where it runs, then
+//                  a CODE_MOVE to where it runs, applied before the
+//                  code runs
 //   WHAT  leak     jit_inner calls malloc(40) and drops the block
 //         memerr   jit_inner reads 4 bytes past a 40-byte malloc'd block
 // Usage: unwindjit hostile
@@ -138,13 +142,20 @@ void register_all(const std::string& how) {
 // jit-<pid>.dump: per function a CODE_UNWINDING_INFO (the .eh_frame, then
 // its .eh_frame_hdr) and a CODE_LOAD.  The file is complete when it is
 // mapped, so Valgrind reads it whole at its first look.
-void write_jitdump() {
+// With `moved`, each function is loaded at kMovedFrom bytes above its
+// code (a copy of it is put there) and then moved to its code.
+constexpr std::size_t kMovedFrom = 2048;
+
+void write_jitdump(bool moved) {
     const std::uint32_t pid = static_cast<std::uint32_t>(getpid());
     jitdump_test::JitdumpBuilder b;
     b.header(1, pid);
     std::uint64_t ts = 100;
+    std::uint64_t index = 0;
     for (const Fn& f : fns) {
-        const std::uintptr_t code = reinterpret_cast<std::uintptr_t>(f.code);
+        const std::uintptr_t runs_at = reinterpret_cast<std::uintptr_t>(f.code);
+        const std::uintptr_t code = moved ? runs_at + kMovedFrom : runs_at;
+        if (moved) std::memcpy(f.code + kMovedFrom, f.code, f.shape.size);
         const std::uintptr_t eh_addr = code + ((f.shape.size + 7) & ~std::size_t{7});
         std::vector<unsigned char> data = testjit::frameless_eh_frame(code, f.shape, eh_addr);
         std::uint32_t cie_len;
@@ -159,8 +170,10 @@ void write_jitdump() {
         while (p.bytes.size() % 8 != 0) p.u8(0);
         b.record(4, ts++, p.bytes);
         std::vector<unsigned char> bytes(f.code, f.code + f.shape.size);
-        b.code_load(code, f.shape.size, f.name, ts, ts, pid, pid, bytes);
+        b.code_load(code, f.shape.size, f.name, index, ts, pid, pid, bytes);
         ++ts;
+        if (moved) b.code_move(code, runs_at, f.shape.size, index, ts++, pid, pid);
+        ++index;
     }
     const std::string path = "jit-" + std::to_string(pid) + ".dump";
     const int fd = open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0644);
@@ -332,15 +345,19 @@ int main(int argc, char** argv) {
     }
     if (argc != 3) {
         std::fprintf(stderr, "usage: unwindjit cfi|cfi-after-code|shape|none|unregistered|"
-                             "replaced|jitdump leak|memerr\n"
+                             "replaced|jitdump|jitdump-moved leak|memerr\n"
                              "       unwindjit hostile\n");
         return 2;
     }
     const std::string how = argv[1], what = argv[2];
     emit(what == "leak" ? testjit::FramelessBody::kMallocLeak
                         : testjit::FramelessBody::kInvalidRead);
-    if (how == "jitdump") {
-        write_jitdump();
+    if (how == "jitdump" || how == "jitdump-moved") {
+        write_jitdump(how == "jitdump-moved");
+        // Valgrind applies a CODE_MOVE at its next time slice, not in the
+        // middle of a lookup: run other code first, as a JIT would.
+        if (how == "jitdump-moved")
+            for (int i = 0; i < 1000000; ++i) asm volatile("" ::: "memory");
     } else if (how == "unregistered") {
         // The CFI goes with its code: unregistered, then the same code
         // registered again without unwind information.

@@ -413,6 +413,59 @@ Bool ML_(jit_cfi_remove) ( Addr lo, JitCfiOwner owner, UWord key )
    return True;
 }
 
+/* A detached entry is its CfiRange node, out of the OSet. */
+struct _JitCfiDetached {
+   CfiRange r;
+};
+
+JitCfiDetached* ML_(jit_cfi_detach) ( Addr lo, JitCfiOwner owner,
+                                      UWord key )
+{
+   CfiRange*       r;
+   JitCfiDetached* d;
+   if (ranges == NULL)
+      return NULL;
+   r = VG_(OSetGen_Lookup)(ranges, &lo);
+   if (r == NULL || r->owner != owner || r->key != key)
+      return NULL;
+   r = VG_(OSetGen_Remove)(ranges, &lo);
+   d = ML_(dinfo_zalloc)("di.jitcfi.detached", sizeof(*d));
+   d->r = *r;
+   VG_(OSetGen_FreeNode)(ranges, r);
+   ML_(invalidate_cfsi_cache_for_jit)();
+   return d;
+}
+
+/* Moves every code address of di (its r-x mappings, text and CFI
+   ranges) by delta (mod 2^wordsize).  The CFI rules themselves are
+   relative to the CFA and registers. */
+static void rebase_cfi_di ( DebugInfo* di, Addr delta )
+{
+   Word i;
+   for (i = 0; i < VG_(sizeXA)(di->fsm.maps); i++) {
+      DebugInfoMapping* m = VG_(indexXA)(di->fsm.maps, i);
+      if (m->rx)
+         m->avma += delta;
+   }
+   di->text_avma += delta;
+   for (i = 0; i < (Word)di->cfsi_used; i++)
+      di->cfsi_base[i] += delta;
+   di->cfsi_minavma += delta;
+   di->cfsi_maxavma += delta;
+}
+
+void ML_(jit_cfi_reattach) ( JitCfiDetached* d, Addr new_lo )
+{
+   Addr delta = new_lo - d->r.lo;
+   Addr size  = d->r.hi - d->r.lo;
+   vg_assert(d->r.di != NULL && d->r.di->cfsi_rd == NULL);
+   rebase_cfi_di(d->r.di, delta);
+   ML_(jit_cfi_add)(new_lo, new_lo + size, d->r.di, d->r.owner, new_lo);
+   if (d->r.owner == JitCfiFunction)
+      stats.added--;   /* the same CFI, not a new description */
+   ML_(dinfo_free)(d);
+}
+
 static const CfiRange* range_containing ( Addr ip )
 {
    if (ranges == NULL || VG_(OSetGen_Size)(ranges) == 0)

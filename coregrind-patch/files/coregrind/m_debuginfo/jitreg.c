@@ -533,6 +533,7 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    JitLineTab* lines = NULL;
    UWord       size;
    UInt        n_replaced;
+   JitCfiDetached* cfi;
 
    if (p.c == NULL)
       return VG_JIT_ERR_NOT_REGISTERED;
@@ -551,6 +552,8 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    obj = ML_(jit_object_at)(f->obj);
    if (f->lines)
       lines = ML_(jit_line_table_copy)(f->lines);
+   /* Its CFI, if any, moves with it (retire_fn would free it). */
+   cfi = ML_(jit_cfi_detach)(old_start, JitCfiFunction, old_start);
    ML_(jit_discard_translations)(old_start, size, "jitreg.move");
    (void)remove_fn_at(old_start, "moved");
    ML_(jit_discard_translations)(new_start, size, "jitreg.move");
@@ -558,6 +561,8 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    stats.replaced += n_replaced;
    ML_(advance_current_DiEpoch_for_jit)();
    insert_fn(new_start, size, name, obj, lines);
+   if (cfi != NULL)
+      ML_(jit_cfi_reattach)(cfi, new_start);
    stats.registered--;   /* a move, not a new function */
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: move %#lx -> %#lx-%#lx %s (%s)\n", old_start,

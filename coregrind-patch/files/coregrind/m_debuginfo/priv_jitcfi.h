@@ -112,6 +112,19 @@ extern void ML_(jit_cfi_add) ( Addr lo, Addr hi, DebugInfo* di,
    (else does nothing).  Returns whether one was removed. */
 extern Bool ML_(jit_cfi_remove) ( Addr lo, JitCfiOwner owner, UWord key );
 
+/* Takes the entry starting at lo that owner/key added out of the store
+   without freeing it, for ML_(jit_cfi_reattach): a function that moves
+   (VALGRIND_JIT_MOVE, jitdump CODE_MOVE) keeps its CFI.  Returns NULL
+   (and does nothing) if there is no such entry. */
+typedef struct _JitCfiDetached JitCfiDetached;
+extern JitCfiDetached* ML_(jit_cfi_detach) ( Addr lo, JitCfiOwner owner,
+                                             UWord key );
+
+/* Puts a detached entry back for the same code now at new_lo: every
+   address its CFI describes moves by new_lo minus its old start; the
+   entry's key becomes new_lo.  Takes ownership of d. */
+extern void ML_(jit_cfi_reattach) ( JitCfiDetached* d, Addr new_lo );
+
 /* For find_DiCfSI (debuginfo.c), after no listed DebugInfo covered ip:
    the store's DebugInfo whose range holds ip and whose CFI covers it,
    with *ix the index of ip's entry (ML_(search_one_cfitab)); NULL if
