@@ -16,8 +16,9 @@
 //                [--lookup-max=N] [--only=LIST]
 //                [--inner-stock=VG-IN-PLACE --inner-patched=VG-IN-PLACE]
 //   --inner-*     self-hosting builds (--enable-inner) of the stock and the
-//                 patched Valgrind: row 1 also counts their own instructions
-//                 under an outer Cachegrind (the --stock Valgrind)
+//                 patched Valgrind: rows 1 and 2 also count their own
+//                 instructions under an outer Cachegrind (the --stock
+//                 Valgrind)
 //   --repeats     runs per side (default 5, minimum 5)
 //   --lookup-max  largest N of the Callgrind lookup rows (default 1000000)
 //   --stock-lookup-max
@@ -384,13 +385,53 @@ double cachegrind_total(const std::string& path) {
     throw std::runtime_error("no summary line in " + path);
 }
 
-// 1c, 1d. The same workload (on the first 256 KiB of the input), counted
-// in instructions: the self-hosting builds of the stock and the patched
-// Valgrind (--enable-inner, the same sources) run bzip2 under the tool,
-// and an outer Cachegrind (the stock Valgrind) counts every instruction
-// the inner Valgrind process executes: its core, the tool, and the code it
+// The instructions a self-hosting Valgrind (--enable-inner; `inner` is its
+// vg-in-place) executes running prog under tool, counted by an outer
+// Cachegrind (the stock Valgrind): its core, the tool, and the code it
 // generates.  The counts do not depend on the machine's speed (repeated
-// runs agree to about 1e-8), so they resolve what wall time cannot here.
+// runs agree to about 1e-8).  label names the run's log.
+double inner_instructions(const std::string& inner, const std::string& tool,
+                          const std::string& label, const std::vector<std::string>& prog) {
+    const std::string prefix = "outer-" + label + ".";
+    std::vector<std::string> argv{
+        g_opt->stock, "--sim-hints=enable-outer", "--trace-children=yes",
+        "--smc-check=all-non-file", "--run-libc-freeres=no", "--tool=cachegrind",
+        "--cache-sim=no", "--cachegrind-out-file=" + g_opt->workdir + "/" + prefix + "%p",
+        inner, "--vgdb-prefix=" + g_opt->workdir + "/inner-" + label,
+        "--sim-hints=no-inner-prefix", "-q", "--tool=" + tool};
+    if (tool == "callgrind")
+        argv.push_back("--callgrind-out-file=/dev/null");
+    argv.insert(argv.end(), prog.begin(), prog.end());
+    const Cmd cmd{"inner-" + label, argv, true};
+    run_once(cmd);
+    // Each run leaves one Cachegrind file per traced process (the
+    // launcher's dirname, then the tool): the tool's is the one whose
+    // command is the inner tool binary.
+    std::vector<std::filesystem::path> outputs;
+    for (const auto& e : std::filesystem::directory_iterator(g_opt->workdir))
+        if (e.path().filename().string().rfind(prefix, 0) == 0)
+            outputs.push_back(e.path());
+    double total = -1;
+    for (const auto& path : outputs) {
+        std::ifstream f(path);
+        std::string l;
+        while (std::getline(f, l))
+            if (l.rfind("cmd:", 0) == 0) {
+                if (l.find("-amd64-linux") != std::string::npos)
+                    total = cachegrind_total(path);
+                break;
+            }
+        std::filesystem::remove(path);
+    }
+    if (total < 0)
+        throw std::runtime_error("no outer Cachegrind output for the inner " + tool + " (see " +
+                                 log_path(cmd) + ")");
+    return total;
+}
+
+// 1c, 1d. The same workload (on the first 256 KiB of the input), counted
+// in instructions (inner_instructions), so that they resolve what wall
+// time cannot here.
 void row_nojit_instructions(const std::string& input) {
     const std::string small = "bzip2-input-256k.txt";
     {
@@ -403,53 +444,14 @@ void row_nojit_instructions(const std::string& input) {
     const int reps = 3;
     char k = 'c';
     for (const std::string tool : {"callgrind", "memcheck"}) {
-        std::vector<Cmd> cmds;
-        std::vector<std::string> outs;
-        for (const std::string side : {"stock", "patched"}) {
-            const std::string out = g_opt->workdir + "/outer-" + tool + "-" + side + ".%p";
-            std::vector<std::string> argv{
-                g_opt->stock, "--sim-hints=enable-outer", "--trace-children=yes",
-                "--smc-check=all-non-file", "--run-libc-freeres=no", "--tool=cachegrind",
-                "--cache-sim=no", "--cachegrind-out-file=" + out,
-                side == "stock" ? g_opt->inner_stock : g_opt->inner_patched,
-                "--vgdb-prefix=" + g_opt->workdir + "/inner-" + side,
-                "--sim-hints=no-inner-prefix", "-q", "--tool=" + tool};
-            if (tool == "callgrind")
-                argv.push_back("--callgrind-out-file=/dev/null");
-            for (const auto& a : std::vector<std::string>{g_opt->bzip2, "-9", "-c", small})
-                argv.push_back(a);
-            cmds.push_back({"inner-" + tool + "-" + side, argv, true});
-        }
-        // Each run leaves one Cachegrind file per traced process (the
-        // launcher's dirname, then the tool): the tool's is the one whose
-        // command is the inner tool binary.
         std::vector<std::vector<double>> counts(2);
         const double t0 = now_s();
         for (int r = 0; r < reps; ++r)
-            for (std::size_t i = 0; i < cmds.size(); ++i) {
+            for (std::size_t i = 0; i < 2; ++i) {
                 const std::string side = i == 0 ? "stock" : "patched";
-                const std::string prefix = "outer-" + tool + "-" + side + ".";
-                run_once(cmds[i]);
-                std::vector<std::filesystem::path> outputs;
-                for (const auto& e : std::filesystem::directory_iterator(g_opt->workdir))
-                    if (e.path().filename().string().rfind(prefix, 0) == 0)
-                        outputs.push_back(e.path());
-                double total = -1;
-                for (const auto& path : outputs) {
-                    std::ifstream f(path);
-                    std::string l;
-                    while (std::getline(f, l))
-                        if (l.rfind("cmd:", 0) == 0) {
-                            if (l.find("-amd64-linux") != std::string::npos)
-                                total = cachegrind_total(path);
-                            break;
-                        }
-                    std::filesystem::remove(path);
-                }
-                if (total < 0)
-                    throw std::runtime_error("no outer Cachegrind output for the inner " + tool +
-                                             " (see " + log_path(cmds[i]) + ")");
-                counts[i].push_back(total);
+                counts[i].push_back(inner_instructions(
+                    side == "stock" ? g_opt->inner_stock : g_opt->inner_patched, tool,
+                    tool + "-" + side, {g_opt->bzip2, "-9", "-c", small}));
             }
         std::fprintf(stderr, "vgbench: %-58s %3d x 2 runs, %6.1f s\n",
                      ("1. bzip2 under the inner " + tool + ", counted").c_str(), reps,
@@ -466,6 +468,43 @@ void row_nojit_instructions(const std::string& input) {
                           fmt("%.4f x", cp / cs),
                           "patched/stock <= 1.01", verdict(cp / cs <= 1.01)});
     }
+}
+
+// 2, counted (no target): the instructions Valgrind executes per
+// registration and per empty client request, under the inner --tool=none.
+// Each mode's count per function is the slope between 10^4 and 10^5
+// functions (the difference of two runs' counts over the difference of N),
+// so start-up and exit cancel out; the client's per-function set-up (names
+// and code built before the loop) and the loop itself cancel against the
+// loop without requests (mode none).  Row 2 times the same loops; where
+// its time per registration exceeds what these counts explain, the rest is
+// memory: the pages the registry's new records are written to (row 4
+// gives the bytes per function, row 3's machine row this machine's cost
+// of a new page).
+void row_register_instructions() {
+    const unsigned long n1 = 10000, n2 = 100000;
+    const double t0 = now_s();
+    auto slope = [&](const std::string& mode) {
+        double c[2];
+        int i = 0;
+        for (const unsigned long n : {n1, n2})
+            c[i++] = inner_instructions(g_opt->inner_patched, "none",
+                                        "register-" + mode + "-" + std::to_string(n),
+                                        {g_opt->jitbench, "register", std::to_string(n), mode,
+                                         "keep"});
+        return (c[1] - c[0]) / static_cast<double>(n2 - n1);
+    };
+    const double plain = slope("none");
+    const double request = slope("request") - plain, jit = slope("jit") - plain;
+    std::fprintf(stderr, "vgbench: %-58s %3d x 2 runs, %6.1f s\n",
+                 "2. register under the inner none, counted", 3, now_s() - t0);
+    g_rows.push_back({"2", "(no target) Registration, counted: instructions the Valgrind process "
+                           "executes per request, --tool=none, self-hosting build under an "
+                           "outer Cachegrind, slope from " + p10(n1) + " to " + p10(n2) +
+                           " functions less the loop without requests (baseline: an empty "
+                           "client request)",
+                      "1+1", fmt("%.0f Ir", request), fmt("%.0f Ir", jit),
+                      fmt("%.2f x", jit / request), "-", "-"});
 }
 
 // 1. A program without JIT code: bzip2 under Callgrind and Memcheck.
@@ -1089,6 +1128,7 @@ int main(int argc, char** argv) {
     try {
         if (wanted(1)) row_nojit();
         if (wanted(2) || wanted(4)) row_register();
+        if (wanted(2) && !g_opt->inner_patched.empty()) row_register_instructions();
         if (wanted(3)) row_lookup();
         if (wanted(5)) row_jitdump();
         if (wanted(6)) row_native();
