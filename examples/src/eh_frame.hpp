@@ -190,7 +190,9 @@ public:
     /// ehFrame() for the address the returned bytes lie at (their
     /// PC-relative pointers count from the vector's data(), which moving
     /// the vector keeps): what VgJitCode.eh_frame takes with a null
-    /// eh_frame_addr.
+    /// eh_frame_addr.  The FDE's 4-byte address reaches only code within
+    /// 2 GiB of the bytes, which heap memory and a JIT's mappings need not
+    /// be: sectionAfter() is the safe choice.
     std::vector<unsigned char> ehFrameInPlace(std::uintptr_t code, std::size_t size,
                                               const Layout& layout = {}) const {
         std::vector<unsigned char> v = ehFrame(code, size, 0, layout);
@@ -198,6 +200,14 @@ public:
             ehFrame(code, size, reinterpret_cast<std::uintptr_t>(v.data()), layout);
         std::memcpy(v.data(), w.data(), v.size());
         return v;
+    }
+
+    /// Where perf's genelf (and so a jitdump CODE_UNWINDING_INFO) takes a
+    /// function's .eh_frame to lie: at the first multiple of 8 after its
+    /// `size` bytes of code at `code`.  Bytes built for it reach the code
+    /// wherever they are kept (VgJitCode.eh_frame_addr names it).
+    static std::uintptr_t sectionAfter(std::uintptr_t code, std::size_t size) {
+        return (code + size + 7) & ~std::uintptr_t{7};
     }
 
 private:
