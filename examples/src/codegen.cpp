@@ -702,8 +702,10 @@ private:
         Simple si = simple(*e.args[0]);
         if (si.kind != Simple::Kind::None) loadSimple(rax, si);
         else emitExpr(*e.args[0]);
-        cmp(rax, static_cast<std::uint32_t>(a.size));
-        jae(errorStub(e.line, RuntimeErrorKind::IndexOutOfBounds, e.array));
+        if (env_.boundsChecks) {
+            cmp(rax, static_cast<std::uint32_t>(a.size));
+            jae(errorStub(e.line, RuntimeErrorKind::IndexOutOfBounds, e.array));
+        }
         movAddr(rcx, env_.arrayBases[e.array]);
         mov(rax, qword[rcx + rax * 8]);
     }
@@ -843,8 +845,10 @@ private:
             mov(rdx, rax);
             popReg(rax);
         }
-        cmp(rax, static_cast<std::uint32_t>(a.size));
-        jae(errorStub(s.line, RuntimeErrorKind::IndexOutOfBounds, s.array));
+        if (env_.boundsChecks) {
+            cmp(rax, static_cast<std::uint32_t>(a.size));
+            jae(errorStub(s.line, RuntimeErrorKind::IndexOutOfBounds, s.array));
+        }
         movAddr(rcx, env_.arrayBases[s.array]);
         mov(qword[rcx + rax * 8], rdx);
     }

@@ -52,6 +52,10 @@ struct CodegenEnv {
     std::vector<std::int64_t*> arrayBases;
     /// Generated code reports StackOverflow when rsp drops below this.
     std::uintptr_t stackLimit = 0;
+    /// false: array indexes are not checked (an index out of bounds reads
+    /// or writes outside the array: undefined behaviour, which Memcheck
+    /// reports as an invalid read or write).
+    bool boundsChecks = true;
     /// Returns an opaque, stable pointer describing an error site; it is
     /// passed to `errorHelper` in rdi (with a value in rsi).
     std::function<const void*(int line, RuntimeErrorKind kind, int array)> makeErrorSite;

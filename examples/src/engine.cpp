@@ -101,6 +101,7 @@ void Engine::buildEnv() {
     const auto sp = reinterpret_cast<std::uintptr_t>(&probe);
     const std::uintptr_t budget = stackBudget();
     env_.stackLimit = sp > budget ? sp - budget : 0;
+    env_.boundsChecks = opts_.boundsChecks;
     env_.errorHelper = reinterpret_cast<const void*>(&Engine::helperError);
     env_.printHelper = reinterpret_cast<const void*>(&Engine::helperPrint);
     // The code generator calls these while compiling function `compiling_`.

@@ -56,6 +56,8 @@ struct Options {
     /// false: register code without unwind information (--no-unwind-info):
     /// stack traces through tier-1 code then lose frames.
     bool unwindInfo = true;
+    /// false: do not check array indexes (--no-bounds-checks).
+    bool boundsChecks = true;
 };
 
 class Engine;

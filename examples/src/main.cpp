@@ -1,7 +1,7 @@
 // main.cpp - command-line driver of minijit, the valgrind-jit example JIT.
 //
 //   minijit [--tier-threshold N] [--no-tier1] [--no-register] [--tier-names]
-//           [--no-unwind-info] [--verbose] FILE.mj [ARGS...]
+//           [--no-unwind-info] [--no-bounds-checks] [--verbose] FILE.mj [ARGS...]
 //
 // Exit status: 0 success; 1 error in the program (compile-time
 // "FILE:LINE: error: ..." or run-time "FILE:LINE: runtime error: ...") or
@@ -40,7 +40,9 @@ const char kUsage[] =
     "  --no-unwind-info    register code without unwind information (tier-1\n"
     "                      code keeps no frame pointer: stack traces through\n"
     "                      it then lose frames)\n"
-
+    "  --no-bounds-checks  do not check array indexes: an index out of bounds\n"
+    "                      reads or writes outside the array (undefined\n"
+    "                      behaviour; Memcheck reports it)\n"
     "  --verbose           log compilations, tier-ups and code frees on stderr\n"
     "  --help              show this help and exit\n"
     "\n"
@@ -90,7 +92,8 @@ int main(int argc, char** argv) {
             opts.tierNames = true;
         } else if (a == "--no-unwind-info") {
             opts.unwindInfo = false;
-
+        } else if (a == "--no-bounds-checks") {
+            opts.boundsChecks = false;
         } else if (a == "--verbose" || a == "-v") {
             opts.verbose = true;
         } else if (a == "--") {
