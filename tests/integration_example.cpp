@@ -358,8 +358,9 @@ BOOST_AUTO_TEST_CASE(memcheck_stack_through_tier1_code_reaches_main) {
     BOOST_TEST(m[2].str() == "0");
     BOOST_TEST(!contains(r.err, "minijit: warning"), r.err);
 
-    // Without it the trace loses frames: below lookup, the unwinder finds
-    // neither CFI nor a frame pointer in tier-1 code.
+    // Without it the trace loses frames: from lookup, the unwinder finds no
+    // CFI and follows rbp, which is not a frame pointer in tier-1 code (here
+    // it still points at main's frame, so the trace goes on in the engine).
     InvalidRead withoutCfi = invalidReadInNestedCalls({"--no-unwind-info"});
     BOOST_TEST_REQUIRE(withoutCfi.result.status == 0, withoutCfi.result);
     BOOST_TEST_REQUIRE(!withoutCfi.frames.empty(), withoutCfi.result.err);
