@@ -10,7 +10,10 @@
 # `make demo` runs it with the build tree's paths.  It builds nothing: it
 # runs minijit on the sample under the staged Callgrind (callgrind_annotate
 # with the per-line annotation of the .mj source), Cachegrind (cg_annotate)
-# and Memcheck, and prints short, thresholded reports.
+# and Memcheck, and prints short, thresholded reports.  Then it shows a
+# Memcheck stack trace through tier-1 code, which keeps no frame pointer,
+# with and without the unwind information minijit registers
+# (errors/bounds_tier1.mj without bounds checks).
 
 set -euo pipefail
 
@@ -73,3 +76,26 @@ banner "3. Memcheck: valgrind --leak-check=full minijit $(basename "$sample")"
     { cat "$work/memcheck.log" >&2; die "memcheck run failed"; }
 cat "$work/memcheck.stdout"
 vg_summary "$work/memcheck.log" 'in use at exit|All heap blocks|definitely|ERROR SUMMARY'
+
+bad=$here/errors/bounds_tier1.mj
+banner "4. Memcheck: an invalid read in tier-1 code, three calls deep (errors/bounds_tier1.mj)"
+echo "minijit --no-bounds-checks turns the program's index error into a read past the end"
+echo "of the array.  lookup, scale and check run tier-1 code, which keeps no frame pointer;"
+echo "main runs tier-0 code, which does.  minijit registers tier-1 code with its .eh_frame,"
+echo "so the stack goes through every MiniJit frame into the engine (--tier-names shows the"
+echo "tiers):"
+echo
+# Valgrind's report of the read, from its first line to the block it missed.
+invalid_read() {
+    (cd "$work" && "$stage/bin/valgrind" --tool=memcheck --num-callers=8 \
+        "$minijit" --tier-names --no-bounds-checks "$@" "$bad" >/dev/null 2>"$work/stack.log") ||
+        { cat "$work/stack.log" >&2; die "memcheck run failed"; }
+    sed -n 's/^==[0-9]*== //p' "$work/stack.log" | sed -n '/^Invalid read/,/^ Address/p'
+}
+invalid_read
+echo
+echo "--- the same with minijit --no-unwind-info: without CFI the unwinder follows rbp, which"
+echo "    these tier-1 functions leave alone, so it still points at main's frame: the trace"
+echo "    jumps from lookup to main's caller, and scale, check and main are lost:"
+echo
+invalid_read --no-unwind-info

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -37,12 +38,14 @@
 namespace cg = vgjit::callgrind;
 using vgjit::test::absolute;
 using vgjit::test::builddir;
+using vgjit::test::contains;
 using vgjit::test::envOr;
 using vgjit::test::lineCount;
 using vgjit::test::readFile;
 using vgjit::test::Result;
 using vgjit::test::RunOptions;
 using vgjit::test::srcdir;
+using vgjit::test::StackFrame;
 using vgjit::test::stage;
 using vgjit::test::TempDir;
 using vgjit::test::valgrind;
@@ -266,6 +269,118 @@ BOOST_AUTO_TEST_CASE(memcheck_finds_no_errors_or_leaks) {
     BOOST_TEST(r.err.find(so + ":5: runtime error: stack overflow in function 'down'") != std::string::npos, r);
     BOOST_TEST(r.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, r);
     BOOST_TEST(r.err.find("definitely lost") == std::string::npos, r);
+}
+
+namespace {
+
+/// One run of errors/bounds_tier1.mj without bounds checks under the staged
+/// Memcheck (-v, minijit --verbose --tier-names): the run, and the frames of
+/// the stack trace of its invalid read.
+struct InvalidRead {
+    Result result;
+    std::vector<StackFrame> frames;
+};
+
+/// Runs it with `minijitOptions` added.
+InvalidRead invalidReadInNestedCalls(const std::vector<std::string>& minijitOptions) {
+    std::vector<std::string> argv{valgrind(), "--tool=memcheck", "-v", "--num-callers=20", minijit(),
+                                  "--verbose", "--tier-names", "--no-bounds-checks"};
+    argv.insert(argv.end(), minijitOptions.begin(), minijitOptions.end());
+    argv.push_back(example("errors/bounds_tier1.mj"));
+    InvalidRead out;
+    out.result = run(argv);
+    out.frames = vgjit::test::stackTraceAfter(out.result.err, "Invalid read of size 8", 20);
+    return out;
+}
+
+/// The source line of the error an errors/ program expects ("// expect:
+/// LINE: ...").
+std::string expectedErrorLine(const std::string& source) {
+    std::smatch m;
+    static const std::regex expect(R"(^// expect: (\d+):)");
+    return std::regex_search(source, m, expect) ? m[1].str() : "";
+}
+
+/// The names of the frames in `file` ("lookup.tier1", ...), innermost first,
+/// up to the first frame that is not.
+std::vector<std::string> leadingFramesIn(const std::vector<StackFrame>& frames,
+                                         const std::string& file) {
+    std::vector<std::string> names;
+    for (const auto& f : frames) {
+        if (f.where.compare(0, file.size() + 1, file + ":") != 0) break;
+        names.push_back(f.function);
+    }
+    return names;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(memcheck_stack_through_tier1_code_reaches_main) {
+    // errors/bounds_tier1.mj: main (called once: tier 0) calls check, which
+    // calls scale, which calls lookup, 2001 times; the last call reads one
+    // past the end of an array, after all three were recompiled at tier 1,
+    // which keeps no frame pointer (rbp holds a variable or the caller's
+    // value).  Without bounds checks, Memcheck reports the read; only the
+    // CFI that minijit registers with tier-1 code leads from lookup back to
+    // main and into the engine.
+    if (!requireStage()) return;
+    const std::string file = "bounds_tier1.mj";
+    // The program's call chain, innermost first.
+    const std::vector<std::string> chain{"lookup", "scale", "check", "main"};
+    const std::string line = expectedErrorLine(readFile(example("errors/" + file)));
+    BOOST_TEST_REQUIRE(!line.empty());
+
+    // With the CFI: every MiniJit frame, at its tier, then the engine and
+    // minijit's own main.
+    InvalidRead withCfi = invalidReadInNestedCalls({});
+    const Result& r = withCfi.result;
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST_REQUIRE(!withCfi.frames.empty(), r.err);
+    std::vector<std::string> expected;
+    for (const auto& name : chain) expected.push_back(name + (name == "main" ? ".tier0" : ".tier1"));
+    BOOST_TEST(leadingFramesIn(withCfi.frames, file) == expected, boost::test_tools::per_element());
+    BOOST_TEST(withCfi.frames.front().where == file + ":" + line, r.err);
+    bool reachedMain = false;
+    for (std::size_t i = expected.size(); i < withCfi.frames.size(); ++i)
+        reachedMain = reachedMain || (withCfi.frames[i].function == "main" &&
+                                      withCfi.frames[i].where.compare(0, 9, "main.cpp:") == 0);
+    BOOST_TEST(reachedMain, r.err);
+    // Each registration came with unwind information, all of it taken:
+    // the compiled versions and the retire stub.
+    static const std::regex compiled(R"(minijit: compiled .*, registered\n)");
+    const auto registered = static_cast<unsigned long>(
+        std::distance(std::sregex_iterator(r.err.begin(), r.err.end(), compiled), std::sregex_iterator()));
+    BOOST_TEST(registered >= chain.size() + 3, r.err);
+    std::smatch m;
+    static const std::regex summary(R"(JIT: unwind info: (\d+) added, (\d+) refused)");
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, summary), r.err);
+    BOOST_TEST(std::stoul(m[1].str()) == registered + 1, r.err);
+    BOOST_TEST(m[2].str() == "0");
+    BOOST_TEST(!contains(r.err, "minijit: warning"), r.err);
+
+    // Without it the trace loses frames: from lookup, the unwinder finds no
+    // CFI and follows rbp, which is not a frame pointer in tier-1 code (here
+    // it still points at main's frame, so the trace goes on in the engine).
+    InvalidRead withoutCfi = invalidReadInNestedCalls({"--no-unwind-info"});
+    BOOST_TEST_REQUIRE(withoutCfi.result.status == 0, withoutCfi.result);
+    BOOST_TEST_REQUIRE(!withoutCfi.frames.empty(), withoutCfi.result.err);
+    BOOST_TEST(withoutCfi.frames.front().function == "lookup.tier1", withoutCfi.result.err);
+    BOOST_TEST(leadingFramesIn(withoutCfi.frames, file).size() < expected.size(),
+               withoutCfi.result.err);
+    BOOST_TEST(!contains(withoutCfi.result.err, "JIT: unwind info:"), withoutCfi.result.err);
+
+    // Tier 0 keeps its frame pointer: there the trace is whole either way.
+    for (bool unwindInfo : {true, false}) {
+        BOOST_TEST_CONTEXT("--no-tier1, unwind information " << unwindInfo) {
+            std::vector<std::string> opts{"--no-tier1"};
+            if (!unwindInfo) opts.push_back("--no-unwind-info");
+            InvalidRead t0 = invalidReadInNestedCalls(opts);
+            BOOST_TEST_REQUIRE(t0.result.status == 0, t0.result);
+            std::vector<std::string> tier0;
+            for (const auto& name : chain) tier0.push_back(name + ".tier0");
+            BOOST_TEST(leadingFramesIn(t0.frames, file) == tier0, t0.result.err);
+        }
+    }
 }
 
 // ---------------------------------------------------------- Callgrind --

@@ -137,6 +137,19 @@ BOOST_AUTO_TEST_CASE(refusals_leave_an_empty_handle_with_the_reason) {
     BOOST_TEST(count(events(r.err), "register hpp_empty") == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(unwind_information_goes_with_the_registration) {
+    const Result& r = traced();
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "fixed-frame: registered 1, state ok\n"), r);
+    BOOST_TEST(contains(r.out, "misaligned-frame: registered 0, state bad_unwind\n"), r);
+    // The core added CFI for exactly the registered range.
+    static const std::regex reg(R"(jit: register (0x[0-9a-f]+-0x[0-9a-f]+) hpp_fixed_frame )");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, reg), r.err);
+    BOOST_TEST(contains(r.err, "jit: CFI of " + m[1].str() + ": "), r.err);
+    BOOST_TEST(count(events(r.err), "register hpp_bad_frame") == 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(natively_every_handle_is_empty_and_nothing_is_allocated,
@@ -146,7 +159,7 @@ BOOST_AUTO_TEST_CASE(natively_every_handle_is_empty_and_nothing_is_allocated,
     BOOST_TEST(contains(r.out, "api_version 0\n"), r);
     BOOST_TEST(!contains(r.out, "registered 1"), r);
     for (const char* what : {"scoped", "moved-to", "assigned", "same-start", "size-0",
-                             "nul-in-name"})
+                             "nul-in-name", "fixed-frame", "misaligned-frame"})
         BOOST_TEST(contains(r.out, std::string(what) + ": registered 0, state not_running\n"),
                    what);
     BOOST_TEST(contains(r.out, "allocations while registering: 0\n"), r);

@@ -51,15 +51,7 @@ std::string unwindjit() { return envOr("VGJIT_UNWINDJIT", testsBuilddir() + "/un
 /// containing `what` (at most 12 frames; file and line dropped).
 std::vector<std::string> framesAfter(const std::string& err, const std::string& what) {
     std::vector<std::string> frames;
-    const auto at = err.find(what);
-    if (at == std::string::npos) return frames;
-    static const std::regex frame(R"(^==\d+==    (?:at|by) 0x[0-9A-F]+: ([^ ]+).*$)");
-    std::istringstream in(err.substr(err.find('\n', at) + 1));
-    for (std::string line; std::getline(in, line) && frames.size() < 12;) {
-        std::smatch m;
-        if (!std::regex_match(line, m, frame)) break;
-        frames.push_back(m[1].str());
-    }
+    for (const StackFrame& f : stackTraceAfter(err, what)) frames.push_back(f.function);
     return frames;
 }
 

@@ -150,6 +150,17 @@ int main() {
         vj::registration bad_name({mem + 80, 3, std::string_view("a\0b", 3)});
         report("nul-in-name", bad_name);
     }
+    // 6. Unwind descriptions go with the registration: a fixed frame (the
+    //    return address at rsp throughout) is taken, a misaligned one
+    //    refused.
+    {
+        vj::registration shape(
+            {mem + 80, 3, "hpp_fixed_frame", {}, {}, vj::unwind_info::fixed_frame(0, 0)});
+        report("fixed-frame", shape);
+        vj::registration bad(
+            {mem + 80, 3, "hpp_bad_frame", {}, {}, vj::unwind_info::fixed_frame(0, 7)});
+        report("misaligned-frame", bad);
+    }
     g_counting = false;
     mark("end");
     std::printf("allocations while registering: %lu\n", g_allocations);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -183,6 +184,40 @@ Result runValgrind(const std::vector<std::string>& valgrindArgs,
     argv.push_back("--");
     argv.insert(argv.end(), program.begin(), program.end());
     return run(argv, options);
+}
+
+std::vector<StackFrame> stackTraceAfter(const std::string& log, const std::string& what,
+                                        std::size_t max) {
+    std::vector<StackFrame> frames;
+    const auto at = log.find(what);
+    if (at == std::string::npos) return frames;
+    const auto eol = log.find('\n', at);
+    if (eol == std::string::npos) return frames;
+    static const std::regex frame(R"(^==\d+==    (?:at|by) 0x[0-9A-F]+: (.*)$)");
+    std::istringstream in(log.substr(eol + 1));
+    for (std::string line; std::getline(in, line) && frames.size() < max;) {
+        std::smatch m;
+        if (!std::regex_match(line, m, frame)) break;
+        StackFrame f;
+        f.function = m[1].str();
+        // WHERE: the parenthesised group that closes the line (FUNCTION
+        // may hold parentheses of its own).
+        if (!f.function.empty() && f.function.back() == ')') {
+            int depth = 0;
+            for (std::size_t i = f.function.size(); i-- > 0;) {
+                if (f.function[i] == ')') ++depth;
+                else if (f.function[i] == '(' && --depth == 0) {
+                    if (i > 0 && f.function[i - 1] == ' ') {
+                        f.where = f.function.substr(i + 1, f.function.size() - i - 2);
+                        f.function.erase(i - 1);
+                    }
+                    break;
+                }
+            }
+        }
+        frames.push_back(f);
+    }
+    return frames;
 }
 
 } // namespace test

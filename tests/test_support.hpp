@@ -108,6 +108,20 @@ Result runValgrind(const std::vector<std::string>& valgrindArgs,
                    const std::vector<std::string>& program,
                    const RunOptions& options = {});
 
+/// One frame of a stack trace in a Valgrind log, a line
+/// "==PID==    at 0xADDR: FUNCTION (WHERE)" (or "by").
+struct StackFrame {
+    std::string function;  ///< as printed: "fib", "???", "f(int, char*)"
+    std::string where;     ///< its last parenthesised part ("fib.mj:9",
+                           ///< "in /usr/lib/libc.so.6"), "" if none
+};
+
+/// The stack trace printed right after the first line of `log` containing
+/// `what`: its frames, innermost first, at most `max` of them; empty if
+/// `what` does not occur or no frame follows it.
+std::vector<StackFrame> stackTraceAfter(const std::string& log, const std::string& what,
+                                        std::size_t max = 12);
+
 } // namespace test
 } // namespace vgjit
 

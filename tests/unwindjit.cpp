@@ -92,13 +92,8 @@ void report(const char* what, unsigned long ret) {
 
 // The .eh_frame of f, built for the buffer it is returned in.
 std::vector<unsigned char> eh_frame_in_place(const Fn& f, const testjit::EhFrameFaults& faults = {}) {
-    std::vector<unsigned char> v =
-        testjit::frameless_eh_frame(reinterpret_cast<std::uintptr_t>(f.code), f.shape, 0, faults);
-    const std::vector<unsigned char> w = testjit::frameless_eh_frame(
-        reinterpret_cast<std::uintptr_t>(f.code), f.shape,
-        reinterpret_cast<std::uintptr_t>(v.data()), faults);
-    std::memcpy(v.data(), w.data(), v.size());
-    return v;
+    return testjit::frameless_cfi(f.shape).ehFrameInPlace(reinterpret_cast<std::uintptr_t>(f.code),
+                                                          f.shape.size, faults);
 }
 
 VgJitCode descriptor(const Fn& f) {
@@ -252,17 +247,17 @@ int hostile() {
     }
     {
         testjit::EhFrameFaults faults;
-        faults.fde_encoding = 0x0f;  // no such format
+        faults.fdeEncoding = 0x0f;  // no such format
         cases.push_back({"unknown_pointer_encoding", eh_frame_in_place(f, faults)});
     }
     {
         testjit::EhFrameFaults faults;
-        faults.fde_encoding = 0x9b;  // indirect
+        faults.fdeEncoding = 0x9b;  // indirect
         cases.push_back({"indirect_pointer_encoding", eh_frame_in_place(f, faults)});
     }
     {
         testjit::EhFrameFaults faults;
-        faults.fde_pc_shift = 0x10000000;
+        faults.pcShift = 0x10000000;
         cases.push_back({"fde_outside_code", eh_frame_in_place(f, faults)});
     }
     {

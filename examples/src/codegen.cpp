@@ -1,6 +1,7 @@
 // codegen.cpp - x86-64 code generation (tier 0 and tier 1) for MiniJit.
 
 #include "codegen.hpp"
+#include "eh_frame.hpp"
 
 #include <xbyak/xbyak.h>
 
@@ -15,7 +16,10 @@ using Xbyak::Address;
 using Xbyak::Reg64;
 using namespace Xbyak::util;
 
-/// Where a variable lives: a register or the frame slot [rbp + disp].
+/// Where a variable lives: a register or a frame slot.  Tier 0 addresses
+/// its slots from the frame pointer, [rbp + disp] (disp < 0); tier 1 keeps
+/// no frame pointer and addresses them from the stack pointer: disp is
+/// the slot's offset from rsp when nothing is pushed (push depth 0).
 struct Loc {
     bool inReg = false;
     Reg64 reg;
@@ -122,10 +126,23 @@ Folded constValue(const Expr& e) {
 bool fitsInt32(std::int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 const Reg64 kArgRegs[kMaxParams] = {rdi, rsi, rdx, rcx, r8, r9};
-const Reg64 kSavedRegs[] = {rbx, r12, r13, r14, r15};
+// Tier 1's variable registers, callee-saved: rbp is an ordinary one there.
+const Reg64 kSavedRegs[] = {rbx, r12, r13, r14, r15, rbp};
 
 /// Emits one function.  Both tiers share the statement structure; the
-/// expression and branch emitters differ (tier1_).
+/// expression and branch emitters differ (tier1_), and so do the frames:
+///
+///   tier 0: push rbp; mov rbp, rsp; sub rsp, N (16-byte multiple); the
+///           slots at [rbp - 8k]; rbp is the frame pointer throughout.
+///   tier 1: push each variable register used (rbx, r12..r15, rbp); sub
+///           rsp, N (spilled slots and alignment); the slots at [rsp + 8j
+///           + 8 * depth], depth being the 8-byte words pushed since (by
+///           expressions, print statements and call alignment).  No frame
+///           pointer: cfi() says where the return address and the saved
+///           registers are at every instruction.
+///
+/// In both, rsp is 16-byte aligned at depth 0, so a call needs one word of
+/// padding exactly when the depth is odd.
 class Gen : public Xbyak::CodeGenerator {
 public:
     Gen(std::size_t capacity, std::uint8_t* buffer, const Function& fn, const CodegenEnv& env,
@@ -148,11 +165,17 @@ public:
 
     std::vector<std::pair<std::uint32_t, int>> lines;
 
+    /// Tier 1: the code's call frame information, row by row.
+    const ehframe::FrameCfi& cfi() const { return cfi_; }
+    /// Tier 0: bytes of "push rbp; mov rbp, rsp" at the start.
+    std::size_t framePointerPrologue() const { return fpPrologue_; }
+
 private:
     struct Stub {
         Xbyak::Label label;
         const void* site = nullptr;
         int line = 0;
+        int depth = 0;  // push depth at the jumps to the stub
     };
     struct Loop {
         Xbyak::Label* breakTarget;
@@ -167,6 +190,9 @@ private:
     std::vector<Reg64> saved_;    // tier 1: callee-saved registers used
     int frameBytes_ = 0;          // bytes below the saved registers
     int depth_ = 0;               // 8-byte pushes outstanding
+    int frameCfa_ = 0;            // tier 1: CFA - rsp at depth 0
+    std::size_t fpPrologue_ = 0;  // tier 0: see framePointerPrologue()
+    ehframe::FrameCfi cfi_;       // tier 1
     std::list<Stub> stubs_;       // out-of-line error paths
     std::vector<Loop> loops_;
     Xbyak::Label retLabel_, bodyLabel_, tierUpLabel_;
@@ -234,12 +260,17 @@ private:
         const int k = static_cast<int>(saved_.size());
         int j = 0;
         for (int slot : order)
-            if (!locs_[slot].inReg) locs_[slot].disp = -8 * (k + 1 + j++);
+            if (!locs_[slot].inReg) locs_[slot].disp = 8 * j++;
+        // The return address and the saved registers above the slots:
+        // round the frame so that rsp is 16-byte aligned at depth 0.
         frameBytes_ = spilled * 8;
-        if ((k * 8 + frameBytes_) % 16 != 0) frameBytes_ += 8;
+        if ((8 + k * 8 + frameBytes_) % 16 != 0) frameBytes_ += 8;
     }
 
-    Address mem(const Loc& l) { return qword[rbp + l.disp]; }
+    Address mem(const Loc& l) {
+        if (tier1_) return qword[rsp + (l.disp + 8 * depth_)];
+        return qword[rbp + l.disp];
+    }
 
     void load(const Reg64& dst, const Loc& l) {
         if (l.inReg) {
@@ -294,12 +325,38 @@ private:
         jb(errorStub(fn_.line, RuntimeErrorKind::StackOverflow, -1));
     }
 
+    // Tier 1: from here on, the CFA is rsp + frameCfa_ + 8 * depth_.
+    void noteStack() {
+        if (tier1_) cfi_.setCfaOffset(getSize(), frameCfa_ + 8 * depth_);
+    }
+
+    // Tier 1: from here on, the registers of saved_ are in their slots
+    // below the return address (the first one pushed right below it).
+    void noteSavedRegisters() {
+        for (std::size_t i = 0; i < saved_.size(); ++i)
+            cfi_.saveRegister(getSize(), ehframe::dwarfRegister(saved_[i].getIdx()),
+                              16 + 8 * static_cast<int>(i));
+    }
+
     void prologue() {
         mark(fn_.line);
-        push(rbp);
-        mov(rbp, rsp);
-        for (const auto& r : saved_) push(r);
-        if (frameBytes_) sub(rsp, frameBytes_);
+        if (tier1_) {
+            frameCfa_ = 8;
+            for (const auto& r : saved_) {
+                push(r);
+                frameCfa_ += 8;
+                cfi_.setCfaOffset(getSize(), frameCfa_);
+            }
+            noteSavedRegisters();
+            if (frameBytes_) sub(rsp, frameBytes_);
+            frameCfa_ += frameBytes_;
+            noteStack();
+        } else {
+            push(rbp);
+            mov(rbp, rsp);
+            fpPrologue_ = getSize();
+            if (frameBytes_) sub(rsp, frameBytes_);
+        }
         stackCheck();
         for (int i = 0; i < fn_.numParams; ++i) store(locs_[i], kArgRegs[i]);
         if (!tier1_) {
@@ -342,12 +399,17 @@ private:
             }
             return;
         }
-        if (saved_.empty()) {
-            leave();
-        } else {
-            lea(rsp, ptr[rbp - static_cast<int>(8 * saved_.size())]);
-            for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) pop(*it);
-            pop(rbp);
+        int cfa = frameCfa_;
+        if (frameBytes_) {
+            add(rsp, frameBytes_);
+            cfa -= frameBytes_;
+            cfi_.setCfaOffset(getSize(), cfa);
+        }
+        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+            pop(*it);
+            cfa -= 8;
+            cfi_.setCfaOffset(getSize(), cfa);
+            cfi_.restoreRegister(getSize(), ehframe::dwarfRegister(it->getIdx()));
         }
         ret();
     }
@@ -357,20 +419,29 @@ private:
         Stub& s = stubs_.back();
         s.site = env_.makeErrorSite(line, kind, array);
         s.line = line;
+        s.depth = depth_;
         return s.label;
     }
 
+    // The out-of-line error paths, after the epilogue: each is entered
+    // with the frame (and push depth) of the code that jumps to it, and
+    // calls the error helper, which does not return.
     void emitStubs() {
         for (auto& s : stubs_) {
             L(s.label);
             mark(s.line);
+            depth_ = s.depth;
+            noteStack();
+            if (tier1_) noteSavedRegisters();
             mov(rsi, rax);  // the offending value (array index)
             movAddr(rdi, s.site);
-            and_(rsp, -16);
-            movAddr(rax, env_.errorHelper);
-            call(rax);
+            alignedCall([&] {
+                movAddr(rax, env_.errorHelper);
+                call(rax);
+            });
             ud2();
         }
+        depth_ = 0;
     }
 
     // ---------------------------------------------------------- calls --
@@ -378,19 +449,29 @@ private:
     void pushRax() {
         push(rax);
         ++depth_;
+        noteStack();
     }
 
     void popReg(const Reg64& r) {
         pop(r);
         --depth_;
+        noteStack();
     }
 
     // Calls through an absolute address held in rax, keeping rsp aligned.
     void alignedCall(const std::function<void()>& emitCall) {
         const bool pad = depth_ % 2 != 0;
-        if (pad) sub(rsp, 8);
+        if (pad) {
+            sub(rsp, 8);
+            ++depth_;
+            noteStack();
+        }
         emitCall();
-        if (pad) add(rsp, 8);
+        if (pad) {
+            add(rsp, 8);
+            --depth_;
+            noteStack();
+        }
     }
 
     void emitCall(const Expr& e) {
@@ -621,8 +702,10 @@ private:
         Simple si = simple(*e.args[0]);
         if (si.kind != Simple::Kind::None) loadSimple(rax, si);
         else emitExpr(*e.args[0]);
-        cmp(rax, static_cast<std::uint32_t>(a.size));
-        jae(errorStub(e.line, RuntimeErrorKind::IndexOutOfBounds, e.array));
+        if (env_.boundsChecks) {
+            cmp(rax, static_cast<std::uint32_t>(a.size));
+            jae(errorStub(e.line, RuntimeErrorKind::IndexOutOfBounds, e.array));
+        }
         movAddr(rcx, env_.arrayBases[e.array]);
         mov(rax, qword[rcx + rax * 8]);
     }
@@ -762,8 +845,10 @@ private:
             mov(rdx, rax);
             popReg(rax);
         }
-        cmp(rax, static_cast<std::uint32_t>(a.size));
-        jae(errorStub(s.line, RuntimeErrorKind::IndexOutOfBounds, s.array));
+        if (env_.boundsChecks) {
+            cmp(rax, static_cast<std::uint32_t>(a.size));
+            jae(errorStub(s.line, RuntimeErrorKind::IndexOutOfBounds, s.array));
+        }
         movAddr(rcx, env_.arrayBases[s.array]);
         mov(qword[rcx + rax * 8], rdx);
     }
@@ -784,6 +869,7 @@ private:
         });
         if (pushed) add(rsp, 8 * pushed);
         depth_ -= pushed;
+        noteStack();
     }
 
     void emitWhile(const Stmt& s) {
@@ -889,6 +975,12 @@ CompiledCode compile(const Function& fn, const CodegenEnv& env, const Tier0Hooks
             gen.compile();
             out.size = gen.getSize();
             out.lines = std::move(gen.lines);
+            out.framePointerPrologue = gen.framePointerPrologue();
+            if (!hooks) {
+                const auto code = reinterpret_cast<std::uintptr_t>(out.buffer.data());
+                out.ehFrameAddr = ehframe::FrameCfi::sectionAfter(code, out.size);
+                out.ehFrame = gen.cfi().ehFrame(code, out.size, out.ehFrameAddr);
+            }
         } catch (const Xbyak::Error& err) {
             if (static_cast<int>(err) == Xbyak::ERR_CODE_IS_TOO_BIG) {
                 capacity = out.buffer.capacity() * 2;

@@ -14,6 +14,12 @@
 // Calls between generated functions are indirect through the callee's call
 // slot (`call qword [slot]`), so re-pointing the slot (tier-up) redirects
 // every caller, old code included.
+//
+// Frames: tier-0 code keeps rbp as frame pointer (it starts with
+// `push rbp; mov rbp, rsp`); tier-1 code keeps none (rbp is one of its
+// variable registers) and comes with call frame information
+// (CompiledCode::ehFrame) that says, at every instruction, where the
+// return address and the caller's registers are.
 
 #ifndef MINIJIT_CODEGEN_HPP
 #define MINIJIT_CODEGEN_HPP
@@ -46,6 +52,10 @@ struct CodegenEnv {
     std::vector<std::int64_t*> arrayBases;
     /// Generated code reports StackOverflow when rsp drops below this.
     std::uintptr_t stackLimit = 0;
+    /// false: array indexes are not checked (an index out of bounds reads
+    /// or writes outside the array: undefined behaviour, which Memcheck
+    /// reports as an invalid read or write).
+    bool boundsChecks = true;
     /// Returns an opaque, stable pointer describing an error site; it is
     /// passed to `errorHelper` in rdi (with a value in rsi).
     std::function<const void*(int line, RuntimeErrorKind kind, int array)> makeErrorSite;
@@ -77,13 +87,24 @@ struct Tier0Hooks {
     void* retireArg = nullptr;
 };
 
-/// One compiled function: its mapping (already read+execute), code size and
+/// One compiled function: its mapping (already read+execute), code size,
 /// line table (pairs of code offset and 1-based source line, offsets
-/// strictly increasing, each < size).
+/// strictly increasing, each < size) and how to unwind through it.
 struct CompiledCode {
     CodeBuffer buffer;
     std::size_t size = 0;
     std::vector<std::pair<std::uint32_t, int>> lines;
+    /// Tier 0: the code starts with `push rbp; mov rbp, rsp`, this many
+    /// bytes, and keeps rbp as frame pointer.  Tier 1: 0.
+    std::size_t framePointerPrologue = 0;
+    /// Tier 1: the code's call frame information, an .eh_frame section (one
+    /// CIE, one FDE) built for the address ehFrameAddr (its PC-relative
+    /// pointers count from there).  Tier 0: empty.
+    std::vector<unsigned char> ehFrame;
+    /// Where ehFrame is taken to lie: right after the code, where an ELF
+    /// object puts .eh_frame after .text (so that the FDE's 4-byte
+    /// PC-relative address reaches the code).
+    std::uintptr_t ehFrameAddr = 0;
 };
 
 /// Tier 0: a straightforward one-pass compiler.  Every variable lives in
@@ -91,9 +112,11 @@ struct CompiledCode {
 /// code counts calls (tier-up trigger) and live activations (retirement).
 CompiledCode compileTier0(const Function& fn, const CodegenEnv& env, const Tier0Hooks& hooks);
 
-/// Tier 1: constant folding, the five most used (loop-weighted) variables
-/// in callee-saved registers, register/immediate operand forms instead of
-/// push/pop, fused compare-and-branch, rotated loops.  No counters.
+/// Tier 1: constant folding, the six most used (loop-weighted) variables
+/// in callee-saved registers (rbx, r12-r15, rbp), register/immediate
+/// operand forms instead of push/pop, fused compare-and-branch, rotated
+/// loops, no frame pointer (CompiledCode::ehFrame describes the frames).
+/// No counters.
 CompiledCode compileTier1(const Function& fn, const CodegenEnv& env);
 
 } // namespace minijit

@@ -1,6 +1,7 @@
 // engine.cpp - the MiniJit execution engine.
 
 #include "engine.hpp"
+#include "eh_frame.hpp"
 
 #include <xbyak/xbyak.h>
 
@@ -100,6 +101,7 @@ void Engine::buildEnv() {
     const auto sp = reinterpret_cast<std::uintptr_t>(&probe);
     const std::uintptr_t budget = stackBudget();
     env_.stackLimit = sp > budget ? sp - budget : 0;
+    env_.boundsChecks = opts_.boundsChecks;
     env_.errorHelper = reinterpret_cast<const void*>(&Engine::helperError);
     env_.printHelper = reinterpret_cast<const void*>(&Engine::helperPrint);
     // The code generator calls these while compiling function `compiling_`.
@@ -118,13 +120,17 @@ void Engine::buildEnv() {
 void Engine::compileRetireStub() {
     // rdi = the CodeVersion to free; rax = the return value of the function
     // whose frame has just been left; [rsp] = its caller's return address.
+    // Keeps no frame pointer: its CFI says so.
     struct Stub : Xbyak::CodeGenerator {
+        ehframe::FrameCfi cfi;
         Stub(std::size_t cap, std::uint8_t* buf) : CodeGenerator(cap, buf) {
             using namespace Xbyak::util;
             push(rax);  // also aligns rsp to 16 for the call
+            cfi.setCfaOffset(getSize(), 16);
             mov(rax, reinterpret_cast<std::uint64_t>(&Engine::helperRetire));
             call(rax);
             pop(rax);
+            cfi.setCfaOffset(getSize(), 8);
             ret();
         }
     };
@@ -132,11 +138,19 @@ void Engine::compileRetireStub() {
     {
         Stub stub(retireStub_.capacity(), retireStub_.data());
         retireStubSize_ = stub.getSize();
+        const auto code = reinterpret_cast<std::uintptr_t>(retireStub_.data());
+        retireStubCfiAddr_ = ehframe::FrameCfi::sectionAfter(code, retireStubSize_);
+        retireStubCfi_ = stub.cfi.ehFrame(code, retireStubSize_, retireStubCfiAddr_);
     }
     retireStub_.makeExecutable();
     if (opts_.registerCode) {
+        const vj::unwind_info unwind =
+            opts_.unwindInfo
+                ? vj::unwind_info::eh_frame_section(retireStubCfi_.data(), retireStubCfi_.size(),
+                                                    reinterpret_cast<const void*>(retireStubCfiAddr_))
+                : vj::unwind_info::none();
         retireStubRegistration_ = vj::registration(
-            {retireStub_.data(), retireStubSize_, "minijit_retire_stub", object_});
+            {retireStub_.data(), retireStubSize_, "minijit_retire_stub", object_, {}, unwind});
         if (!retireStubRegistration_ && jitSupported_)
             std::fprintf(stderr, "minijit: warning: registering minijit_retire_stub failed: %s\n",
                          jitStatusName(retireStubRegistration_.state()).c_str());
@@ -153,8 +167,15 @@ void Engine::announce(CodeVersion& v) {
     if (!opts_.registerCode) return;
     const Function& fn = *prog_.functions[v.func];
     const std::string name = opts_.tierNames ? fn.name + ".tier" + std::to_string(v.tier) : fn.name;
+    // Tier 0 keeps a frame pointer, tier 1 brings its CFI.
+    vj::unwind_info unwind;
+    if (opts_.unwindInfo && !v.code.ehFrame.empty())
+        unwind = vj::unwind_info::eh_frame_section(v.code.ehFrame.data(), v.code.ehFrame.size(),
+                                                   reinterpret_cast<const void*>(v.code.ehFrameAddr));
+    else if (opts_.unwindInfo && v.code.framePointerPrologue)
+        unwind = vj::unwind_info::frame_pointer(v.code.framePointerPrologue);
     // The line table is v.code.lines itself: {offset, line} pairs.
-    v.registration = vj::registration({v.start(), v.code.size, name, object_, absPath_},
+    v.registration = vj::registration({v.start(), v.code.size, name, object_, absPath_, unwind},
                                       v.code.lines);
     const vj::status status = v.registration.state();
     if (!jitSupported_) return;
@@ -178,10 +199,15 @@ void Engine::forget(CodeVersion& v) {
 
 void Engine::install(FunctionState& fs, std::unique_ptr<CodeVersion> v) {
     announce(*v);
-    if (opts_.verbose)
-        std::fprintf(stderr, "minijit: compiled %s, %zu line-table entries%s\n",
-                     describeVersion(*v).c_str(), v->code.lines.size(),
+    if (opts_.verbose) {
+        const std::string frame =
+            v->code.ehFrame.empty()
+                ? std::string("frame pointer")
+                : "no frame pointer, " + std::to_string(v->code.ehFrame.size()) + " bytes of CFI";
+        std::fprintf(stderr, "minijit: compiled %s, %zu line-table entries, %s%s\n",
+                     describeVersion(*v).c_str(), v->code.lines.size(), frame.c_str(),
                      v->registration ? ", registered" : "");
+    }
     fs.entry = const_cast<void*>(v->start());
     fs.current = v.get();
     fs.versions.push_back(std::move(v));

@@ -6,8 +6,9 @@
 // Life cycle of a function's code:
 //   1. At start-up every function is compiled at tier 0 into its own
 //      CodeBuffer, announced to Valgrind through a registration handle of
-//      <valgrind/jit.hpp> (CodeVersion::registration), and its call slot
-//      (FunctionState::entry) pointed at it.
+//      <valgrind/jit.hpp> (CodeVersion::registration) with how to unwind
+//      through it (tier 0: its frame-pointer prologue; tier 1: its
+//      .eh_frame), and its call slot (FunctionState::entry) pointed at it.
 //   2. Tier-0 code counts its calls.  The call that makes the count equal to
 //      the threshold first calls Engine::tierUp, which compiles tier 1,
 //      registers it, re-points the call slot and marks the tier-0 version
@@ -52,6 +53,11 @@ struct Options {
     bool tierNames = false;
     /// true: log compilations, registrations and frees on stderr (--verbose).
     bool verbose = false;
+    /// false: register code without unwind information (--no-unwind-info):
+    /// stack traces through tier-1 code then lose frames.
+    bool unwindInfo = true;
+    /// false: do not check array indexes (--no-bounds-checks).
+    bool boundsChecks = true;
 };
 
 class Engine;
@@ -138,6 +144,8 @@ private:
     CodegenEnv env_;
     CodeBuffer retireStub_;
     std::size_t retireStubSize_ = 0;
+    std::vector<unsigned char> retireStubCfi_;  ///< built for retireStubCfiAddr_
+    std::uintptr_t retireStubCfiAddr_ = 0;
     valgrind::jit::registration retireStubRegistration_;  ///< after retireStub_
     int compiling_ = -1;            ///< function being compiled (error sites)
     std::string out_;               ///< buffered program output

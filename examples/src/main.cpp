@@ -1,7 +1,7 @@
 // main.cpp - command-line driver of minijit, the valgrind-jit example JIT.
 //
 //   minijit [--tier-threshold N] [--no-tier1] [--no-register] [--tier-names]
-//           [--verbose] FILE.mj [ARGS...]
+//           [--no-unwind-info] [--no-bounds-checks] [--verbose] FILE.mj [ARGS...]
 //
 // Exit status: 0 success; 1 error in the program (compile-time
 // "FILE:LINE: error: ..." or run-time "FILE:LINE: runtime error: ...") or
@@ -26,8 +26,9 @@ const char kUsage[] =
     "\n"
     "Compiles the MiniJit program FILE.mj to x86-64 machine code and runs its\n"
     "function main, passing the integer ARGS as main's parameters.  Jitted\n"
-    "code is announced to Valgrind (valgrind/jit.h) with function names and\n"
-    "a line table, so Valgrind tools name it and annotate FILE.mj.\n"
+    "code is announced to Valgrind (valgrind/jit.h) with function names, a\n"
+    "line table and how to unwind through it, so Valgrind tools name it,\n"
+    "annotate FILE.mj and show whole stack traces through it.\n"
     "\n"
     "options:\n"
     "  --tier-threshold N  recompile a function at tier 1 when it has been\n"
@@ -36,6 +37,12 @@ const char kUsage[] =
     "  --no-register       do not announce jitted code to Valgrind\n"
     "  --tier-names        register tiers as NAME.tier0 / NAME.tier1\n"
     "                      (default: both tiers are registered as NAME)\n"
+    "  --no-unwind-info    register code without unwind information (tier-1\n"
+    "                      code keeps no frame pointer: stack traces through\n"
+    "                      it then lose frames)\n"
+    "  --no-bounds-checks  do not check array indexes: an index out of bounds\n"
+    "                      reads or writes outside the array (undefined\n"
+    "                      behaviour; Memcheck reports it)\n"
     "  --verbose           log compilations, tier-ups and code frees on stderr\n"
     "  --help              show this help and exit\n"
     "\n"
@@ -83,6 +90,10 @@ int main(int argc, char** argv) {
             opts.registerCode = false;
         } else if (a == "--tier-names") {
             opts.tierNames = true;
+        } else if (a == "--no-unwind-info") {
+            opts.unwindInfo = false;
+        } else if (a == "--no-bounds-checks") {
+            opts.boundsChecks = false;
         } else if (a == "--verbose" || a == "-v") {
             opts.verbose = true;
         } else if (a == "--") {

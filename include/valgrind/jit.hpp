@@ -22,6 +22,12 @@
       // reg's destructor unregisters the code; call it before the memory is
       // freed or reused.
 
+   A code may also say how to unwind the stack through it (unwind_info:
+   .eh_frame bytes, a frame-pointer prologue or a fixed frame), e.g.
+
+      vj::code c{code, code_size, "fib", "myvm-jit", "/src/fib.my",
+                 vj::unwind_info::eh_frame_section(cfi.data(), cfi.size())};
+
    registration is move-only: a moved-from handle is empty and does
    nothing.  Names are std::string_view (need not be NUL-terminated).  A line
    table is any contiguous range (array, std::array, std::vector, std::span,
@@ -140,23 +146,88 @@ struct line_entry {
     unsigned long line;
 };
 
+/// How Valgrind unwinds the stack through registered code: VgJitCode's
+/// version-2 fields (see Vg_JitUnwindKind in valgrind/jit.h).  The default
+/// declares nothing; the factories make each kind.  The .eh_frame bytes
+/// need only stay valid during the registering call (Valgrind copies
+/// them); a description Valgrind cannot use refuses the whole
+/// registration (status::bad_unwind).
+struct unwind_info {
+    unsigned long kind = VG_JIT_UNWIND_NONE;  ///< a Vg_JitUnwindKind
+    const void* eh_frame = nullptr;           ///< eh_frame_section(): the CFI bytes
+    std::size_t eh_frame_size = 0;            ///< eh_frame_section(): their size
+    const void* eh_frame_addr = nullptr;      ///< eh_frame_section(): where they count from
+    std::size_t prologue_size = 0;            ///< frame_pointer(), fixed_frame()
+    std::size_t ra_offset = 0;                ///< fixed_frame()
+    std::size_t fp_offset = 0;                ///< fixed_frame()
+
+    /// Nothing declared (the frame pointer is used if the code keeps one).
+    static constexpr unwind_info none() noexcept { return unwind_info(); }
+
+    /// VG_JIT_UNWIND_EH_FRAME: the code's call frame information as the
+    /// contents of an .eh_frame section (CIEs and FDEs), `size` bytes at
+    /// `bytes`, whose PC-relative pointers count from `addr` (nullptr:
+    /// from `bytes` itself).
+    static constexpr unwind_info eh_frame_section(const void* bytes, std::size_t size,
+                                                  const void* addr = nullptr) noexcept {
+        return make(VG_JIT_UNWIND_EH_FRAME, bytes, size, addr, 0, 0, 0);
+    }
+
+    /// VG_JIT_UNWIND_FRAME_POINTER: the code starts with
+    /// "push %rbp; mov %rsp,%rbp" (`prologue_size` bytes, 4 on amd64) and
+    /// keeps %rbp as frame pointer.
+    static constexpr unwind_info frame_pointer(std::size_t prologue_size = 4) noexcept {
+        return make(VG_JIT_UNWIND_FRAME_POINTER, nullptr, 0, nullptr, prologue_size, 0, 0);
+    }
+
+    /// VG_JIT_UNWIND_FIXED_FRAME: after its first `prologue_size` bytes the
+    /// return address is at %rsp + `ra_offset` and the caller's %rbp at
+    /// %rsp + `fp_offset` (VG_JIT_UNWIND_FP_KEPT: %rbp is never changed).
+    static constexpr unwind_info fixed_frame(std::size_t prologue_size, std::size_t ra_offset,
+                                             std::size_t fp_offset = VG_JIT_UNWIND_FP_KEPT) noexcept {
+        return make(VG_JIT_UNWIND_FIXED_FRAME, nullptr, 0, nullptr, prologue_size, ra_offset,
+                    fp_offset);
+    }
+
+private:
+    /// An unwind_info with every field given.
+    static constexpr unwind_info make(unsigned long kind, const void* bytes, std::size_t size,
+                                      const void* addr, std::size_t prologue, std::size_t ra,
+                                      std::size_t fp) noexcept {
+        unwind_info u;
+        u.kind = kind;
+        u.eh_frame = bytes;
+        u.eh_frame_size = size;
+        u.eh_frame_addr = addr;
+        u.prologue_size = prologue;
+        u.ra_offset = ra;
+        u.fp_offset = fp;
+        return u;
+    }
+};
+
 /// What to register: the code's first byte and size in bytes, its function
 /// name, and optionally its object (Callgrind's ob=; empty:
-/// VG_JIT_DEFAULT_OBJECT "[jit]") and the source file of its line table
-/// (empty: none; see valgrind/jit.h for how a relative path is resolved).
-/// The views need only stay valid during the registering call.  Written
-/// {start, size, name} or {start, size, name, object, file}.
+/// VG_JIT_DEFAULT_OBJECT "[jit]"), the source file of its line table
+/// (empty: none; see valgrind/jit.h for how a relative path is resolved)
+/// and how to unwind through it (unwind_info).  The views and the unwind
+/// information's bytes need only stay valid during the registering call.
+/// Written {start, size, name}, {start, size, name, object, file} or
+/// {start, size, name, object, file, unwind}.
 struct code {
     const void* start = nullptr;
     std::size_t size = 0;
     std::string_view name;
     std::string_view object;
     std::string_view file;
+    unwind_info unwind;
 
     constexpr code() noexcept = default;
     constexpr code(const void* start_, std::size_t size_, std::string_view name_,
-                   std::string_view object_ = {}, std::string_view file_ = {}) noexcept
-        : start(start_), size(size_), name(name_), object(object_), file(file_) {}
+                   std::string_view object_ = {}, std::string_view file_ = {},
+                   const unwind_info& unwind_ = {}) noexcept
+        : start(start_), size(size_), name(name_), object(object_), file(file_),
+          unwind(unwind_) {}
 };
 
 namespace detail {
@@ -327,6 +398,13 @@ private:
         desc.file = c.file.empty() ? nullptr : file;
         desc.lines = lines;
         desc.n_lines = n;
+        desc.unwind_kind = c.unwind.kind;
+        desc.eh_frame = c.unwind.eh_frame;
+        desc.eh_frame_size = c.unwind.eh_frame_size;
+        desc.eh_frame_addr = c.unwind.eh_frame_addr;
+        desc.prologue_size = c.unwind.prologue_size;
+        desc.ra_offset = c.unwind.ra_offset;
+        desc.fp_offset = c.unwind.fp_offset;
         const bool ok = VALGRIND_JIT_REGISTER_CODE(&desc) != 0;
         delete[] buf;
         state_ = last_status();
