@@ -399,17 +399,28 @@ void ML_(jit_cfi_add) ( Addr lo, Addr hi, DebugInfo* di,
    ML_(invalidate_cfsi_cache_for_jit)();
 }
 
-Bool ML_(jit_cfi_remove) ( Addr lo, JitCfiOwner owner, UWord key )
+/* Takes the entry starting at lo that owner/key added out of the OSet
+   (the node is still allocated); NULL if there is none. */
+static CfiRange* take_range ( Addr lo, JitCfiOwner owner, UWord key )
 {
    CfiRange* r;
    if (ranges == NULL)
-      return False;
+      return NULL;
    r = VG_(OSetGen_Lookup)(ranges, &lo);
    if (r == NULL || r->owner != owner || r->key != key)
-      return False;
+      return NULL;
    r = VG_(OSetGen_Remove)(ranges, &lo);
-   free_range(r);
+   /* The unwinder caches (ip, DebugInfo) pairs. */
    ML_(invalidate_cfsi_cache_for_jit)();
+   return r;
+}
+
+Bool ML_(jit_cfi_remove) ( Addr lo, JitCfiOwner owner, UWord key )
+{
+   CfiRange* r = take_range(lo, owner, key);
+   if (r == NULL)
+      return False;
+   free_range(r);
    return True;
 }
 
@@ -421,18 +432,13 @@ struct _JitCfiDetached {
 JitCfiDetached* ML_(jit_cfi_detach) ( Addr lo, JitCfiOwner owner,
                                       UWord key )
 {
-   CfiRange*       r;
+   CfiRange*       r = take_range(lo, owner, key);
    JitCfiDetached* d;
-   if (ranges == NULL)
+   if (r == NULL)
       return NULL;
-   r = VG_(OSetGen_Lookup)(ranges, &lo);
-   if (r == NULL || r->owner != owner || r->key != key)
-      return NULL;
-   r = VG_(OSetGen_Remove)(ranges, &lo);
    d = ML_(dinfo_zalloc)("di.jitcfi.detached", sizeof(*d));
    d->r = *r;
    VG_(OSetGen_FreeNode)(ranges, r);
-   ML_(invalidate_cfsi_cache_for_jit)();
    return d;
 }
 

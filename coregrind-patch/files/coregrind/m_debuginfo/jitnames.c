@@ -75,9 +75,17 @@ typedef
 /* Slots in the table of recently registered names (a power of two). */
 #define RECENT_NAMES 4096
 
+/* A pool: its chunks, and where the next name goes. */
+typedef
+   struct {
+      XArray* chunks;   /* of HChar*, NAME_CHUNK_SIZE bytes each */
+      HChar*  last;     /* the last chunk (NULL: none yet) */
+      UInt    used;     /* bytes used in the last chunk */
+   }
+   NamePool;
+
 static struct {
-   XArray* chunks;      /* of HChar*, NAME_CHUNK_SIZE bytes each */
-   UInt    used;        /* bytes used in the last chunk */
+   NamePool pool;
    SizeT   live_bytes;  /* pool bytes of names with refs > 0 */
    SizeT   dead_bytes;  /* pool bytes of names with refs == 0 */
    ULong   compactions;
@@ -95,6 +103,28 @@ static inline ULong load_le64 ( const UChar* p )
    return (ULong)p[0] | ((ULong)p[1] << 8) | ((ULong)p[2] << 16)
           | ((ULong)p[3] << 24) | ((ULong)p[4] << 32) | ((ULong)p[5] << 40)
           | ((ULong)p[6] << 48) | ((ULong)p[7] << 56);
+}
+
+/* Stores w at p as 8 little-endian bytes, whatever p's alignment (the
+   counterpart of load_le64, and like it one store where unaligned
+   stores are legal; together they copy 8 bytes in any byte order). */
+static inline void store_le64 ( UChar* p, ULong w )
+{
+   p[0] = (UChar)w;         p[1] = (UChar)(w >> 8);
+   p[2] = (UChar)(w >> 16); p[3] = (UChar)(w >> 24);
+   p[4] = (UChar)(w >> 32); p[5] = (UChar)(w >> 40);
+   p[6] = (UChar)(w >> 48); p[7] = (UChar)(w >> 56);
+}
+
+/* Copies len bytes from s to d (not overlapping) 8 at a time: names are
+   short, and VG_(memcpy) goes byte by byte when s is not aligned. */
+static void copy_name_bytes ( HChar* d, const HChar* s, SizeT len )
+{
+   SizeT i = 0;
+   for (; i + 8 <= len; i += 8)
+      store_le64((UChar*)d + i, load_le64((const UChar*)s + i));
+   for (; i < len; i++)
+      d[i] = s[i];
 }
 
 UInt ML_(jit_hash_bytes) ( const HChar* s, SizeT len )
@@ -133,7 +163,7 @@ static inline JitName* name_in ( const XArray* pool, JitNameId id )
 
 static inline JitName* name_at ( JitNameId id )
 {
-   return name_in(names.chunks, id);
+   return name_in(names.pool.chunks, id);
 }
 
 const HChar* ML_(jit_name_str) ( JitNameId id )
@@ -141,39 +171,45 @@ const HChar* ML_(jit_name_str) ( JitNameId id )
    return name_at(id)->str;
 }
 
-/* Appends a copy of s (len bytes) to the pool, with refs 0.  Returns
-   its id. */
-static JitNameId pool_add ( XArray* pool, /*MOD*/UInt* used,
-                            const HChar* s, SizeT len, UInt hash )
+/* Appends a copy of s (len bytes) to pool (which has its XArray), with
+   refs 1.  Returns its id; *nm is the copy. */
+static JitNameId pool_add ( NamePool* pool, const HChar* s, SizeT len,
+                            UInt hash, /*OUT*/JitName** nm_out )
 {
    UInt      need = name_bytes(len);
-   Word      n    = VG_(sizeXA)(pool);
-   HChar*    chunk;
    JitName*  nm;
    JitNameId id;
    vg_assert(need <= NAME_CHUNK_SIZE);
-   if (n == 0 || *used + need > NAME_CHUNK_SIZE) {
-      if ((UWord)n >= NAME_MAX_CHUNKS)
+   if (pool->last == NULL || pool->used + need > NAME_CHUNK_SIZE) {
+      if ((UWord)VG_(sizeXA)(pool->chunks) >= NAME_MAX_CHUNKS)
          /* The ids are full: more names than 32 bits can refer to. */
          VG_(out_of_memory_NORETURN)("di.jitnames.pool (JIT function names)",
                                      NAME_CHUNK_SIZE, 0);
       /* Not zeroed: every byte handed out is written first. */
-      chunk = VG_(arena_malloc)(VG_AR_DINFO, "di.jitnames.pool",
-                                NAME_CHUNK_SIZE);
-      VG_(addToXA)(pool, &chunk);
-      n++;
-      *used = 0;
-   } else {
-      chunk = *(HChar**)VG_(indexXA)(pool, n - 1);
+      pool->last = VG_(arena_malloc)(VG_AR_DINFO, "di.jitnames.pool",
+                                     NAME_CHUNK_SIZE);
+      VG_(addToXA)(pool->chunks, &pool->last);
+      pool->used = 0;
    }
-   nm = (JitName*)(chunk + *used);
-   nm->refs = 0;
+   nm = (JitName*)(pool->last + pool->used);
+   nm->refs = 1;
    nm->hash = hash;
-   VG_(memcpy)(nm->str, s, len);
+   copy_name_bytes(nm->str, s, len);
    nm->str[len] = 0;
-   id = 1 + (((UInt)(n - 1) << NAME_OFFSET_BITS) | (*used >> 2));
-   *used += need;
+   id = 1 + (((UInt)(VG_(sizeXA)(pool->chunks) - 1) << NAME_OFFSET_BITS)
+             | (pool->used >> 2));
+   pool->used += need;
+   *nm_out = nm;
    return id;
+}
+
+/* An empty pool. */
+static void pool_init ( NamePool* pool )
+{
+   pool->chunks = VG_(newXA)(ML_(dinfo_zalloc), "di.jitnames.chunks",
+                             ML_(dinfo_free), sizeof(HChar*));
+   pool->last   = NULL;
+   pool->used   = 0;
 }
 
 JitNameId ML_(jit_name_intern) ( const HChar* s, SizeT len )
@@ -194,11 +230,9 @@ JitNameId ML_(jit_name_intern) ( const HChar* s, SizeT len )
          return id;
       }
    }
-   if (names.chunks == NULL)
-      names.chunks = VG_(newXA)(ML_(dinfo_zalloc), "di.jitnames.chunks",
-                                ML_(dinfo_free), sizeof(HChar*));
-   id = pool_add(names.chunks, &names.used, s, len, hash);
-   name_at(id)->refs = 1;
+   if (names.pool.chunks == NULL)
+      pool_init(&names.pool);
+   id = pool_add(&names.pool, s, len, hash, &nm);
    names.live_bytes += name_bytes(len);
    names.recent[slot].hash = hash;
    names.recent[slot].id   = id;
@@ -230,19 +264,19 @@ void ML_(jit_name_release) ( JitNameId id )
 /*------------------------------------------------------------*/
 
 /* The pool being filled by a compaction. */
-static XArray* new_pool = NULL;
-static UInt    new_used = 0;
+static NamePool new_pool;
 
 /* The id of the copy of old_id in new_pool, copying it first. */
 static JitNameId move_name ( JitNameId old_id )
 {
    JitName*  old = name_at(old_id);
+   JitName*  copy;
    JitNameId new_id;
    if (old->refs == NAME_MOVED)
       return old->hash;
-   new_id = pool_add(new_pool, &new_used, old->str, VG_(strlen)(old->str),
-                     old->hash);
-   name_in(new_pool, new_id)->refs = old->refs;
+   new_id = pool_add(&new_pool, old->str, VG_(strlen)(old->str),
+                     old->hash, &copy);
+   copy->refs = old->refs;
    old->refs = NAME_MOVED;
    old->hash = new_id;
    return new_id;
@@ -254,9 +288,7 @@ void ML_(jit_names_maybe_compact) ( void )
    if (names.dead_bytes < NAME_MIN_DEAD_BYTES
        || names.dead_bytes < names.live_bytes)
       return;
-   new_pool = VG_(newXA)(ML_(dinfo_zalloc), "di.jitnames.chunks",
-                         ML_(dinfo_free), sizeof(HChar*));
-   new_used = 0;
+   pool_init(&new_pool);
    /* Every name in use belongs to a live or archived function.  (With
       --keep-debuginfo=yes every removed function is archived, so no
       name dies and the pool is never compacted; archived names are
@@ -264,12 +296,11 @@ void ML_(jit_names_maybe_compact) ( void )
    ML_(jit_rename_all)(move_name);
    /* The symbol-name cache may point into the old pool. */
    ML_(invalidate_sym_name_cache_for_jit)();
-   for (k = 0; k < VG_(sizeXA)(names.chunks); k++)
-      ML_(dinfo_free)(*(HChar**)VG_(indexXA)(names.chunks, k));
-   VG_(deleteXA)(names.chunks);
-   names.chunks = new_pool;
-   names.used   = new_used;
-   new_pool     = NULL;
+   for (k = 0; k < VG_(sizeXA)(names.pool.chunks); k++)
+      ML_(dinfo_free)(*(HChar**)VG_(indexXA)(names.pool.chunks, k));
+   VG_(deleteXA)(names.pool.chunks);
+   names.pool = new_pool;
+   new_pool.chunks = NULL;
    names.compactions++;
    names.bytes_freed += names.dead_bytes;
    names.dead_bytes = 0;

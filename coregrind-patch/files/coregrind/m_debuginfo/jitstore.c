@@ -185,7 +185,19 @@ JitFnPos ML_(jit_fn_starting_at) ( Addr a )
 
 JitFnPos ML_(jit_first_intersecting) ( Addr a, SizeT len )
 {
-   JitFnPos p = floor_fn(a);
+   JitFnPos p;
+   const JitFn* top;
+   init_store();
+   /* Code emitted upward through a heap lies above every live function
+      (they do not overlap, and none starts above the last one): nothing
+      to search. */
+   top = last_chunk->n > 0 ? &last_chunk->fns[last_chunk->n - 1] : NULL;
+   if (top == NULL || a >= top->start + top->size) {
+      p.c = NULL;
+      p.i = 0;
+      return p;
+   }
+   p = floor_fn(a);
    if (p.c != NULL && a - ML_(jit_fn_at)(p)->start < ML_(jit_fn_at)(p)->size)
       return p;   /* contains a */
    p = next_fn(p);
