@@ -114,7 +114,7 @@ extern Bool ML_(jit_cfi_remove) ( Addr lo, JitCfiOwner owner, UWord key );
 
 /* Takes the entry starting at lo that owner/key added out of the store
    without freeing it, for ML_(jit_cfi_reattach): a function that moves
-   (VALGRIND_JIT_MOVE, jitdump CODE_MOVE) keeps its CFI.  Returns NULL
+   (ML_(jit_move), for a jitdump CODE_MOVE) keeps its CFI.  Returns NULL
    (and does nothing) if there is no such entry. */
 typedef struct _JitCfiDetached JitCfiDetached;
 extern JitCfiDetached* ML_(jit_cfi_detach) ( Addr lo, JitCfiOwner owner,
