@@ -27,6 +27,11 @@
 //   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7,8
 //                 (4 needs 2's largest run and is run with it)
 //   --commit      what is measured (e.g. a git commit), named in the header
+//   --invocations K  runs the chosen rows K times in a row (default 3) and
+//                 prints one table: each row's results of every invocation
+//                 side by side, and a verdict that is met only when the row
+//                 met its target in every invocation (each invocation's own
+//                 table is left in WORKDIR/bench-table-<I>.md)
 // Exit status: 0 when every run succeeded (whether or not targets are met),
 // 1 when a run failed (its Valgrind log is named), 2 on a usage error.
 
@@ -61,8 +66,9 @@ namespace {
 
 struct Options {
     std::string patched, stock, jitbench, bzip2, workdir;
-    std::string inner_stock, inner_patched;   // self-hosting vg-in-place; "" = skip row 1c/1d
+    std::string inner_stock, inner_patched;   // self-hosting vg-in-place; "" = skip the counted rows
     int repeats = 5;
+    int invocations = 3;   // whole runs of the chosen rows, combined in one table
     unsigned long lookup_max = 1000000;
     unsigned long stock_lookup_max = 100000;
     std::set<int> only;   // empty: all rows
@@ -588,6 +594,28 @@ std::string spread_ns(const std::vector<Sample>& s, const std::string& key, doub
 // baseline).  At 10^4 a loop lasts a few ms, so its sides run three
 // times as often.  Each verdict compares medians over all runs; the
 // spread of the per-run figures is shown next to them.
+// (machine, no target) What this machine charges for fresh pages at about
+// the footprints of 10^5 and 10^6 functions (~150 MB and ~1.3 GB): the
+// kernel's (and, on a virtual machine, the host's) share of every row
+// whose cost includes new memory per function (rows 2 and 3).
+void page_cost_row(const std::string& row_id) {
+    Cmd small{"touch-128MiB", {g_opt->jitbench, "touch", "128"}};
+    Cmd large{"touch-1280MiB", {g_opt->jitbench, "touch", "1280"}};
+    const int touch_reps = std::max(5, g_opt->repeats);
+    const auto t = rotate(row_id + ". first touch of 128 and 1280 MiB, natively", {small, large},
+                          touch_reps);
+    auto per_page = [](const std::vector<Sample>& r) {
+        return median_of(r, "loop_ns") / median_of(r, "pages") / 1000.0;
+    };
+    const std::string reps = std::to_string(touch_reps);
+    g_rows.push_back({row_id, "(machine, no target) the kernel's cost of a page a process touches "
+                              "for the first time, natively (jitbench touch): us per 4 KiB page "
+                              "with 128 MiB (Baseline) and 1280 MiB (Patched) mapped",
+                      reps + "+" + reps, fmt("%.2f us", per_page(t[0])),
+                      fmt("%.2f us", per_page(t[1])),
+                      fmt("%.1f x", per_page(t[1]) / per_page(t[0])), "-", "-"});
+}
+
 void row_register() {
     const std::vector<unsigned long> ns{10000, 100000, 1000000};
     enum Side { kDiscard, kJit, kPlain, kRequest, kUnregister, kSides };
@@ -712,6 +740,7 @@ void row_register() {
         if (missed)
             missed_note("Row 2 (--tool=" + tool + ")");
     }
+    page_cost_row("2");
 }
 
 // 3. Name lookups at scale under Callgrind.
@@ -815,26 +844,7 @@ void row_lookup() {
                                "; the system part is mostly the kernel clearing newly "
                                "faulted pages",
                       "", "", "", cpu, "-", "-"});
-    // What this machine charges for fresh pages at about the 10^5 and the
-    // 10^6 runs' footprints (~150 MB and ~1.3 GB): the kernel's (and, on a
-    // virtual machine, the host's) share of each new function's cost.
-    {
-        Cmd small{"touch-128MiB", {g_opt->jitbench, "touch", "128"}};
-        Cmd large{"touch-1280MiB", {g_opt->jitbench, "touch", "1280"}};
-        const int touch_reps = std::max(5, g_opt->repeats);
-        const auto t = rotate("3. first touch of 128 and 1280 MiB, natively", {small, large},
-                              touch_reps);
-        auto per_page = [](const std::vector<Sample>& r) {
-            return median_of(r, "loop_ns") / median_of(r, "pages") / 1000.0;
-        };
-        const std::string reps = std::to_string(touch_reps);
-        g_rows.push_back({"3", "(machine, no target) the kernel's cost of a page a process touches "
-                               "for the first time, natively (jitbench touch): us per 4 KiB page "
-                               "with 128 MiB (Baseline) and 1280 MiB (Patched) mapped",
-                          reps + "+" + reps, fmt("%.2f us", per_page(t[0])),
-                          fmt("%.2f us", per_page(t[1])),
-                          fmt("%.1f x", per_page(t[1]) / per_page(t[0])), "-", "-"});
-    }
+    page_cost_row("3");
     // Resident memory each new function leaves behind: the growth of the
     // peak RSS from the smallest N to a larger one, per added function.
     {
@@ -1048,6 +1058,59 @@ std::string machine() {
            fmt("%.1f GiB", gib) + " RAM, " + os;
 }
 
+// One row of the combined table from the same row of each invocation:
+// every invocation's figures side by side (" / "), and a verdict that is
+// met only when every invocation met the target.
+Row combine_row(const std::vector<Row>& same) {
+    auto joined = [&same](std::string Row::*field) {
+        std::string out;
+        for (const auto& r : same) {
+            if (!out.empty())
+                out += " / ";
+            out += r.*field;
+        }
+        return out;
+    };
+    const Row& last = same.back();
+    Row c = last;
+    c.runs = std::to_string(same.size()) + " x " + last.runs;
+    c.base = joined(&Row::base);
+    c.patched = joined(&Row::patched);
+    c.result = joined(&Row::result);
+    if (last.verdict == "-")
+        return c;
+    std::size_t met = 0;
+    bool missed = false;
+    for (const auto& r : same) {
+        met += r.verdict == "met";
+        missed = missed || r.verdict == verdict(false);
+    }
+    const std::string tally = " (met in " + std::to_string(met) + " of " +
+                              std::to_string(same.size()) + ")";
+    if (met == same.size())
+        c.verdict = "met" + tally;
+    else if (missed)
+        c.verdict = verdict(false) + tally;
+    else
+        c.verdict = "**NOT RESOLVED**" + tally;
+    return c;
+}
+
+// The rows of several invocations of the same rows, combined row by row.
+std::vector<Row> combine(const std::vector<std::vector<Row>>& invocations) {
+    std::vector<Row> out;
+    for (std::size_t i = 0; i < invocations.front().size(); ++i) {
+        std::vector<Row> same;
+        for (const auto& rows : invocations) {
+            if (rows.size() != invocations.front().size() || rows[i].id != invocations.front()[i].id)
+                throw std::runtime_error("invocations produced different rows");
+            same.push_back(rows[i]);
+        }
+        out.push_back(combine_row(same));
+    }
+    return out;
+}
+
 std::string table() {
     std::ostringstream o;
     o << "| # | Measurement | Runs | Baseline | Patched | Result | Target | Verdict |\n"
@@ -1076,7 +1139,7 @@ bool starts(const std::string& a, const char* p, std::string& rest) {
     std::fprintf(stderr,
                  "vgbench: %s\nusage: vgbench --patched=VALGRIND --stock=VALGRIND "
                  "--jitbench=PATH --bzip2=PATH --workdir=DIR [--inner-stock=VG-IN-PLACE "
-                 "--inner-patched=VG-IN-PLACE] [--repeats=R>=5] "
+                 "--inner-patched=VG-IN-PLACE] [--repeats=R>=5] [--invocations=K>=1] "
                  "[--lookup-max=N] [--stock-lookup-max=N] [--only=1,2,...]\n",
                  why.c_str());
     std::exit(2);
@@ -1098,6 +1161,7 @@ int main(int argc, char** argv) {
         else if (starts(a, "--inner-stock=", v)) opt.inner_stock = v;
         else if (starts(a, "--inner-patched=", v)) opt.inner_patched = v;
         else if (starts(a, "--repeats=", v)) opt.repeats = std::atoi(v.c_str());
+        else if (starts(a, "--invocations=", v)) opt.invocations = std::atoi(v.c_str());
         else if (starts(a, "--lookup-max=", v)) opt.lookup_max = std::strtoul(v.c_str(), nullptr, 10);
         else if (starts(a, "--stock-lookup-max=", v))
             opt.stock_lookup_max = std::strtoul(v.c_str(), nullptr, 10);
@@ -1113,11 +1177,13 @@ int main(int argc, char** argv) {
         usage("missing argument");
     if (opt.repeats < 5)
         usage("--repeats must be at least 5");
+    if (opt.invocations < 1)
+        usage("--invocations must be at least 1");
     for (const auto* p : {&opt.patched, &opt.stock, &opt.jitbench, &opt.bzip2})
         if (access(p->c_str(), X_OK) != 0)
             usage(*p + " is not executable");
-    if (opt.inner_stock.empty() != opt.inner_patched.empty())
-        usage("--inner-stock and --inner-patched go together");
+    if (!opt.inner_stock.empty() && opt.inner_patched.empty())
+        usage("--inner-stock needs --inner-patched");
     for (const auto* p : {&opt.inner_stock, &opt.inner_patched})
         if (!p->empty() && access(p->c_str(), X_OK) != 0)
             usage(*p + " is not executable");
@@ -1125,19 +1191,30 @@ int main(int argc, char** argv) {
     g_opt = &opt;
 
     const double t0 = now_s();
+    std::vector<std::vector<Row>> invocations;
     try {
-        if (wanted(1)) row_nojit();
-        if (wanted(2) || wanted(4)) row_register();
-        if (wanted(2) && !g_opt->inner_patched.empty()) row_register_instructions();
-        if (wanted(3)) row_lookup();
-        if (wanted(5)) row_jitdump();
-        if (wanted(6)) row_native();
-        if (wanted(7)) row_gdb();
-        if (wanted(8)) row_late();
+        for (int inv = 1; inv <= opt.invocations; ++inv) {
+            std::fprintf(stderr, "vgbench: invocation %d of %d\n", inv, opt.invocations);
+            g_rows.clear();
+            if (wanted(1)) row_nojit();
+            if (wanted(2) || wanted(4)) row_register();
+            if (wanted(2) && !g_opt->inner_patched.empty()) row_register_instructions();
+            if (wanted(3)) row_lookup();
+            if (wanted(5)) row_jitdump();
+            if (wanted(6)) row_native();
+            if (wanted(7)) row_gdb();
+            if (wanted(8)) row_late();
+            std::ofstream(opt.workdir + "/bench-table-" + std::to_string(inv) + ".md") << table();
+            invocations.push_back(g_rows);
+        }
+        g_rows = combine(invocations);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "vgbench: %s\n", e.what());
         return 1;
     }
+    // A row that missed in several invocations left its note once each.
+    std::sort(g_notes.begin(), g_notes.end());
+    g_notes.erase(std::unique(g_notes.begin(), g_notes.end()), g_notes.end());
     std::ostringstream out;
     char date[32] = "?";
     const std::time_t now = std::time(nullptr);
@@ -1145,8 +1222,10 @@ int main(int argc, char** argv) {
     out << "Measured " << date << (opt.commit.empty() ? "" : " at commit " + opt.commit)
         << ".  Machine: " << machine() << ".  `make bench` took " << fmt("%.0f", now_s() - t0)
         << " s.  Baseline: unpatched Valgrind 3.27.1 (build/stock-install) unless the row "
-           "says otherwise; Patched: stage/bin/valgrind.  Figures are medians; Runs = runs "
-           "per side, alternated.\n\n"
+           "says otherwise; Patched: stage/bin/valgrind.  Figures are medians; Runs = "
+           "invocations x runs per side, alternated; where a row has several figures, they "
+           "are those of invocations 1, 2, ... in order, and its verdict is met only when "
+           "every invocation met the target.\n\n"
       << table();
     std::cout << out.str();
     std::ofstream(opt.workdir + "/bench-table.md") << out.str();
