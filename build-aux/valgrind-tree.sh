@@ -17,10 +17,12 @@
 #   regtest       Run upstream's regression tests in the stock and the patched
 #                 build copies and report regressions of the patched one.
 #   pristine      Only unpack the pristine upstream tree.
-#   inner         Build self-hosting copies of the stock and the patched
-#                 Valgrind (configured --enable-inner, run in place), which
-#                 can run under an outer Valgrind: `make bench` counts their
-#                 own instructions with an outer Cachegrind (cached).
+#   inner [stock] [patched]
+#                 Build self-hosting copies of the stock and the patched
+#                 Valgrind, or only the one(s) named (configured
+#                 --enable-inner, run in place), which can run under an
+#                 outer Valgrind: `make bench` counts their own
+#                 instructions with an outer Cachegrind (cached).
 #   patch-tree    Make build/quilt/valgrind-V, a quilt tree of the series
 #                 (pristine copy, `patches` -> coregrind-patch/), with the
 #                 series applied up to $VGJIT_PATCH (default: all).
@@ -570,11 +572,19 @@ inner_one() {
   note "self-hosting $name Valgrind: $dir/vg-in-place"
 }
 
+# cmd_inner [stock] [patched]: the named self-hosting copies (both when
+# none is named).
 cmd_inner() {
-  cmd_stock
+  local which=${*:-stock patched} w
   cmd_stage
-  inner_one stock "$STOCK_TREE" "$(cat "$PRISTINE_ID_FILE")"
-  inner_one patched "$TREE" "$(cat "$PRISTINE_ID_FILE") $(sha256_of "$STATE/manifest")"
+  for w in $which; do
+    case $w in
+      stock) cmd_stock
+             inner_one stock "$STOCK_TREE" "$(cat "$PRISTINE_ID_FILE")" ;;
+      patched) inner_one patched "$TREE" "$(cat "$PRISTINE_ID_FILE") $(sha256_of "$STATE/manifest")" ;;
+      *) die "inner: unknown copy '$w' (stock or patched)" ;;
+    esac
+  done
 }
 
 # ---------------------------------------------------------------------------
@@ -792,7 +802,7 @@ case "${1:-}" in
   uninstall) cmd_uninstall ;;
   regtest) cmd_regtest ;;
   pristine) ensure_pristine ;;
-  inner) cmd_inner ;;
+  inner) shift; cmd_inner "$@" ;;
   patch-tree) cmd_patch_tree ;;
   edit-patch) cmd_edit_patch ;;
   refresh-patch) cmd_refresh_patch ;;
