@@ -429,6 +429,42 @@ BOOST_AUTO_TEST_CASE(verbose_summary_and_trace_report_registrations) {
                r.err);
 }
 
+BOOST_AUTO_TEST_CASE(names_are_read_exactly_at_every_offset_length_and_mapping_edge) {
+    // The core reads a name a word at a time within its mapping: each
+    // name must come out whole, escaped where it holds junk bytes, also
+    // when it ends on the last byte of a mapping or runs into the next.
+    const Result r = runValgrind({"--tool=none", "--trace-jit=yes"}, program("names"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST_REQUIRE(contains(r.out, "names registered: 322"), r.out);
+    std::vector<std::string> expected(322), traced;
+    std::istringstream in(r.err);
+    std::string line;
+    static const std::regex expect(R"(^expect names-(\d+) (.*)$)");
+    static const std::regex trace(R"(^--\d+-- jit: register 0x[0-9a-f]+-0x[0-9a-f]+ (.*) \(\[jit\]\), 0 lines$)");
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_match(line, m, expect) && std::stoul(m[1]) < expected.size())
+            expected[std::stoul(m[1])] = m[2];
+        else if (std::regex_match(line, m, trace))
+            traced.push_back(m[1]);
+    }
+    const auto st = statuses(r.err);
+    BOOST_TEST_REQUIRE(traced.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const std::string what = "names-" + std::to_string(i);
+        BOOST_TEST_CONTEXT(what) {
+            BOOST_TEST_REQUIRE(st.count(what) == 1);
+            BOOST_TEST(st.at(what).ret == 1u);
+            BOOST_TEST(st.at(what).err == 0);
+            BOOST_TEST(traced[i] == expected[i]);
+        }
+    }
+    // Some names hold junk bytes: they were escaped, not shown raw.
+    BOOST_TEST(std::count_if(expected.begin(), expected.end(), [](const std::string& e) {
+                   return e.find("\\x") != std::string::npos;
+               }) > 10);
+}
+
 BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
     // 2000 functions of 16 bytes registered with VALGRIND_JIT_REGISTER
     // (default object), each run once: mov + ret.
