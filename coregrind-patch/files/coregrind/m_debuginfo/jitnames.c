@@ -48,14 +48,14 @@
 /* A JitNameId is 1 + (chunk index << NAME_OFFSET_BITS | byte offset / 4)
    in the pool. */
 
-/* A function name in the pool (4-byte aligned). */
+/* A function name in the pool (4-byte aligned): 4 bytes and the name
+   with its NUL, rounded up to 4 bytes (so str has room for a UInt). */
 typedef
    struct {
       UInt  refs;    /* live and archived JitFns using it; NAME_MOVED
                         once copied by a compaction */
-      UInt  hash;    /* ML_(jit_hash_bytes) of str; once moved, the
-                        new copy's id */
-      HChar str[0];  /* NUL-terminated */
+      HChar str[0];  /* NUL-terminated; once moved, its first 4 bytes
+                        hold the new copy's id (moved_id) */
    }
    JitName;
 
@@ -68,8 +68,8 @@ typedef
 /* Compaction waits until at least this many bytes are dead. */
 #define NAME_MIN_DEAD_BYTES (1U << 20)
 
-/* While the pool is compacted, a copied name's refs is this and its
-   hash field holds the id of the new copy. */
+/* While the pool is compacted, a copied name's refs is this and the
+   start of its str holds the id of the new copy. */
 #define NAME_MOVED 0x80000000U
 
 /* Slots in the table of recently registered names (a power of two). */
@@ -174,7 +174,7 @@ const HChar* ML_(jit_name_str) ( JitNameId id )
 /* Appends a copy of s (len bytes) to pool (which has its XArray), with
    refs 1.  Returns its id; *nm is the copy. */
 static JitNameId pool_add ( NamePool* pool, const HChar* s, SizeT len,
-                            UInt hash, /*OUT*/JitName** nm_out )
+                            /*OUT*/JitName** nm_out )
 {
    UInt      need = name_bytes(len);
    JitName*  nm;
@@ -193,7 +193,6 @@ static JitNameId pool_add ( NamePool* pool, const HChar* s, SizeT len,
    }
    nm = (JitName*)(pool->last + pool->used);
    nm->refs = 1;
-   nm->hash = hash;
    copy_name_bytes(nm->str, s, len);
    nm->str[len] = 0;
    id = 1 + (((UInt)(VG_(sizeXA)(pool->chunks) - 1) << NAME_OFFSET_BITS)
@@ -232,7 +231,7 @@ JitNameId ML_(jit_name_intern) ( const HChar* s, SizeT len )
    }
    if (names.pool.chunks == NULL)
       pool_init(&names.pool);
-   id = pool_add(&names.pool, s, len, hash, &nm);
+   id = pool_add(&names.pool, s, len, &nm);
    names.live_bytes += name_bytes(len);
    names.recent[slot].hash = hash;
    names.recent[slot].id   = id;
@@ -266,6 +265,14 @@ void ML_(jit_name_release) ( JitNameId id )
 /* The pool being filled by a compaction. */
 static NamePool new_pool;
 
+/* The id of the copy of moved name nm (refs == NAME_MOVED). */
+static inline JitNameId moved_id ( const JitName* nm )
+{
+   JitNameId id;
+   VG_(memcpy)(&id, nm->str, sizeof(id));
+   return id;
+}
+
 /* The id of the copy of old_id in new_pool, copying it first. */
 static JitNameId move_name ( JitNameId old_id )
 {
@@ -273,12 +280,11 @@ static JitNameId move_name ( JitNameId old_id )
    JitName*  copy;
    JitNameId new_id;
    if (old->refs == NAME_MOVED)
-      return old->hash;
-   new_id = pool_add(&new_pool, old->str, VG_(strlen)(old->str),
-                     old->hash, &copy);
+      return moved_id(old);
+   new_id = pool_add(&new_pool, old->str, VG_(strlen)(old->str), &copy);
    copy->refs = old->refs;
    old->refs = NAME_MOVED;
-   old->hash = new_id;
+   VG_(memcpy)(old->str, &new_id, sizeof(new_id));   /* see moved_id */
    return new_id;
 }
 
