@@ -480,7 +480,9 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       ML_(dinfo_free)(e);
       stats.names_escaped++;
    }
-   lines = ML_(jit_line_table_build)(reg, obj, &n_dropped, &n_bad_files);
+   lines = reg->n_lines > 0
+           ? ML_(jit_line_table_build)(reg, obj, &n_dropped, &n_bad_files)
+           : NULL;
    stats.bad_files += n_bad_files;
    if (n_dropped > 0) {
       stats.lines_dropped += n_dropped;
@@ -492,7 +494,10 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
          function: discard translations first (Callgrind forgets its
          BBs by the names current now), then replace. */
       ML_(jit_discard_translations)(reg->start, reg->size, "jitreg.register");
-      n_replaced = remove_range(reg->start, reg->size, True, "replaced");
+      /* Code emitted above every live function (a JIT's code heap) needs
+         no removal. */
+      n_replaced = range_is_free(reg->start, reg->size)
+                   ? 0 : remove_range(reg->start, reg->size, True, "replaced");
       if (n_replaced > 0) {
          stats.replaced += n_replaced;
          if (st == VG_JIT_OK)

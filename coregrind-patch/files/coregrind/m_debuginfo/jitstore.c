@@ -324,7 +324,8 @@ void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines )
       }
       recent_chunk = c;
    }
-   move_fns(&c->fns[k + 1], &c->fns[k], c->n - k);
+   if (k < c->n)
+      move_fns(&c->fns[k + 1], &c->fns[k], c->n - k);
    c->fns[k] = *f;
    c->fns[k].has_lines = lines != NULL;
    c->fns[k].archived  = 0;
