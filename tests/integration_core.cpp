@@ -465,6 +465,33 @@ BOOST_AUTO_TEST_CASE(names_are_read_exactly_at_every_offset_length_and_mapping_e
                }) > 10);
 }
 
+BOOST_AUTO_TEST_CASE(names_in_use_survive_name_pool_compactions) {
+    // testjit compact: one name shared by two live functions, one used by
+    // one, while the names of 60000 others die and the pool is compacted;
+    // --trace-jit prints each name when its function is unregistered.
+    const Result r = runValgrind({"--tool=none", "-v", "--trace-jit=yes"}, program("compact"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST_REQUIRE(contains(r.out, "compact done"), r.out);
+    static const std::regex pool(R"(JIT: name pool: \d+ bytes in use, \d+ bytes unused, (\d+) compactions)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, pool), r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
+    BOOST_TEST(std::stoul(m[1]) >= 2u);
+    const auto st = statuses(r.err);
+    for (const char* what : {"kept-1", "kept-2", "kept-3", "unkept-1", "unkept-2", "unkept-3"}) {
+        BOOST_TEST_REQUIRE(st.count(what) == 1, what);
+        BOOST_TEST(st.at(what).ret == 1u, what);
+    }
+    std::vector<std::string> names;
+    std::istringstream in(r.err);
+    std::string line;
+    static const std::regex unreg(R"(^--\d+-- jit: unregister 0x[0-9a-f]+-0x[0-9a-f]+ (kept\S*|\S*shared\S*|\S*alone\S*) \(\[jit\]\)$)");
+    while (std::getline(in, line))
+        if (std::regex_match(line, m, unreg)) names.push_back(m[1]);
+    const std::string shared = "kept_shared_" + std::string(40, 's');
+    const std::string alone = "kept_alone_" + std::string(40, 'a');
+    BOOST_TEST(names == (std::vector<std::string>{shared, shared, alone}), r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
+}
+
 BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
     // 2000 functions of 16 bytes registered with VALGRIND_JIT_REGISTER
     // (default object), each run once: mov + ret.

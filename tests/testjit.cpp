@@ -44,6 +44,13 @@
 //            ERR" and "expect names-I ESCAPED" on stderr, ESCAPED being
 //            the name with every byte outside printable ASCII as \xNN
 //            (none of the names holds a valid multi-byte character)
+//   compact  two functions registered under one name ("kept_shared_...")
+//            and one under its own ("kept_alone_..."), then three rounds
+//            of 20000 functions with long names registered and
+//            unregistered (their names die, so the name pool is
+//            compacted at the next time slice, which sched_yield
+//            brings), then the three are unregistered (--trace-jit shows
+//            the names they had at that point)
 //   many N   register N functions of 16 bytes each, run each once
 //   retranslate N
 //            N unregistered functions of 16 bytes each run once, the
@@ -62,6 +69,7 @@
 #include <valgrind/jit.h>
 #include "xbyak_emit.hpp"
 
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -459,6 +467,39 @@ int mode_names() {
     return 0;
 }
 
+int mode_compact() {
+    constexpr std::size_t kSlot = 16, kSlots = 20003;
+    CodeMemory mem(kSlots * kSlot);
+    std::uint8_t* base = mem.base();
+    for (std::size_t i = 0; i < kSlots; ++i) {
+        Emitter e(base + i * kSlot, kSlot);
+        e.mov(e.eax, static_cast<std::uint32_t>(i));
+        e.ret();
+        e.ready();
+    }
+    const std::string shared = "kept_shared_" + std::string(40, 's');
+    const std::string alone = "kept_alone_" + std::string(40, 'a');
+    report("kept-1", VALGRIND_JIT_REGISTER(base, kSlot, shared.c_str()));
+    report("kept-2", VALGRIND_JIT_REGISTER(base + kSlot, kSlot, shared.c_str()));
+    report("kept-3", VALGRIND_JIT_REGISTER(base + 2 * kSlot, kSlot, alone.c_str()));
+    for (int round = 0; round < 3; ++round) {
+        for (std::size_t i = 3; i < kSlots; ++i) {
+            const std::string name = "dying_" + std::to_string(round) + "_" + std::to_string(i) +
+                                     "_" + std::string(60, 'd');
+            VALGRIND_JIT_REGISTER(base + i * kSlot, kSlot, name.c_str());
+        }
+        for (std::size_t i = 3; i < kSlots; ++i)
+            VALGRIND_JIT_UNREGISTER(base + i * kSlot);
+        for (int y = 0; y < 3; ++y)
+            sched_yield();
+    }
+    report("unkept-1", VALGRIND_JIT_UNREGISTER(base));
+    report("unkept-2", VALGRIND_JIT_UNREGISTER(base + kSlot));
+    report("unkept-3", VALGRIND_JIT_UNREGISTER(base + 2 * kSlot));
+    std::printf("compact done\n");
+    return 0;
+}
+
 int mode_bad() {
     CodeMemory mem(8192);
     std::uint8_t* p = mem.base();
@@ -687,7 +728,7 @@ int main(int argc, char** argv) {
         --argc;
     }
     if (argc < 2) {
-        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|names|many N|retranslate N|churn SEED OPS\n");
+        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|names|compact|many N|retranslate N|churn SEED OPS\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -704,6 +745,7 @@ int main(int argc, char** argv) {
     if (mode == "race") return mode_race();
     if (mode == "bad") return mode_bad();
     if (mode == "names") return mode_names();
+    if (mode == "compact") return mode_compact();
     if (mode == "many" && argc > 2) return mode_many(std::atol(argv[2]));
     if (mode == "retranslate" && argc > 2) return mode_retranslate(std::atol(argv[2]));
     if (mode == "churn" && argc > 3)
