@@ -467,16 +467,22 @@ int mode_names() {
     return 0;
 }
 
-int mode_compact() {
-    constexpr std::size_t kSlot = 16, kSlots = 20003;
-    CodeMemory mem(kSlots * kSlot);
-    std::uint8_t* base = mem.base();
-    for (std::size_t i = 0; i < kSlots; ++i) {
-        Emitter e(base + i * kSlot, kSlot);
+// Emits "return i" (mov eax, i; ret) into each of the n slots of
+// slot_size bytes from base.
+void emit_slots(std::uint8_t* base, std::size_t slot_size, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        Emitter e(base + i * slot_size, slot_size);
         e.mov(e.eax, static_cast<std::uint32_t>(i));
         e.ret();
         e.ready();
     }
+}
+
+int mode_compact() {
+    constexpr std::size_t kSlot = 16, kSlots = 20003;
+    CodeMemory mem(kSlots * kSlot);
+    std::uint8_t* base = mem.base();
+    emit_slots(base, kSlot, kSlots);
     const std::string shared = "kept_shared_" + std::string(40, 's');
     const std::string alone = "kept_alone_" + std::string(40, 'a');
     report("kept-1", VALGRIND_JIT_REGISTER(base, kSlot, shared.c_str()));
@@ -628,12 +634,7 @@ int mode_churn(unsigned seed, long ops) {
     constexpr std::size_t kSlot = 16, kSlots = 20000;
     CodeMemory mem(kSlots * kSlot);
     std::uint8_t* base = mem.base();
-    for (std::size_t i = 0; i < kSlots; ++i) {
-        Emitter e(base + i * kSlot, kSlot);
-        e.mov(e.eax, static_cast<std::uint32_t>(i));
-        e.ret();
-        e.ready();
-    }
+    emit_slots(base, kSlot, kSlots);
     struct Fn {
         std::size_t slots;
         std::string name;
