@@ -429,6 +429,69 @@ BOOST_AUTO_TEST_CASE(verbose_summary_and_trace_report_registrations) {
                r.err);
 }
 
+BOOST_AUTO_TEST_CASE(names_are_read_exactly_at_every_offset_length_and_mapping_edge) {
+    // The core reads a name a word at a time within its mapping: each
+    // name must come out whole, escaped where it holds junk bytes, also
+    // when it ends on the last byte of a mapping or runs into the next.
+    const Result r = runValgrind({"--tool=none", "--trace-jit=yes"}, program("names"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST_REQUIRE(contains(r.out, "names registered: 322"), r.out);
+    std::vector<std::string> expected(322), traced;
+    std::istringstream in(r.err);
+    std::string line;
+    static const std::regex expect(R"(^expect names-(\d+) (.*)$)");
+    static const std::regex trace(R"(^--\d+-- jit: register 0x[0-9a-f]+-0x[0-9a-f]+ (.*) \(\[jit\]\), 0 lines$)");
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_match(line, m, expect) && std::stoul(m[1]) < expected.size())
+            expected[std::stoul(m[1])] = m[2];
+        else if (std::regex_match(line, m, trace))
+            traced.push_back(m[1]);
+    }
+    const auto st = statuses(r.err);
+    BOOST_TEST_REQUIRE(traced.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const std::string what = "names-" + std::to_string(i);
+        BOOST_TEST_CONTEXT(what) {
+            BOOST_TEST_REQUIRE(st.count(what) == 1);
+            BOOST_TEST(st.at(what).ret == 1u);
+            BOOST_TEST(st.at(what).err == 0);
+            BOOST_TEST(traced[i] == expected[i]);
+        }
+    }
+    // Some names hold junk bytes: they were escaped, not shown raw.
+    BOOST_TEST(std::count_if(expected.begin(), expected.end(), [](const std::string& e) {
+                   return e.find("\\x") != std::string::npos;
+               }) > 10);
+}
+
+BOOST_AUTO_TEST_CASE(names_in_use_survive_name_pool_compactions) {
+    // testjit compact: one name shared by two live functions, one used by
+    // one, while the names of 60000 others die and the pool is compacted;
+    // --trace-jit prints each name when its function is unregistered.
+    const Result r = runValgrind({"--tool=none", "-v", "--trace-jit=yes"}, program("compact"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST_REQUIRE(contains(r.out, "compact done"), r.out);
+    static const std::regex pool(R"(JIT: name pool: \d+ bytes in use, \d+ bytes unused, (\d+) compactions)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, pool), r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
+    BOOST_TEST(std::stoul(m[1]) >= 2u);
+    const auto st = statuses(r.err);
+    for (const char* what : {"kept-1", "kept-2", "kept-3", "unkept-1", "unkept-2", "unkept-3"}) {
+        BOOST_TEST_REQUIRE(st.count(what) == 1, what);
+        BOOST_TEST(st.at(what).ret == 1u, what);
+    }
+    std::vector<std::string> names;
+    std::istringstream in(r.err);
+    std::string line;
+    static const std::regex unreg(R"(^--\d+-- jit: unregister 0x[0-9a-f]+-0x[0-9a-f]+ (kept\S*|\S*shared\S*|\S*alone\S*) \(\[jit\]\)$)");
+    while (std::getline(in, line))
+        if (std::regex_match(line, m, unreg)) names.push_back(m[1]);
+    const std::string shared = "kept_shared_" + std::string(40, 's');
+    const std::string alone = "kept_alone_" + std::string(40, 'a');
+    BOOST_TEST(names == (std::vector<std::string>{shared, shared, alone}), r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
+}
+
 BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
     // 2000 functions of 16 bytes registered with VALGRIND_JIT_REGISTER
     // (default object), each run once: mov + ret.

@@ -35,6 +35,22 @@
 //            mangled name _ZN5jitvm6reader4readEPi (jitvm::reader::read)
 //   fork     like memerr, but the jitted code runs in a forked child
 //   bad      every kind of bad request; the program must go on
+//   names    registers functions whose names start at every offset of a
+//            word, with every length from 1 to 40, some with control
+//            characters or a byte that is not UTF-8 at either end or in
+//            the middle, one ending on the last byte of a page before a
+//            PROT_NONE page, and one running from a read/write mapping
+//            into the read-only one after it; each as "status names-I RET
+//            ERR" and "expect names-I ESCAPED" on stderr, ESCAPED being
+//            the name with every byte outside printable ASCII as \xNN
+//            (none of the names holds a valid multi-byte character)
+//   compact  two functions registered under one name ("kept_shared_...")
+//            and one under its own ("kept_alone_..."), then three rounds
+//            of 20000 functions with long names registered and
+//            unregistered (their names die, so the name pool is
+//            compacted at the next time slice, which sched_yield
+//            brings), then the three are unregistered (--trace-jit shows
+//            the names they had at that point)
 //   many N   register N functions of 16 bytes each, run each once
 //   retranslate N
 //            N unregistered functions of 16 bytes each run once, the
@@ -53,6 +69,7 @@
 #include <valgrind/jit.h>
 #include "xbyak_emit.hpp"
 
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -379,6 +396,116 @@ int mode_malloc() {
     return 0;
 }
 
+// The name as the core shows a name that holds no valid multi-byte
+// UTF-8 character: bytes outside printable ASCII as \xNN.
+std::string escaped_name(const std::string& name) {
+    std::string out;
+    for (const unsigned char c : name) {
+        if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        }
+    }
+    return out;
+}
+
+int mode_names() {
+    CodeMemory mem(16 * 4096);
+    std::uint8_t* p = mem.base();
+    const std::size_t slots = mem.size() / 64 - 2;
+    std::size_t k = 0;
+    // Five pages read/write, then one PROT_NONE; the fifth page becomes
+    // read-only, a mapping of its own.
+    auto* buf = static_cast<char*>(mmap(nullptr, 6 * 4096, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (buf == MAP_FAILED) {
+        std::perror("mmap");
+        return 2;
+    }
+    std::vector<std::pair<const char*, std::string>> names;   // at, text
+    std::size_t at = 0;
+    auto place = [&](std::size_t offset, const std::string& text) {
+        std::memcpy(buf + offset, text.c_str(), text.size() + 1);
+        names.emplace_back(buf + offset, text);
+    };
+    for (std::size_t len = 1; len <= 40; ++len)
+        for (std::size_t off = 0; off < 8; ++off) {
+            at = (at + 8) & ~std::size_t(7);
+            std::string text;
+            for (std::size_t i = 0; i < len; ++i)
+                text += static_cast<char>('a' + (len * 7 + off + i) % 26);
+            // Every fifth name gets a junk byte at its start, its end or
+            // in its middle.
+            if ((len + off) % 5 == 0)
+                text[(len + off) % 3 == 0 ? 0 : (len + off) % 3 == 1 ? len - 1 : len / 2] =
+                    static_cast<char>((len + off) % 2 ? 0x01 : 0xff);
+            place(at + off, text);
+            at += off + len + 1;
+        }
+    if (at > 4 * 4096 - 64) {
+        std::fprintf(stderr, "names: buffer too small\n");
+        return 2;
+    }
+    // Ends on the last byte of the fifth page, which is followed by the
+    // PROT_NONE page.
+    place(5 * 4096 - 12, "at_the_end\x7f");
+    // Runs from the fourth page into the fifth (read-only) one.
+    place(4 * 4096 - 13, "across_two_mappings");
+    mprotect(buf + 4 * 4096, 4096, PROT_READ);
+    mprotect(buf + 5 * 4096, 4096, PROT_NONE);
+    for (std::size_t i = 0; i < names.size() && k < slots; ++i, ++k) {
+        const std::string what = "names-" + std::to_string(i);
+        const std::size_t n = emit_counter(p + 64 * k, 1, 1);
+        report(what.c_str(), VALGRIND_JIT_REGISTER(p + 64 * k, n, names[i].first));
+        std::fprintf(stderr, "expect %s %s\n", what.c_str(), escaped_name(names[i].second).c_str());
+    }
+    std::printf("names registered: %zu\n", k);
+    munmap(buf, 6 * 4096);
+    return 0;
+}
+
+// Emits "return i" (mov eax, i; ret) into each of the n slots of
+// slot_size bytes from base.
+void emit_slots(std::uint8_t* base, std::size_t slot_size, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        Emitter e(base + i * slot_size, slot_size);
+        e.mov(e.eax, static_cast<std::uint32_t>(i));
+        e.ret();
+        e.ready();
+    }
+}
+
+int mode_compact() {
+    constexpr std::size_t kSlot = 16, kSlots = 20003;
+    CodeMemory mem(kSlots * kSlot);
+    std::uint8_t* base = mem.base();
+    emit_slots(base, kSlot, kSlots);
+    const std::string shared = "kept_shared_" + std::string(40, 's');
+    const std::string alone = "kept_alone_" + std::string(40, 'a');
+    report("kept-1", VALGRIND_JIT_REGISTER(base, kSlot, shared.c_str()));
+    report("kept-2", VALGRIND_JIT_REGISTER(base + kSlot, kSlot, shared.c_str()));
+    report("kept-3", VALGRIND_JIT_REGISTER(base + 2 * kSlot, kSlot, alone.c_str()));
+    for (int round = 0; round < 3; ++round) {
+        for (std::size_t i = 3; i < kSlots; ++i) {
+            const std::string name = "dying_" + std::to_string(round) + "_" + std::to_string(i) +
+                                     "_" + std::string(60, 'd');
+            VALGRIND_JIT_REGISTER(base + i * kSlot, kSlot, name.c_str());
+        }
+        for (std::size_t i = 3; i < kSlots; ++i)
+            VALGRIND_JIT_UNREGISTER(base + i * kSlot);
+        for (int y = 0; y < 3; ++y)
+            sched_yield();
+    }
+    report("unkept-1", VALGRIND_JIT_UNREGISTER(base));
+    report("unkept-2", VALGRIND_JIT_UNREGISTER(base + kSlot));
+    report("unkept-3", VALGRIND_JIT_UNREGISTER(base + 2 * kSlot));
+    std::printf("compact done\n");
+    return 0;
+}
+
 int mode_bad() {
     CodeMemory mem(8192);
     std::uint8_t* p = mem.base();
@@ -507,12 +634,7 @@ int mode_churn(unsigned seed, long ops) {
     constexpr std::size_t kSlot = 16, kSlots = 20000;
     CodeMemory mem(kSlots * kSlot);
     std::uint8_t* base = mem.base();
-    for (std::size_t i = 0; i < kSlots; ++i) {
-        Emitter e(base + i * kSlot, kSlot);
-        e.mov(e.eax, static_cast<std::uint32_t>(i));
-        e.ret();
-        e.ready();
-    }
+    emit_slots(base, kSlot, kSlots);
     struct Fn {
         std::size_t slots;
         std::string name;
@@ -607,7 +729,7 @@ int main(int argc, char** argv) {
         --argc;
     }
     if (argc < 2) {
-        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|many N|retranslate N|churn SEED OPS\n");
+        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|names|compact|many N|retranslate N|churn SEED OPS\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -623,6 +745,8 @@ int main(int argc, char** argv) {
     if (mode == "alloc") return mode_alloc();
     if (mode == "race") return mode_race();
     if (mode == "bad") return mode_bad();
+    if (mode == "names") return mode_names();
+    if (mode == "compact") return mode_compact();
     if (mode == "many" && argc > 2) return mode_many(std::atol(argv[2]));
     if (mode == "retranslate" && argc > 2) return mode_retranslate(std::atol(argv[2]));
     if (mode == "churn" && argc > 3)

@@ -162,12 +162,10 @@ static Bool client_readable ( Addr a, SizeT len )
    return VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ);
 }
 
-/* Length of the NUL-terminated client string at s, looking at most at
-   max+1 bytes and checking readability page by page; *ascii tells
-   whether all of it is printable ASCII (the common case, which then
-   needs no second look).  Returns -1 if s is NULL, unreadable, or not
-   terminated within max bytes. */
-static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
+/* client_strlen for any string: looks at most at max+1 bytes, checking
+   readability page by page (a string may run from one mapping into the
+   next). */
+static Long client_strlen_paged ( Addr s, SizeT max, /*OUT*/Bool* ascii )
 {
    SizeT i = 0;   /* bytes looked at so far, all non-zero */
    *ascii = True;
@@ -214,6 +212,72 @@ static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
          return (Long)i;   /* found the terminator */
    }
    return -1;
+}
+
+/* Length of the NUL-terminated client string at s (at most max bytes
+   before the terminator); *ascii tells whether all of it is printable
+   ASCII (the common case, which then needs no second look).  Returns -1
+   if s is NULL, unreadable, or not terminated within max bytes.
+
+   A name lies in one readable client mapping: one segment look-up
+   covers it, and it is scanned a whole aligned word at a time, the
+   first word with the bytes before s and the last with the bytes after
+   the terminator masked (an aligned word never leaves its page, and
+   every page of the segment is readable).  A string running to the end
+   of its segment, in a segment with guard pages, or on a big-endian
+   host takes client_strlen_paged. */
+static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
+{
+#if defined(VG_LITTLEENDIAN)
+   const UWord     fill = JIT_WORD_ONES * 0x41;   /* 'A': printable */
+   const NSegment* seg;
+   Addr            w, last;
+   UWord           v, lead, z, keep;
+   Bool            asc = True;
+   SizeT           len;
+   if (s == 0) {
+      *ascii = True;
+      return -1;
+   }
+   seg = VG_(am_find_nsegment)(s);
+   if (seg == NULL || seg->hasGuardPages || !seg->hasR
+       || (seg->kind != SkAnonC && seg->kind != SkFileC
+           && seg->kind != SkShmC))
+      return client_strlen_paged(s, max, ascii);
+   /* The words that may hold the terminator start at or below last. */
+   last = seg->end - s <= max ? seg->end : s + max;
+   w    = s & ~(Addr)(sizeof(UWord) - 1);
+   lead = s - w;
+   v    = *(const UWord*)w;
+   if (lead > 0) {
+      keep = ((UWord)1 << (8 * lead)) - 1;   /* the bytes before s */
+      v = (v & ~keep) | (fill & keep);
+   }
+   while (ML_(jit_word_is_printable_ascii)(v)
+          || !ML_(jit_word_has_zero)(v)) {
+      if (!ML_(jit_word_is_printable_ascii)(v))
+         asc = False;
+      w += sizeof(UWord);
+      if (w > last || w == 0) {
+         if (last == seg->end && seg->end - s < max)
+            return client_strlen_paged(s, max, ascii);   /* next mapping */
+         *ascii = asc;
+         return -1;
+      }
+      v = *(const UWord*)w;
+   }
+   /* The lowest byte flagged is the first zero (a borrow only flags
+      bytes above a zero). */
+   z    = (v - JIT_WORD_ONES) & ~v & JIT_WORD_HIGHS;
+   len  = w - s + (SizeT)(__builtin_ctzll(z) >> 3);
+   keep = ((UWord)1 << (__builtin_ctzll(z) & ~7ULL)) - 1;   /* before it */
+   if (!ML_(jit_word_is_printable_ascii)((v & keep) | (fill & ~keep)))
+      asc = False;
+   *ascii = asc;
+   return len <= max ? (Long)len : -1;
+#else
+   return client_strlen_paged(s, max, ascii);
+#endif
 }
 
 /* Validates a client string pointer (0 allowed when optional).
@@ -371,6 +435,14 @@ static UWord finish_register ( ThreadId tid, Int st, Addr start,
                                const HChar* detail )
 {
    ReqDesc d;
+   if (LIKELY(st == VG_JIT_OK)) {
+      /* What finish() does for a registration applied without a
+         warning. */
+      set_last_status(tid, VG_JIT_OK);
+      counts.reg++;
+      counts.reg_applied++;
+      return 1;
+   }
    d.detail   = detail;
    d.what     = "register";
    d.name     = name;

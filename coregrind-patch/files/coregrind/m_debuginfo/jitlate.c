@@ -75,6 +75,10 @@ void ML_(jit_discard_translations) ( Addr a, ULong len, const HChar* who )
 {
    if (exiting)
       return;   /* nothing runs any more: keep what the tool knows */
+   /* Code just emitted never ran: skip the call (and its debug-log
+      line), which would find nothing to discard. */
+   if (!VG_(may_have_translations)(a, len))
+      return;
    VG_(discard_translations)(a, len, who);
 }
 

@@ -97,9 +97,8 @@ Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
    UInt   off, lo, hi, end;
    DiLoc* loc;
 
-   if (f == NULL || f->lines == NULL)
+   if (f == NULL || (t = ML_(jit_fn_lines)(f)) == NULL)
       return False;
-   t   = f->lines;
    off = (UInt)(a - f->start);
    if (off < t->lines[0].offset)
       return False;

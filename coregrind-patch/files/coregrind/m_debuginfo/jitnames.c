@@ -48,14 +48,14 @@
 /* A JitNameId is 1 + (chunk index << NAME_OFFSET_BITS | byte offset / 4)
    in the pool. */
 
-/* A function name in the pool (4-byte aligned). */
+/* A function name in the pool (4-byte aligned): 4 bytes and the name
+   with its NUL, rounded up to 4 bytes (so str has room for a UInt). */
 typedef
    struct {
       UInt  refs;    /* live and archived JitFns using it; NAME_MOVED
                         once copied by a compaction */
-      UInt  hash;    /* ML_(jit_hash_bytes) of str; once moved, the
-                        new copy's id */
-      HChar str[0];  /* NUL-terminated */
+      HChar str[0];  /* NUL-terminated; once moved, its first 4 bytes
+                        hold the new copy's id (moved_id) */
    }
    JitName;
 
@@ -68,8 +68,8 @@ typedef
 /* Compaction waits until at least this many bytes are dead. */
 #define NAME_MIN_DEAD_BYTES (1U << 20)
 
-/* While the pool is compacted, a copied name's refs is this and its
-   hash field holds the id of the new copy. */
+/* While the pool is compacted, a copied name's refs is this and the
+   start of its str holds the id of the new copy. */
 #define NAME_MOVED 0x80000000U
 
 /* Slots in the table of recently registered names (a power of two). */
@@ -80,6 +80,7 @@ typedef
    struct {
       XArray* chunks;   /* of HChar*, NAME_CHUNK_SIZE bytes each */
       HChar*  last;     /* the last chunk (NULL: none yet) */
+      UInt    last_ix;  /* its index in chunks */
       UInt    used;     /* bytes used in the last chunk */
    }
    NamePool;
@@ -116,36 +117,65 @@ static inline void store_le64 ( UChar* p, ULong w )
    p[6] = (UChar)(w >> 48); p[7] = (UChar)(w >> 56);
 }
 
-/* Copies len bytes from s to d (not overlapping) 8 at a time: names are
-   short, and VG_(memcpy) goes byte by byte when s is not aligned. */
-static void copy_name_bytes ( HChar* d, const HChar* s, SizeT len )
+/* The hash of ML_(jit_hash_bytes), a word at a time: each 8 bytes are
+   mixed in with one multiply (the constants are the 64-bit golden ratio
+   and MurmurHash3's finalizer multiplier), so a registration's name costs
+   a few multiplies, not one per byte.  hash_bytes_copy hashes and copies
+   in one pass. */
+#define HASH_MUL 0xFF51AFD7ED558CCDULL
+
+static inline ULong hash_start ( SizeT len )
 {
-   SizeT i = 0;
-   for (; i + 8 <= len; i += 8)
-      store_le64((UChar*)d + i, load_le64((const UChar*)s + i));
-   for (; i < len; i++)
-      d[i] = s[i];
+   return 0x9E3779B97F4A7C15ULL ^ (ULong)len;
+}
+
+static inline ULong hash_word ( ULong h, ULong w )
+{
+   h = (h ^ w) * HASH_MUL;
+   return h ^ (h >> 29);
+}
+
+/* tail: the last len % 8 bytes, first byte highest. */
+static inline UInt hash_end ( ULong h, ULong tail )
+{
+   h = (h ^ tail) * HASH_MUL;
+   return (UInt)(h ^ (h >> 32));
 }
 
 UInt ML_(jit_hash_bytes) ( const HChar* s, SizeT len )
 {
-   /* A word at a time: each 8 bytes are mixed in with one multiply (the
-      constants are the 64-bit golden ratio and MurmurHash3's finalizer
-      multiplier), so a registration's name costs a few multiplies, not
-      one per byte. */
    const UChar* p = (const UChar*)s;
-   ULong        h = 0x9E3779B97F4A7C15ULL ^ (ULong)len;
+   ULong        h = hash_start(len);
+   ULong        w = 0;
+   SizeT        i = 0;
+   for (; i + 8 <= len; i += 8)
+      h = hash_word(h, load_le64(p + i));
+   for (; i < len; i++)
+      w = (w << 8) | p[i];
+   return hash_end(h, w);
+}
+
+/* Copies len bytes from s to d (not overlapping) and a NUL after them, 8
+   bytes at a time (names are short, and VG_(memcpy) goes byte by byte
+   when s is not aligned), and returns ML_(jit_hash_bytes)(s, len): one
+   pass over s. */
+static UInt hash_bytes_copy ( HChar* d, const HChar* s, SizeT len )
+{
+   const UChar* p = (const UChar*)s;
+   ULong        h = hash_start(len);
    ULong        w = 0;
    SizeT        i = 0;
    for (; i + 8 <= len; i += 8) {
-      h = (h ^ load_le64(p + i)) * 0xFF51AFD7ED558CCDULL;
-      h ^= h >> 29;
+      ULong v = load_le64(p + i);
+      store_le64((UChar*)d + i, v);
+      h = hash_word(h, v);
    }
-   for (; i < len; i++)
+   for (; i < len; i++) {
+      d[i] = s[i];
       w = (w << 8) | p[i];
-   h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-   h ^= h >> 32;
-   return (UInt)h;
+   }
+   d[len] = 0;
+   return hash_end(h, w);
 }
 
 static inline UInt name_bytes ( SizeT len )
@@ -171,14 +201,11 @@ const HChar* ML_(jit_name_str) ( JitNameId id )
    return name_at(id)->str;
 }
 
-/* Appends a copy of s (len bytes) to pool (which has its XArray), with
-   refs 1.  Returns its id; *nm is the copy. */
-static JitNameId pool_add ( NamePool* pool, const HChar* s, SizeT len,
-                            UInt hash, /*OUT*/JitName** nm_out )
+/* Where the next name of `need` bytes goes in pool (which has its
+   XArray), starting a chunk if the last one is full.  Nothing is taken
+   until pool_commit: a name written there may be dropped. */
+static JitName* pool_reserve ( NamePool* pool, UInt need )
 {
-   UInt      need = name_bytes(len);
-   JitName*  nm;
-   JitNameId id;
    vg_assert(need <= NAME_CHUNK_SIZE);
    if (pool->last == NULL || pool->used + need > NAME_CHUNK_SIZE) {
       if ((UWord)VG_(sizeXA)(pool->chunks) >= NAME_MAX_CHUNKS)
@@ -188,19 +215,33 @@ static JitNameId pool_add ( NamePool* pool, const HChar* s, SizeT len,
       /* Not zeroed: every byte handed out is written first. */
       pool->last = VG_(arena_malloc)(VG_AR_DINFO, "di.jitnames.pool",
                                      NAME_CHUNK_SIZE);
-      VG_(addToXA)(pool->chunks, &pool->last);
+      pool->last_ix = (UInt)VG_(addToXA)(pool->chunks, &pool->last);
       pool->used = 0;
    }
-   nm = (JitName*)(pool->last + pool->used);
+   return (JitName*)(pool->last + pool->used);
+}
+
+/* Takes the `need` bytes pool_reserve gave, whose name is written, with
+   refs 1.  Returns its id. */
+static JitNameId pool_commit ( NamePool* pool, UInt need )
+{
+   JitName*  nm = (JitName*)(pool->last + pool->used);
+   JitNameId id = 1 + ((pool->last_ix << NAME_OFFSET_BITS)
+                       | (pool->used >> 2));
    nm->refs = 1;
-   nm->hash = hash;
-   copy_name_bytes(nm->str, s, len);
-   nm->str[len] = 0;
-   id = 1 + (((UInt)(VG_(sizeXA)(pool->chunks) - 1) << NAME_OFFSET_BITS)
-             | (pool->used >> 2));
    pool->used += need;
-   *nm_out = nm;
    return id;
+}
+
+/* Appends a copy of s (len bytes) to pool, with refs 1.  Returns its id;
+   *nm_out is the copy. */
+static JitNameId pool_add ( NamePool* pool, const HChar* s, SizeT len,
+                            /*OUT*/JitName** nm_out )
+{
+   UInt need = name_bytes(len);
+   *nm_out = pool_reserve(pool, need);
+   (void)hash_bytes_copy((*nm_out)->str, s, len);
+   return pool_commit(pool, need);
 }
 
 /* An empty pool. */
@@ -208,19 +249,29 @@ static void pool_init ( NamePool* pool )
 {
    pool->chunks = VG_(newXA)(ML_(dinfo_zalloc), "di.jitnames.chunks",
                              ML_(dinfo_free), sizeof(HChar*));
-   pool->last   = NULL;
-   pool->used   = 0;
+   pool->last    = NULL;
+   pool->last_ix = 0;
+   pool->used    = 0;
 }
 
 JitNameId ML_(jit_name_intern) ( const HChar* s, SizeT len )
 {
-   UInt      hash = ML_(jit_hash_bytes)(s, len);
-   UInt      slot = hash & (RECENT_NAMES - 1);
-   JitNameId id   = names.recent[slot].id;
+   UInt      need = name_bytes(len);
+   JitName*  copy;
    JitName*  nm;
+   UInt      hash, slot;
+   JitNameId id;
+   /* Copy it to the end of the pool while hashing it; the copy is kept
+      only if the name is not a recent one. */
+   if (names.pool.chunks == NULL)
+      pool_init(&names.pool);
+   copy = pool_reserve(&names.pool, need);
+   hash = hash_bytes_copy(copy->str, s, len);
+   slot = hash & (RECENT_NAMES - 1);
+   id   = names.recent[slot].id;
    if (id != 0 && names.recent[slot].hash == hash) {
       nm = name_at(id);
-      if (VG_(strncmp)(nm->str, s, len) == 0 && nm->str[len] == 0) {
+      if (VG_(strcmp)(nm->str, copy->str) == 0) {
          if (nm->refs == 0) {
             names.dead_bytes -= name_bytes(len);
             names.live_bytes += name_bytes(len);
@@ -230,10 +281,8 @@ JitNameId ML_(jit_name_intern) ( const HChar* s, SizeT len )
          return id;
       }
    }
-   if (names.pool.chunks == NULL)
-      pool_init(&names.pool);
-   id = pool_add(&names.pool, s, len, hash, &nm);
-   names.live_bytes += name_bytes(len);
+   id = pool_commit(&names.pool, need);
+   names.live_bytes += need;
    names.recent[slot].hash = hash;
    names.recent[slot].id   = id;
    return id;
@@ -266,6 +315,14 @@ void ML_(jit_name_release) ( JitNameId id )
 /* The pool being filled by a compaction. */
 static NamePool new_pool;
 
+/* The id of the copy of moved name nm (refs == NAME_MOVED). */
+static inline JitNameId moved_id ( const JitName* nm )
+{
+   JitNameId id;
+   VG_(memcpy)(&id, nm->str, sizeof(id));
+   return id;
+}
+
 /* The id of the copy of old_id in new_pool, copying it first. */
 static JitNameId move_name ( JitNameId old_id )
 {
@@ -273,12 +330,11 @@ static JitNameId move_name ( JitNameId old_id )
    JitName*  copy;
    JitNameId new_id;
    if (old->refs == NAME_MOVED)
-      return old->hash;
-   new_id = pool_add(&new_pool, old->str, VG_(strlen)(old->str),
-                     old->hash, &copy);
+      return moved_id(old);
+   new_id = pool_add(&new_pool, old->str, VG_(strlen)(old->str), &copy);
    copy->refs = old->refs;
    old->refs = NAME_MOVED;
-   old->hash = new_id;
+   VG_(memcpy)(old->str, &new_id, sizeof(new_id));   /* see moved_id */
    return new_id;
 }
 

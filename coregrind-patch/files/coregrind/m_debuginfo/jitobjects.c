@@ -100,6 +100,9 @@ JitObject* ML_(jit_object_get) ( const HChar* objname )
       obj->di    = new_object_DebugInfo(objname);
       obj->name  = obj->di->fsm.filename;
       obj->index = (UInt)VG_(addToXA)(object_list, &obj);
+      /* A JitFn holds 30 bits of it: each object has a DebugInfo, so
+         memory runs out long before. */
+      vg_assert(obj->index < JIT_MAX_OBJECTS);
       VG_(HT_add_node)(objects, obj);
    }
    recent_object = obj;

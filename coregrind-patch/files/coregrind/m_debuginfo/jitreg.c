@@ -275,6 +275,7 @@ static Bool archiving_unmapped = False;
 
 static void retire_fn ( JitFn* f, const HChar* why )
 {
+   JitLineTab* lines = ML_(jit_fn_take_lines)(f);
    /* Its CFI, if it came with some, goes with it. */
    (void)ML_(jit_cfi_remove)(f->start, JitCfiFunction, f->start);
    if (VG_(clo_trace_jit))
@@ -282,17 +283,16 @@ static void retire_fn ( JitFn* f, const HChar* why )
                 f->start + f->size, ML_(jit_name_str)(f->name),
                 object_name(f));
    if (VG_(clo_keep_debuginfo) || archiving_unmapped) {
-      ML_(jit_archive_fn)(f, VG_(current_DiEpoch)().n);
+      ML_(jit_archive_fn)(f, lines, VG_(current_DiEpoch)().n);
       if (VG_(clo_keep_debuginfo))
          VG_(archive_ExeContext_in_range)(VG_(current_DiEpoch)(),
                                           f->start, f->size);
       stats.archived++;
    } else {
       ML_(jit_name_release)(f->name);
-      if (f->lines)
-         ML_(dinfo_free)(f->lines);
-      f->name  = 0;
-      f->lines = NULL;
+      if (lines)
+         ML_(dinfo_free)(lines);
+      f->name = 0;
    }
 }
 
@@ -402,8 +402,9 @@ static void insert_fn ( Addr start, UWord size, JitNameId name,
    f.first_epoch = VG_(current_DiEpoch)().n;
    f.name        = name;
    f.obj         = obj->index;
-   f.lines       = lines;
-   ML_(jit_insert_fn)(&f);
+   f.has_lines   = 0;   /* set by the store */
+   f.archived    = 0;
+   ML_(jit_insert_fn)(&f, lines);
    stats.registered++;
 }
 
@@ -479,7 +480,9 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       ML_(dinfo_free)(e);
       stats.names_escaped++;
    }
-   lines = ML_(jit_line_table_build)(reg, obj, &n_dropped, &n_bad_files);
+   lines = reg->n_lines > 0
+           ? ML_(jit_line_table_build)(reg, obj, &n_dropped, &n_bad_files)
+           : NULL;
    stats.bad_files += n_bad_files;
    if (n_dropped > 0) {
       stats.lines_dropped += n_dropped;
@@ -491,7 +494,10 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
          function: discard translations first (Callgrind forgets its
          BBs by the names current now), then replace. */
       ML_(jit_discard_translations)(reg->start, reg->size, "jitreg.register");
-      n_replaced = remove_range(reg->start, reg->size, True, "replaced");
+      /* Code emitted above every live function (a JIT's code heap) needs
+         no removal. */
+      n_replaced = range_is_free(reg->start, reg->size)
+                   ? 0 : remove_range(reg->start, reg->size, True, "replaced");
       if (n_replaced > 0) {
          stats.replaced += n_replaced;
          if (st == VG_JIT_OK)
@@ -550,8 +556,8 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    name = f->name;
    ML_(jit_name_ref)(name);
    obj = ML_(jit_object_at)(f->obj);
-   if (f->lines)
-      lines = ML_(jit_line_table_copy)(f->lines);
+   if (ML_(jit_fn_lines)(f))
+      lines = ML_(jit_line_table_copy)(ML_(jit_fn_lines)(f));
    /* Its CFI, if any, moves with it (retire_fn would free it). */
    cfi = ML_(jit_cfi_detach)(old_start, JitCfiFunction, old_start);
    ML_(jit_discard_translations)(old_start, size, "jitreg.move");
@@ -609,7 +615,8 @@ static void list_fns ( Addr a, SizeT len, const HChar* objname )
          if (n_match <= MAX_LISTED)
             VG_(printf)("%#lx-%#lx %s (%s), %u line entries\n", f->start,
                         f->start + f->size, ML_(jit_name_str)(f->name),
-                        obj->name, f->lines ? f->lines->n_lines : 0);
+                        obj->name, ML_(jit_fn_lines)(f)
+                                   ? ML_(jit_fn_lines)(f)->n_lines : 0);
       }
       if (p.i + 1 < p.c->n) {
          p.i++;

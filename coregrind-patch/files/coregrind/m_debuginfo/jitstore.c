@@ -39,9 +39,13 @@
    range removes each chunk's part of it with one move of the records
    after it.
 
+   Line tables are rare (a JIT that gives them gives them for every
+   function, but most give none): they are kept in an OSet by start
+   address, which a record's has_lines bit says to look in.
+
    Functions removed under --keep-debuginfo=yes are archived in an
-   XArray with their last epoch; only lookups for old epochs search
-   it. */
+   XArray with their last epoch and their line table; only lookups for
+   old epochs search it. */
 
 #include "pub_core_basics.h"
 #include "pub_core_debuginfo.h"
@@ -54,13 +58,23 @@
 #include "priv_jitstore.h"       /* self */
 
 /* A function removed while --keep-debuginfo=yes: still describes its
-   code for epochs fn.first_epoch .. last_epoch. */
+   code for epochs fn.first_epoch .. last_epoch.  (Archived records may
+   grow: live ones are the ones that count.) */
 typedef
    struct {
-      JitFn fn;
-      UInt  last_epoch;
+      JitFn       fn;           /* fn.archived is set */
+      UInt        last_epoch;
+      JitLineTab* lines;        /* or NULL */
    }
    JitArchived;
+
+/* The line table of the live function starting at start. */
+typedef
+   struct {
+      Addr        start;        /* the OSet key */
+      JitLineTab* lines;
+   }
+   JitFnLines;
 
 static OSet*       chunks       = NULL;  /* of JitFnChunk */
 static JitFnChunk* first_chunk  = NULL;  /* lo == 0 */
@@ -68,6 +82,7 @@ static JitFnChunk* last_chunk   = NULL;  /* last == ~0 */
 static JitFnChunk* recent_chunk = NULL;  /* the last one looked up */
 static ULong       n_live       = 0;     /* live functions */
 static XArray*     archived_fns = NULL;  /* of JitArchived */
+static OSet*       fn_lines     = NULL;  /* of JitFnLines, by start */
 
 static Word cmp_addr_in_chunk ( const void* keyV, const void* elemV )
 {
@@ -275,11 +290,22 @@ static void move_fns ( JitFn* dst, const JitFn* src, UInt n )
    }
 }
 
-void ML_(jit_insert_fn) ( const JitFn* f )
+void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines )
 {
    JitFnChunk* c;
    UInt        k;
    init_store();
+   if (UNLIKELY(lines != NULL)) {
+      JitFnLines* fl;
+      if (fn_lines == NULL)
+         fn_lines = VG_(OSetGen_Create)(offsetof(JitFnLines, start), NULL,
+                                        ML_(dinfo_zalloc), "di.jitstore.lines",
+                                        ML_(dinfo_free));
+      fl = VG_(OSetGen_AllocNode)(fn_lines, sizeof(JitFnLines));
+      fl->start = f->start;
+      fl->lines = lines;
+      VG_(OSetGen_Insert)(fn_lines, fl);
+   }
    c = chunk_for(f->start);
    k = count_at_or_below(c, f->start);
    if (c->n == FNS_PER_CHUNK) {
@@ -298,8 +324,11 @@ void ML_(jit_insert_fn) ( const JitFn* f )
       }
       recent_chunk = c;
    }
-   move_fns(&c->fns[k + 1], &c->fns[k], c->n - k);
+   if (k < c->n)
+      move_fns(&c->fns[k + 1], &c->fns[k], c->n - k);
    c->fns[k] = *f;
+   c->fns[k].has_lines = lines != NULL;
+   c->fns[k].archived  = 0;
    c->n++;
    n_live++;
 }
@@ -327,17 +356,55 @@ void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j )
 
 
 /*------------------------------------------------------------*/
+/*--- Line tables                                          ---*/
+/*------------------------------------------------------------*/
+
+const JitLineTab* ML_(jit_fn_lines) ( const JitFn* f )
+{
+   const JitFnLines* fl;
+   if (LIKELY(!f->has_lines))
+      return NULL;
+   if (f->archived)
+      return ((const JitArchived*)
+              ((const HChar*)f - offsetof(JitArchived, fn)))->lines;
+   fl = VG_(OSetGen_Lookup)(fn_lines, &f->start);
+   vg_assert(fl != NULL);
+   return fl->lines;
+}
+
+JitLineTab* ML_(jit_fn_take_lines) ( JitFn* f )
+{
+   JitFnLines* fl;
+   JitLineTab* lines;
+   vg_assert(!f->archived);
+   if (LIKELY(!f->has_lines))
+      return NULL;
+   fl = VG_(OSetGen_Remove)(fn_lines, &f->start);
+   vg_assert(fl != NULL);
+   lines = fl->lines;
+   VG_(OSetGen_FreeNode)(fn_lines, fl);
+   f->has_lines = 0;
+   return lines;
+}
+
+
+/*------------------------------------------------------------*/
 /*--- Archived functions                                   ---*/
 /*------------------------------------------------------------*/
 
-void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch )
+void ML_(jit_archive_fn) ( const JitFn* f, JitLineTab* lines,
+                           UInt last_epoch )
 {
    JitArchived ar;
    if (archived_fns == NULL)
       archived_fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitstore.archived",
                                 ML_(dinfo_free), sizeof(JitArchived));
-   ar.fn = *f;
-   ar.last_epoch = last_epoch;
+   VG_(memset)(&ar, 0, sizeof(ar));
+   ar.fn           = *f;
+   ar.fn.has_lines = lines != NULL;
+   ar.fn.archived  = 1;
+   ar.last_epoch   = last_epoch;
+   ar.lines        = lines;
    VG_(addToXA)(archived_fns, &ar);
 }
 

@@ -106,7 +106,9 @@ extern Bool ML_(jit_is_exiting) ( void );
 
 /* VG_(discard_translations), except at exit, where it does nothing:
    no code runs any more, and tools keep what they know of the code
-   (Callgrind binds the names read at exit when it dumps). */
+   (Callgrind binds the names read at exit when it dumps); not called at
+   all for a range that was never translated (VG_(may_have_translations)),
+   code just emitted. */
 extern void ML_(jit_discard_translations) ( Addr a, ULong len,
                                             const HChar* who );
 

@@ -34,11 +34,12 @@
 
 /* Design
    ------
-   A JIT function is a JitFn record of 32 bytes: [start, start+size), a
-   name, the JIT object it belongs to and an optional line table.  Live
-   functions never overlap.  The function store (jitstore.c) keeps them
-   sorted by address in chunks; the name pool (jitnames.c) holds their
-   names; each JIT object (jitobjects.c) owns a synthetic DebugInfo
+   A JIT function is a JitFn record of 24 bytes: [start, start+size), a
+   name, the JIT object it belongs to and whether it has a line table.
+   Live functions never overlap.  The function store (jitstore.c) keeps
+   them sorted by address in chunks, and the line tables of the few that
+   have one in a side table by start address; the name pool (jitnames.c)
+   holds their names; each JIT object (jitobjects.c) owns a synthetic DebugInfo
    holding its name (Callgrind's ob=) and its pool of source file names,
    which line tables refer to.
 
@@ -136,19 +137,24 @@ extern JitLineTab* ML_(jit_line_table_copy) ( const JitLineTab* t );
 
 /* ---- The function store (jitstore.c) ---- */
 
-/* A registered function: 32 bytes. */
+/* A registered function: 24 bytes.  Most functions have no line table,
+   so a table is not held here but found by ML_(jit_fn_lines). */
 typedef
    struct {
       Addr        start;
-      UInt        size;         /* bytes, > 0; start+size never wraps */
-      UInt        first_epoch;  /* epoch it was registered in */
+      UInt        size;           /* bytes, > 0; start+size never wraps */
+      UInt        first_epoch;    /* epoch it was registered in */
       JitNameId   name;
-      UInt        obj;          /* JIT object index */
-      JitLineTab* lines;        /* or NULL */
+      UInt        obj       : 30; /* JIT object index */
+      UInt        has_lines : 1;  /* it has a line table */
+      UInt        archived  : 1;  /* the copy in an archived record */
    }
    JitFn;
 
-/* Records per chunk: 64 * 32 bytes, so that a chunk is 2 KiB. */
+/* Objects there can be (JitFn.obj). */
+#define JIT_MAX_OBJECTS (1U << 30)
+
+/* Records per chunk: 64 * 24 bytes, so that a chunk is about 1.5 KiB. */
 #define FNS_PER_CHUNK 64
 
 /* A chunk of live functions: those whose start is in [lo, last],
@@ -190,8 +196,18 @@ extern JitFnPos ML_(jit_fn_starting_at) ( Addr a );
    none. */
 extern JitFnPos ML_(jit_first_intersecting) ( Addr a, SizeT len );
 
-/* Inserts *f, which intersects no live function. */
-extern void ML_(jit_insert_fn) ( const JitFn* f );
+/* Inserts *f, which intersects no live function, with its line table
+   (NULL: none; else owned by the store from now on).  f->has_lines and
+   f->archived are set here. */
+extern void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines );
+
+/* The line table of f, a live function or one that ML_(jit_find_archived)
+   returned, or NULL.  Valid until f is removed. */
+extern const JitLineTab* ML_(jit_fn_lines) ( const JitFn* f );
+
+/* Takes the line table of live function f out of the store (it then has
+   none); the caller owns it.  NULL if it has none. */
+extern JitLineTab* ML_(jit_fn_take_lines) ( JitFn* f );
 
 /* Removes records [i, j) of chunk c, whose contents the caller has
    already released or archived. */
@@ -200,9 +216,12 @@ extern void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j );
 /* How many functions are live. */
 extern ULong ML_(jit_n_live) ( void );
 
-/* Keeps a copy of f (just removed, --keep-debuginfo=yes, or unmapped) for lookups in
-   epochs f->first_epoch .. last_epoch. */
-extern void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch );
+/* Keeps a copy of f (just removed, --keep-debuginfo=yes, or unmapped),
+   with its line table `lines` (taken from it with ML_(jit_fn_take_lines);
+   owned by the archive from now on), for lookups in epochs
+   f->first_epoch .. last_epoch. */
+extern void ML_(jit_archive_fn) ( const JitFn* f, JitLineTab* lines,
+                                  UInt last_epoch );
 
 /* If an archived function covers a: sets *last_epoch to the last epoch
    of the newest such and returns True. */
