@@ -59,6 +59,7 @@ typedef
    struct {
       JitFn fn;
       UInt  last_epoch;
+      ULong gone;        /* see ML_(jit_archive_fn) */
    }
    JitArchived;
 
@@ -330,7 +331,7 @@ void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j )
 /*--- Archived functions                                   ---*/
 /*------------------------------------------------------------*/
 
-void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch )
+void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch, ULong gone )
 {
    JitArchived ar;
    if (archived_fns == NULL)
@@ -338,7 +339,22 @@ void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch )
                                 ML_(dinfo_free), sizeof(JitArchived));
    ar.fn = *f;
    ar.last_epoch = last_epoch;
+   ar.gone = gone;
    VG_(addToXA)(archived_fns, &ar);
+}
+
+Word ML_(jit_n_archived) ( void )
+{
+   return archived_fns == NULL ? 0 : VG_(sizeXA)(archived_fns);
+}
+
+const JitFn* ML_(jit_archived_nth) ( Word i, /*OUT*/UInt* last_epoch,
+                                     /*OUT*/ULong* gone )
+{
+   const JitArchived* ar = VG_(indexXA)(archived_fns, i);
+   *last_epoch = ar->last_epoch;
+   *gone       = ar->gone;
+   return &ar->fn;
 }
 
 Bool ML_(jit_last_archived_at) ( Addr a, /*OUT*/UInt* last_epoch )

@@ -117,8 +117,18 @@ extern void ML_(jit_discard_translations) ( Addr a, ULong len,
    Counts registrations made at exit for -v. */
 extern UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code );
 
-/* Prints, under -v, how many functions were named at exit. */
+/* Prints, under -v, how many functions were named at exit, and how
+   VG_(jit_late_name_epoch_at) answered. */
 extern void ML_(jit_print_late_summary) ( void );
+
+/* The time now on CLOCK_MONOTONIC, in ns (VG_(jit_time_now) without
+   its side effect); 0 if the clock cannot be read. */
+extern ULong ML_(jit_now) ( void );
+
+/* True once a tool asked for VG_(jit_time_now): removed functions are
+   then archived (see jitlate.c), since code that ran unnamed may get
+   their names later. */
+extern Bool ML_(jit_keeps_history) ( void );
 
 /* ---- Implemented in debuginfo.c for the registry ---- */
 
@@ -211,6 +221,10 @@ typedef
       const HChar*      file;     /* default source file, or NULL */
       const JitSrcLine* lines;    /* any order; or NULL */
       UWord             n_lines;
+      ULong             loaded;   /* when the producer loaded the code,
+                                     in VG_(jit_time_now)'s clock (a
+                                     jitdump CODE_LOAD's timestamp, once
+                                     checked); 0: unknown */
    }
    JitRegistration;
 

@@ -34,8 +34,9 @@
 
 /* Design
    ------
-   A JIT function is a JitFn record of 32 bytes: [start, start+size), a
-   name, the JIT object it belongs to and an optional line table.  Live
+   A JIT function is a JitFn record of 40 bytes: [start, start+size), a
+   name, the JIT object it belongs to, an optional line table and the
+   time its producer loaded it, if known.  Live
    functions never overlap.  The function store (jitstore.c) keeps them
    sorted by address in chunks; the name pool (jitnames.c) holds their
    names; each JIT object (jitobjects.c) owns a synthetic DebugInfo
@@ -136,7 +137,7 @@ extern JitLineTab* ML_(jit_line_table_copy) ( const JitLineTab* t );
 
 /* ---- The function store (jitstore.c) ---- */
 
-/* A registered function: 32 bytes. */
+/* A registered function: 40 bytes. */
 typedef
    struct {
       Addr        start;
@@ -145,10 +146,13 @@ typedef
       JitNameId   name;
       UInt        obj;          /* JIT object index */
       JitLineTab* lines;        /* or NULL */
+      ULong       loaded;       /* when the producer loaded the code, in
+                                   VG_(jit_time_now)'s clock (a jitdump
+                                   CODE_LOAD's timestamp); 0: unknown */
    }
    JitFn;
 
-/* Records per chunk: 64 * 32 bytes, so that a chunk is 2 KiB. */
+/* Records per chunk: 64 * 40 bytes, so that a chunk is 2.5 KiB. */
 #define FNS_PER_CHUNK 64
 
 /* A chunk of live functions: those whose start is in [lo, last],
@@ -201,8 +205,21 @@ extern void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j );
 extern ULong ML_(jit_n_live) ( void );
 
 /* Keeps a copy of f (just removed, --keep-debuginfo=yes, or unmapped) for lookups in
-   epochs f->first_epoch .. last_epoch. */
-extern void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch );
+   epochs f->first_epoch .. last_epoch.  gone: when its code went, in
+   VG_(jit_time_now)'s clock (the time of the removal, or the load time
+   of the code that replaced it); 0: unknown. */
+extern void ML_(jit_archive_fn) ( const JitFn* f, UInt last_epoch,
+                                  ULong gone );
+
+/* How many functions are archived; they are numbered 0 .. n-1 in the
+   order they were archived. */
+extern Word ML_(jit_n_archived) ( void );
+
+/* Archived function i (0 <= i < ML_(jit_n_archived)()), with its last
+   epoch and the time its code went (see ML_(jit_archive_fn)).  Valid
+   until the next function is archived. */
+extern const JitFn* ML_(jit_archived_nth) ( Word i, /*OUT*/UInt* last_epoch,
+                                            /*OUT*/ULong* gone );
 
 /* If an archived function covers a: sets *last_epoch to the last epoch
    of the newest such and returns True. */
@@ -214,6 +231,18 @@ extern const JitFn* ML_(jit_find_archived) ( DiEpoch ep, Addr a );
 /* Replaces the name of every live and archived function by
    remap(name) (name pool compaction). */
 extern void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) );
+
+/* ---- Lookups (jitlookup.c) ---- */
+
+/* The function that symbol and line lookups of (ep, a) describe: the
+   live one if registered by epoch ep, else an archived one valid at ep;
+   NULL if none. */
+extern const JitFn* ML_(jit_fn_for_lookup) ( DiEpoch ep, Addr a );
+
+/* ---- Late names (jitlate.c) ---- */
+
+/* Does an archived function intersect [a, a+len) (len > 0)? */
+extern Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len );
 
 /* ---- Registration (jitreg.c) ---- */
 
