@@ -502,6 +502,33 @@ BOOST_AUTO_TEST_CASE(reused_address_without_load_times_stays_unnamed_unless_the_
     BOOST_TEST(same.addressNamedIr == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(cachegrind_gives_each_function_at_a_reused_address_only_its_own_executions) {
+    // Cachegrind has no call contexts: a translation that ran for both
+    // functions (the block of the final `ret`, the same bytes at the same
+    // place in both, translated once) cannot be split and goes to "???"
+    // (one instruction per call, 80 calls).  Everything else goes to the
+    // function that was at the address when it ran.
+    const ReuseRun early = runReuse("cachegrind", "early", "dump");
+    const ReuseRun late = runReuse("cachegrind", "late", "dump");
+    BOOST_TEST_REQUIRE(early.selfIr.count("reuse_a") == 1u);
+    BOOST_TEST_REQUIRE(early.selfIr.count("reuse_b") == 1u);
+    BOOST_TEST(early.selfIr.at("reuse_a") == kReuseAIr);
+    BOOST_TEST(early.selfIr.at("reuse_b") == kReuseBIr);
+    BOOST_TEST_REQUIRE(late.selfIr.count("reuse_a") == 1u);
+    BOOST_TEST_REQUIRE(late.selfIr.count("reuse_b") == 1u);
+    BOOST_TEST(late.selfIr.at("reuse_a") == kReuseAIr - 30u);
+    BOOST_TEST(late.selfIr.at("reuse_b") == kReuseBIr - 50u);
+    BOOST_TEST(contains(late.vg.err, "7510 instructions attributed through names"), late.vg.err);
+    // Without load times, neither name; with the same name, all of it.
+    const ReuseRun map = runReuse("cachegrind", "late", "map");
+    BOOST_TEST(map.selfIr.empty());
+    BOOST_TEST(contains(map.vg.err, " 0 instructions attributed through names"), map.vg.err);
+    const ReuseRun same = runReuse("cachegrind", "late", "map-same");
+    BOOST_TEST(same.selfIr.size() == 1u);
+    if (same.selfIr.count("reuse_same"))
+        BOOST_TEST(same.selfIr.at("reuse_same") == kReuseAIr + kReuseBIr);
+}
+
 // ---------------------------------------------------------------------------
 // CPython 3.13 -X perf_jit: a producer nobody here wrote.  It writes its
 // jitdump through a buffered stream and frees its trampolines before it
