@@ -53,12 +53,13 @@
    Code reuse.  An address may host several functions in turn, all named
    late.  Tools stamp the code they translate without a name with
    VG_(jit_time_now) (CLOCK_MONOTONIC, the clock jitdump producers stamp
-   their records with) and ask VG_(jit_late_name_epoch_at) for the
-   function that was at the address at that time.  From the first stamp
-   on, functions that are replaced, unregistered or moved are archived
-   with the time their code went (the load time of the code that
-   replaced them if known, else the time of the removal), so every
-   function an address had is still known at the end.  The rule, for
+   their records with), note where it is (VG_(jit_note_unnamed_code))
+   and ask VG_(jit_late_name_epoch_at) for the function that was at the
+   address at that time.  Functions that are replaced, unregistered or
+   moved in a page where unnamed code was translated are archived with
+   the time their code went (the load time of the code that replaced
+   them if known, else the time of the removal), so every function such
+   an address had is still known at the end.  The rule, for
    code translated at time t without a name at address a:
 
    - the candidates are the functions (live and archived) that covered
@@ -95,6 +96,7 @@
 #include "pub_core_vkiscnums.h"
 #include "pub_core_syscall.h"
 
+#include "priv_misc.h"           /* dinfo_zalloc */
 #include "priv_jitreg.h"
 #include "priv_jitstore.h"
 
@@ -143,8 +145,13 @@ DiEpoch VG_(jit_late_name_epoch) ( Addr a )
    return ep;
 }
 
-/* True from the first VG_(jit_time_now) on. */
-static Bool  history = False;
+/* The pages in which tools translated code without a name
+   (VG_(jit_note_unnamed_code)), as bits indexed by page number modulo
+   UNNAMED_BITS: an alias only makes a function be archived that need
+   not be.  NULL until the first note. */
+#define UNNAMED_PAGE_SHIFT 12
+#define UNNAMED_BITS       (1 << 20)
+static UChar* unnamed_pages = NULL;
 /* VG_(jit_late_name_epoch_at)'s answers where an address had several
    candidates (counted for -v). */
 static ULong n_reuse_by_time = 0, n_reuse_same_name = 0,
@@ -164,13 +171,33 @@ ULong ML_(jit_now) ( void )
 
 ULong VG_(jit_time_now) ( void )
 {
-   history = True;
    return ML_(jit_now)();
 }
 
-Bool ML_(jit_keeps_history) ( void )
+void VG_(jit_note_unnamed_code) ( Addr a )
 {
-   return history;
+   UWord b = (a >> UNNAMED_PAGE_SHIFT) & (UNNAMED_BITS - 1);
+   if (UNLIKELY(unnamed_pages == NULL))
+      unnamed_pages = ML_(dinfo_zalloc)("di.jitlate.unnamed",
+                                        UNNAMED_BITS / 8);
+   unnamed_pages[b >> 3] |= (UChar)(1 << (b & 7));
+}
+
+Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len )
+{
+   Addr lo, hi, pg;
+   if (unnamed_pages == NULL || len == 0)
+      return False;
+   lo = a >> UNNAMED_PAGE_SHIFT;
+   hi = (a + len - 1) >> UNNAMED_PAGE_SHIFT;
+   if (hi - lo >= UNNAMED_BITS)
+      return True;
+   for (pg = lo; pg <= hi; pg++) {
+      UWord b = pg & (UNNAMED_BITS - 1);
+      if (unnamed_pages[b >> 3] & (1 << (b & 7)))
+         return True;
+   }
+   return False;
 }
 
 Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len )

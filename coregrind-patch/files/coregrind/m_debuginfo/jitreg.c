@@ -286,7 +286,7 @@ static void retire_fn ( JitFn* f, const HChar* why )
                 f->start + f->size, ML_(jit_name_str)(f->name),
                 object_name(f));
    if (VG_(clo_keep_debuginfo) || archiving_unmapped
-       || ML_(jit_keeps_history)()) {
+       || ML_(jit_ran_unnamed)(f->start, f->size)) {
       /* When its code went: when the code replacing it was loaded, if
          known, else now (at the latest). */
       ULong gone = replacer_loaded != 0 ? replacer_loaded

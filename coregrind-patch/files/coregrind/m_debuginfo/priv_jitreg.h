@@ -121,14 +121,14 @@ extern UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code );
    VG_(jit_late_name_epoch_at) answered. */
 extern void ML_(jit_print_late_summary) ( void );
 
-/* The time now on CLOCK_MONOTONIC, in ns (VG_(jit_time_now) without
-   its side effect); 0 if the clock cannot be read. */
+/* The time now on CLOCK_MONOTONIC, in ns (what VG_(jit_time_now)
+   gives); 0 if the clock cannot be read. */
 extern ULong ML_(jit_now) ( void );
 
-/* True once a tool asked for VG_(jit_time_now): removed functions are
-   then archived (see jitlate.c), since code that ran unnamed may get
-   their names later. */
-extern Bool ML_(jit_keeps_history) ( void );
+/* May a tool have translated code without a name in [a, a+len)
+   (VG_(jit_note_unnamed_code))?  A function removed there is archived
+   (see jitlate.c): that code may take its name later. */
+extern Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len );
 
 /* ---- Implemented in debuginfo.c for the registry ---- */
 
