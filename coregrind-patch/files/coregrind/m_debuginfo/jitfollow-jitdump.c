@@ -252,8 +252,6 @@ static const HChar* v8_script_of ( const HChar* name, HChar* buf, SizeT cap )
    return buf;
 }
 
-/* Registers a CODE_LOAD.  Returns False if it must wait for a safe
-   point (not consumed). */
 /* The load time of a CODE_LOAD stamped ts, in VG_(jit_time_now)'s
    clock, or 0 if ts cannot be on that clock: the header flags an
    architecture clock, or ts is 0 or later than now (a record is read
@@ -265,6 +263,8 @@ static ULong load_time ( const JitdumpState* s, ULong ts )
    return ts;
 }
 
+/* Registers a CODE_LOAD stamped ts.  Returns False if it must wait for
+   a safe point (not consumed). */
 static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
                                ULong ts, ULong where, JitWhere when )
 {
