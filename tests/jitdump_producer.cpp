@@ -74,8 +74,9 @@
 //             CODE_LOAD timestamp is then, CLOCK_MONOTONIC) and written
 //             then (WHEN = early) or both at exit (late).  FILE = dump (a
 //             jitdump), dump-tsc (a jitdump whose header flags
-//             architecture timestamps), map (a perf map), map-same (a
-//             perf map naming both reuse_same)
+//             architecture timestamps), dump-realtime (a jitdump whose
+//             timestamps are CLOCK_REALTIME), map (a perf map), map-same
+//             (a perf map naming both reuse_same)
 //
 // Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
 // ... + 1 for n >= 1, emitted with xbyak:
@@ -764,8 +765,11 @@ int mode_reuse(const std::string& when, const std::string& file) {
     const bool late = when == "late";
     const bool map = file == "map" || file == "map-same";
     const bool same = file == "map-same";
-    if ((!late && when != "early") || (!map && file != "dump" && file != "dump-tsc")) {
-        std::fprintf(stderr, "jitdump_producer: reuse early|late dump|dump-tsc|map|map-same\n");
+    const bool realtime = file == "dump-realtime";
+    if ((!late && when != "early") ||
+        (!map && file != "dump" && file != "dump-tsc" && !realtime)) {
+        std::fprintf(stderr,
+                     "jitdump_producer: reuse early|late dump|dump-tsc|dump-realtime|map|map-same\n");
         return 2;
     }
     // Kept until exit, as JITs keep their code.
@@ -790,7 +794,17 @@ int mode_reuse(const std::string& when, const std::string& file) {
     std::vector<JitdumpBuilder> records;
     auto loaded = [&](const Fn& f) {
         if (map) lines.push_back(map_line(f));
-        else records.push_back(dump->load(f));
+        else if (!realtime) records.push_back(dump->load(f));
+        else {
+            // Stamped with the wrong clock (CLOCK_REALTIME).
+            timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            JitdumpBuilder b;
+            b.code_load(Jitdump::addr(f), f.size, f.name, records.size() + 1,
+                        static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec,
+                        dump->pid(), dump->tid(), f.bytes());
+            records.push_back(b);
+        }
     };
     auto announce = [&](std::size_t i) {
         if (!map) {
@@ -839,7 +853,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
                              "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | names late dump grow|corrupt | "
                              "leak early|late | "
-                             "chained early|late | reuse early|late dump|dump-tsc|map|map-same\n");
+                             "chained early|late | reuse early|late dump|dump-tsc|dump-realtime|map|map-same\n");
         return 2;
     }
     const std::string mode = argv[1];
