@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -370,6 +371,163 @@ BOOST_AUTO_TEST_CASE(line_tables_0x40_past_their_code_land_on_their_lines) {
     BOOST_TEST(contains(plus40.vg.err, " 0 line entries dropped"), plus40.vg.err);
     const NamesRun late40 = runNames("late", "dump40");
     requireSameProfile(direct.profile, late40.profile, true);
+}
+
+// ---------------------------------------------------------------------------
+// Code reuse: `jitdump_producer reuse` puts reuse_a at an address X, calls
+// it 30 x (n = 40), then emits reuse_b over it at X and calls it 50 x
+// (n = 25).  Named late, each execution must go to the function that was
+// at X when it ran, exactly as when the names are written early.
+// ---------------------------------------------------------------------------
+
+namespace {
+
+/// reuse_a(40) = 3 * 40 + 3 instructions, 30 times; reuse_b(25), 50 times.
+constexpr std::uint64_t kReuseAIr = 30u * (3u * 40u + 3u);
+constexpr std::uint64_t kReuseBIr = 50u * (3u * 25u + 3u);
+
+/// What a run of `jitdump_producer reuse WHEN FILE` gives the jitted
+/// code: per name (reuse_*) self Ir and calls into it, and what stayed
+/// address-named inside [X, X+64).
+struct ReuseRun {
+    Result vg;
+    std::map<std::string, std::uint64_t> selfIr;
+    std::map<std::string, std::uint64_t> calls;
+    std::uint64_t addressNamedIr = 0;
+    std::uint64_t addressNamedCalls = 0;
+};
+
+/// X, from the producer's "fn reuse_a 0xADDR SIZE" line.
+std::uint64_t reuseAddress(const std::string& err) {
+    const auto ranges = jittedRanges(err);
+    BOOST_TEST_REQUIRE(!ranges.empty(), err);
+    return ranges.front().first;
+}
+
+/// The address of an address-named function ("0x..."), or nullopt.
+std::optional<std::uint64_t> addressOf(const std::string& name) {
+    if (name.rfind("0x", 0) != 0 || name.size() <= 2 ||
+        name.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
+        return std::nullopt;
+    return std::stoull(name, nullptr, 16);
+}
+
+ReuseRun runReuse(const std::string& tool, const std::string& when, const std::string& file) {
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 180;
+    const std::string out = dir.file(tool + ".out");
+    std::vector<std::string> args{"--tool=" + tool, "--" + tool + "-out-file=" + out, "-v"};
+    if (file.rfind("map", 0) == 0) args.push_back("--jit-perf-map=yes");
+    ReuseRun r;
+    r.vg = runValgrind(args, {producer(), "reuse", when, file}, opt);
+    removePerfMapOf(r.vg);
+    BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
+    BOOST_TEST(contains(r.vg.out, "reuse 24630 16350"), r.vg.out);
+    const std::uint64_t x = reuseAddress(r.vg.err);
+    const auto inCode = [&](const std::string& name) {
+        const auto a = addressOf(name);
+        return a && *a >= x && *a < x + 64;
+    };
+    const cg::Profile p = cg::Profile::parseFile(out);
+    for (const auto& [key, f] : p.functions()) {
+        const std::string name = cg::stripRecursionSuffix(key.name);
+        if (name.rfind("reuse_", 0) == 0) r.selfIr[name] += f.self.at(0);
+        if (inCode(name)) r.addressNamedIr += f.self.at(0);
+    }
+    for (const auto& [key, e] : p.calls()) {
+        const std::string name = cg::stripRecursionSuffix(key.second.name);
+        if (name.rfind("reuse_", 0) == 0) r.calls[name] += e.count;
+        if (inCode(name)) r.addressNamedCalls += e.count;
+    }
+    return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(address_that_hosted_two_functions_both_named_late_gets_each_its_own_executions) {
+    // A jitdump whose CODE_LOAD timestamps (CLOCK_MONOTONIC, taken when
+    // each code was emitted) are both written at exit.
+    const ReuseRun early = runReuse("callgrind", "early", "dump");
+    const ReuseRun late = runReuse("callgrind", "late", "dump");
+    for (const ReuseRun* r : {&early, &late}) {
+        BOOST_TEST_CONTEXT((r == &early ? "early" : "late")) {
+            BOOST_TEST(r->selfIr.size() == 2u);
+            BOOST_TEST(r->selfIr.count("reuse_a") == 1u);
+            BOOST_TEST(r->selfIr.count("reuse_b") == 1u);
+            if (r->selfIr.count("reuse_a")) BOOST_TEST(r->selfIr.at("reuse_a") == kReuseAIr);
+            if (r->selfIr.count("reuse_b")) BOOST_TEST(r->selfIr.at("reuse_b") == kReuseBIr);
+            if (r->calls.count("reuse_a")) BOOST_TEST(r->calls.at("reuse_a") == 30u);
+            if (r->calls.count("reuse_b")) BOOST_TEST(r->calls.at("reuse_b") == 50u);
+            BOOST_TEST(r->calls.size() == 2u);
+            BOOST_TEST(r->addressNamedIr == 0u);
+            BOOST_TEST(r->addressNamedCalls == 0u);
+        }
+    }
+    BOOST_TEST((late.selfIr == early.selfIr));
+    BOOST_TEST((late.calls == early.calls));
+    // (The block of the final `ret`, the same bytes in both, is
+    // translated once and ran for both: left without a name of its own,
+    // its costs stay in the context of the function that ran it.)
+    BOOST_TEST(contains(late.vg.err, "pieces named by load time"), late.vg.err);
+    BOOST_TEST(!contains(late.vg.err, " 0 pieces named by load time"), late.vg.err);
+}
+
+BOOST_AUTO_TEST_CASE(reused_address_without_load_times_stays_unnamed_unless_the_name_is_the_same) {
+    // A perf map has no timestamps, and a jitdump whose header flags
+    // architecture (TSC) timestamps, or whose timestamps are
+    // CLOCK_REALTIME, has none on Valgrind's clock: the files do not tell
+    // which of reuse_a and reuse_b ran, so neither name is given; all 80
+    // calls stay with the address.
+    const ReuseRun early = runReuse("callgrind", "early", "map");
+    BOOST_TEST(early.selfIr.count("reuse_a") == 1u);
+    if (early.selfIr.count("reuse_a")) BOOST_TEST(early.selfIr.at("reuse_a") == kReuseAIr);
+    if (early.selfIr.count("reuse_b")) BOOST_TEST(early.selfIr.at("reuse_b") == kReuseBIr);
+    for (const std::string file : {"map", "dump-tsc", "dump-realtime"}) {
+        BOOST_TEST_CONTEXT(file) {
+            const ReuseRun late = runReuse("callgrind", "late", file);
+            BOOST_TEST(late.selfIr.empty());
+            BOOST_TEST(late.calls.empty());
+            BOOST_TEST(late.addressNamedIr == kReuseAIr + kReuseBIr);
+            BOOST_TEST(late.addressNamedCalls == 80u);
+            BOOST_TEST(contains(late.vg.err, " 0 pieces named by load time"), late.vg.err);
+        }
+    }
+    // Both lines of the map name the same function: that name.
+    const ReuseRun same = runReuse("callgrind", "late", "map-same");
+    BOOST_TEST(same.selfIr.size() == 1u);
+    if (same.selfIr.count("reuse_same"))
+        BOOST_TEST(same.selfIr.at("reuse_same") == kReuseAIr + kReuseBIr);
+    if (same.calls.count("reuse_same")) BOOST_TEST(same.calls.at("reuse_same") == 80u);
+    BOOST_TEST(same.addressNamedIr == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(cachegrind_gives_each_function_at_a_reused_address_only_its_own_executions) {
+    // Cachegrind has no call contexts: a translation that ran for both
+    // functions (the block of the final `ret`, the same bytes at the same
+    // place in both, translated once) cannot be split and goes to "???"
+    // (one instruction per call, 80 calls).  Everything else goes to the
+    // function that was at the address when it ran.
+    const ReuseRun early = runReuse("cachegrind", "early", "dump");
+    const ReuseRun late = runReuse("cachegrind", "late", "dump");
+    BOOST_TEST_REQUIRE(early.selfIr.count("reuse_a") == 1u);
+    BOOST_TEST_REQUIRE(early.selfIr.count("reuse_b") == 1u);
+    BOOST_TEST(early.selfIr.at("reuse_a") == kReuseAIr);
+    BOOST_TEST(early.selfIr.at("reuse_b") == kReuseBIr);
+    BOOST_TEST_REQUIRE(late.selfIr.count("reuse_a") == 1u);
+    BOOST_TEST_REQUIRE(late.selfIr.count("reuse_b") == 1u);
+    BOOST_TEST(late.selfIr.at("reuse_a") == kReuseAIr - 30u);
+    BOOST_TEST(late.selfIr.at("reuse_b") == kReuseBIr - 50u);
+    BOOST_TEST(contains(late.vg.err, "7510 instructions attributed through names"), late.vg.err);
+    // Without load times, neither name; with the same name, all of it.
+    const ReuseRun map = runReuse("cachegrind", "late", "map");
+    BOOST_TEST(map.selfIr.empty());
+    BOOST_TEST(contains(map.vg.err, " 0 instructions attributed through names"), map.vg.err);
+    const ReuseRun same = runReuse("cachegrind", "late", "map-same");
+    BOOST_TEST(same.selfIr.size() == 1u);
+    if (same.selfIr.count("reuse_same"))
+        BOOST_TEST(same.selfIr.at("reuse_same") == kReuseAIr + kReuseBIr);
 }
 
 // ---------------------------------------------------------------------------

@@ -67,6 +67,16 @@
 //             a sum loop that returns to jd_dispatch's caller, as JITs
 //             chain their blocks; called 100 x with n = 50 and announced
 //             in a jitdump early or late (as names above)
+//   reuse WHEN FILE  one address hosts two functions in turn: reuse_a
+//             (k = 1) is emitted at X and called 30 x with n = 40, then
+//             reuse_b (k = 2) is emitted over it at X and called 50 x with
+//             n = 25.  Each record is made when its code is emitted (its
+//             CODE_LOAD timestamp is then, CLOCK_MONOTONIC) and written
+//             then (WHEN = early) or both at exit (late).  FILE = dump (a
+//             jitdump), dump-tsc (a jitdump whose header flags
+//             architecture timestamps), dump-realtime (a jitdump whose
+//             timestamps are CLOCK_REALTIME), map (a perf map), map-same
+//             (a perf map naming both reuse_same)
 //
 // Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
 // ... + 1 for n >= 1, emitted with xbyak:
@@ -205,13 +215,15 @@ void write_all(int fd, const unsigned char* p, std::size_t n) {
 /// mapped PROT_READ|PROT_EXEC while open (what perf's producers do).
 class Jitdump {
 public:
-    Jitdump() : pid_(static_cast<std::uint32_t>(getpid())),
-                tid_(static_cast<std::uint32_t>(syscall(SYS_gettid))) {
+    /// `flags`: the header's flags (1: JITDUMP_FLAGS_ARCH_TIMESTAMP).
+    explicit Jitdump(std::uint64_t flags = 0)
+        : pid_(static_cast<std::uint32_t>(getpid())),
+          tid_(static_cast<std::uint32_t>(syscall(SYS_gettid))) {
         const std::string path = "jit-" + std::to_string(pid_) + ".dump";
         fd_ = ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0644);
         if (fd_ < 0) die("open jitdump");
         JitdumpBuilder b;
-        b.header(1, pid_, now_ns());
+        b.header(1, pid_, now_ns(), flags);
         put(b);
         page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
         marker_ = mmap(nullptr, page_, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd_, 0);
@@ -749,18 +761,99 @@ int mode_chained(const std::string& when) {
     return 0;
 }
 
+int mode_reuse(const std::string& when, const std::string& file) {
+    const bool late = when == "late";
+    const bool map = file == "map" || file == "map-same";
+    const bool same = file == "map-same";
+    const bool realtime = file == "dump-realtime";
+    if ((!late && when != "early") ||
+        (!map && file != "dump" && file != "dump-tsc" && !realtime)) {
+        std::fprintf(stderr,
+                     "jitdump_producer: reuse early|late dump|dump-tsc|dump-realtime|map|map-same\n");
+        return 2;
+    }
+    // Kept until exit, as JITs keep their code.
+    CodeMemory& mem = *new CodeMemory(4096);
+    std::unique_ptr<Jitdump> dump;
+    if (!map) dump = std::make_unique<Jitdump>(file == "dump-tsc" ? 1 : 0);
+    const std::string name_a = same ? "reuse_same" : "reuse_a";
+    const std::string name_b = same ? "reuse_same" : "reuse_b";
+    if (late && map) {
+        // The library code that writes a map runs once before the real
+        // map exists (see mode_names).
+        const int fd = ::open(("warmup-" + std::to_string(getpid()) + ".map").c_str(),
+                              O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        if (fd < 0) die("open warmup map");
+        write_str(fd, "0 1 warmup\n");
+        ::close(fd);
+    }
+    int map_fd = -1;
+    // A record is made when its code is loaded (its CODE_LOAD timestamp
+    // is then), and written then (early) or at exit (late).
+    std::vector<std::string> lines;
+    std::vector<JitdumpBuilder> records;
+    auto loaded = [&](const Fn& f) {
+        if (map) lines.push_back(map_line(f));
+        else if (!realtime) records.push_back(dump->load(f));
+        else {
+            // Stamped with the wrong clock (CLOCK_REALTIME).
+            timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            JitdumpBuilder b;
+            b.code_load(Jitdump::addr(f), f.size, f.name, records.size() + 1,
+                        static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec,
+                        dump->pid(), dump->tid(), f.bytes());
+            records.push_back(b);
+        }
+    };
+    auto announce = [&](std::size_t i) {
+        if (!map) {
+            dump->put(records.at(i));
+            return;
+        }
+        if (map_fd < 0) {
+            map_fd = ::open(perf_map_path().c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+            if (map_fd < 0) die("open perf map");
+        }
+        write_str(map_fd, lines.at(i));
+    };
+    const Fn a = emit_sum(name_a, mem.at(0), 1);
+    loaded(a);
+    if (!late) announce(0);
+    let_time_pass();
+    const long ra = run(a, 40, 30);
+    // Other code at the same address: the first instruction differs.
+    const Fn b = emit_sum(name_b, mem.at(0), 2);
+    loaded(b);
+    if (!late) announce(1);
+    let_time_pass();
+    const long rb = run(b, 25, 50);
+    let_time_pass();
+    std::printf("reuse %ld %ld\n", ra, rb);
+    if (late) {
+        std::fflush(stdout);
+        announce(0);
+        announce(1);
+        exit_now();
+    }
+    if (map_fd >= 0) ::close(map_fd);
+    if (dump) dump->close_record();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "leak") return mode_leak(argv[2]);
     if (argc == 3 && std::string(argv[1]) == "chained") return mode_chained(argv[2]);
     if (argc == 4 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3]);
+    if (argc == 4 && std::string(argv[1]) == "reuse") return mode_reuse(argv[2], argv[3]);
     if (argc == 5 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3], argv[4]);
     if (argc != 2) {
         std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
                              "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | names late dump grow|corrupt | "
                              "leak early|late | "
-                             "chained early|late\n");
+                             "chained early|late | reuse early|late dump|dump-tsc|dump-realtime|map|map-same\n");
         return 2;
     }
     const std::string mode = argv[1];

@@ -73,6 +73,9 @@ typedef
       /* The .eh_frame of the last CODE_UNWINDING_INFO, for the next
          CODE_LOAD; empty if none. */
       XArray*       pending_unwind;  /* of UChar */
+      /* The header flags JITDUMP_FLAG_ARCH_TIMESTAMP: the records'
+         timestamps are not on CLOCK_MONOTONIC. */
+      Bool          arch_clock;
    }
    JitdumpState;
 
@@ -249,10 +252,21 @@ static const HChar* v8_script_of ( const HChar* name, HChar* buf, SizeT cap )
    return buf;
 }
 
-/* Registers a CODE_LOAD.  Returns False if it must wait for a safe
-   point (not consumed). */
+/* The load time of a CODE_LOAD stamped ts, in VG_(jit_time_now)'s
+   clock, or 0 if ts cannot be on that clock: the header flags an
+   architecture clock, or ts is 0 or later than now (a record is read
+   after it was written; CLOCK_REALTIME stamps are decades later). */
+static ULong load_time ( const JitdumpState* s, ULong ts )
+{
+   if (s->arch_clock || ts == 0 || ts > ML_(jit_now)())
+      return 0;
+   return ts;
+}
+
+/* Registers a CODE_LOAD stamped ts.  Returns False if it must wait for
+   a safe point (not consumed). */
 static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
-                               ULong where, JitWhere when )
+                               ULong ts, ULong where, JitWhere when )
 {
    JitdumpState*   s = fl->state;
    JitRegistration reg;
@@ -273,6 +287,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    reg.size   = (UWord)ld->code_size;
    reg.name   = ld->name;    /* NUL-terminated in the buffer */
    reg.object = fl->path;
+   reg.loaded = load_time(s, ts);
    if (s->have_pending && s->pending_addr == reg.start
        && (n = VG_(sizeXA)(s->pending_lines)) > 0) {
       HChar* files = VG_(sizeXA)(s->pending_files) > 0
@@ -329,6 +344,8 @@ static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
 {
    switch (ev->kind) {
       case JITDUMP_EV_HEADER:
+         ((JitdumpState*)fl->state)->arch_clock
+            = (ev->header.flags & JITDUMP_FLAG_ARCH_TIMESTAMP) != 0;
          if (ev->header.pid != (UInt)fl->pid && VG_(clo_verbosity) > 1)
             VG_(umsg)("Warning: %s: header pid %u is not this process "
                       "(%d)\n", fl->path, ev->header.pid, fl->pid);
@@ -348,7 +365,8 @@ static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
    }
    switch (ev->rec.id) {
       case JITDUMP_CODE_LOAD:
-         return handle_code_load(fl, &ev->rec.u.load, ev->offset, when);
+         return handle_code_load(fl, &ev->rec.u.load, ev->rec.timestamp,
+                                 ev->offset, when);
       case JITDUMP_CODE_MOVE: {
          Int st;
          if (when == JitInLookup)

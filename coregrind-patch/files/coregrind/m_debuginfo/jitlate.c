@@ -48,7 +48,42 @@
    dump time, Cachegrind at exit) look them up in the epoch that
    VG_(jit_late_name_epoch) gives: the current one, or, for code the
    runtime freed before it exited (the registry keeps unmapped functions),
-   the last epoch in which the address had a function. */
+   the last epoch in which the address had a function.
+
+   Code reuse.  An address may host several functions in turn, all named
+   late.  Tools stamp the code they translate without a name with
+   VG_(jit_time_now) (CLOCK_MONOTONIC, the clock jitdump producers stamp
+   their records with), note where it is (VG_(jit_note_unnamed_code))
+   and ask VG_(jit_late_name_epoch_at) for the function that was at the
+   address at that time.  Functions that are replaced, unregistered or
+   moved in a page where unnamed code was translated are archived with
+   the time their code went (the load time of the code that replaced
+   them if known, else the time of the removal), so every function such
+   an address had is still known at the end.  The rule, for
+   code translated at time t without a name at address a:
+
+   - the candidates are the functions (live and archived) that covered
+     a and whose code had not gone by t; code translated without a name
+     means no function was registered there at t, so each candidate's
+     record was read after t;
+   - one candidate: its name (also if its record's timestamp is after t:
+     producers that stamp a record when they write it, not when they
+     load the code, still name their code);
+   - several, all with load times (jitdump CODE_LOAD timestamps that
+     are on this clock: the header does not flag an architecture clock,
+     and the timestamp is neither 0 nor later than the moment the record
+     was read): the one loaded last at or before t, unless two were
+     loaded at that same time, or the translation is still in use and
+     another function was loaded at a after t (code that Valgrind does
+     not translate again because its bytes did not change, such as the
+     same epilogue at the same place, ran for both; a translation
+     discarded before, mostly because --smc-check saw its bytes change,
+     ran only code of its time);
+   - otherwise (perf maps, jitdump files with TSC timestamps, client
+     requests: their functions have no load time), the file order and
+     read points do not tell which candidate ran: if they all have the
+     same name in the same object, that name, else none: the code keeps
+     its address name, never a name it may not have had. */
 
 #include "pub_core_basics.h"
 #include "pub_core_debuginfo.h"
@@ -57,7 +92,11 @@
 #include "pub_core_options.h"
 #include "pub_core_transtab.h"
 #include "pub_core_jitreg.h"
+#include "pub_core_vki.h"
+#include "pub_core_vkiscnums.h"
+#include "pub_core_syscall.h"
 
+#include "priv_misc.h"           /* dinfo_zalloc */
 #include "priv_jitreg.h"
 #include "priv_jitstore.h"
 
@@ -110,12 +149,298 @@ DiEpoch VG_(jit_late_name_epoch) ( Addr a )
    return ep;
 }
 
+/* The pages in which tools translated code without a name
+   (VG_(jit_note_unnamed_code)), as bits indexed by page number modulo
+   UNNAMED_BITS: an alias only makes a function be archived that need
+   not be.  NULL until the first note. */
+#define UNNAMED_PAGE_SHIFT 12
+#define UNNAMED_BITS       (1 << 20)
+static UChar* unnamed_pages = NULL;
+/* VG_(jit_late_name_epoch_at)'s answers where an address had several
+   candidates (counted for -v). */
+static ULong n_reuse_by_time = 0, n_reuse_same_name = 0,
+             n_reuse_unnamed = 0;
+
+ULong ML_(jit_now) ( void )
+{
+#  if defined(VGO_linux)
+   struct vki_timespec ts;
+   SysRes res = VG_(do_syscall2)(__NR_clock_gettime, VKI_CLOCK_MONOTONIC,
+                                 (UWord)&ts);
+   if (!sr_isError(res))
+      return (ULong)ts.tv_sec * 1000000000ULL + (ULong)ts.tv_nsec;
+#  endif
+   return 0;
+}
+
+ULong VG_(jit_time_now) ( void )
+{
+   return ML_(jit_now)();
+}
+
+void VG_(jit_note_unnamed_code) ( Addr a )
+{
+   UWord b = (a >> UNNAMED_PAGE_SHIFT) & (UNNAMED_BITS - 1);
+   if (UNLIKELY(unnamed_pages == NULL))
+      unnamed_pages = ML_(dinfo_zalloc)("di.jitlate.unnamed",
+                                        UNNAMED_BITS / 8);
+   unnamed_pages[b >> 3] |= (UChar)(1 << (b & 7));
+}
+
+Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len )
+{
+   Addr lo, hi, pg;
+   if (unnamed_pages == NULL || len == 0)
+      return False;
+   lo = a >> UNNAMED_PAGE_SHIFT;
+   hi = (a + len - 1) >> UNNAMED_PAGE_SHIFT;
+   if (hi - lo >= UNNAMED_BITS)
+      return True;
+   for (pg = lo; pg <= hi; pg++) {
+      UWord b = pg & (UNNAMED_BITS - 1);
+      if (unnamed_pages[b >> 3] & (1 << (b & 7)))
+         return True;
+   }
+   return False;
+}
+
+/* The archive (jitstore.c: append-only, in the order functions were
+   archived) by address, for the questions asked here: entries sorted
+   by start, each with the highest end of the entries up to it, so that
+   the entries containing an address are found by a binary search and a
+   walk down that stops where no earlier entry reaches the address.
+   Rebuilt when the archive has grown. */
+typedef
+   struct {
+      Addr start;
+      Addr end;       /* start + size */
+      Addr max_end;   /* of this entry and those before it */
+      Word idx;       /* in the archive */
+   }
+   ArchivedSpan;
+
+static ArchivedSpan* spans   = NULL;
+static Word          n_spans = 0;
+
+static Int cmp_span ( const void* va, const void* vb )
+{
+   const ArchivedSpan* a = va;
+   const ArchivedSpan* b = vb;
+   if (a->start != b->start) return a->start < b->start ? -1 : 1;
+   if (a->idx != b->idx)     return a->idx < b->idx ? -1 : 1;
+   return 0;
+}
+
+static void update_spans ( void )
+{
+   Word  i, n = ML_(jit_n_archived)();
+   UInt  last;
+   ULong gone;
+   if (n == n_spans)
+      return;
+   if (spans != NULL)
+      ML_(dinfo_free)(spans);
+   spans = ML_(dinfo_zalloc)("di.jitlate.spans", n * sizeof(ArchivedSpan));
+   for (i = 0; i < n; i++) {
+      const JitFn* f = ML_(jit_archived_nth)(i, &last, &gone);
+      spans[i].start = f->start;
+      spans[i].end   = f->start + f->size;
+      spans[i].idx   = i;
+   }
+   VG_(ssort)(spans, n, sizeof(ArchivedSpan), cmp_span);
+   for (i = 0; i < n; i++)
+      spans[i].max_end = i > 0 && spans[i - 1].max_end > spans[i].end
+                            ? spans[i - 1].max_end : spans[i].end;
+   n_spans = n;
+}
+
+/* How many spans start below `below`. */
+static Word spans_starting_below ( Addr below )
+{
+   Word lo = 0, hi = n_spans;
+   while (lo < hi) {
+      Word mid = lo + (hi - lo) / 2;
+      if (spans[mid].start < below) lo = mid + 1; else hi = mid;
+   }
+   return lo;
+}
+
+Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len )
+{
+   Word i;
+   update_spans();
+   for (i = spans_starting_below(a + len) - 1;
+        i >= 0 && spans[i].max_end > a; i--)
+      if (spans[i].end > a)
+         return True;
+   return False;
+}
+
+/* One function an address had, as VG_(jit_late_name_epoch_at) weighs
+   it. */
+typedef
+   struct {
+      JitFn fn;          /* a copy */
+      Bool  live;
+      UInt  last_epoch;  /* archived ones */
+      ULong loaded;      /* ML_(jit_fn_loaded) of the original */
+   }
+   Candidate;
+
+static Bool same_function ( const JitFn* f, const JitFn* g )
+{
+   return f->obj == g->obj
+          && VG_(strcmp)(ML_(jit_name_str)(f->name),
+                         ML_(jit_name_str)(g->name)) == 0;
+}
+
+/* An epoch in which lookups of a describe c's function. */
+static Bool epoch_of ( const Candidate* c, Addr a, /*OUT*/DiEpoch* ep )
+{
+   UInt tries[2];
+   Int  k;
+   if (c->live) {
+      *ep = VG_(current_DiEpoch)();
+      return True;
+   }
+   tries[0] = c->last_epoch;
+   tries[1] = c->fn.first_epoch;
+   for (k = 0; k < 2; k++) {
+      DiEpoch      e;
+      const JitFn* g;
+      e.n = tries[k];
+      g = ML_(jit_fn_for_lookup)(e, a);
+      if (g != NULL && g->start == c->fn.start && g->name == c->fn.name
+          && g->first_epoch == c->fn.first_epoch) {
+         *ep = e;
+         return True;
+      }
+   }
+   return False;
+}
+
+/* The next function (live or archived) that covered a, after the one
+   *i stood for: archived ones, newest start first, then the live one.
+   Start with *i = -1 (the first call finds the archived ones that may
+   cover a). */
+static Bool next_candidate ( Addr a, /*MOD*/Word* i, /*OUT*/Candidate* c,
+                             /*OUT*/ULong* gone )
+{
+   if (*i == -1) {
+      update_spans();
+      *i = spans_starting_below(a + 1);   /* spans[*i - 1] next */
+   }
+   while (*i > 0 && spans[*i - 1].max_end > a) {
+      const ArchivedSpan* sp = &spans[--(*i)];
+      if (sp->end > a) {
+         const JitFn* f = ML_(jit_archived_nth)(sp->idx, &c->last_epoch,
+                                                gone);
+         c->fn     = *f;
+         c->loaded = ML_(jit_fn_loaded)(f);
+         c->live   = False;
+         return True;
+      }
+   }
+   if (*i >= 0) {
+      JitFnPos p = ML_(jit_fn_containing)(a);
+      *i = -2;   /* done */
+      if (p.c != NULL) {
+         c->fn     = *ML_(jit_fn_at)(p);
+         c->loaded = ML_(jit_fn_loaded)(ML_(jit_fn_at)(p));
+         c->live   = True;
+         c->last_epoch = 0;
+         *gone = 0;
+         return True;
+      }
+   }
+   return False;
+}
+
+Bool VG_(jit_late_name_epoch_at) ( Addr a, ULong when, Bool still_translated,
+                                   /*OUT*/DiEpoch* ep )
+{
+   Candidate best, first, c;
+   Word      i = -1;
+   ULong     gone;
+   UInt      n_all = 0, n_left = 0;
+   Bool      all_timed = True, same_name = True, have_best = False;
+   Bool      tie = False;
+
+   VG_(memset)(&best, 0, sizeof(best));
+   VG_(memset)(&first, 0, sizeof(first));
+   while (next_candidate(a, &i, &c, &gone)) {
+      n_all++;
+      /* Its code had gone before the code at a was translated. */
+      if (when != 0 && gone != 0 && gone <= when)
+         continue;
+      if (n_left == 0)
+         first = c;
+      else if (!same_function(&first.fn, &c.fn))
+         same_name = False;
+      n_left++;
+      if (c.loaded == 0) {
+         all_timed = False;
+      } else if (when != 0 && c.loaded <= when) {
+         if (!have_best || c.loaded > best.loaded) {
+            best = c;
+            have_best = True;
+            tie = False;
+         } else if (c.loaded == best.loaded
+                    && !same_function(&best.fn, &c.fn)) {
+            tie = True;
+         }
+      }
+   }
+
+   if (n_left == 0)
+      return False;
+   if (n_left == 1) {
+      if (!epoch_of(&first, a, ep))
+         return False;
+      if (n_all > 1)
+         n_reuse_by_time++;   /* the others' code had gone by then */
+      return True;
+   }
+   if (all_timed && have_best && !tie && still_translated) {
+      /* A translation still in use may also have run code loaded
+         later, if that code has the same bytes there: only if no other
+         function was loaded at a since is it best's alone. */
+      i = -1;
+      while (next_candidate(a, &i, &c, &gone))
+         if (c.loaded > when && !same_function(&best.fn, &c.fn)) {
+            have_best = False;
+            break;
+         }
+   }
+   if (all_timed && have_best && !tie) {
+      if (!epoch_of(&best, a, ep)) {
+         n_reuse_unnamed++;
+         return False;
+      }
+      n_reuse_by_time++;
+      return True;
+   }
+   if (same_name && epoch_of(&first, a, ep)) {
+      n_reuse_same_name++;
+      return True;
+   }
+   n_reuse_unnamed++;
+   return False;
+}
+
 void ML_(jit_print_late_summary) ( void )
 {
-   if (VG_(clo_verbosity) < 2 || !exiting)
+   if (VG_(clo_verbosity) < 2)
       return;
-   VG_(umsg)("JIT: %llu functions named at exit (from producer files "
-             "read to their end)\n", n_named_at_exit);
+   if (exiting)
+      VG_(umsg)("JIT: %llu functions named at exit (from producer files "
+                "read to their end)\n", n_named_at_exit);
+   if (n_reuse_by_time + n_reuse_same_name + n_reuse_unnamed > 0)
+      VG_(umsg)("JIT: code that ran unnamed where an address had several "
+                "functions: %llu pieces named by load time, %llu by a name "
+                "they all had, %llu left unnamed (the producer files do "
+                "not tell which function ran)\n", n_reuse_by_time,
+                n_reuse_same_name, n_reuse_unnamed);
 }
 
 /*--------------------------------------------------------------------*/

@@ -67,6 +67,11 @@ static const JitFn* find_fn ( DiEpoch ep, Addr a )
    return ML_(jit_find_archived)(ep, a);
 }
 
+const JitFn* ML_(jit_fn_for_lookup) ( DiEpoch ep, Addr a )
+{
+   return find_fn(ep, a);
+}
+
 Bool ML_(jit_search_symtab) ( DiEpoch ep, Addr a,
                               /*OUT*/DebugInfo** pdi, /*OUT*/Word* symno )
 {

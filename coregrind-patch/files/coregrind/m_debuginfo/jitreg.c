@@ -273,17 +273,28 @@ static const HChar* object_name ( const JitFn* f )
    free their code (CPython 3.13 its trampolines) before they exit. */
 static Bool archiving_unmapped = False;
 
+/* While ML_(jit_register) replaces functions: the load time of the new
+   code (0: unknown), which is when the replaced code went. */
+static ULong replacer_loaded = 0;
+
 static void retire_fn ( JitFn* f, const HChar* why )
 {
-   JitLineTab* lines = ML_(jit_fn_take_lines)(f);
+   ULong       loaded;
+   JitLineTab* lines = ML_(jit_fn_take_extras)(f, &loaded);
    /* Its CFI, if it came with some, goes with it. */
    (void)ML_(jit_cfi_remove)(f->start, JitCfiFunction, f->start);
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: %s %#lx-%#lx %s (%s)\n", why, f->start,
                 f->start + f->size, ML_(jit_name_str)(f->name),
                 object_name(f));
-   if (VG_(clo_keep_debuginfo) || archiving_unmapped) {
-      ML_(jit_archive_fn)(f, lines, VG_(current_DiEpoch)().n);
+   if (VG_(clo_keep_debuginfo) || archiving_unmapped
+       || ML_(jit_ran_unnamed)(f->start, f->size)) {
+      /* When its code went: when the code replacing it was loaded, if
+         known, else now (at the latest). */
+      ULong gone = replacer_loaded != 0 ? replacer_loaded
+                                        : ML_(jit_now)();
+      ML_(jit_archive_fn)(f, lines, loaded, VG_(current_DiEpoch)().n,
+                          gone);
       if (VG_(clo_keep_debuginfo))
          VG_(archive_ExeContext_in_range)(VG_(current_DiEpoch)(),
                                           f->start, f->size);
@@ -394,7 +405,7 @@ UWord ML_(jit_unregister_range) ( Addr start, UWord size )
 
 /* Adds a live function; [start, start+size) must be free. */
 static void insert_fn ( Addr start, UWord size, JitNameId name,
-                        JitObject* obj, JitLineTab* lines )
+                        JitObject* obj, JitLineTab* lines, ULong loaded )
 {
    JitFn f;
    f.start       = start;
@@ -402,9 +413,9 @@ static void insert_fn ( Addr start, UWord size, JitNameId name,
    f.first_epoch = VG_(current_DiEpoch)().n;
    f.name        = name;
    f.obj         = obj->index;
-   f.has_lines   = 0;   /* set by the store */
+   f.has_extra   = 0;   /* set by the store */
    f.archived    = 0;
-   ML_(jit_insert_fn)(&f, lines);
+   ML_(jit_insert_fn)(&f, lines, loaded);
    stats.registered++;
 }
 
@@ -496,8 +507,13 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       ML_(jit_discard_translations)(reg->start, reg->size, "jitreg.register");
       /* Code emitted above every live function (a JIT's code heap) needs
          no removal. */
-      n_replaced = range_is_free(reg->start, reg->size)
-                   ? 0 : remove_range(reg->start, reg->size, True, "replaced");
+      if (range_is_free(reg->start, reg->size)) {
+         n_replaced = 0;
+      } else {
+         replacer_loaded = reg->loaded;
+         n_replaced = remove_range(reg->start, reg->size, True, "replaced");
+         replacer_loaded = 0;
+      }
       if (n_replaced > 0) {
          stats.replaced += n_replaced;
          if (st == VG_JIT_OK)
@@ -517,10 +533,12 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
          function: keep the epoch, forget cached "no name" answers. */
       ML_(invalidate_sym_name_cache_for_jit)();
    }
-   insert_fn(reg->start, reg->size, name, obj, lines);
+   insert_fn(reg->start, reg->size, name, obj, lines, reg->loaded);
    if (ML_(jit_is_exiting)())
       ML_(jit_fn_at)(ML_(jit_fn_starting_at)(reg->start))->first_epoch
-         = ML_(jit_first_epoch_for_new)(n_replaced > 0);
+         = ML_(jit_first_epoch_for_new)(n_replaced > 0
+                                        || ML_(jit_archived_overlaps)(
+                                              reg->start, reg->size));
 
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: register %#lx-%#lx %s (%s), %u lines%s\n",
@@ -566,7 +584,7 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    n_replaced = remove_range(new_start, size, True, "replaced");
    stats.replaced += n_replaced;
    ML_(advance_current_DiEpoch_for_jit)();
-   insert_fn(new_start, size, name, obj, lines);
+   insert_fn(new_start, size, name, obj, lines, 0);
    if (cfi != NULL)
       ML_(jit_cfi_reattach)(cfi, new_start);
    stats.registered--;   /* a move, not a new function */

@@ -39,9 +39,10 @@
    range removes each chunk's part of it with one move of the records
    after it.
 
-   Line tables are rare (a JIT that gives them gives them for every
-   function, but most give none): they are kept in an OSet by start
-   address, which a record's has_lines bit says to look in.
+   Line tables and load times are rare (a JIT that gives them gives them
+   for every function, but most give none; load times come from jitdump
+   CODE_LOAD records): they are kept in an OSet by start address, which
+   a record's has_extra bit says to look in.
 
    Functions removed under --keep-debuginfo=yes are archived in an
    XArray with their last epoch and their line table; only lookups for
@@ -65,16 +66,21 @@ typedef
       JitFn       fn;           /* fn.archived is set */
       UInt        last_epoch;
       JitLineTab* lines;        /* or NULL */
+      ULong       loaded;       /* see JitFnExtras */
+      ULong       gone;         /* see ML_(jit_archive_fn) */
    }
    JitArchived;
 
-/* The line table of the live function starting at start. */
+/* The extras of the live function starting at start. */
 typedef
    struct {
       Addr        start;        /* the OSet key */
-      JitLineTab* lines;
+      JitLineTab* lines;        /* or NULL */
+      ULong       loaded;       /* when its producer loaded it, in
+                                   VG_(jit_time_now)'s clock (a jitdump
+                                   CODE_LOAD's timestamp); 0: unknown */
    }
-   JitFnLines;
+   JitFnExtras;
 
 static OSet*       chunks       = NULL;  /* of JitFnChunk */
 static JitFnChunk* first_chunk  = NULL;  /* lo == 0 */
@@ -82,7 +88,7 @@ static JitFnChunk* last_chunk   = NULL;  /* last == ~0 */
 static JitFnChunk* recent_chunk = NULL;  /* the last one looked up */
 static ULong       n_live       = 0;     /* live functions */
 static XArray*     archived_fns = NULL;  /* of JitArchived */
-static OSet*       fn_lines     = NULL;  /* of JitFnLines, by start */
+static OSet*       fn_extras    = NULL;  /* of JitFnExtras, by start */
 
 static Word cmp_addr_in_chunk ( const void* keyV, const void* elemV )
 {
@@ -290,21 +296,23 @@ static void move_fns ( JitFn* dst, const JitFn* src, UInt n )
    }
 }
 
-void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines )
+void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines, ULong loaded )
 {
    JitFnChunk* c;
    UInt        k;
    init_store();
-   if (UNLIKELY(lines != NULL)) {
-      JitFnLines* fl;
-      if (fn_lines == NULL)
-         fn_lines = VG_(OSetGen_Create)(offsetof(JitFnLines, start), NULL,
-                                        ML_(dinfo_zalloc), "di.jitstore.lines",
-                                        ML_(dinfo_free));
-      fl = VG_(OSetGen_AllocNode)(fn_lines, sizeof(JitFnLines));
-      fl->start = f->start;
-      fl->lines = lines;
-      VG_(OSetGen_Insert)(fn_lines, fl);
+   if (UNLIKELY(lines != NULL || loaded != 0)) {
+      JitFnExtras* fx;
+      if (fn_extras == NULL)
+         fn_extras = VG_(OSetGen_Create)(offsetof(JitFnExtras, start), NULL,
+                                         ML_(dinfo_zalloc),
+                                         "di.jitstore.extras",
+                                         ML_(dinfo_free));
+      fx = VG_(OSetGen_AllocNode)(fn_extras, sizeof(JitFnExtras));
+      fx->start  = f->start;
+      fx->lines  = lines;
+      fx->loaded = loaded;
+      VG_(OSetGen_Insert)(fn_extras, fx);
    }
    c = chunk_for(f->start);
    k = count_at_or_below(c, f->start);
@@ -327,7 +335,7 @@ void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines )
    if (k < c->n)
       move_fns(&c->fns[k + 1], &c->fns[k], c->n - k);
    c->fns[k] = *f;
-   c->fns[k].has_lines = lines != NULL;
+   c->fns[k].has_extra = lines != NULL || loaded != 0;
    c->fns[k].archived  = 0;
    c->n++;
    n_live++;
@@ -359,31 +367,52 @@ void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j )
 /*--- Line tables                                          ---*/
 /*------------------------------------------------------------*/
 
-const JitLineTab* ML_(jit_fn_lines) ( const JitFn* f )
+/* The archived record whose fn is *f (f->archived is set). */
+static const JitArchived* archived_of ( const JitFn* f )
 {
-   const JitFnLines* fl;
-   if (LIKELY(!f->has_lines))
-      return NULL;
-   if (f->archived)
-      return ((const JitArchived*)
-              ((const HChar*)f - offsetof(JitArchived, fn)))->lines;
-   fl = VG_(OSetGen_Lookup)(fn_lines, &f->start);
-   vg_assert(fl != NULL);
-   return fl->lines;
+   return (const JitArchived*)((const HChar*)f - offsetof(JitArchived, fn));
 }
 
-JitLineTab* ML_(jit_fn_take_lines) ( JitFn* f )
+/* The extras of live function f (f->has_extra is set). */
+static JitFnExtras* extras_of ( const JitFn* f )
 {
-   JitFnLines* fl;
-   JitLineTab* lines;
-   vg_assert(!f->archived);
-   if (LIKELY(!f->has_lines))
+   JitFnExtras* fx = VG_(OSetGen_Lookup)(fn_extras, &f->start);
+   vg_assert(fx != NULL);
+   return fx;
+}
+
+const JitLineTab* ML_(jit_fn_lines) ( const JitFn* f )
+{
+   if (LIKELY(!f->has_extra))
       return NULL;
-   fl = VG_(OSetGen_Remove)(fn_lines, &f->start);
-   vg_assert(fl != NULL);
-   lines = fl->lines;
-   VG_(OSetGen_FreeNode)(fn_lines, fl);
-   f->has_lines = 0;
+   if (f->archived)
+      return archived_of(f)->lines;
+   return extras_of(f)->lines;
+}
+
+ULong ML_(jit_fn_loaded) ( const JitFn* f )
+{
+   if (LIKELY(!f->has_extra))
+      return 0;
+   if (f->archived)
+      return archived_of(f)->loaded;
+   return extras_of(f)->loaded;
+}
+
+JitLineTab* ML_(jit_fn_take_extras) ( JitFn* f, /*OUT*/ULong* loaded )
+{
+   JitFnExtras* fx;
+   JitLineTab*  lines;
+   vg_assert(!f->archived);
+   *loaded = 0;
+   if (LIKELY(!f->has_extra))
+      return NULL;
+   fx = VG_(OSetGen_Remove)(fn_extras, &f->start);
+   vg_assert(fx != NULL);
+   lines   = fx->lines;
+   *loaded = fx->loaded;
+   VG_(OSetGen_FreeNode)(fn_extras, fx);
+   f->has_extra = 0;
    return lines;
 }
 
@@ -393,7 +422,7 @@ JitLineTab* ML_(jit_fn_take_lines) ( JitFn* f )
 /*------------------------------------------------------------*/
 
 void ML_(jit_archive_fn) ( const JitFn* f, JitLineTab* lines,
-                           UInt last_epoch )
+                           ULong loaded, UInt last_epoch, ULong gone )
 {
    JitArchived ar;
    if (archived_fns == NULL)
@@ -401,11 +430,27 @@ void ML_(jit_archive_fn) ( const JitFn* f, JitLineTab* lines,
                                 ML_(dinfo_free), sizeof(JitArchived));
    VG_(memset)(&ar, 0, sizeof(ar));
    ar.fn           = *f;
-   ar.fn.has_lines = lines != NULL;
+   ar.fn.has_extra = lines != NULL || loaded != 0;
    ar.fn.archived  = 1;
    ar.last_epoch   = last_epoch;
    ar.lines        = lines;
+   ar.loaded       = loaded;
+   ar.gone         = gone;
    VG_(addToXA)(archived_fns, &ar);
+}
+
+Word ML_(jit_n_archived) ( void )
+{
+   return archived_fns == NULL ? 0 : VG_(sizeXA)(archived_fns);
+}
+
+const JitFn* ML_(jit_archived_nth) ( Word i, /*OUT*/UInt* last_epoch,
+                                     /*OUT*/ULong* gone )
+{
+   const JitArchived* ar = VG_(indexXA)(archived_fns, i);
+   *last_epoch = ar->last_epoch;
+   *gone       = ar->gone;
+   return &ar->fn;
 }
 
 Bool ML_(jit_last_archived_at) ( Addr a, /*OUT*/UInt* last_epoch )

@@ -119,8 +119,18 @@ extern void ML_(jit_discard_translations) ( Addr a, ULong len,
    Counts registrations made at exit for -v. */
 extern UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code );
 
-/* Prints, under -v, how many functions were named at exit. */
+/* Prints, under -v, how many functions were named at exit, and how
+   VG_(jit_late_name_epoch_at) answered. */
 extern void ML_(jit_print_late_summary) ( void );
+
+/* The time now on CLOCK_MONOTONIC, in ns (what VG_(jit_time_now)
+   gives); 0 if the clock cannot be read. */
+extern ULong ML_(jit_now) ( void );
+
+/* May a tool have translated code without a name in [a, a+len)
+   (VG_(jit_note_unnamed_code))?  A function removed there is archived
+   (see jitlate.c): that code may take its name later. */
+extern Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len );
 
 /* ---- Implemented in debuginfo.c for the registry ---- */
 
@@ -213,6 +223,10 @@ typedef
       const HChar*      file;     /* default source file, or NULL */
       const JitSrcLine* lines;    /* any order; or NULL */
       UWord             n_lines;
+      ULong             loaded;   /* when the producer loaded the code,
+                                     in VG_(jit_time_now)'s clock (a
+                                     jitdump CODE_LOAD's timestamp, once
+                                     checked); 0: unknown */
    }
    JitRegistration;
 

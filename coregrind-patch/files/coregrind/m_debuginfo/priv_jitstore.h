@@ -35,11 +35,12 @@
 /* Design
    ------
    A JIT function is a JitFn record of 24 bytes: [start, start+size), a
-   name, the JIT object it belongs to and whether it has a line table.
-   Live functions never overlap.  The function store (jitstore.c) keeps
-   them sorted by address in chunks, and the line tables of the few that
-   have one in a side table by start address; the name pool (jitnames.c)
-   holds their names; each JIT object (jitobjects.c) owns a synthetic DebugInfo
+   name, the JIT object it belongs to and whether it has extras.  Live
+   functions never overlap.  The function store (jitstore.c) keeps them
+   sorted by address in chunks, and the extras of the few that have
+   some (a line table, the time a jitdump producer loaded the code) in a
+   side table by start address; the name pool (jitnames.c) holds their
+   names; each JIT object (jitobjects.c) owns a synthetic DebugInfo
    holding its name (Callgrind's ob=) and its pool of source file names,
    which line tables refer to.
 
@@ -137,8 +138,9 @@ extern JitLineTab* ML_(jit_line_table_copy) ( const JitLineTab* t );
 
 /* ---- The function store (jitstore.c) ---- */
 
-/* A registered function: 24 bytes.  Most functions have no line table,
-   so a table is not held here but found by ML_(jit_fn_lines). */
+/* A registered function: 24 bytes.  Most functions have neither a line
+   table nor a load time, so these are not held here but found by
+   ML_(jit_fn_lines) and ML_(jit_fn_loaded). */
 typedef
    struct {
       Addr        start;
@@ -146,7 +148,7 @@ typedef
       UInt        first_epoch;    /* epoch it was registered in */
       JitNameId   name;
       UInt        obj       : 30; /* JIT object index */
-      UInt        has_lines : 1;  /* it has a line table */
+      UInt        has_extra : 1;  /* it has a line table or a load time */
       UInt        archived  : 1;  /* the copy in an archived record */
    }
    JitFn;
@@ -197,17 +199,26 @@ extern JitFnPos ML_(jit_fn_starting_at) ( Addr a );
 extern JitFnPos ML_(jit_first_intersecting) ( Addr a, SizeT len );
 
 /* Inserts *f, which intersects no live function, with its line table
-   (NULL: none; else owned by the store from now on).  f->has_lines and
-   f->archived are set here. */
-extern void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines );
+   (NULL: none; else owned by the store from now on) and the time its
+   producer loaded it (in VG_(jit_time_now)'s clock; 0: unknown).
+   f->has_extra and f->archived are set here. */
+extern void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines,
+                                 ULong loaded );
 
 /* The line table of f, a live function or one that ML_(jit_find_archived)
-   returned, or NULL.  Valid until f is removed. */
+   or ML_(jit_archived_nth) returned (not a copy), or NULL.  Valid until
+   f is removed. */
 extern const JitLineTab* ML_(jit_fn_lines) ( const JitFn* f );
 
-/* Takes the line table of live function f out of the store (it then has
-   none); the caller owns it.  NULL if it has none. */
-extern JitLineTab* ML_(jit_fn_take_lines) ( JitFn* f );
+/* When the producer loaded f (as for ML_(jit_fn_lines)), in
+   VG_(jit_time_now)'s clock; 0: unknown. */
+extern ULong ML_(jit_fn_loaded) ( const JitFn* f );
+
+/* Takes the extras of live function f out of the store (it then has
+   none): returns its line table, which the caller owns (NULL if none),
+   and sets *loaded to its load time (0 if unknown). */
+extern JitLineTab* ML_(jit_fn_take_extras) ( JitFn* f,
+                                             /*OUT*/ULong* loaded );
 
 /* Removes records [i, j) of chunk c, whose contents the caller has
    already released or archived. */
@@ -216,12 +227,26 @@ extern void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j );
 /* How many functions are live. */
 extern ULong ML_(jit_n_live) ( void );
 
-/* Keeps a copy of f (just removed, --keep-debuginfo=yes, or unmapped),
-   with its line table `lines` (taken from it with ML_(jit_fn_take_lines);
-   owned by the archive from now on), for lookups in epochs
-   f->first_epoch .. last_epoch. */
+/* Keeps a copy of f (just removed, --keep-debuginfo=yes, unmapped, or
+   code that ran unnamed), with the extras taken from it with
+   ML_(jit_fn_take_extras) (its line table `lines`, owned by the archive
+   from now on, and its load time `loaded`), for lookups in epochs
+   f->first_epoch .. last_epoch.  gone: when its code went, in
+   VG_(jit_time_now)'s clock (the time of the removal, or the load time
+   of the code that replaced it); 0: unknown. */
 extern void ML_(jit_archive_fn) ( const JitFn* f, JitLineTab* lines,
-                                  UInt last_epoch );
+                                  ULong loaded, UInt last_epoch,
+                                  ULong gone );
+
+/* How many functions are archived; they are numbered 0 .. n-1 in the
+   order they were archived. */
+extern Word ML_(jit_n_archived) ( void );
+
+/* Archived function i (0 <= i < ML_(jit_n_archived)()), with its last
+   epoch and the time its code went (see ML_(jit_archive_fn)).  Valid
+   until the next function is archived. */
+extern const JitFn* ML_(jit_archived_nth) ( Word i, /*OUT*/UInt* last_epoch,
+                                            /*OUT*/ULong* gone );
 
 /* If an archived function covers a: sets *last_epoch to the last epoch
    of the newest such and returns True. */
@@ -233,6 +258,18 @@ extern const JitFn* ML_(jit_find_archived) ( DiEpoch ep, Addr a );
 /* Replaces the name of every live and archived function by
    remap(name) (name pool compaction). */
 extern void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) );
+
+/* ---- Lookups (jitlookup.c) ---- */
+
+/* The function that symbol and line lookups of (ep, a) describe: the
+   live one if registered by epoch ep, else an archived one valid at ep;
+   NULL if none. */
+extern const JitFn* ML_(jit_fn_for_lookup) ( DiEpoch ep, Addr a );
+
+/* ---- Late names (jitlate.c) ---- */
+
+/* Does an archived function intersect [a, a+len) (len > 0)? */
+extern Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len );
 
 /* ---- Registration (jitreg.c) ---- */
 
