@@ -228,8 +228,10 @@ static Long client_strlen_paged ( Addr s, SizeT max, /*OUT*/Bool* ascii )
    the terminator masked (an aligned word never leaves its page, and
    every page of the segment is readable).  A string running to the end
    of its segment, in a segment with guard pages, or on a big-endian
-   host takes client_strlen_paged. */
-static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
+   host takes client_strlen_paged.  Inlined into each request's name
+   check: it is on the path of every registration. */
+static inline __attribute__((always_inline))
+Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
 {
 #if defined(VG_LITTLEENDIAN)
    const UWord     fill = JIT_WORD_ONES * 0x41;   /* 'A': printable */
