@@ -50,9 +50,10 @@
    (VG_N_THREADS entries, allocated on the first request). */
 static UChar* last_status = NULL;
 
-static void set_last_status ( ThreadId tid, Vg_JitStatus st )
+static inline void set_last_status ( ThreadId tid, Vg_JitStatus st )
 {
-   vg_assert(VG_(is_valid_tid)(tid));
+   /* The scheduler passes the requesting thread's id: in range. */
+   vg_assert(tid < VG_N_THREADS);
    if (last_status == NULL)
       last_status = ML_(dinfo_zalloc)("di.jitclreq.last_status",
                                       VG_N_THREADS);
@@ -65,9 +66,10 @@ static void set_last_status ( ThreadId tid, Vg_JitStatus st )
 static UInt  n_warnings = 0;
 static ULong n_warnings_hidden = 0;
 
-/* Counts for the -v exit summary: each request is applied or refused. */
+/* Counts for the -v exit summary: each request is applied or refused
+   (register requests: reg_applied + reg_refused). */
 static struct {
-   ULong reg, reg_applied, reg_refused;        /* register requests */
+   ULong reg_applied, reg_refused;             /* register requests */
    ULong unreg, unreg_applied, unreg_refused;  /* unregister (range) */
 } counts;
 
@@ -137,10 +139,11 @@ static UWord finish ( ThreadId tid, const ReqDesc* d, Int st,
 
 void ML_(jit_clreq_print_summary) ( void )
 {
-   if (counts.reg + counts.unreg > 0)
+   ULong reg = counts.reg_applied + counts.reg_refused;
+   if (reg + counts.unreg > 0)
       VG_(umsg)("JIT: client requests: %llu register: %llu registered, "
                 "%llu refused; %llu unregister: %llu applied, %llu "
-                "refused\n", counts.reg, counts.reg_applied,
+                "refused\n", reg, counts.reg_applied,
                 counts.reg_refused, counts.unreg, counts.unreg_applied,
                 counts.unreg_refused);
    if (n_warnings_hidden > 0)
@@ -225,15 +228,17 @@ static Long client_strlen_paged ( Addr s, SizeT max, /*OUT*/Bool* ascii )
    the terminator masked (an aligned word never leaves its page, and
    every page of the segment is readable).  A string running to the end
    of its segment, in a segment with guard pages, or on a big-endian
-   host takes client_strlen_paged. */
-static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
+   host takes client_strlen_paged.  Inlined into each request's name
+   check: it is on the path of every registration. */
+static inline __attribute__((always_inline))
+Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
 {
 #if defined(VG_LITTLEENDIAN)
    const UWord     fill = JIT_WORD_ONES * 0x41;   /* 'A': printable */
    const NSegment* seg;
    Addr            w, last;
    UWord           v, lead, z, keep;
-   Bool            asc = True;
+   UWord           bad = 0;   /* top bits: bytes that are not printable */
    SizeT           len;
    if (s == 0) {
       *ascii = True;
@@ -253,15 +258,15 @@ static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
       keep = ((UWord)1 << (8 * lead)) - 1;   /* the bytes before s */
       v = (v & ~keep) | (fill & keep);
    }
-   while (ML_(jit_word_is_printable_ascii)(v)
-          || !ML_(jit_word_has_zero)(v)) {
-      if (!ML_(jit_word_is_printable_ascii)(v))
-         asc = False;
+   /* A word with no zero byte: flag its unprintable bytes and go on (a
+      printable word has no zero byte). */
+   while (!ML_(jit_word_has_zero)(v)) {
+      bad |= ML_(jit_word_unprintable)(v);
       w += sizeof(UWord);
-      if (w > last || w == 0) {
+      if (UNLIKELY(w - 1 >= last)) {   /* w > last, or w wrapped to 0 */
          if (last == seg->end && seg->end - s < max)
             return client_strlen_paged(s, max, ascii);   /* next mapping */
-         *ascii = asc;
+         *ascii = bad == 0;
          return -1;
       }
       v = *(const UWord*)w;
@@ -271,9 +276,8 @@ static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
    z    = (v - JIT_WORD_ONES) & ~v & JIT_WORD_HIGHS;
    len  = w - s + (SizeT)(__builtin_ctzll(z) >> 3);
    keep = ((UWord)1 << (__builtin_ctzll(z) & ~7ULL)) - 1;   /* before it */
-   if (!ML_(jit_word_is_printable_ascii)((v & keep) | (fill & ~keep)))
-      asc = False;
-   *ascii = asc;
+   bad |= ML_(jit_word_unprintable)((v & keep) | (fill & ~keep));
+   *ascii = bad == 0;
    return len <= max ? (Long)len : -1;
 #else
    return client_strlen_paged(s, max, ascii);
@@ -284,7 +288,8 @@ static Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
    Returns True and sets *s (and *len and *ascii, if not NULL: its
    length, 0 for an absent optional string, and whether it is printable
    ASCII) if usable. */
-static Bool client_string_len ( Addr p, Bool optional,
+static inline __attribute__((always_inline))
+Bool client_string_len ( Addr p, Bool optional,
                                 /*OUT*/const HChar** s, /*OUT*/SizeT* len,
                                 /*OUT*/Bool* ascii )
 {
@@ -308,7 +313,8 @@ static Bool client_string_len ( Addr p, Bool optional,
    return True;
 }
 
-static Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
+static inline __attribute__((always_inline))
+Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
 {
    return client_string_len(p, optional, s, NULL, NULL);
 }
@@ -357,8 +363,11 @@ static DebugInfo* unwind_from_client ( const VgJitCode* d, Addr start,
    file pointer get line 0, so that they are dropped and counted), reads
    the unwind description of desc (if not NULL), and calls
    ML_(jit_register); the CFI is kept if the code was registered.
-   *why_out: why the unwind description was refused, or NULL. */
-static Int register_from_client ( Addr start, UWord size, Addr name,
+   *why_out: why the unwind description was refused, or NULL.  Inlined
+   into each request, so that a plain VALGRIND_JIT_REGISTER (no object,
+   file, lines or descriptor) tests none of them. */
+static inline __attribute__((always_inline))
+Int register_from_client ( Addr start, UWord size, Addr name,
                                   Addr object, Addr file,
                                   Addr lines, UWord n_lines,
                                   const VgJitCode* desc,
@@ -430,7 +439,7 @@ static Int register_from_client ( Addr start, UWord size, Addr name,
 }
 
 /* finish() for a registration: counts it for the summary. */
-static UWord finish_register ( ThreadId tid, Int st, Addr start,
+static inline UWord finish_register ( ThreadId tid, Int st, Addr start,
                                UWord size, const HChar* name, Addr desc,
                                const HChar* detail )
 {
@@ -439,7 +448,6 @@ static UWord finish_register ( ThreadId tid, Int st, Addr start,
       /* What finish() does for a registration applied without a
          warning. */
       set_last_status(tid, VG_JIT_OK);
-      counts.reg++;
       counts.reg_applied++;
       return 1;
    }
@@ -450,7 +458,6 @@ static UWord finish_register ( ThreadId tid, Int st, Addr start,
    d.size     = size;
    d.has_size = True;
    d.is_desc  = st == VG_JIT_ERR_BAD_DESCRIPTOR;
-   counts.reg++;
    if (ML_(jit_status_applied)(st)) {
       counts.reg_applied++;
    } else {

@@ -159,7 +159,8 @@ UInt ML_(jit_hash_bytes) ( const HChar* s, SizeT len )
    bytes at a time (names are short, and VG_(memcpy) goes byte by byte
    when s is not aligned), and returns ML_(jit_hash_bytes)(s, len): one
    pass over s. */
-static UInt hash_bytes_copy ( HChar* d, const HChar* s, SizeT len )
+static inline __attribute__((always_inline))
+UInt hash_bytes_copy ( HChar* d, const HChar* s, SizeT len )
 {
    const UChar* p = (const UChar*)s;
    ULong        h = hash_start(len);
@@ -201,23 +202,31 @@ const HChar* ML_(jit_name_str) ( JitNameId id )
    return name_at(id)->str;
 }
 
+/* Starts a new last chunk of pool (out of line: most names fit in the
+   last one). */
+static __attribute__((noinline))
+void pool_new_chunk ( NamePool* pool )
+{
+   if ((UWord)VG_(sizeXA)(pool->chunks) >= NAME_MAX_CHUNKS)
+      /* The ids are full: more names than 32 bits can refer to. */
+      VG_(out_of_memory_NORETURN)("di.jitnames.pool (JIT function names)",
+                                  NAME_CHUNK_SIZE, 0);
+   /* Not zeroed: every byte handed out is written first. */
+   pool->last = VG_(arena_malloc)(VG_AR_DINFO, "di.jitnames.pool",
+                                  NAME_CHUNK_SIZE);
+   pool->last_ix = (UInt)VG_(addToXA)(pool->chunks, &pool->last);
+   pool->used = 0;
+}
+
 /* Where the next name of `need` bytes goes in pool (which has its
    XArray), starting a chunk if the last one is full.  Nothing is taken
    until pool_commit: a name written there may be dropped. */
-static JitName* pool_reserve ( NamePool* pool, UInt need )
+static inline __attribute__((always_inline))
+JitName* pool_reserve ( NamePool* pool, UInt need )
 {
    vg_assert(need <= NAME_CHUNK_SIZE);
-   if (pool->last == NULL || pool->used + need > NAME_CHUNK_SIZE) {
-      if ((UWord)VG_(sizeXA)(pool->chunks) >= NAME_MAX_CHUNKS)
-         /* The ids are full: more names than 32 bits can refer to. */
-         VG_(out_of_memory_NORETURN)("di.jitnames.pool (JIT function names)",
-                                     NAME_CHUNK_SIZE, 0);
-      /* Not zeroed: every byte handed out is written first. */
-      pool->last = VG_(arena_malloc)(VG_AR_DINFO, "di.jitnames.pool",
-                                     NAME_CHUNK_SIZE);
-      pool->last_ix = (UInt)VG_(addToXA)(pool->chunks, &pool->last);
-      pool->used = 0;
-   }
+   if (UNLIKELY(pool->last == NULL || pool->used + need > NAME_CHUNK_SIZE))
+      pool_new_chunk(pool);
    return (JitName*)(pool->last + pool->used);
 }
 

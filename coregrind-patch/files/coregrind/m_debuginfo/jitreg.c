@@ -226,10 +226,15 @@ static HChar* escaped_name ( const HChar* name, SizeT len,
    return e;
 }
 
+/* At or above the end of every live function: the highest end
+   insert_fn has added (functions only become live there).  Code a JIT
+   emits upward through its code heap starts at or above it. */
+static Addr live_top = 0;
+
 /* True if no live registration intersects [a, a+len) (len > 0). */
-static Bool range_is_free ( Addr a, SizeT len )
+static inline Bool range_is_free ( Addr a, SizeT len )
 {
-   return ML_(jit_first_intersecting)(a, len).c == NULL;
+   return a >= live_top || ML_(jit_first_intersecting)(a, len).c == NULL;
 }
 
 void ML_(jit_note_refused) ( Int st )
@@ -403,9 +408,11 @@ UWord ML_(jit_unregister_range) ( Addr start, UWord size )
 /*--- Adding and moving functions                          ---*/
 /*------------------------------------------------------------*/
 
-/* Adds a live function; [start, start+size) must be free. */
-static void insert_fn ( Addr start, UWord size, JitNameId name,
-                        JitObject* obj, JitLineTab* lines, ULong loaded )
+/* Adds a live function; [start, start+size) must be free.  Inlined:
+   it is on the path of every registration. */
+static inline __attribute__((always_inline))
+void insert_fn ( Addr start, UWord size, JitNameId name,
+                 JitObject* obj, JitLineTab* lines, ULong loaded )
 {
    JitFn f;
    f.start       = start;
@@ -416,6 +423,8 @@ static void insert_fn ( Addr start, UWord size, JitNameId name,
    f.has_extra   = 0;   /* set by the store */
    f.archived    = 0;
    ML_(jit_insert_fn)(&f, lines, loaded);
+   if (start + size > live_top)
+      live_top = start + size;
    stats.registered++;
 }
 

@@ -288,6 +288,17 @@ static inline Bool ML_(jit_word_is_printable_ascii) ( UWord w )
    return ((below | above) & JIT_WORD_HIGHS) == 0;
 }
 
+/* The same test, as a word whose top bits are set in (at least) the
+   bytes of w that are not printable ASCII: 0 if and only if
+   ML_(jit_word_is_printable_ascii)(w).  Results OR together, so a
+   scan can test all the words it read once. */
+static inline UWord ML_(jit_word_unprintable) ( UWord w )
+{
+   UWord below = (w - JIT_WORD_ONES * 0x20) & ~w;
+   UWord above = (w + JIT_WORD_ONES) | w;
+   return (below | above) & JIT_WORD_HIGHS;
+}
+
 /* Copies at most the first 80 bytes of NUL-terminated s into buf (of
    JIT_PRINTABLE_BUF bytes) for a warning, writing '?' for every byte that
    is not printable ASCII and "..." if s is longer: warnings never print a
