@@ -384,6 +384,7 @@ Int register_from_client ( Addr start, UWord size, Addr name,
    reg.size    = size;
    reg.lines   = NULL;
    reg.n_lines = 0;
+   reg.loaded  = 0;   /* client requests give no load time */
    if (!client_string_len(name, False, &reg.name, &reg.name_len,
                           &reg.name_is_ascii))
       return VG_JIT_ERR_BAD_NAME;

@@ -278,9 +278,11 @@ static const HChar* object_name ( const JitFn* f )
    free their code (CPython 3.13 its trampolines) before they exit. */
 static Bool archiving_unmapped = False;
 
-/* While ML_(jit_register) replaces functions: the load time of the new
-   code (0: unknown), which is when the replaced code went. */
-static ULong replacer_loaded = 0;
+/* When the code being removed now went, in VG_(jit_time_now)'s clock:
+   the load time of the code replacing it, which ML_(jit_register) sets
+   when it is known, else the clock read once per removal (a munmap of
+   10^6 functions reads it once); 0 between removals. */
+static ULong removal_time = 0;
 
 static void retire_fn ( JitFn* f, const HChar* why )
 {
@@ -294,12 +296,10 @@ static void retire_fn ( JitFn* f, const HChar* why )
                 object_name(f));
    if (VG_(clo_keep_debuginfo) || archiving_unmapped
        || ML_(jit_ran_unnamed)(f->start, f->size)) {
-      /* When its code went: when the code replacing it was loaded, if
-         known, else now (at the latest). */
-      ULong gone = replacer_loaded != 0 ? replacer_loaded
-                                        : ML_(jit_now)();
+      if (removal_time == 0)
+         removal_time = ML_(jit_now)();
       ML_(jit_archive_fn)(f, lines, loaded, VG_(current_DiEpoch)().n,
-                          gone);
+                          removal_time);
       if (VG_(clo_keep_debuginfo))
          VG_(archive_ExeContext_in_range)(VG_(current_DiEpoch)(),
                                           f->start, f->size);
@@ -324,8 +324,10 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
    Addr     lo, hi, end = a + len;
    JitFnPos p = ML_(jit_first_intersecting)(a, len);
    JitFnPos q;
-   if (p.c == NULL)
+   if (p.c == NULL) {
+      removal_time = 0;
       return 0;
+   }
    lo = ML_(jit_fn_at)(p)->start < a ? ML_(jit_fn_at)(p)->start : a;
    hi = end;
    q  = ML_(jit_fn_containing)(end - 1);
@@ -344,6 +346,7 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
       ML_(jit_remove_fns)(c, p.i, j);
       n += j - p.i;
    }
+   removal_time = 0;
    return n;
 }
 
@@ -356,6 +359,7 @@ static Bool remove_fn_at ( Addr a, const HChar* why )
       return False;
    retire_fn(ML_(jit_fn_at)(p), why);
    ML_(jit_remove_fns)(p.c, p.i, p.i + 1);
+   removal_time = 0;
    return True;
 }
 
@@ -519,9 +523,8 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       if (range_is_free(reg->start, reg->size)) {
          n_replaced = 0;
       } else {
-         replacer_loaded = reg->loaded;
+         removal_time = reg->loaded;
          n_replaced = remove_range(reg->start, reg->size, True, "replaced");
-         replacer_loaded = 0;
       }
       if (n_replaced > 0) {
          stats.replaced += n_replaced;
