@@ -93,8 +93,7 @@
 #include "pub_core_transtab.h"
 #include "pub_core_jitreg.h"
 #include "pub_core_vki.h"
-#include "pub_core_vkiscnums.h"
-#include "pub_core_syscall.h"
+#include "pub_core_libcproc.h"     /* VG_(clock_gettime) */
 
 #include "priv_misc.h"           /* dinfo_zalloc */
 #include "priv_jitreg.h"
@@ -163,14 +162,13 @@ static ULong n_reuse_by_time = 0, n_reuse_same_name = 0,
 
 ULong ML_(jit_now) ( void )
 {
-#  if defined(VGO_linux)
+#  if defined(VGO_linux) || defined(VGO_solaris) || defined(VGO_freebsd)
    struct vki_timespec ts;
-   SysRes res = VG_(do_syscall2)(__NR_clock_gettime, VKI_CLOCK_MONOTONIC,
-                                 (UWord)&ts);
-   if (!sr_isError(res))
-      return (ULong)ts.tv_sec * 1000000000ULL + (ULong)ts.tv_nsec;
+   VG_(clock_gettime)(&ts, VKI_CLOCK_MONOTONIC);
+   return (ULong)ts.tv_sec * 1000000000ULL + (ULong)ts.tv_nsec;
+#  else
+   return 0;   /* Darwin: no clock_gettime in the core */
 #  endif
-   return 0;
 }
 
 ULong VG_(jit_time_now) ( void )

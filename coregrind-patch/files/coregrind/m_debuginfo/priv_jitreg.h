@@ -124,7 +124,8 @@ extern UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code );
 extern void ML_(jit_print_late_summary) ( void );
 
 /* The time now on CLOCK_MONOTONIC, in ns (what VG_(jit_time_now)
-   gives); 0 if the clock cannot be read. */
+   gives), read with VG_(clock_gettime); 0 where the core has no
+   clock_gettime (Darwin). */
 extern ULong ML_(jit_now) ( void );
 
 /* May a tool have translated code without a name in [a, a+len)
