@@ -197,6 +197,16 @@ BOOST_AUTO_TEST_CASE(jitdump_written_after_the_code_ran_names_the_profile) {
     BOOST_TEST(contains(late.vg.err, "JIT: 4 functions named at exit"), late.vg.err);
 }
 
+// With --combine-dumps=yes an address-named function is not made the
+// named one in place (an earlier part of the file may have given its
+// number the address name): its contexts move to a function node of the
+// name instead, with the same result.
+BOOST_AUTO_TEST_CASE(late_names_bind_the_same_when_dumps_share_one_file) {
+    const NamesRun early = runNames("early", "dump", {"--combine-dumps=yes"});
+    const NamesRun late = runNames("late", "dump", {"--combine-dumps=yes"});
+    requireSameProfile(early.profile, late.profile, true);
+}
+
 BOOST_AUTO_TEST_CASE(jitdump_that_grows_by_a_gib_or_turns_corrupt_at_exit_keeps_the_profile) {
     // After the records that name its code, the producer appends at exit
     // 1 GiB of CODE_LOAD records for memory that is not code, or a

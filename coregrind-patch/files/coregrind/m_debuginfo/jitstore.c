@@ -50,6 +50,7 @@
 
 #include "pub_core_basics.h"
 #include "pub_core_debuginfo.h"
+#include "pub_core_hashtable.h"
 #include "pub_core_libcbase.h"
 #include "pub_core_libcassert.h"
 #include "pub_core_oset.h"
@@ -71,10 +72,12 @@ typedef
    }
    JitArchived;
 
-/* The extras of the live function starting at start. */
+/* The extras of the live function starting at start: a node of a
+   VgHashTable (its first two fields are VgHashNode's). */
 typedef
-   struct {
-      Addr        start;        /* the OSet key */
+   struct _JitFnExtras {
+      struct _JitFnExtras* next;
+      UWord       start;        /* the key */
       JitLineTab* lines;        /* or NULL */
       ULong       loaded;       /* when its producer loaded it, in
                                    VG_(jit_time_now)'s clock (a jitdump
@@ -88,7 +91,7 @@ static JitFnChunk* last_chunk   = NULL;  /* last == ~0 */
 static JitFnChunk* recent_chunk = NULL;  /* the last one looked up */
 static ULong       n_live       = 0;     /* live functions */
 static XArray*     archived_fns = NULL;  /* of JitArchived */
-static OSet*       fn_extras    = NULL;  /* of JitFnExtras, by start */
+static VgHashTable* fn_extras   = NULL;  /* of JitFnExtras, by start */
 
 static Word cmp_addr_in_chunk ( const void* keyV, const void* elemV )
 {
@@ -304,15 +307,12 @@ void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines, ULong loaded )
    if (UNLIKELY(lines != NULL || loaded != 0)) {
       JitFnExtras* fx;
       if (fn_extras == NULL)
-         fn_extras = VG_(OSetGen_Create)(offsetof(JitFnExtras, start), NULL,
-                                         ML_(dinfo_zalloc),
-                                         "di.jitstore.extras",
-                                         ML_(dinfo_free));
-      fx = VG_(OSetGen_AllocNode)(fn_extras, sizeof(JitFnExtras));
+         fn_extras = VG_(HT_construct)("di.jitstore.extras");
+      fx = ML_(dinfo_zalloc)("di.jitstore.extras.1", sizeof(JitFnExtras));
       fx->start  = f->start;
       fx->lines  = lines;
       fx->loaded = loaded;
-      VG_(OSetGen_Insert)(fn_extras, fx);
+      VG_(HT_add_node)(fn_extras, fx);
    }
    c = chunk_for(f->start);
    k = count_at_or_below(c, f->start);
@@ -376,7 +376,7 @@ static const JitArchived* archived_of ( const JitFn* f )
 /* The extras of live function f (f->has_extra is set). */
 static JitFnExtras* extras_of ( const JitFn* f )
 {
-   JitFnExtras* fx = VG_(OSetGen_Lookup)(fn_extras, &f->start);
+   JitFnExtras* fx = VG_(HT_lookup)(fn_extras, f->start);
    vg_assert(fx != NULL);
    return fx;
 }
@@ -407,11 +407,11 @@ JitLineTab* ML_(jit_fn_take_extras) ( JitFn* f, /*OUT*/ULong* loaded )
    *loaded = 0;
    if (LIKELY(!f->has_extra))
       return NULL;
-   fx = VG_(OSetGen_Remove)(fn_extras, &f->start);
+   fx = VG_(HT_remove)(fn_extras, f->start);
    vg_assert(fx != NULL);
    lines   = fx->lines;
    *loaded = fx->loaded;
-   VG_(OSetGen_FreeNode)(fn_extras, fx);
+   ML_(dinfo_free)(fx);
    f->has_extra = 0;
    return lines;
 }
