@@ -313,6 +313,11 @@ void VG_(jit_note_client_syscall) ( void )
    n_client_syscalls++;
 }
 
+ULong ML_(jit_n_client_syscalls) ( void )
+{
+   return n_client_syscalls;
+}
+
 Bool ML_(jit_read_on_lookup_miss) ( Addr a )
 {
    const NSegment* seg;

@@ -171,9 +171,36 @@ ULong ML_(jit_now) ( void )
 #  endif
 }
 
+/* Translations are stamped with the time they were made, for comparison
+   with load times (which the client read) and removal times (which
+   ML_(jit_now) read when the registry changed).  Where Valgrind does not
+   map the vDSO into the client (m_initimg: Linux on x86, amd64, arm and
+   arm64), the client reads the clock only through a system call, so a
+   load time lies either before the last client system call completed
+   or after now.  A clock value read after both the last client system
+   call and the last registry change (an epoch) therefore compares with
+   every load and removal time as the time now does, and serves every
+   translation until the next of either: one clock_gettime system call
+   per batch of translations rather than one per translation. */
 ULong VG_(jit_time_now) ( void )
 {
+#  if defined(VGO_linux) \
+      && (defined(VGA_x86) || defined(VGA_amd64) \
+          || defined(VGA_arm) || defined(VGA_arm64))
+   static ULong read_at  = 0;
+   static ULong syscalls = 0;
+   static UInt  epoch    = 0;
+   ULong n  = ML_(jit_n_client_syscalls)();
+   UInt  ep = VG_(current_DiEpoch)().n;
+   if (read_at == 0 || n != syscalls || ep != epoch) {
+      read_at  = ML_(jit_now)();
+      syscalls = n;
+      epoch    = ep;
+   }
+   return read_at;
+#  else
    return ML_(jit_now)();
+#  endif
 }
 
 void VG_(jit_note_unnamed_code) ( Addr a )

@@ -340,6 +340,10 @@ extern void ML_(jit_at_safe_point) ( void );
    registered. */
 extern Bool ML_(jit_read_on_lookup_miss) ( Addr a );
 
+/* How many client system calls have completed (see
+   VG_(jit_note_client_syscall)). */
+extern ULong ML_(jit_n_client_syscalls) ( void );
+
 #endif   // __PRIV_JITREG_H
 
 /*--------------------------------------------------------------------*/
