@@ -76,6 +76,11 @@ typedef
       /* The header flags JITDUMP_FLAG_ARCH_TIMESTAMP: the records'
          timestamps are not on CLOCK_MONOTONIC. */
       Bool          arch_clock;
+      /* A value of ML_(jit_now) read while this file was read (0: none
+         yet): a timestamp at or below it is not later than now, so
+         load_time reads the clock again only for a later one (about
+         once per batch of records, not once per record). */
+      ULong         clock_seen;
    }
    JitdumpState;
 
@@ -256,11 +261,13 @@ static const HChar* v8_script_of ( const HChar* name, HChar* buf, SizeT cap )
    clock, or 0 if ts cannot be on that clock: the header flags an
    architecture clock, or ts is 0 or later than now (a record is read
    after it was written; CLOCK_REALTIME stamps are decades later). */
-static ULong load_time ( const JitdumpState* s, ULong ts )
+static ULong load_time ( JitdumpState* s, ULong ts )
 {
-   if (s->arch_clock || ts == 0 || ts > ML_(jit_now)())
+   if (s->arch_clock || ts == 0)
       return 0;
-   return ts;
+   if (ts > s->clock_seen)
+      s->clock_seen = ML_(jit_now)();
+   return ts > s->clock_seen ? 0 : ts;
 }
 
 /* Registers a CODE_LOAD stamped ts.  Returns False if it must wait for

@@ -72,7 +72,9 @@
    - several, all with load times (jitdump CODE_LOAD timestamps that
      are on this clock: the header does not flag an architecture clock,
      and the timestamp is neither 0 nor later than the moment the record
-     was read): the one loaded last at or before t, unless two were
+     was read; the registry keeps them for functions whose record was
+     read where unnamed code had been translated, which every candidate
+     is): the one loaded last at or before t, unless two were
      loaded at that same time, or the translation is still in use and
      another function was loaded at a after t (code that Valgrind does
      not translate again because its bytes did not change, such as the

@@ -545,7 +545,12 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
          function: keep the epoch, forget cached "no name" answers. */
       ML_(invalidate_sym_name_cache_for_jit)();
    }
-   insert_fn(reg->start, reg->size, name, obj, lines, reg->loaded);
+   /* A load time only decides which function code translated without
+      a name ran (jitlate.c), and only for functions read after that
+      translation, which noted its page: elsewhere it is not kept. */
+   insert_fn(reg->start, reg->size, name, obj, lines,
+             reg->loaded != 0 && ML_(jit_ran_unnamed)(reg->start, reg->size)
+                ? reg->loaded : 0);
    if (ML_(jit_is_exiting)())
       ML_(jit_fn_at)(ML_(jit_fn_starting_at)(reg->start))->first_epoch
          = ML_(jit_first_epoch_for_new)(n_replaced > 0

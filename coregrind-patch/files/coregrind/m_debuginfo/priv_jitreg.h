@@ -227,7 +227,9 @@ typedef
       ULong             loaded;   /* when the producer loaded the code,
                                      in VG_(jit_time_now)'s clock (a
                                      jitdump CODE_LOAD's timestamp, once
-                                     checked); 0: unknown */
+                                     checked); 0: unknown.  Kept only
+                                     where code ran unnamed before
+                                     (ML_(jit_ran_unnamed)) */
    }
    JitRegistration;
 
