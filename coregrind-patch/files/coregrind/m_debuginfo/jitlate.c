@@ -143,10 +143,17 @@ void VG_(jit_read_producers_at_exit) ( void )
 DiEpoch VG_(jit_late_name_epoch) ( Addr a )
 {
    DiEpoch ep = VG_(current_DiEpoch)();
-   UInt    last;
-   if (ML_(jit_fn_containing)(a).c == NULL
-       && ML_(jit_last_archived_at)(a, &last))
-      ep.n = last;   /* unmapped since: the epoch it was last valid in */
+   Word    it = -1, k, newest = -1;
+   if (ML_(jit_fn_containing)(a).c == NULL) {
+      while ((k = ML_(jit_archived_next_covering)(a, &it)) >= 0)
+         if (k > newest)
+            newest = k;
+      if (newest >= 0) {
+         /* unmapped since: the epoch it was last valid in */
+         ULong gone;
+         (void)ML_(jit_archived_nth)(newest, &ep.n, &gone);
+      }
+   }
    return ep;
 }
 
@@ -231,78 +238,6 @@ Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len )
    return False;
 }
 
-/* The archive (jitstore.c: append-only, in the order functions were
-   archived) by address, for the questions asked here: entries sorted
-   by start, each with the highest end of the entries up to it, so that
-   the entries containing an address are found by a binary search and a
-   walk down that stops where no earlier entry reaches the address.
-   Rebuilt when the archive has grown. */
-typedef
-   struct {
-      Addr start;
-      Addr end;       /* start + size */
-      Addr max_end;   /* of this entry and those before it */
-      Word idx;       /* in the archive */
-   }
-   ArchivedSpan;
-
-static ArchivedSpan* spans   = NULL;
-static Word          n_spans = 0;
-
-static Int cmp_span ( const void* va, const void* vb )
-{
-   const ArchivedSpan* a = va;
-   const ArchivedSpan* b = vb;
-   if (a->start != b->start) return a->start < b->start ? -1 : 1;
-   if (a->idx != b->idx)     return a->idx < b->idx ? -1 : 1;
-   return 0;
-}
-
-static void update_spans ( void )
-{
-   Word  i, n = ML_(jit_n_archived)();
-   UInt  last;
-   ULong gone;
-   if (n == n_spans)
-      return;
-   if (spans != NULL)
-      ML_(dinfo_free)(spans);
-   spans = ML_(dinfo_zalloc)("di.jitlate.spans", n * sizeof(ArchivedSpan));
-   for (i = 0; i < n; i++) {
-      const JitFn* f = ML_(jit_archived_nth)(i, &last, &gone);
-      spans[i].start = f->start;
-      spans[i].end   = f->start + f->size;
-      spans[i].idx   = i;
-   }
-   VG_(ssort)(spans, n, sizeof(ArchivedSpan), cmp_span);
-   for (i = 0; i < n; i++)
-      spans[i].max_end = i > 0 && spans[i - 1].max_end > spans[i].end
-                            ? spans[i - 1].max_end : spans[i].end;
-   n_spans = n;
-}
-
-/* How many spans start below `below`. */
-static Word spans_starting_below ( Addr below )
-{
-   Word lo = 0, hi = n_spans;
-   while (lo < hi) {
-      Word mid = lo + (hi - lo) / 2;
-      if (spans[mid].start < below) lo = mid + 1; else hi = mid;
-   }
-   return lo;
-}
-
-Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len )
-{
-   Word i;
-   update_spans();
-   for (i = spans_starting_below(a + len) - 1;
-        i >= 0 && spans[i].max_end > a; i--)
-      if (spans[i].end > a)
-         return True;
-   return False;
-}
-
 /* One function an address had, as VG_(jit_late_name_epoch_at) weighs
    it. */
 typedef
@@ -348,28 +283,22 @@ static Bool epoch_of ( const Candidate* c, Addr a, /*OUT*/DiEpoch* ep )
 
 /* The next function (live or archived) that covered a, after the one
    *i stood for: archived ones, newest start first, then the live one.
-   Start with *i = -1 (the first call finds the archived ones that may
-   cover a). */
+   Start with *i = -1 (ML_(jit_archived_next_covering)'s start); -2
+   once the live one was looked at. */
 static Bool next_candidate ( Addr a, /*MOD*/Word* i, /*OUT*/Candidate* c,
                              /*OUT*/ULong* gone )
 {
-   if (*i == -1) {
-      update_spans();
-      *i = spans_starting_below(a + 1);   /* spans[*i - 1] next */
-   }
-   while (*i > 0 && spans[*i - 1].max_end > a) {
-      const ArchivedSpan* sp = &spans[--(*i)];
-      if (sp->end > a) {
-         const JitFn* f = ML_(jit_archived_nth)(sp->idx, &c->last_epoch,
-                                                gone);
+   if (*i != -2) {
+      Word     k = ML_(jit_archived_next_covering)(a, i);
+      JitFnPos p;
+      if (k >= 0) {
+         const JitFn* f = ML_(jit_archived_nth)(k, &c->last_epoch, gone);
          c->fn     = *f;
          c->loaded = ML_(jit_fn_loaded)(f);
          c->live   = False;
          return True;
       }
-   }
-   if (*i >= 0) {
-      JitFnPos p = ML_(jit_fn_containing)(a);
+      p  = ML_(jit_fn_containing)(a);
       *i = -2;   /* done */
       if (p.c != NULL) {
          c->fn     = *ML_(jit_fn_at)(p);

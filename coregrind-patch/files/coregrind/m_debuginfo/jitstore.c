@@ -91,7 +91,28 @@ static JitFnChunk* last_chunk   = NULL;  /* last == ~0 */
 static JitFnChunk* recent_chunk = NULL;  /* the last one looked up */
 static ULong       n_live       = 0;     /* live functions */
 static XArray*     archived_fns = NULL;  /* of JitArchived */
+/* The highest last_epoch in archived_fns: lookups of a later epoch (the
+   current one, while the program runs) need not search the archive. */
+static UInt        archived_last_epoch_max = 0;
 static VgHashTable* fn_extras   = NULL;  /* of JitFnExtras, by start */
+
+/* The archive by address: its entries sorted by start (then by archive
+   index), each with the highest end of the entries up to it, so that
+   the entries containing an address are found by a binary search and a
+   walk down that stops where no earlier entry reaches the address.
+   Rebuilt when the archive has grown since (archived functions are
+   asked about mostly at exit, when it no longer grows). */
+typedef
+   struct {
+      Addr start;
+      Addr end;       /* start + size */
+      Addr max_end;   /* of this entry and those before it */
+      Word idx;       /* in archived_fns */
+   }
+   ArchivedSpan;
+
+static ArchivedSpan* spans   = NULL;
+static Word          n_spans = 0;
 
 static Word cmp_addr_in_chunk ( const void* keyV, const void* elemV )
 {
@@ -437,6 +458,8 @@ void ML_(jit_archive_fn) ( const JitFn* f, JitLineTab* lines,
    ar.loaded       = loaded;
    ar.gone         = gone;
    VG_(addToXA)(archived_fns, &ar);
+   if (last_epoch > archived_last_epoch_max)
+      archived_last_epoch_max = last_epoch;
 }
 
 Word ML_(jit_n_archived) ( void )
@@ -453,33 +476,89 @@ const JitFn* ML_(jit_archived_nth) ( Word i, /*OUT*/UInt* last_epoch,
    return &ar->fn;
 }
 
-Bool ML_(jit_last_archived_at) ( Addr a, /*OUT*/UInt* last_epoch )
+static Int cmp_span ( const void* va, const void* vb )
+{
+   const ArchivedSpan* a = va;
+   const ArchivedSpan* b = vb;
+   if (a->start != b->start) return a->start < b->start ? -1 : 1;
+   if (a->idx != b->idx)     return a->idx < b->idx ? -1 : 1;
+   return 0;
+}
+
+static void update_spans ( void )
+{
+   Word i, n = ML_(jit_n_archived)();
+   if (n == n_spans)
+      return;
+   if (spans != NULL)
+      ML_(dinfo_free)(spans);
+   spans = ML_(dinfo_zalloc)("di.jitstore.spans", n * sizeof(ArchivedSpan));
+   for (i = 0; i < n; i++) {
+      const JitArchived* ar = VG_(indexXA)(archived_fns, i);
+      spans[i].start = ar->fn.start;
+      spans[i].end   = ar->fn.start + ar->fn.size;
+      spans[i].idx   = i;
+   }
+   VG_(ssort)(spans, n, sizeof(ArchivedSpan), cmp_span);
+   for (i = 0; i < n; i++)
+      spans[i].max_end = i > 0 && spans[i - 1].max_end > spans[i].end
+                            ? spans[i - 1].max_end : spans[i].end;
+   n_spans = n;
+}
+
+/* How many spans start below `below`. */
+static Word spans_starting_below ( Addr below )
+{
+   Word lo = 0, hi = n_spans;
+   while (lo < hi) {
+      Word mid = lo + (hi - lo) / 2;
+      if (spans[mid].start < below) lo = mid + 1; else hi = mid;
+   }
+   return lo;
+}
+
+Word ML_(jit_archived_next_covering) ( Addr a, /*MOD*/Word* it )
+{
+   if (*it == -1) {
+      update_spans();
+      *it = spans_starting_below(a + 1);   /* spans[*it - 1] next */
+   }
+   while (*it > 0 && spans[*it - 1].max_end > a) {
+      const ArchivedSpan* sp = &spans[--(*it)];
+      if (sp->end > a)
+         return sp->idx;
+   }
+   *it = 0;   /* done: later calls find nothing either */
+   return -1;
+}
+
+Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len )
 {
    Word i;
-   if (archived_fns == NULL)
-      return False;
-   for (i = VG_(sizeXA)(archived_fns) - 1; i >= 0; i--) {
-      const JitArchived* ar = VG_(indexXA)(archived_fns, i);
-      if (a >= ar->fn.start && a - ar->fn.start < ar->fn.size) {
-         *last_epoch = ar->last_epoch;
+   update_spans();
+   for (i = spans_starting_below(a + len) - 1;
+        i >= 0 && spans[i].max_end > a; i--)
+      if (spans[i].end > a)
          return True;
-      }
-   }
    return False;
 }
 
 const JitFn* ML_(jit_find_archived) ( DiEpoch ep, Addr a )
 {
-   Word i;
-   if (archived_fns == NULL)
+   Word it = -1, k, newest = -1;
+   /* Every lookup of code without a live function gets here: only
+      those of an epoch some archived function was valid in (errors
+      recorded before the code changed, late names of freed code) look
+      in the archive. */
+   if (archived_fns == NULL || ep.n > archived_last_epoch_max)
       return NULL;
-   for (i = VG_(sizeXA)(archived_fns) - 1; i >= 0; i--) {
-      const JitArchived* ar = VG_(indexXA)(archived_fns, i);
-      if (a >= ar->fn.start && a - ar->fn.start < ar->fn.size
-          && ar->fn.first_epoch <= ep.n && ep.n <= ar->last_epoch)
-         return &ar->fn;
+   while ((k = ML_(jit_archived_next_covering)(a, &it)) >= 0) {
+      const JitArchived* ar = VG_(indexXA)(archived_fns, k);
+      if (k > newest && ar->fn.first_epoch <= ep.n && ep.n <= ar->last_epoch)
+         newest = k;
    }
-   return NULL;
+   return newest < 0 ? NULL
+                     : &((JitArchived*)VG_(indexXA)(archived_fns, newest))->fn;
 }
 
 void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) )

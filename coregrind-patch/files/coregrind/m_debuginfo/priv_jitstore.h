@@ -248,12 +248,20 @@ extern Word ML_(jit_n_archived) ( void );
 extern const JitFn* ML_(jit_archived_nth) ( Word i, /*OUT*/UInt* last_epoch,
                                             /*OUT*/ULong* gone );
 
-/* If an archived function covers a: sets *last_epoch to the last epoch
-   of the newest such and returns True. */
-extern Bool ML_(jit_last_archived_at) ( Addr a, /*OUT*/UInt* last_epoch );
-
-/* The archived function describing (ep, a), newest first, or NULL. */
+/* The archived function describing (ep, a): of those that covered a
+   and were valid in epoch ep, the last archived; or NULL.  Found
+   through an index of the archive by address (not a walk of it). */
 extern const JitFn* ML_(jit_find_archived) ( DiEpoch ep, Addr a );
+
+/* The archived functions that covered address a, one a call: start
+   with *it = -1; each call returns the archive index (for
+   ML_(jit_archived_nth)) of the next one, in descending order of start
+   address, or -1 when none is left (and on every later call).  The
+   archive must not grow during the iteration. */
+extern Word ML_(jit_archived_next_covering) ( Addr a, /*MOD*/Word* it );
+
+/* Does an archived function intersect [a, a+len) (len > 0)? */
+extern Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len );
 
 /* Replaces the name of every live and archived function by
    remap(name) (name pool compaction). */
@@ -265,11 +273,6 @@ extern void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) );
    live one if registered by epoch ep, else an archived one valid at ep;
    NULL if none. */
 extern const JitFn* ML_(jit_fn_for_lookup) ( DiEpoch ep, Addr a );
-
-/* ---- Late names (jitlate.c) ---- */
-
-/* Does an archived function intersect [a, a+len) (len > 0)? */
-extern Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len );
 
 /* ---- Registration (jitreg.c) ---- */
 
