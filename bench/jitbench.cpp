@@ -58,13 +58,17 @@
 //        functions of this executable are called once, timed (elf_ns: the
 //        same for ELF code while the objects are registered).  Prints objects, ingest_ns,
 //        loop_ns, elf_fns, elf_ns, sum and vmhwm_kb.
-//   late N early|late
+//   late N early|late|freed
 //        names N functions in a jitdump file before they run (early: the
 //        records are written, and read by Valgrind, first) or after
 //        (late: every function runs once unnamed, then the records are
 //        written and the process exits at once, so Valgrind reads them at
-//        exit and the tool binds them then); each function is called once
-//        either way.  The file is unlinked once mapped.  Prints sum and
+//        exit and the tool binds them then; freed: as late, but the
+//        process waits until Valgrind has read the records, then unmaps
+//        the code before it exits, as CPython frees its trampolines, so
+//        the tool binds every name from functions the registry keeps
+//        after their code went); each function is called once either
+//        way.  The file is unlinked once mapped.  Prints sum and
 //        file_bytes.  For whole-run time and peak memory, early vs late.
 //   touch MIB
 //        natively: maps MIB MiB of fresh anonymous memory and writes one
@@ -559,8 +563,8 @@ int mode_gdb(std::size_t n) {
 }
 
 int mode_late(std::size_t n, const std::string& when) {
-    if (when != "early" && when != "late")
-        die("late: mode must be early or late");
+    if (when != "early" && when != "late" && when != "freed")
+        die("late: mode must be early, late or freed");
     Code code(n);
     Names names(n);
     const auto pid = static_cast<std::uint32_t>(getpid());
@@ -596,6 +600,18 @@ int mode_late(std::size_t n, const std::string& when) {
     std::printf("sum=%llu\nfile_bytes=%zu\n", static_cast<unsigned long long>(sum),
                 head.buf.size() + loads.buf.size());
     std::fflush(stdout);
+    if (when == "freed") {
+        write_bytes(fd, loads, path);
+        // Wait until the last record is registered (the probe removes
+        // it), then free the code: every function goes to the registry's
+        // archive (unnamed code ran in its pages).
+        const std::uint64_t t0 = now_ns();
+        while (RUNNING_ON_VALGRIND && VALGRIND_JIT_UNREGISTER(code.fn(n - 1)) == 0 &&
+               now_ns() - t0 < 300ull * 1000000000ull)
+            spin();
+        code.unmap();
+        _exit(0);
+    }
     // Exit right after the records are written, with the code mapped and
     // the file open: Valgrind reads them at exit.
     code.keep();
@@ -650,7 +666,7 @@ int mode_touch(std::size_t mib) {
 int main(int argc, char** argv) {
     const std::string usage =
         "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg |"
-        " dump N wait|nowait | late N early|late | gdb N | touch MIB | native ITERATIONS";
+        " dump N wait|nowait | late N early|late|freed | gdb N | touch MIB | native ITERATIONS";
     if (argc < 3)
         die(usage);
     const std::string mode = argv[1];
