@@ -989,20 +989,29 @@ void row_gdb() {
 // scheduler point after the write, and bound when the tool writes its
 // results), under Callgrind and Cachegrind; and 10^5 whose code is freed
 // after their late names were read.
+
+// `jitbench late n early` and `jitbench late n MODE` under tool, alternated:
+// their samples, each checked for the right sum.
+std::vector<std::vector<Sample>> early_vs(const std::string& tool, unsigned long n,
+                                          const std::string& mode, const std::string& what) {
+    const std::string N = std::to_string(n);
+    Cmd early{mode + "-early-" + tool,
+              vg(g_opt->patched, tool, {}, {g_opt->jitbench, "late", N, "early"})};
+    Cmd other{mode + "-" + mode + "-" + tool,
+              vg(g_opt->patched, tool, {}, {g_opt->jitbench, "late", N, mode})};
+    auto res = rotate("8. " + p10(n) + " " + what + ", " + tool, {early, other}, g_opt->repeats);
+    const double expect = static_cast<double>(n) * static_cast<double>(n - 1) / 2;
+    if (min_of(res[0], "sum") != expect || min_of(res[1], "sum") != expect)
+        throw std::runtime_error("jitbench late computed a wrong sum (see " + mode + "-*-" + tool +
+                                 ".log)");
+    return res;
+}
+
 void row_late() {
     const unsigned long n = 1000000;
-    const std::string N = std::to_string(n);
+    const std::string runs = std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats);
     for (const std::string tool : {"callgrind", "cachegrind"}) {
-        Cmd early{"late-early-" + tool,
-                  vg(g_opt->patched, tool, {}, {g_opt->jitbench, "late", N, "early"})};
-        Cmd late{"late-late-" + tool,
-                 vg(g_opt->patched, tool, {}, {g_opt->jitbench, "late", N, "late"})};
-        const auto res = rotate("8. " + p10(n) + " names early vs late, " + tool,
-                                {early, late}, g_opt->repeats);
-        const double expect = static_cast<double>(n) * static_cast<double>(n - 1) / 2;
-        if (min_of(res[0], "sum") != expect || min_of(res[1], "sum") != expect)
-            throw std::runtime_error("jitbench late computed a wrong sum (see late-*-" + tool +
-                                     ".log)");
+        const auto res = early_vs(tool, n, "late", "names early vs late");
         const double we = median_wall(res[0]), wl = median_wall(res[1]);
         std::vector<double> rss_e, rss_l;
         for (const auto& x : res[0])
@@ -1011,8 +1020,6 @@ void row_late() {
             rss_l.push_back(x.maxrss_kb);
         const double extra_b =
             (median(rss_l) - median(rss_e)) * 1024.0 / static_cast<double>(n);
-        const std::string runs =
-            std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats);
         g_rows.push_back({"8", "Late names: " + p10(n) + " functions called once, named in a "
                                "jitdump before they run vs written only after all of them ran "
                                "(just before exit; bound when the tool writes its "
@@ -1030,26 +1037,15 @@ void row_late() {
     // Late names of code freed before exit (CPython frees its trampolines
     // so): the tool binds every name from the registry's archive.
     const unsigned long nf = 100000;
-    const std::string NF = std::to_string(nf);
     for (const std::string tool : {"callgrind", "cachegrind"}) {
-        Cmd early{"freed-early-" + tool,
-                  vg(g_opt->patched, tool, {}, {g_opt->jitbench, "late", NF, "early"})};
-        Cmd freed{"freed-freed-" + tool,
-                  vg(g_opt->patched, tool, {}, {g_opt->jitbench, "late", NF, "freed"})};
-        const auto res = rotate("8. " + p10(nf) + " names early vs late of freed code, " + tool,
-                                {early, freed}, g_opt->repeats);
-        const double expect = static_cast<double>(nf) * static_cast<double>(nf - 1) / 2;
-        if (min_of(res[0], "sum") != expect || min_of(res[1], "sum") != expect)
-            throw std::runtime_error("jitbench late computed a wrong sum (see freed-*-" + tool +
-                                     ".log)");
+        const auto res = early_vs(tool, nf, "freed", "names early vs late of freed code");
         const double we = median_wall(res[0]), wf = median_wall(res[1]);
         g_rows.push_back({"8", "Late names of freed code: " + p10(nf) + " functions called "
                                "once, named in a jitdump before they run vs after all of them "
                                "ran, their code then unmapped before exit (names bound from "
                                "the functions the registry archived), --tool=" + tool +
                                ", wall time of the run",
-                          std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats),
-                          fmt("%.2f s", we), fmt("%.2f s", wf), fmt("%+.2f s", wf - we),
+                          runs, fmt("%.2f s", we), fmt("%.2f s", wf), fmt("%+.2f s", wf - we),
                           "<= +1 s", verdict(wf - we <= 1.0)});
         if (wf - we > 1.0)
             missed_note("Row 8, freed code (" + tool + ")");
