@@ -39,10 +39,14 @@
    range removes each chunk's part of it with one move of the records
    after it.
 
-   Line tables and load times are rare (a JIT that gives them gives them
-   for every function, but most give none; load times come from jitdump
-   CODE_LOAD records): they are kept in an OSet by start address, which
-   a record's has_extra bit says to look in.
+   Line tables are rare (a JIT that gives them gives them for every
+   function, but most give none): they are kept in a hash table by start
+   address, which a record's has_extra bit says to look in.  Load times
+   (jitdump CODE_LOAD timestamps, kept only where code ran unnamed before
+   the record was read) are kept in an array of FNS_PER_CHUNK times that
+   a chunk gets when the first function with one joins it, moved with
+   the records: 8 bytes per function where they are kept, none
+   elsewhere.
 
    Functions removed under --keep-debuginfo=yes are archived in an
    XArray with their last epoch and their line table; only lookups for
@@ -67,21 +71,18 @@ typedef
       JitFn       fn;           /* fn.archived is set */
       UInt        last_epoch;
       JitLineTab* lines;        /* or NULL */
-      ULong       loaded;       /* see JitFnExtras */
+      ULong       loaded;       /* see ML_(jit_fn_loaded) */
       ULong       gone;         /* see ML_(jit_archive_fn) */
    }
    JitArchived;
 
-/* The extras of the live function starting at start: a node of a
+/* The line table of the live function starting at start: a node of a
    VgHashTable (its first two fields are VgHashNode's). */
 typedef
    struct _JitFnExtras {
       struct _JitFnExtras* next;
       UWord       start;        /* the key */
-      JitLineTab* lines;        /* or NULL */
-      ULong       loaded;       /* when its producer loaded it, in
-                                   VG_(jit_time_now)'s clock (a jitdump
-                                   CODE_LOAD's timestamp); 0: unknown */
+      JitLineTab* lines;
    }
    JitFnExtras;
 
@@ -135,6 +136,7 @@ static void init_store ( void )
    first_chunk->last = ~(Addr)0;
    first_chunk->prev = first_chunk->next = NULL;
    first_chunk->n    = 0;
+   first_chunk->loaded = NULL;
    VG_(OSetGen_Insert)(chunks, first_chunk);
    last_chunk = recent_chunk = first_chunk;
 }
@@ -261,6 +263,25 @@ ULong ML_(jit_n_live) ( void )
 /*--- Adding and removing functions                        ---*/
 /*------------------------------------------------------------*/
 
+/* Copies n load times from src's records [si, si+n) to dst's records
+   [di, di+n) (within one chunk, the ranges may overlap), giving dst its
+   array if it has none.  src has one. */
+static void copy_loaded ( JitFnChunk* dst, UInt di,
+                          const JitFnChunk* src, UInt si, UInt n )
+{
+   UInt k;
+   if (dst->loaded == NULL)
+      dst->loaded = ML_(dinfo_zalloc)("di.jitstore.loaded",
+                                      FNS_PER_CHUNK * sizeof(ULong));
+   if (dst != src || di < si) {
+      for (k = 0; k < n; k++)
+         dst->loaded[di + k] = src->loaded[si + k];
+   } else if (di > si) {
+      for (k = n; k > 0; k--)
+         dst->loaded[di + k - 1] = src->loaded[si + k - 1];
+   }
+}
+
 /* Takes chunk c (empty, not the sole chunk) out: its range goes to its
    lower neighbour, or for the first chunk to the next one. */
 static void drop_chunk ( JitFnChunk* c )
@@ -280,6 +301,8 @@ static void drop_chunk ( JitFnChunk* c )
       last_chunk = c->prev;
    if (recent_chunk == c)
       recent_chunk = first_chunk;
+   if (c->loaded != NULL)
+      ML_(dinfo_free)(c->loaded);
    VG_(OSetGen_FreeNode)(chunks, c);
 }
 
@@ -292,6 +315,9 @@ static JitFnChunk* split_chunk ( JitFnChunk* c, Addr lo, UInt k )
    d->last = c->last;
    d->n    = c->n - k;
    VG_(memcpy)(d->fns, &c->fns[k], d->n * sizeof(JitFn));
+   d->loaded = NULL;
+   if (c->loaded != NULL)
+      copy_loaded(d, 0, c, k, d->n);
    c->n    = k;
    c->last = lo - 1;
    d->prev = c;
@@ -325,14 +351,13 @@ void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines, ULong loaded )
    JitFnChunk* c;
    UInt        k;
    init_store();
-   if (UNLIKELY(lines != NULL || loaded != 0)) {
+   if (UNLIKELY(lines != NULL)) {
       JitFnExtras* fx;
       if (fn_extras == NULL)
          fn_extras = VG_(HT_construct)("di.jitstore.extras");
       fx = ML_(dinfo_zalloc)("di.jitstore.extras.1", sizeof(JitFnExtras));
       fx->start  = f->start;
       fx->lines  = lines;
-      fx->loaded = loaded;
       VG_(HT_add_node)(fn_extras, fx);
    }
    c = chunk_for(f->start);
@@ -353,11 +378,19 @@ void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines, ULong loaded )
       }
       recent_chunk = c;
    }
-   if (k < c->n)
+   if (k < c->n) {
       move_fns(&c->fns[k + 1], &c->fns[k], c->n - k);
+      if (c->loaded != NULL)
+         copy_loaded(c, k + 1, c, k, c->n - k);
+   }
    c->fns[k] = *f;
-   c->fns[k].has_extra = lines != NULL || loaded != 0;
+   c->fns[k].has_extra = lines != NULL;
    c->fns[k].archived  = 0;
+   if (UNLIKELY(loaded != 0) && c->loaded == NULL)
+      c->loaded = ML_(dinfo_zalloc)("di.jitstore.loaded",
+                                    FNS_PER_CHUNK * sizeof(ULong));
+   if (c->loaded != NULL)
+      c->loaded[k] = loaded;
    c->n++;
    n_live++;
 }
@@ -368,6 +401,8 @@ void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j )
    JitFnChunk* d = c->next;
    vg_assert(i < j && j <= c->n);
    move_fns(&c->fns[i], &c->fns[j], c->n - j);
+   if (c->loaded != NULL)
+      copy_loaded(c, i, c, j, c->n - j);
    c->n -= j - i;
    n_live -= j - i;
    if (c->n == 0) {
@@ -377,6 +412,13 @@ void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j )
               && c->n + d->n <= FNS_PER_CHUNK / 2) {
       /* Two sparse neighbours: d's records move into c. */
       VG_(memcpy)(&c->fns[c->n], d->fns, d->n * sizeof(JitFn));
+      if (d->loaded != NULL) {
+         copy_loaded(c, c->n, d, 0, d->n);
+      } else if (c->loaded != NULL) {
+         UInt k;
+         for (k = 0; k < d->n; k++)
+            c->loaded[c->n + k] = 0;
+      }
       c->n += d->n;
       d->n  = 0;
       drop_chunk(d);   /* gives d's range to c */
@@ -411,13 +453,20 @@ const JitLineTab* ML_(jit_fn_lines) ( const JitFn* f )
    return extras_of(f)->lines;
 }
 
+/* The load time of live function f (a record of the store, not a
+   copy). */
+static ULong live_loaded ( const JitFn* f )
+{
+   const JitFnChunk* c = chunk_for(f->start);
+   vg_assert(f >= c->fns && f < c->fns + c->n);
+   return c->loaded != NULL ? c->loaded[f - c->fns] : 0;
+}
+
 ULong ML_(jit_fn_loaded) ( const JitFn* f )
 {
-   if (LIKELY(!f->has_extra))
-      return 0;
    if (f->archived)
       return archived_of(f)->loaded;
-   return extras_of(f)->loaded;
+   return live_loaded(f);
 }
 
 JitLineTab* ML_(jit_fn_take_extras) ( JitFn* f, /*OUT*/ULong* loaded )
@@ -425,13 +474,12 @@ JitLineTab* ML_(jit_fn_take_extras) ( JitFn* f, /*OUT*/ULong* loaded )
    JitFnExtras* fx;
    JitLineTab*  lines;
    vg_assert(!f->archived);
-   *loaded = 0;
+   *loaded = live_loaded(f);
    if (LIKELY(!f->has_extra))
       return NULL;
    fx = VG_(HT_remove)(fn_extras, f->start);
    vg_assert(fx != NULL);
    lines   = fx->lines;
-   *loaded = fx->loaded;
    ML_(dinfo_free)(fx);
    f->has_extra = 0;
    return lines;
@@ -451,7 +499,7 @@ void ML_(jit_archive_fn) ( const JitFn* f, JitLineTab* lines,
                                 ML_(dinfo_free), sizeof(JitArchived));
    VG_(memset)(&ar, 0, sizeof(ar));
    ar.fn           = *f;
-   ar.fn.has_extra = lines != NULL || loaded != 0;
+   ar.fn.has_extra = lines != NULL;
    ar.fn.archived  = 1;
    ar.last_epoch   = last_epoch;
    ar.lines        = lines;

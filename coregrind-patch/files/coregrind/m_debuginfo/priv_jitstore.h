@@ -37,9 +37,10 @@
    A JIT function is a JitFn record of 24 bytes: [start, start+size), a
    name, the JIT object it belongs to and whether it has extras.  Live
    functions never overlap.  The function store (jitstore.c) keeps them
-   sorted by address in chunks, and the extras of the few that have
-   some (a line table, the time a jitdump producer loaded the code) in a
-   side table by start address; the name pool (jitnames.c) holds their
+   sorted by address in chunks, the line tables of the few that have
+   one in a side table by start address, and the times a jitdump
+   producer loaded the code, where they are kept, in an array of the
+   chunk's; the name pool (jitnames.c) holds their
    names; each JIT object (jitobjects.c) owns a synthetic DebugInfo
    holding its name (Callgrind's ob=) and its pool of source file names,
    which line tables refer to.
@@ -140,7 +141,8 @@ extern JitLineTab* ML_(jit_line_table_copy) ( const JitLineTab* t );
 
 /* A registered function: 24 bytes.  Most functions have neither a line
    table nor a load time, so these are not held here but found by
-   ML_(jit_fn_lines) and ML_(jit_fn_loaded). */
+   ML_(jit_fn_lines) (in a side table) and ML_(jit_fn_loaded) (in an
+   array of its chunk's). */
 typedef
    struct {
       Addr        start;
@@ -148,7 +150,7 @@ typedef
       UInt        first_epoch;    /* epoch it was registered in */
       JitNameId   name;
       UInt        obj       : 30; /* JIT object index */
-      UInt        has_extra : 1;  /* it has a line table or a load time */
+      UInt        has_extra : 1;  /* it has a line table */
       UInt        archived  : 1;  /* the copy in an archived record */
    }
    JitFn;
@@ -170,6 +172,10 @@ typedef
       struct _JitFnChunk* prev;
       struct _JitFnChunk* next;
       UInt                n;      /* records in use */
+      ULong*              loaded; /* NULL, or FNS_PER_CHUNK load times
+                                     of fns (see ML_(jit_fn_loaded)),
+                                     0 where unknown: allocated when a
+                                     function with one is added */
       JitFn               fns[FNS_PER_CHUNK];
    }
    JitFnChunk;
