@@ -263,6 +263,14 @@ ULong ML_(jit_n_live) ( void )
 /*--- Adding and removing functions                        ---*/
 /*------------------------------------------------------------*/
 
+/* Gives c its array of load times (all 0) if it has none. */
+static void ensure_loaded ( JitFnChunk* c )
+{
+   if (c->loaded == NULL)
+      c->loaded = ML_(dinfo_zalloc)("di.jitstore.loaded",
+                                    FNS_PER_CHUNK * sizeof(ULong));
+}
+
 /* Copies n load times from src's records [si, si+n) to dst's records
    [di, di+n) (within one chunk, the ranges may overlap), giving dst its
    array if it has none.  src has one. */
@@ -270,9 +278,7 @@ static void copy_loaded ( JitFnChunk* dst, UInt di,
                           const JitFnChunk* src, UInt si, UInt n )
 {
    UInt k;
-   if (dst->loaded == NULL)
-      dst->loaded = ML_(dinfo_zalloc)("di.jitstore.loaded",
-                                      FNS_PER_CHUNK * sizeof(ULong));
+   ensure_loaded(dst);
    if (dst != src || di < si) {
       for (k = 0; k < n; k++)
          dst->loaded[di + k] = src->loaded[si + k];
@@ -386,9 +392,8 @@ void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines, ULong loaded )
    c->fns[k] = *f;
    c->fns[k].has_extra = lines != NULL;
    c->fns[k].archived  = 0;
-   if (UNLIKELY(loaded != 0) && c->loaded == NULL)
-      c->loaded = ML_(dinfo_zalloc)("di.jitstore.loaded",
-                                    FNS_PER_CHUNK * sizeof(ULong));
+   if (UNLIKELY(loaded != 0))
+      ensure_loaded(c);
    if (c->loaded != NULL)
       c->loaded[k] = loaded;
    c->n++;
