@@ -198,7 +198,16 @@ BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_w
             BOOST_TEST(m[3].str() == "10");
         }
     }
-    BOOST_TEST(cases == 14, r.err);
+    BOOST_TEST(cases == 15, r.err);
+    // An undefined CFA expression fails its FDE in the reader itself (part
+    // 1 of the series), not through the guard around it.
+    {
+        static const std::regex refusal(
+            R"(bad unwind information: ([^\n]*)\ncase cfa_expression_empty )");
+        std::smatch m;
+        BOOST_TEST_REQUIRE(std::regex_search(r.err, m, refusal), r.err);
+        BOOST_TEST(m[1].str() == "no FDE describes the code");
+    }
     // Each refusal says why under -v.
     for (const char* why : {"a CFI record lies outside its section",
                             "64-bit DWARF CFI records are not read",

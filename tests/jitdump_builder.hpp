@@ -8,6 +8,7 @@
 // overrides them to build malformed input.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -125,12 +126,30 @@ public:
         return record(3, timestamp, {});
     }
 
-    /// CODE_UNWINDING_INFO with `data_len` bytes of data (0xAB).
+    /// CODE_UNWINDING_INFO with `data_len` bytes of data: the .eh_frame
+    /// first (its `unwind_size - eh_hdr_size` bytes zero: a terminator,
+    /// which the core accepts), then the .eh_frame_hdr and any rest
+    /// (0xAB).
     JitdumpBuilder& unwinding(std::uint64_t unwind_size, std::uint64_t eh_hdr_size,
                               std::uint64_t mapped_size, std::size_t data_len,
                               std::uint64_t timestamp = 1800) {
         JitdumpBuilder p(le_);
-        p.u64(unwind_size).u64(eh_hdr_size).u64(mapped_size).fill(data_len, 0xAB);
+        const std::size_t eh = unwind_size > eh_hdr_size
+                                   ? std::min<std::size_t>(data_len, unwind_size - eh_hdr_size)
+                                   : 0;
+        p.u64(unwind_size).u64(eh_hdr_size).u64(mapped_size).fill(eh, 0).fill(data_len - eh, 0xAB);
+        return record(4, timestamp, p.bytes);
+    }
+
+    /// CODE_UNWINDING_INFO carrying `eh_frame`, then an .eh_frame_hdr of
+    /// `eh_hdr_size` bytes (0xAB), as perf's jitdump writers lay them out.
+    JitdumpBuilder& unwinding_eh_frame(const std::vector<unsigned char>& eh_frame,
+                                       std::uint64_t eh_hdr_size = 8,
+                                       std::uint64_t timestamp = 1800) {
+        JitdumpBuilder p(le_);
+        p.u64(eh_frame.size() + eh_hdr_size).u64(eh_hdr_size).u64(eh_frame.size() + eh_hdr_size);
+        p.bytes.insert(p.bytes.end(), eh_frame.begin(), eh_frame.end());
+        p.fill(eh_hdr_size, 0xAB);
         return record(4, timestamp, p.bytes);
     }
 

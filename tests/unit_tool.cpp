@@ -14,6 +14,7 @@
 
 #include "../tool/analyze.hpp"
 #include "../tool/json.hpp"
+#include "../examples/src/eh_frame.hpp"
 #include "fixtures/jitdump_fixtures.hpp"
 #include "test_support.hpp"
 
@@ -169,6 +170,49 @@ BOOST_AUTO_TEST_CASE(malformed_files_report_offsets) {
     expect_error("jit-999.dump", "20", "header pid 4242 differs from the pid 999 in the file name");
     expect_error("debug-beyond.dump", "40", "CODE_DEBUG_INFO entries run past the end");
     expect_error("wraps.dump", "40", "CODE_LOAD code range wraps around the address space");
+}
+
+BOOST_AUTO_TEST_CASE(unwinding_info_is_checked_as_the_core_checks_it) {
+    // A correct .eh_frame passes; the same CFI with a pointer encoding the
+    // core's CFI reader does not decode, or a record longer than the
+    // section, is reported (the core refuses both).
+    ehframe::FrameCfi cfi;
+    cfi.setCfaOffset(1, 16);
+    ehframe::Layout unknown_encoding;
+    unknown_encoding.fdeEncoding = 0x0f;
+    std::vector<unsigned char> overlong = cfi.ehFrame(0x1000, 32, 0x1020);
+    overlong[0] = 0x70;  // the CIE's length runs past the section
+    const struct {
+        const char* name;
+        std::vector<unsigned char> eh_frame;
+        const char* why;  // nullptr: clean
+    } cases[] = {
+        {"good", cfi.ehFrame(0x1000, 32, 0x1020), nullptr},
+        {"encoding", cfi.ehFrame(0x1000, 32, 0x1020, unknown_encoding),
+         "a CIE uses a pointer encoding that is not read"},
+        {"overlong", overlong, "a CFI record lies outside its section"},
+    };
+    vgjit::test::TempDir d("vgjit-unit-tool");
+    for (const auto& c : cases) {
+        jitdump_test::JitdumpBuilder b(true);
+        b.header(1, 4242, 1000, 0);
+        b.unwinding_eh_frame(c.eh_frame);
+        b.code_load(0x1000, 32, "fn", 1, 2000, 4242, 4243);
+        const std::string f = d.file(std::string("jit-4242-") + c.name + ".dump");
+        write_file(f, std::string(b.bytes.begin(), b.bytes.end()));
+        const Result r = run({"check", f});
+        BOOST_TEST_CONTEXT(c.name) {
+            if (c.why == nullptr) {
+                BOOST_TEST(r.status == 0, r.out);
+                BOOST_TEST(!contains(r.out, "warning:"), r.out);
+            } else {
+                BOOST_TEST(r.status == 0, r.out);  // a warning: the file stays usable
+                BOOST_TEST(contains(r.out, f + ":40: warning: CODE_UNWINDING_INFO's .eh_frame is refused: " +
+                                               c.why),
+                           r.out);
+            }
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(only_the_reported_problems) {

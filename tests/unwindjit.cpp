@@ -271,6 +271,19 @@ int hostile() {
         cases.push_back(c);
     }
     {
+        // DW_CFA_def_cfa_expression with an empty expression, the rest of
+        // the FDE's instructions DW_CFA_nop: the reader cannot convert the
+        // CFA rule (it asserted on it in Valgrind 3.27.1).
+        HostileCase c{"cfa_expression_empty", good};
+        std::uint32_t fde_len;
+        std::memcpy(&fde_len, &good[fde], 4);
+        const std::size_t insns = fde + 17;  // length, CIE pointer, pc_begin, pc_range, augmentation
+        for (std::size_t i = insns; i < fde + 4 + fde_len; ++i) c.bytes[i] = 0;
+        c.bytes[insns] = 0x0f;
+        c.bytes[insns + 1] = 0;
+        cases.push_back(c);
+    }
+    {
         HostileCase c{"unreadable", {}};
         c.ptr = reinterpret_cast<const void*>(0x1000);
         c.size = 64;

@@ -399,6 +399,19 @@ void analyze_jitdump(const std::string& path, FileWindow& file, Sink& sink) {
             closed = true;
             close_off = ev.offset;
             break;
+        case JITDUMP_CODE_UNWINDING_INFO: {
+            // The .eh_frame after the .eh_frame_hdr, checked as the core
+            // checks it before its CFI reader sees it.
+            const JitdumpUnwindingInfo& u = rec.u.unwind;
+            const unsigned long long eh_size = u.unwinding_size - u.eh_frame_hdr_size;
+            if (u.data != nullptr && eh_size > 0) {
+                if (const char* why = ML_(jit_cfi_check_records)(u.data, eh_size, 1))
+                    sink.problem(at_offset(Severity::Warning, ev.offset,
+                                           std::string("CODE_UNWINDING_INFO's .eh_frame is refused: ") +
+                                               why));
+            }
+            break;
+        }
         default:
             break;
         }

@@ -38,8 +38,9 @@
    The bytes are client data.  Before the reader sees them they are
    copied into core memory followed by zero padding, their records are
    checked for what the reader asserts on (ML_(jit_cfi_check_records)),
-   and a read past their end, which would make the image layer shut
-   Valgrind down, is caught (ML_(img_set_overrun_handler)).  FDEs that
+   and the reader runs under ML_(jit_guarded) (jitguard.c): a read past
+   their end, a failed check or a fault inside it refuses them instead
+   of ending Valgrind.  FDEs that
    describe code outside the range they are given for are dropped by
    ML_(addDiCfSI) (they lie outside the DebugInfo's one r-x mapping). */
 
@@ -61,6 +62,8 @@
 #include "priv_readdwarf.h"
 #include "priv_jitreg.h"         /* ML_(alloc_unlisted_DebugInfo) */
 #include "priv_jitstore.h"       /* ML_(jit_overlaps_object_text) */
+#include "priv_jitguard.h"
+#include "priv_jitformats.h"     /* ML_(jit_cfi_check_records) */
 #include "priv_jitcfi.h"         /* self */
 
 /* VG_JIT_UNWIND_* come from jit.h, through priv_jitreg.h. */
@@ -90,105 +93,24 @@ DebugInfo* ML_(jit_cfi_new_reading_di) ( const HChar* objname,
    return di;
 }
 
-/* Steps over an unsigned LEB128 at *p (below end); False if it runs
-   off. */
-static Bool skip_leb128 ( const UChar** p, const UChar* end )
-{
-   while (*p < end) {
-      if (((*(*p)++) & 0x80) == 0)
-         return True;
+/* The arguments of one guarded call of the CFI reader. */
+typedef
+   struct {
+      DebugInfo* di;
+      DiImage*   dimg;
+      ULong      size;
+      Addr       eh_addr;
    }
-   return False;
-}
+   EhFrameRead;
 
-/* Can the CFI reader decode pointers of encoding enc (of a CIE's 'R'
-   augmentation when for_fde_address, else of 'P' or 'L')?  It asserts
-   on the encodings it does not know. */
-static Bool pointer_encoding_ok ( UChar enc, Bool for_fde_address )
+static void call_cfi_reader ( void* argV )
 {
-   UChar format = enc & 0x0f, app = enc & 0x70;
-   if (enc == 0xff)
-      return !for_fde_address;   /* omitted */
-   if (format != 0x00 && format != 0x02 && format != 0x03
-       && format != 0x04 && format != 0x0a && format != 0x0b
-       && format != 0x0c)
-      return False;   /* the reader sizes only these */
-   if (!for_fde_address)
-      return True;    /* only skipped */
-   if (enc & 0x80)
-      return False;   /* indirect */
-   return app == 0x00 || app == 0x10 || app == 0x30 || app == 0x40
-          || app == 0x50;
+   const EhFrameRead* a = argV;
+   ML_(read_callframe_info_dwarf3)(a->di, mk_DiSlice(a->dimg, 0, a->size),
+                                   a->eh_addr, True);
 }
 
-const HChar* ML_(jit_cfi_check_records) ( const UChar* p, ULong size,
-                                          Bool is_eh )
-{
-   ULong off = 0;
-   while (off + 4 <= size) {
-      UInt         len, id;
-      const UChar* rec;
-      const UChar* end;
-      const UChar* aug;
-      VG_(memcpy)(&len, p + off, 4);
-      if (len == 0)
-         break;   /* terminator */
-      if (len == 0xffffffff)
-         return "64-bit DWARF CFI records are not read";
-      if (len < 4 || len > size - off - 4)
-         return "a CFI record lies outside its section";
-      rec = p + off + 4;
-      end = rec + len;
-      VG_(memcpy)(&id, rec, 4);
-      if (id == (is_eh ? 0 : 0xffffffff)) {
-         const UChar* q = rec + 5;   /* past the id and the version */
-         Bool         has_z;
-         if (q > end)
-            return "a CIE runs off its record";
-         aug = q;
-         while (q < end && *q != 0) q++;
-         if (q >= end)
-            return "a CIE's augmentation runs off its record";
-         q++;
-         has_z = aug[0] == 'z';
-         if (has_z) {
-            if (!skip_leb128(&q, end) || !skip_leb128(&q, end))
-               return "a CIE runs off its record";
-            if (rec[4] == 1) q++; else if (!skip_leb128(&q, end))
-               return "a CIE runs off its record";
-            if (q > end || !skip_leb128(&q, end))
-               return "a CIE runs off its record";
-            for (aug++; *aug != 0; aug++) {
-               UChar enc;
-               if (*aug != 'R' && *aug != 'P' && *aug != 'L')
-                  continue;
-               if (q >= end)
-                  return "a CIE runs off its record";
-               enc = *q++;
-               if (!pointer_encoding_ok(enc, *aug == 'R'))
-                  return "a CIE uses a pointer encoding that is not read";
-               if (*aug == 'P') {
-                  UInt sz = (enc & 0x07) == 0x02 ? 2
-                          : (enc & 0x07) == 0x03 ? 4
-                          : (enc & 0x07) == 0x04 ? 8 : sizeof(Addr);
-                  if (sz > (UWord)(end - q))
-                     return "a CIE runs off its record";
-                  q += sz;
-               }
-            }
-         }
-      }
-      off += 4 + (ULong)len;
-   }
-   return NULL;
-}
-
-static VG_MINIMAL_JMP_BUF(overrun_env);
-
-static void on_image_overrun ( void )
-{
-   VG_MINIMAL_LONGJMP(overrun_env);
-}
+static HChar why_text[256];
 
 DebugInfo* ML_(jit_cfi_from_eh_frame) ( const UChar* eh, ULong size,
                                         Addr eh_addr,
@@ -212,16 +134,13 @@ DebugInfo* ML_(jit_cfi_from_eh_frame) ( const UChar* eh, ULong size,
    VG_(memcpy)(buf, eh, size);
    dimg = ML_(img_from_memory)((Addr)buf, size + CFI_PADDING, objname);
    di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
-   if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
-      ML_(img_set_overrun_handler)(on_image_overrun);
-      ML_(read_callframe_info_dwarf3)(di, mk_DiSlice(dimg, 0, size),
-                                      eh_addr, True);
-      ML_(img_set_overrun_handler)(NULL);
-   } else {
-      /* What the reader allocated hangs off di or is lost (a few bytes
-         per hostile description). */
-      ML_(img_set_overrun_handler)(NULL);
-      *why = "its CFI reads past the end of its bytes";
+   {
+      EhFrameRead  a = { di, dimg, size, eh_addr };
+      const HChar* failed = ML_(jit_guarded)(call_cfi_reader, &a);
+      if (failed != NULL) {
+         VG_(snprintf)(why_text, sizeof(why_text), "%s", failed);
+         *why = why_text;
+      }
    }
    ML_(img_done)(dimg);
    ML_(dinfo_free)(buf);

@@ -189,6 +189,7 @@ static struct {
    ULong objects_with_cfi;
    ULong cfi_refused;
    ULong objects_with_inlined;
+   ULong inlined_refused;
 }
 stats;
 
@@ -198,7 +199,7 @@ static void warn ( const HChar* fmt, ... ) PRINTF_CHECK(1, 2);
 static void warn ( const HChar* fmt, ... )
 {
    va_list vargs;
-   HChar   buf[256];
+   HChar   buf[512];
    if (n_warnings >= MAX_WARNINGS)
       return;
    n_warnings++;
@@ -627,6 +628,11 @@ static void register_entry ( Addr ea )
       warn("CFI of %s (entry %#lx) refused: %s\n",
            obj->name, ea, dwarf.cfi_why);
    }
+   if (dwarf.inl_why != NULL) {
+      stats.inlined_refused++;
+      warn("inlined calls of %s (entry %#lx) refused: %s\n",
+           obj->name, ea, dwarf.inl_why);
+   }
    if (dwarf.kept != NULL)
       use_dwarf(obj, dwarf.kept, code_lo, code_hi);
 
@@ -821,14 +827,14 @@ void VG_(jit_gdb_print_summary) ( void )
              "%llu functions registered, %llu refused, %lu waiting; "
              "%llu functions with line tables, %llu line tables refused; "
              "%llu objects with CFI, %llu refused; "
-             "%llu objects with inlined calls\n",
+             "%llu objects with inlined calls, %llu refused\n",
              stats.notifications, stats.descriptors, stats.registered,
              stats.unregistered, stats.refused, stats.functions,
              stats.functions_refused,
              pending ? (UWord)VG_(sizeXA)(pending) : 0UL,
              stats.functions_with_lines, stats.line_tables_refused,
              stats.objects_with_cfi, stats.cfi_refused,
-             stats.objects_with_inlined);
+             stats.objects_with_inlined, stats.inlined_refused);
 }
 
 /*--------------------------------------------------------------------*/

@@ -59,12 +59,13 @@
       for the object's code.
 
    The object is client data.  Section headers and symbols are checked
-   here and by jitgdb.c's parse_object; the DWARF inside the sections
-   is left to the readers with two guards: a read past the end of the
-   buffer, which would make the image layer shut Valgrind down, is caught
-   instead (ML_(img_set_overrun_handler)), and the CIEs' pointer
-   encodings are checked first (the CFI reader asserts on those it does
-   not know; ML_(jit_cfi_check_records) of jitcfi.c).  What fails is refused; the object keeps its names. */
+   here and by jitgdb.c's parse_object, the CIEs' pointer encodings by
+   ML_(jit_cfi_check_records) of checkcfi.c (the CFI reader asserts on
+   those it does not know).  The DWARF inside the sections is left to
+   the readers, each run under ML_(jit_guarded) (jitguard.c): a read
+   past the end of the buffer, a failed check or a fault inside a reader
+   refuses what that reader was reading (the line table, the CFI or the
+   inlined calls), and the object keeps its names and the rest. */
 
 #include "pub_core_basics.h"
 #include "pub_core_debuginfo.h"
@@ -85,6 +86,8 @@
 #include "priv_readdwarf3.h"
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"         /* the checks of CFI records */
+#include "priv_jitguard.h"
+#include "priv_jitformats.h"     /* ML_(jit_cfi_check_records) */
 #include "priv_jitgdb.h"         /* self */
 
 /* The sections the readers use, in the order of this table. */
@@ -238,17 +241,6 @@ static const HChar* apply_rela ( const UChar* img, ULong n,
 
 
 /*------------------------------------------------------------*/
-/*--- Guards                                               ---*/
-/*------------------------------------------------------------*/
-
-static VG_MINIMAL_JMP_BUF(overrun_env);
-
-static void on_image_overrun ( void )
-{
-   VG_MINIMAL_LONGJMP(overrun_env);
-}
-
-/*------------------------------------------------------------*/
 /*--- Reading                                              ---*/
 /*------------------------------------------------------------*/
 
@@ -318,51 +310,109 @@ static inline DiSlice slice ( DiImage* dimg, const CopiedSec* secs,
              : DiSlice_INVALID;
 }
 
+/* Why a reading failed, kept until the object's warnings are given:
+   ML_(jit_guarded)'s text lasts until its next call. */
+static HChar lines_why_text[256], cfi_why_text[256], inl_why_text[256];
+
+static const HChar* keep_why ( HChar* text, SizeT size, const HChar* why )
+{
+   if (why == NULL)
+      return NULL;
+   VG_(snprintf)(text, size, "%s", why);
+   return text;
+}
+
+/* The arguments of one guarded call of a reader. */
+typedef
+   struct {
+      DebugInfo*       di;
+      DiImage*         dimg;
+      const CopiedSec* secs;
+      UWord            frame_sec;  /* SEC_EH_FRAME or SEC_DEBUG_FRAME */
+   }
+   ReadArgs;
+
+static void call_line_reader ( void* argV )
+{
+   const ReadArgs* a = argV;
+   ML_(read_debuginfo_dwarf3)(a->di, slice(a->dimg, a->secs, SEC_INFO),
+                              DiSlice_INVALID,
+                              slice(a->dimg, a->secs, SEC_ABBREV),
+                              slice(a->dimg, a->secs, SEC_LINE),
+                              slice(a->dimg, a->secs, SEC_STR),
+                              DiSlice_INVALID,
+                              slice(a->dimg, a->secs, SEC_LINE_STR));
+}
+
+static void call_cfi_reader ( void* argV )
+{
+   const ReadArgs*  a   = argV;
+   const CopiedSec* sec = &a->secs[a->frame_sec];
+   Bool             is_eh = a->frame_sec == SEC_EH_FRAME;
+   ML_(read_callframe_info_dwarf3)(a->di,
+                                   slice(a->dimg, a->secs, a->frame_sec),
+                                   is_eh ? sec->addr : 0, is_eh);
+}
+
+static void call_inline_reader ( void* argV )
+{
+   const ReadArgs* a = argV;
+   ML_(new_dwarf3_reader)(a->di, slice(a->dimg, a->secs, SEC_INFO),
+                          DiSlice_INVALID,
+                          slice(a->dimg, a->secs, SEC_ABBREV),
+                          slice(a->dimg, a->secs, SEC_LINE),
+                          slice(a->dimg, a->secs, SEC_STR),
+                          slice(a->dimg, a->secs, SEC_RANGES),
+                          slice(a->dimg, a->secs, SEC_RNGLISTS),
+                          slice(a->dimg, a->secs, SEC_LOCLISTS),
+                          slice(a->dimg, a->secs, SEC_LOC),
+                          DiSlice_INVALID, DiSlice_INVALID,
+                          DiSlice_INVALID, DiSlice_INVALID,
+                          slice(a->dimg, a->secs, SEC_LINE_STR),
+                          slice(a->dimg, a->secs, SEC_ADDR),
+                          slice(a->dimg, a->secs, SEC_STR_OFFSETS));
+}
+
+/* Reads the object's line table into *lines (NULL if it has no entry
+   for the code).  Returns NULL, or why the line table is refused. */
 static const HChar* read_lines ( DiImage* dimg, const CopiedSec* secs,
                                  Addr code_lo, Addr code_hi,
                                  const HChar* objname,
                                  /*OUT*/GdbLineSet** lines )
 {
-   DebugInfo*   di;
-   const HChar* why = NULL;
+   ReadArgs     a;
+   const HChar* why;
 
    *lines = NULL;
-   di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
-   if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
-      ML_(img_set_overrun_handler)(on_image_overrun);
-      ML_(read_debuginfo_dwarf3)(di, slice(dimg, secs, SEC_INFO),
-                                 DiSlice_INVALID,
-                                 slice(dimg, secs, SEC_ABBREV),
-                                 slice(dimg, secs, SEC_LINE),
-                                 slice(dimg, secs, SEC_STR),
-                                 DiSlice_INVALID,
-                                 slice(dimg, secs, SEC_LINE_STR));
-      ML_(img_set_overrun_handler)(NULL);
-      *lines = collect_lines(di);
-   } else {
-      /* What the reader allocated hangs off di or is lost (a few bytes
-         per hostile object). */
-      ML_(img_set_overrun_handler)(NULL);
-      why = "its DWARF reads past the end of its sections";
-   }
-   ML_(free_unlisted_DebugInfo)(di);
+   a.di   = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
+   a.dimg = dimg;
+   a.secs = secs;
+   a.frame_sec = SEC_EH_FRAME;
+   why = keep_why(lines_why_text, sizeof(lines_why_text),
+                  ML_(jit_guarded)(call_line_reader, &a));
+   if (why == NULL)
+      *lines = collect_lines(a.di);
+   ML_(free_unlisted_DebugInfo)(a.di);
    return why;
 }
 
 /* Reads the object's CFI (if want_cfi) and, under --read-inline-info=yes,
    its inlined calls (if want_inl) into a DebugInfo that is kept (*kept,
-   NULL if it holds neither).  Sets *cfi_why to why the CFI was refused
-   (readdwarf3.c reports its own failures). */
+   NULL if it holds neither).  Sets *cfi_why to why the CFI was refused,
+   *inl_why to why the inlined calls were (each refused as a whole; the
+   other is kept). */
 static void read_kept ( DiImage* dimg, const CopiedSec* secs,
                         const UChar* buf, Bool want_cfi, Bool want_inl,
                         Addr code_lo, Addr code_hi, const HChar* objname,
                         /*OUT*/DebugInfo** kept,
-                        /*OUT*/const HChar** cfi_why )
+                        /*OUT*/const HChar** cfi_why,
+                        /*OUT*/const HChar** inl_why )
 {
    const CopiedSec* sec = secs[SEC_EH_FRAME].shndx != 0
                              ? &secs[SEC_EH_FRAME] : &secs[SEC_DEBUG_FRAME];
    Bool             is_eh = sec == &secs[SEC_EH_FRAME];
-   DebugInfo*       di;
+   ReadArgs         a;
+   const HChar*     why;
 
    *kept = NULL;
    if (want_cfi) {
@@ -374,48 +424,42 @@ static void read_kept ( DiImage* dimg, const CopiedSec* secs,
    }
    if (!want_cfi && !want_inl)
       return;
-   di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
+   a.dimg = dimg;
+   a.secs = secs;
+   a.frame_sec = sec - secs;
+  again:
+   a.di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
    if (want_cfi) {
-      if (VG_MINIMAL_SETJMP(overrun_env) == 0) {
-         ML_(img_set_overrun_handler)(on_image_overrun);
-         ML_(read_callframe_info_dwarf3)(di,
-                                         slice(dimg, secs, sec - secs),
-                                         is_eh ? sec->addr : 0, is_eh);
-         ML_(img_set_overrun_handler)(NULL);
-      } else {
-         ML_(img_set_overrun_handler)(NULL);
-         ML_(free_unlisted_DebugInfo)(di);
-         *cfi_why = "its CFI reads past the end of its section";
-         return;
+      why = ML_(jit_guarded)(call_cfi_reader, &a);
+      if (why != NULL) {
+         ML_(free_unlisted_DebugInfo)(a.di);
+         *cfi_why = keep_why(cfi_why_text, sizeof(cfi_why_text), why);
+         want_cfi = False;
+         if (!want_inl)
+            return;
+         goto again;
       }
    }
    if (want_inl) {
-      /* readdwarf3.c catches its own failures, an overrun of the image
-         included (it sees the handler set). */
-      ML_(img_set_overrun_handler)(on_image_overrun);
-      ML_(new_dwarf3_reader)(di, slice(dimg, secs, SEC_INFO),
-                             DiSlice_INVALID,
-                             slice(dimg, secs, SEC_ABBREV),
-                             slice(dimg, secs, SEC_LINE),
-                             slice(dimg, secs, SEC_STR),
-                             slice(dimg, secs, SEC_RANGES),
-                             slice(dimg, secs, SEC_RNGLISTS),
-                             slice(dimg, secs, SEC_LOCLISTS),
-                             slice(dimg, secs, SEC_LOC),
-                             DiSlice_INVALID, DiSlice_INVALID,
-                             DiSlice_INVALID, DiSlice_INVALID,
-                             slice(dimg, secs, SEC_LINE_STR),
-                             slice(dimg, secs, SEC_ADDR),
-                             slice(dimg, secs, SEC_STR_OFFSETS));
-      ML_(img_set_overrun_handler)(NULL);
+      why = ML_(jit_guarded)(call_inline_reader, &a);
+      if (why != NULL) {
+         /* Half of the inlined calls may be in: read the CFI again, on
+            its own. */
+         ML_(free_unlisted_DebugInfo)(a.di);
+         *inl_why = keep_why(inl_why_text, sizeof(inl_why_text), why);
+         want_inl = False;
+         if (!want_cfi)
+            return;
+         goto again;
+      }
    }
-   if (di->cfsi_used == 0 && di->inltab_used == 0) {
-      ML_(free_unlisted_DebugInfo)(di);
+   if (a.di->cfsi_used == 0 && a.di->inltab_used == 0) {
+      ML_(free_unlisted_DebugInfo)(a.di);
       return;
    }
-   ML_(canonicaliseTables)(di);
-   ML_(finish_CFSI_arrays)(di);
-   *kept = di;
+   ML_(canonicaliseTables)(a.di);
+   ML_(finish_CFSI_arrays)(a.di);
+   *kept = a.di;
 }
 
 void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
@@ -501,7 +545,7 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
    if (want_lines && out->lines_why == NULL && VG_(clo_read_inline_info))
       want_inl = True;
    read_kept(dimg, secs, buf, want_cfi, want_inl, code_lo, code_hi,
-             objname, &out->kept, &out->cfi_why);
+             objname, &out->kept, &out->cfi_why, &out->inl_why);
    ML_(img_done)(dimg);
    ML_(dinfo_free)(buf);
 }

@@ -58,24 +58,20 @@ extern DebugInfo* ML_(jit_cfi_new_reading_di) ( const HChar* objname,
                                                 Addr code_lo,
                                                 Addr code_hi );
 
-/* Checks the records of an .eh_frame (is_eh) or .debug_frame section
-   at p[0..size) for what m_debuginfo's CFI reader asserts on or reads
-   past: every record (length field, CIE augmentation and its operands)
-   must lie in the section, no record may use 64-bit DWARF, and CIEs
-   may use only the pointer encodings the reader knows.  Returns NULL
-   if the section may be handed to the reader, else why not (a static
-   English text). */
-extern const HChar* ML_(jit_cfi_check_records) ( const UChar* p,
-                                                 ULong size, Bool is_eh );
+/* ML_(jit_cfi_check_records), the checks of CFI records before the
+   reader sees them, is in priv_jitformats.h (checkcfi.c), shared with
+   vg-jit and the fuzz targets. */
 
 /* Reads the .eh_frame bytes eh[0..size) (core memory, the caller's;
    copied) as if they lay at address eh_addr (which resolves their
    PC-relative pointers), for the code in [code_lo, code_hi), with
    m_debuginfo's own CFI reader.  Returns a canonicalised unlisted
    DebugInfo holding the CFI that covers part of that code (FDEs outside
-   it are dropped), or NULL and sets *why (a static text) when the
-   bytes are refused: malformed records (ML_(jit_cfi_check_records)),
-   a read past their end, or no FDE covering the code. */
+   it are dropped), or NULL and sets *why (a text valid until the next
+   call) when the bytes are refused: malformed records
+   (ML_(jit_cfi_check_records)), what the reader failed on (a read past
+   their end, a failed check, a fault: ML_(jit_guarded)), or no FDE
+   covering the code. */
 extern DebugInfo* ML_(jit_cfi_from_eh_frame) ( const UChar* eh, ULong size,
                                                Addr eh_addr,
                                                Addr code_lo, Addr code_hi,

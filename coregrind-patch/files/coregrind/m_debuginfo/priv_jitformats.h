@@ -466,6 +466,26 @@ extern int ML_(perfmap_finish)(PerfmapReader* r,
 extern const char* ML_(perfmap_strerror)(int code);
 
 /* ------------------------------------------------------------------
+   CFI records (checkcfi.c)
+   ------------------------------------------------------------------ */
+
+/* Checks the records of an .eh_frame (is_eh non-zero) or .debug_frame
+   section, the size bytes at p (host byte order, as Valgrind's CFI
+   reader takes them), for what that reader asserts on or reads past:
+   every record (its length field, a CIE's augmentation and its
+   operands) must lie in the section, no record may use 64-bit DWARF,
+   and CIEs may use only the pointer encodings the reader decodes
+   (absptr, udata2/4/8, sdata2/4/8, applied as absolute, pc-relative,
+   text-relative, data-relative or function-relative, not indirect, for
+   FDE addresses).  A zero length field ends the section.  Returns 0 if
+   the section may be handed to the reader, else why not: a static
+   English text ("a CFI record lies outside its section", ...).  Reads
+   nothing outside p[0..size). */
+const char* ML_(jit_cfi_check_records)(const unsigned char* p,
+                                       unsigned long long size,
+                                       int is_eh);
+
+/* ------------------------------------------------------------------
    Helpers the two readers share (not part of the API)
    ------------------------------------------------------------------ */
 

@@ -80,6 +80,8 @@ typedef
                                  or NULL if it has neither (free with
                                  ML_(free_unlisted_DebugInfo)) */
       const HChar* cfi_why;   /* why the CFI was refused, or NULL */
+      const HChar* inl_why;   /* why the inlined calls were refused, or
+                                 NULL */
    }
    GdbDwarf;
 
@@ -93,7 +95,10 @@ typedef
    .debug_frame to which the RELA
    relocations of a relocatable object are applied first (amd64).
    objname names the object in the readers' messages.  Fills in *out;
-   refusals leave the object's names unaffected. */
+   refusals leave the object's names unaffected.  Each reader runs under
+   ML_(jit_guarded) (priv_jitguard.h): what it cannot read is refused,
+   one kind of information at a time.  The *_why texts last until the
+   next call. */
 extern void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
                                       Addr code_lo, Addr code_hi,
                                       const HChar* objname,
