@@ -7,7 +7,7 @@
    AddressSanitizer catches any read outside it.  Invariants: the answer
    is 0 or a non-empty text, the same on a second call, and an accepted
    section's records (followed by their length fields) end inside the
-   section. */
+   section, with at most zero padding after the last one. */
 
 #include "priv_jitformats.h"
 #include "fuzz_driver.h"
@@ -38,6 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
          if (len < 4 || len > n - off - 4) fail();
          off += 4 + (unsigned long long)len;
       }
+      /* Bytes after the last record that do not make a length field are
+         zero padding. */
+      if (off < n && n - off < 4)
+         for (; off < n; off++)
+            if (copy[off] != 0) fail();
    }
    free(copy);
    return 0;

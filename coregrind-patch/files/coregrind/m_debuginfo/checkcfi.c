@@ -144,6 +144,13 @@ const char* ML_(jit_cfi_check_records)(const unsigned char* p,
       }
       off += 4 + (unsigned long long)len;
    }
+   /* One to three bytes after the last record: the reader would take
+      them for the start of a length field.  Zero padding is harmless. */
+   if (off < size && size - off < 4) {
+      for (; off < size; off++)
+         if (p[off] != 0)
+            return "a CFI record lies outside its section";
+   }
    return 0;
 }
 

@@ -46,7 +46,10 @@
         (the same fault catcher Memcheck's leak search uses)
       ends the read instead of Valgrind.  readdwarf3.c, which has its
       own recovery point, takes such failures through it
-      (ML_(jit_guard_divert)) and reports them (ML_(jit_guard_note_failure)).
+      (ML_(jit_guard_divert)).  A reader that gives up by itself
+      (ML_(symerr) with serious set: "Serious problem when reading debug
+      info") reports to the guard instead of printing
+      (ML_(jit_guard_note_failure)), and what it read is refused too.
    3. What a failed read gives is refused as a whole: the line table,
       CFI or inlined calls of that one object or record, with a warning
       that names it and says why, and a count in the -v summary.  What
@@ -174,14 +177,18 @@ Bool ML_(jit_guard_divert) ( void (*fail_fn)(const HChar* why) )
    return True;
 }
 
-void ML_(jit_guard_note_failure) ( const HChar* why )
+Bool ML_(jit_guard_note_failure) ( const HChar* why )
 {
    if (!guard_active)
-      return;
-   guard_noted = True;
-   if (why != guard_why)
-      VG_(snprintf)(guard_why, sizeof(guard_why), "%s",
-                    why != NULL ? why : "the reader failed");
+      return False;
+   /* The first failure says why; readers may report more after it. */
+   if (!guard_noted) {
+      guard_noted = True;
+      if (why != guard_why)
+         VG_(snprintf)(guard_why, sizeof(guard_why), "%s",
+                       why != NULL ? why : "the reader failed");
+   }
+   return True;
 }
 
 /*--------------------------------------------------------------------*/

@@ -60,10 +60,13 @@ extern const HChar* ML_(jit_guarded) ( void (*fn)(void* arg), void* arg );
    (the reader is reading a file). */
 extern Bool ML_(jit_guard_divert) ( void (*fail)(const HChar* why) );
 
-/* For a reader that recovered from a failure by itself (readdwarf3.c's
-   barf, diverted here or not): makes the guarded call return why (a
-   text that the guard copies) although fn returned. */
-extern void ML_(jit_guard_note_failure) ( const HChar* why );
+/* For a reader that gave up by itself (ML_(symerr) with serious set,
+   which readdwarf3.c's barf also reaches): if a guarded read is in
+   progress, makes it return why (copied; the first failure reported
+   wins) although fn returned, and returns True (the caller of the guard
+   warns: the reader need not print).  Returns False, and does nothing,
+   when no guarded read is in progress. */
+extern Bool ML_(jit_guard_note_failure) ( const HChar* why );
 
 #endif /* ndef __PRIV_JITGUARD_H */
 
