@@ -11,10 +11,11 @@
 // hostile_client under the staged Valgrind, the tool rotating over
 // memcheck, callgrind, cachegrind, helgrind, drd, massif, dhat and none; a
 // run passes when it ends with the client's own exit status and the
-// stdout of a native run.  A batch that fails is re-run one case per
-// process to name the culprits.  Each failure is printed as one line
-// (case, tool, seed, mutation, signature, reproducer) and the failures are
-// summarised by signature.  Exit status: 0 when every failure is listed in
+// stdout of a native run.  A batch that fails is re-run in halves, down
+// to one case per process, to name the culprits.  Each failure is printed
+// as one line (case, tool, seed, mutation, signature, the first frames of
+// Valgrind's own stack, reproducer) and the failures are summarised by
+// signature.  Exit status: 0 when every failure is listed in
 // --known (or there is none), 1 otherwise, 77 when the staged Valgrind or
 // the client is missing.
 //
@@ -94,6 +95,7 @@ struct Options {
     std::vector<std::string> replay;
     bool verbose = false;
     bool keep = false;
+    bool dryRun = false;
 };
 
 void usage() {
@@ -121,7 +123,8 @@ void usage() {
         "                  (defaults from $VGJIT_STAGE, $VGJIT_TESTS_BUILDDIR,\n"
         "                  $VGJIT_SRCDIR)\n"
         "  --verbose       print every run\n"
-        "  --keep          keep the work directories of passing runs (OUT/work)\n",
+        "  --keep          keep the work directories of passing runs (OUT/work)\n"
+        "  --dry-run       print each case (number, tool, seed, mutation); run nothing\n",
         static_cast<unsigned long long>(kBlock), static_cast<unsigned long long>(kBlock));
 }
 
@@ -794,14 +797,16 @@ void mutateObject(Mutator& m) {
         break;
     }
     case 12: {  // a form: .debug_abbrev or a DWARF 5 line table's entry formats
+        // A DWARF 5 line table's few forms as often as the abbreviations'.
         std::vector<std::pair<std::size_t, std::string>> forms;
-        if (const Section* a = e.find(".debug_abbrev")) {
-            auto [lo, hi] = dataRange(*a, size);
-            for (std::size_t at : abbrevForms(m.b, lo, hi)) forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
-        }
-        if (const Section* l = e.find(".debug_line")) {
+        const bool line = m.r.chance(50);
+        if (const Section* l = e.find(".debug_line"); l && line) {
             auto [lo, hi] = dataRange(*l, size);
             for (std::size_t at : lineForms(m.b, lo, hi)) forms.push_back({at, ".debug_line+" + hex(at - lo)});
+        }
+        if (const Section* a = e.find(".debug_abbrev"); a && forms.empty()) {
+            auto [lo, hi] = dataRange(*a, size);
+            for (std::size_t at : abbrevForms(m.b, lo, hi)) forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
         }
         if (forms.empty()) break;
         const auto& [at, what] = forms[m.r.below(forms.size())];
@@ -1052,6 +1057,13 @@ std::string signatureOf(const RunResult& r, const std::string& nativeOut) {
         return what;
     }
     if (r.err.find("out of memory") != std::string::npos) return "out of memory";
+    const std::size_t internal = r.err.find("internal error");
+    if (internal != std::string::npos) {
+        const std::size_t bol = r.err.rfind('\n', internal) + 1;
+        std::string line = r.err.substr(bol, r.err.find('\n', internal) - bol);
+        line.erase(0, line.find_first_not_of("=0123456789 -"));
+        return line;
+    }
     if (std::regex_search(r.err, m, clientSignal)) {
         std::string where;
         const std::string rest = m.suffix().str();
@@ -1163,30 +1175,52 @@ struct Campaign {
             if (!o.keep) fs::remove_all(dir);
             return;
         }
-        // One case per process, to name the culprits.
-        bool named = batch.size() == 1;
-        for (const Case& c : batch) {
-            const fs::path one = batch.size() == 1 ? dir : dir / c.id().replace(c.family.size(), 1, "-");
-            std::string s = sig;
-            if (batch.size() > 1) {
-                writeCases({c}, one);
-                s = runList(one, c.tool, nullptr);
-            }
-            const std::string stack = s.empty() ? "" : hostStack(readText(one / "valgrind.stderr"));
-            if (s.empty()) {
-                ++passed;
-                notePassed(c.id());
-                continue;
-            }
-            named = true;
-            record(c, s, saveRepro(c, one, s), stack);
+        // Halves of the batch, recursively, down to one case per process,
+        // to name the culprits.
+        if (batch.size() == 1) {
+            record(batch.front(), sig, saveRepro(batch.front(), dir, sig),
+                   hostStack(readText(dir / "valgrind.stderr")));
+            return;
         }
-        if (!named) {
+        if (!bisect(batch, dir)) {
             Case whole = batch.front();
             whole.mutation = "only together with the rest of its batch, up to " + batch.back().id();
             record(whole, sig + " (batch)", fs::absolute(dir).string(),
                    hostStack(readText(dir / "valgrind.stderr")));
         }
+    }
+
+    /// Runs each half of `cases` (more than one) in its own process and
+    /// each failing half's halves, down to single cases, which are
+    /// recorded.  False if no case failed.
+    bool bisect(const std::vector<Case>& cases, const fs::path& dir) {
+        const std::size_t mid = cases.size() / 2;
+        bool named = false;
+        for (int h = 0; h < 2; ++h) {
+            const std::vector<Case> half(cases.begin() + (h ? static_cast<long>(mid) : 0),
+                                         h ? cases.end() : cases.begin() + static_cast<long>(mid));
+            const fs::path sub = dir / (half.front().family + "-" + std::to_string(half.front().number) + "-" +
+                                        std::to_string(half.size()));
+            writeCases(half, sub);
+            const std::string s = runList(sub, half.front().tool, nullptr);
+            if (s.empty()) {
+                passed += half.size();
+                for (const Case& c : half) notePassed(c.id());
+            } else if (half.size() == 1) {
+                named = true;
+                record(half.front(), s, saveRepro(half.front(), sub, s),
+                       hostStack(readText(sub / "valgrind.stderr")));
+            } else {
+                if (!bisect(half, sub)) {
+                    Case whole = half.front();
+                    whole.mutation = "only together with the rest of its run, up to " + half.back().id();
+                    record(whole, s + " (batch)", fs::absolute(sub).string(),
+                           hostStack(readText(sub / "valgrind.stderr")));
+                }
+                named = true;
+            }
+        }
+        return named;
     }
 
     void notePassed(const std::string& id) {
@@ -1308,6 +1342,7 @@ int main(int argc, char** argv) {
             else if (k == "--clang") o.clang = v;
             else if (k == "--verbose") o.verbose = true;
             else if (k == "--keep") o.keep = true;
+            else if (k == "--dry-run") o.dryRun = true;
             else if (k == "--help" || k == "-h") { usage(); return 0; }
             else { std::fprintf(stderr, "hostile_campaign: unknown option %s\n", a.c_str()); usage(); return 2; }
         }
@@ -1359,6 +1394,10 @@ int main(int argc, char** argv) {
             for (std::uint64_t n = o.first; n < o.first + o.cases; ++n) {
                 if (!o.families.count(familyOf(n))) continue;
                 Case k = makeCase(o, c.seeds, n);
+                if (o.dryRun) {
+                    std::printf("%s %s %s %s\n", k.id().c_str(), k.tool.c_str(), k.seed.c_str(), k.mutation.c_str());
+                    continue;
+                }
                 if (batches.empty() || batches.back().size() >= o.batch ||
                     batches.back().front().number / kBlock != n / kBlock)
                     batches.emplace_back();
