@@ -1123,6 +1123,8 @@ struct Campaign {
             throw std::runtime_error("the client fails natively in " + dir.string() + ": " + native.err);
         const RunResult vg = run(valgrindArgv(tool, "list"), dir, o.timeout, "valgrind");
         ++runs;
+        if (vg.err.find("failed to start tool") != std::string::npos)
+            throw std::runtime_error("the staged Valgrind cannot start " + tool + " (" + o.valgrind + ")");
         if (log) *log = vg.err;
         return signatureOf(vg, native.out);
     }
