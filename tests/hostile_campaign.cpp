@@ -1033,9 +1033,10 @@ std::string signatureOf(const RunResult& r, const std::string& nativeOut) {
         std::string reason = r.err.substr(impossible);
         reason = reason.substr(0, reason.find("host stacktrace"));
         std::string what = "impossible";
+        static const std::regex received(R"(received a signal \d+ \((\w+)\))");
         if (reason.find("Killed by fatal signal") != std::string::npos) {
-            const std::size_t s = reason.find("SIG");
-            what = s != std::string::npos ? reason.substr(s, reason.find_first_of(" \n", s) - s) : "fatal signal";
+            std::smatch sm;
+            what = std::regex_search(r.err, sm, received) ? sm[1].str() : "fatal signal";
         } else {
             const std::size_t nl = reason.find('\n');
             what = nl != std::string::npos ? reason.substr(nl + 1) : reason;
