@@ -1,0 +1,1479 @@
+// hostile_campaign: a deterministic mutation campaign against the staged
+// Valgrind's reading of debug information that the client hands in
+// (`make check-hostile`; a short slice runs in `make check`).
+//
+// It compiles fixtures/hostile/seed.c into relocatable objects like those
+// a JIT registers through the GDB JIT interface (gcc and clang-14, DWARF 4
+// and 5, -O0 and -O2 with inlined calls, .eh_frame or .debug_frame), takes
+// their .eh_frame sections as client-request and jitdump unwinding seeds,
+// and derives every case from (--seed, case number) alone: its family, its
+// tool, its seed object and its mutation.  Batches of cases run through
+// hostile_client under the staged Valgrind, the tool rotating over
+// memcheck, callgrind, cachegrind, helgrind, drd, massif, dhat and none; a
+// run passes when it ends with the client's own exit status and the
+// stdout of a native run.  A batch that fails is re-run in halves, down
+// to one case per process, to name the culprits.  Each failure is printed
+// as one line (case, tool, seed, mutation, signature, the first frames of
+// Valgrind's own stack, reproducer) and the failures are summarised by
+// signature.  Exit status: 0 when every failure is listed in
+// --known (or there is none), 1 otherwise, 77 when the staged Valgrind or
+// the client is missing.
+//
+// Families (the case number picks one, and the tool, in blocks of
+// kBlock cases):
+//   gdb      an ELF object for the GDB JIT interface: bytes flipped, random
+//            bytes or interesting values (0, 0x7f, 0x80, 0xff, sizes, ...)
+//            in any section or in the ELF or section headers, truncations,
+//            and field-aware changes of section headers, the ELF header,
+//            symbols, relocation entries, DWARF unit and line-table
+//            headers, abbreviation and line-table forms, and CFI records
+//            and instructions
+//   clreq    .eh_frame bytes of VALGRIND_JIT_REGISTER_CODE, the compilers'
+//            .eh_frame resolved for the code: the same operators on CFI
+//   jitdump  a CODE_UNWINDING_INFO record's payload (sizes, .eh_frame and
+//            .eh_frame_hdr)
+//
+// Usage: see usage() below, and HACKING.md ("The hostile campaign").
+
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+/// Cases per block: a block has one family and one tool.
+constexpr std::uint64_t kBlock = 20;
+/// The client's exit status when it ends normally (hostile_client.cpp).
+constexpr int kClientExit = 57;
+
+const std::vector<std::string> kAllTools = {"memcheck", "callgrind", "cachegrind", "helgrind",
+                                            "drd",      "massif",    "dhat",       "none"};
+/// The family of each block, in turn (objects have the most to mutate).
+const std::vector<std::string> kFamilyCycle = {"gdb", "clreq", "gdb", "jitdump", "gdb"};
+
+struct Options {
+    std::uint64_t seed = 1;
+    std::uint64_t first = 0;
+    std::uint64_t cases = 3000;
+    unsigned jobs = 2;
+    std::uint64_t batch = kBlock;
+    unsigned timeout = 120;
+    std::vector<std::string> tools = kAllTools;
+    std::set<std::string> families = {"gdb", "clreq", "jitdump"};
+    std::string out = "hostile-out";
+    std::string repro;  // default: OUT/repro
+    std::string valgrind, client, srcdir;
+    std::string cc = "gcc", clang = "clang-14";
+    std::string known;
+    std::vector<std::string> replay;
+    bool verbose = false;
+    bool keep = false;
+    bool dryRun = false;
+};
+
+void usage() {
+    std::printf(
+        "usage: hostile_campaign [OPTIONS]\n"
+        "  --seed=N        campaign seed (default 1); with the case number it fixes\n"
+        "                  every case\n"
+        "  --first=N       first case number (default 0)\n"
+        "  --cases=N       number of cases (default 3000)\n"
+        "  --case=N        only case N (same as --first=N --cases=1)\n"
+        "  --families=L    comma-separated subset of gdb,clreq,jitdump (cases of\n"
+        "                  other families are skipped)\n"
+        "  --tools=L       comma-separated tools to rotate over (default all eight)\n"
+        "  --jobs=N        Valgrind runs at a time (default 2)\n"
+        "  --batch=N       cases per Valgrind run, at most %llu (default %llu)\n"
+        "  --timeout=S     seconds before a run counts as a hang (default 120)\n"
+        "  --out=DIR       work directory (default hostile-out)\n"
+        "  --repro=DIR     where reproducers are saved (default OUT/repro)\n"
+        "  --known=FILE    failures expected today: lines \"CASE\" (e.g. gdb:1234 or\n"
+        "                  a replayed directory's name); # starts a comment\n"
+        "  --replay=DIR    run the reproducer in DIR (a directory with list, tool and\n"
+        "                  its files, as saved under --repro) instead of cases; a\n"
+        "                  directory of such directories runs each; repeatable\n"
+        "  --valgrind=PATH --client=PATH --srcdir=DIR --cc=CC --clang=CC\n"
+        "                  (defaults from $VGJIT_STAGE, $VGJIT_TESTS_BUILDDIR,\n"
+        "                  $VGJIT_SRCDIR)\n"
+        "  --verbose       print every run\n"
+        "  --keep          keep the work directories of passing runs (OUT/work)\n"
+        "  --dry-run       print each case (number, tool, seed, mutation); run nothing\n",
+        static_cast<unsigned long long>(kBlock), static_cast<unsigned long long>(kBlock));
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> v;
+    std::string cur;
+    std::istringstream in(s);
+    while (std::getline(in, cur, sep))
+        if (!cur.empty()) v.push_back(cur);
+    return v;
+}
+
+std::string hex(std::uint64_t v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+Bytes readFile(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string readText(const fs::path& p) {
+    Bytes b = readFile(p);
+    return std::string(b.begin(), b.end());
+}
+
+void writeFile(const fs::path& p, const Bytes& b) {
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+
+void writeText(const fs::path& p, const std::string& s) {
+    writeFile(p, Bytes(s.begin(), s.end()));
+}
+
+// ---------------------------------------------------------------------
+// Random numbers: splitmix64 (the same sequence on every platform).
+
+struct Rng {
+    std::uint64_t s;
+    explicit Rng(std::uint64_t seed) : s(seed) {}
+    std::uint64_t next() {
+        std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    /// Uniform-enough in [0, n), n > 0.
+    std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
+    bool chance(unsigned percent) { return below(100) < percent; }
+};
+
+// ---------------------------------------------------------------------
+// Little-endian access to a byte buffer (bounds checked by the callers).
+
+std::uint64_t getLE(const Bytes& b, std::size_t at, int width) {
+    std::uint64_t v = 0;
+    for (int i = width - 1; i >= 0; --i) v = (v << 8) | b[at + static_cast<std::size_t>(i)];
+    return v;
+}
+
+void putLE(Bytes& b, std::size_t at, int width, std::uint64_t v) {
+    for (int i = 0; i < width && at + static_cast<std::size_t>(i) < b.size(); ++i)
+        b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+/// Reads a ULEB128 at `at` (advanced past it); false past the end.
+bool uleb(const Bytes& b, std::size_t& at, std::size_t end, std::uint64_t* v) {
+    std::uint64_t r = 0;
+    int shift = 0;
+    while (at < end) {
+        const std::uint8_t c = b[at++];
+        if (shift < 64) r |= std::uint64_t(c & 0x7f) << shift;
+        shift += 7;
+        if (!(c & 0x80)) {
+            if (v) *v = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+void putUleb(Bytes& out, std::uint64_t v) {
+    do {
+        std::uint8_t c = v & 0x7f;
+        v >>= 7;
+        if (v) c |= 0x80;
+        out.push_back(c);
+    } while (v);
+}
+
+void putSleb(Bytes& out, std::int64_t v) {
+    bool more = true;
+    while (more) {
+        std::uint8_t c = v & 0x7f;
+        v >>= 7;
+        if ((v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40))) more = false;
+        else c |= 0x80;
+        out.push_back(c);
+    }
+}
+
+/// An interesting value for a field of `width` bytes whose buffer holds
+/// `size` bytes and whose region holds `region` bytes.
+std::uint64_t interesting(Rng& r, int width, std::uint64_t size, std::uint64_t region) {
+    const std::uint64_t mask = width >= 8 ? ~0ull : (1ull << (8 * width)) - 1;
+    const std::uint64_t vals[] = {0,          1,          0x7f,       0x80,
+                                  0xff,       0x7fff,     0x8000,     0xffff,
+                                  0x7fffffff, 0x80000000, 0xffffffff, 0x7fffffffffffffffull,
+                                  0x8000000000000000ull,  ~0ull,      size,
+                                  size + 1,   size - 1,   region,     region + 1,
+                                  region - 1, 2 * region, 16,         64};
+    const std::size_t n = sizeof vals / sizeof vals[0];
+    std::uint64_t v = r.chance(15) ? r.next() : vals[r.below(n)];
+    return v & mask;
+}
+
+// ---------------------------------------------------------------------
+// Describing a mutation as it is applied.
+
+struct Mutator {
+    Bytes& b;
+    Rng& r;
+    std::string desc;
+    void note(const std::string& s) {
+        if (!desc.empty()) desc += "; ";
+        desc += s;
+    }
+    /// Writes an interesting value into the field [at, at+width) named `what`.
+    void field(std::size_t at, int width, std::uint64_t region, const std::string& what) {
+        if (at >= b.size()) return;
+        const std::uint64_t v = interesting(r, width, b.size(), region);
+        putLE(b, at, width, v);
+        note(what + "=" + hex(v));
+    }
+    void flip(std::size_t lo, std::size_t hi, const std::string& where) {
+        if (lo >= hi || lo >= b.size()) return;
+        hi = std::min(hi, b.size());
+        const int n = 1 + static_cast<int>(r.below(4));
+        for (int i = 0; i < n; ++i) {
+            const std::size_t at = lo + r.below(hi - lo);
+            const int bit = static_cast<int>(r.below(8));
+            b[at] ^= static_cast<std::uint8_t>(1u << bit);
+            note("flip " + where + "+" + hex(at - lo) + " bit " + std::to_string(bit));
+        }
+    }
+    void randomBytes(std::size_t lo, std::size_t hi, const std::string& where) {
+        if (lo >= hi || lo >= b.size()) return;
+        hi = std::min(hi, b.size());
+        const std::size_t at = lo + r.below(hi - lo);
+        const std::size_t n = std::min<std::size_t>(1 + r.below(16), b.size() - at);
+        for (std::size_t i = 0; i < n; ++i) b[at + i] = static_cast<std::uint8_t>(r.next());
+        note("random " + where + "+" + hex(at - lo) + " x" + std::to_string(n));
+    }
+    void interestingAt(std::size_t lo, std::size_t hi, const std::string& where) {
+        if (lo >= hi || lo >= b.size()) return;
+        hi = std::min(hi, b.size());
+        const int widths[] = {1, 2, 4, 8};
+        const int w = widths[r.below(4)];
+        const std::size_t at = lo + r.below(hi - lo);
+        field(at, w, hi - lo, where + "+" + hex(at - lo) + "/" + std::to_string(w));
+    }
+    void truncate(std::size_t at) {
+        if (at >= b.size()) return;
+        note("truncated to " + hex(at) + " of " + hex(b.size()));
+        b.resize(at);
+    }
+};
+
+// ---------------------------------------------------------------------
+// CFI (.eh_frame, .debug_frame): where the records' fields are.
+
+struct CfiField {
+    std::size_t at;
+    int width;
+    std::string name;
+};
+
+struct CfiLayout {
+    std::vector<CfiField> fields;                           // fixed-width fields
+    std::vector<std::pair<std::size_t, std::size_t>> insns;  // [lo, hi) of each program
+};
+
+/// Finds the records of the CFI section at [lo, hi) of `b`; `eh` for
+/// .eh_frame (CIE id 0, pc-relative 4-byte pointers), else .debug_frame.
+CfiLayout cfiLayout(const Bytes& b, std::size_t lo, std::size_t hi, bool eh) {
+    CfiLayout l;
+    std::size_t off = lo;
+    int n = 0;
+    while (off + 8 <= hi && n < 64) {
+        const std::uint64_t len = getLE(b, off, 4);
+        const std::string rec = "rec" + std::to_string(n++);
+        l.fields.push_back({off, 4, rec + ".length"});
+        if (len == 0 || len == 0xffffffff || off + 4 + len > hi) break;
+        const std::size_t end = off + 4 + len;
+        const std::uint64_t id = getLE(b, off + 4, 4);
+        l.fields.push_back({off + 4, 4, rec + ".id"});
+        const bool cie = eh ? id == 0 : id == 0xffffffff;
+        std::size_t p = off + 8;
+        if (cie) {
+            l.fields.push_back({p, 1, rec + ".version"});
+            const std::uint8_t version = b[p++];
+            const std::size_t aug = p;
+            while (p < end && b[p]) ++p;
+            l.fields.push_back({aug, 1, rec + ".augmentation"});
+            const bool z = p > aug && b[aug] == 'z';
+            ++p;
+            if (!eh && version >= 4 && p + 2 <= end) {
+                l.fields.push_back({p, 1, rec + ".address_size"});
+                l.fields.push_back({p + 1, 1, rec + ".segment_size"});
+                p += 2;
+            }
+            l.fields.push_back({p, 1, rec + ".code_align"});
+            if (!uleb(b, p, end, nullptr)) goto next;
+            l.fields.push_back({p, 1, rec + ".data_align"});
+            if (!uleb(b, p, end, nullptr)) goto next;
+            l.fields.push_back({p, 1, rec + ".ra_register"});
+            if (!uleb(b, p, end, nullptr)) goto next;
+            if (z) {
+                std::uint64_t alen = 0;
+                if (!uleb(b, p, end, &alen)) goto next;
+                for (std::uint64_t i = 0; i < alen && p + i < end; ++i)
+                    l.fields.push_back({p + i, 1, rec + ".augmentation_data"});
+                p += alen;
+            }
+        } else {
+            const int w = eh ? 4 : 8;
+            l.fields.push_back({p, w, rec + ".pc_begin"});
+            l.fields.push_back({p + w, w, rec + ".pc_range"});
+            p += 2 * w;
+            if (eh) {
+                std::uint64_t alen = 0;
+                if (!uleb(b, p, end, &alen)) goto next;
+                p += alen;
+            }
+        }
+        if (p < end) l.insns.push_back({p, end});
+    next:
+        off = end;
+    }
+    return l;
+}
+
+/// A random DWARF expression of about `n` bytes.
+Bytes randomExpr(Rng& r, std::size_t n) {
+    Bytes e;
+    while (e.size() < n) {
+        switch (r.below(8)) {
+        case 0: e.push_back(0x77); putSleb(e, static_cast<std::int64_t>(r.below(64)) - 8); break;  // breg7
+        case 1: e.push_back(0x06); break;                                                         // deref
+        case 2: e.push_back(0x23); putUleb(e, r.below(256)); break;                               // plus_uconst
+        case 3: e.push_back(static_cast<std::uint8_t>(0x30 + r.below(32))); break;                // litN
+        case 4: e.push_back(static_cast<std::uint8_t>(0x70 + r.below(17))); putSleb(e, 8); break;  // bregN
+        case 5: e.push_back(0x94); e.push_back(static_cast<std::uint8_t>(r.below(9))); break;     // deref_size
+        default: e.push_back(static_cast<std::uint8_t>(r.next())); break;                         // any opcode
+        }
+    }
+    return e;
+}
+
+/// A random CFA program of about `n` bytes (DW_CFA_*), expressions included.
+Bytes randomCfaProgram(Rng& r, std::size_t n) {
+    Bytes p;
+    while (p.size() < n) {
+        const std::uint8_t reg = static_cast<std::uint8_t>(r.chance(80) ? r.below(17) : r.next() & 0x7f);
+        switch (r.below(14)) {
+        case 0: case 1: {  // def_cfa_expression
+            Bytes e = randomExpr(r, 1 + r.below(8));
+            p.push_back(0x0f); putUleb(p, e.size()); p.insert(p.end(), e.begin(), e.end());
+            break;
+        }
+        case 2: {  // expression / val_expression
+            Bytes e = randomExpr(r, 1 + r.below(8));
+            p.push_back(r.chance(50) ? 0x10 : 0x16); putUleb(p, reg); putUleb(p, e.size());
+            p.insert(p.end(), e.begin(), e.end());
+            break;
+        }
+        case 3: p.push_back(0x0c); putUleb(p, reg); putUleb(p, r.below(128)); break;  // def_cfa
+        case 4: p.push_back(0x0e); putUleb(p, r.below(4096)); break;                   // def_cfa_offset
+        case 5: p.push_back(0x0d); putUleb(p, reg); break;                             // def_cfa_register
+        case 6: p.push_back(static_cast<std::uint8_t>(0x80 | (reg & 0x3f))); putUleb(p, r.below(16)); break;
+        case 7: p.push_back(static_cast<std::uint8_t>(0xc0 | (reg & 0x3f))); break;    // restore
+        case 8: p.push_back(static_cast<std::uint8_t>(0x40 | r.below(64))); break;     // advance_loc
+        case 9: p.push_back(r.chance(50) ? 0x0a : 0x0b); break;                        // remember/restore_state
+        case 10: p.push_back(0x09); putUleb(p, reg); putUleb(p, r.below(17)); break;   // register
+        case 11: p.push_back(r.chance(50) ? 0x07 : 0x08); putUleb(p, reg); break;      // undefined/same_value
+        case 12: p.push_back(0x2e); putUleb(p, r.below(64)); break;                    // GNU_args_size
+        default: p.push_back(static_cast<std::uint8_t>(r.next())); break;
+        }
+    }
+    return p;
+}
+
+/// One mutation of the CFI section at [lo, hi).
+void mutateCfi(Mutator& m, std::size_t lo, std::size_t hi, bool eh, const std::string& where) {
+    const CfiLayout l = cfiLayout(m.b, lo, hi, eh);
+    const std::uint64_t op = m.r.below(10);
+    if (op < 4 && !l.fields.empty()) {
+        const CfiField& f = l.fields[m.r.below(l.fields.size())];
+        m.field(f.at, f.width, hi - lo, where + "." + f.name);
+    } else if (op < 7 && !l.insns.empty()) {
+        const auto [plo, phi] = l.insns[m.r.below(l.insns.size())];
+        const std::size_t at = plo + m.r.below(phi - plo);
+        Bytes prog = randomCfaProgram(m.r, 1 + m.r.below(phi - at));
+        std::size_t k = 0;
+        for (; k < prog.size() && at + k < phi; ++k) m.b[at + k] = prog[k];
+        m.note(where + " CFA program at +" + hex(at - lo) + " replaced, " + std::to_string(k) + " bytes");
+    } else if (op == 7) {
+        m.flip(lo, hi, where);
+    } else if (op == 8) {
+        m.randomBytes(lo, hi, where);
+    } else {
+        m.interestingAt(lo, hi, where);
+    }
+}
+
+// ---------------------------------------------------------------------
+// ELF objects.
+
+struct Section {
+    std::string name;
+    std::size_t index = 0;
+    Elf64_Shdr sh{};
+    std::size_t hdrAt = 0;  // file offset of its header
+};
+
+struct Elf {
+    Elf64_Ehdr eh{};
+    std::vector<Section> sections;
+    const Section* find(const std::string& n) const {
+        for (const Section& s : sections)
+            if (s.name == n) return &s;
+        return nullptr;
+    }
+};
+
+Elf parseElf(const Bytes& b) {
+    Elf e;
+    if (b.size() < sizeof(Elf64_Ehdr)) throw std::runtime_error("short ELF");
+    std::memcpy(&e.eh, b.data(), sizeof e.eh);
+    if (std::memcmp(e.eh.e_ident, ELFMAG, SELFMAG) != 0 || e.eh.e_type != ET_REL ||
+        e.eh.e_shoff + std::uint64_t(e.eh.e_shnum) * sizeof(Elf64_Shdr) > b.size() ||
+        e.eh.e_shstrndx >= e.eh.e_shnum)
+        throw std::runtime_error("not a relocatable 64-bit ELF object");
+    std::vector<Elf64_Shdr> sh(e.eh.e_shnum);
+    std::memcpy(sh.data(), b.data() + e.eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));
+    const Elf64_Shdr& names = sh[e.eh.e_shstrndx];
+    for (std::size_t i = 0; i < sh.size(); ++i) {
+        Section s;
+        s.index = i;
+        s.sh = sh[i];
+        s.hdrAt = e.eh.e_shoff + i * sizeof(Elf64_Shdr);
+        if (names.sh_offset + sh[i].sh_name < b.size())
+            s.name = reinterpret_cast<const char*>(b.data() + names.sh_offset + sh[i].sh_name);
+        e.sections.push_back(s);
+    }
+    return e;
+}
+
+/// The data of section `s`, or empty for SHT_NOBITS.
+std::pair<std::size_t, std::size_t> dataRange(const Section& s, std::size_t fileSize) {
+    if (s.sh.sh_type == SHT_NOBITS) return {0, 0};
+    const std::size_t lo = std::min<std::size_t>(s.sh.sh_offset, fileSize);
+    return {lo, std::min<std::size_t>(lo + s.sh.sh_size, fileSize)};
+}
+
+struct Seed {
+    std::string name;      // e.g. gcc-dw5-O2-eh
+    fs::path object;       // the compiled object
+    Bytes image;           // the object
+    Bytes text;            // its .text
+    std::size_t entry = 0; // hz_entry's offset in .text
+    std::size_t textAddrField = 0;  // file offset of .text's sh_addr
+    Bytes ehFrame;         // .eh_frame resolved for the code (clreq, jitdump)
+    fs::path textPath;
+};
+
+/// .eh_frame of `e`, its R_X86_64_PC32 relocations resolved as if the
+/// section lay at the code's end rounded up to 8 bytes (where the client
+/// and the jitdump follower put it); empty if it has none or other
+/// relocations.
+Bytes resolvedEhFrame(const Bytes& b, const Elf& e, std::size_t textIndex, std::size_t textSize) {
+    const Section* eh = e.find(".eh_frame");
+    const Section* rela = e.find(".rela.eh_frame");
+    const Section* symtab = e.find(".symtab");
+    if (!eh || !rela || !symtab) return {};
+    auto [lo, hi] = dataRange(*eh, b.size());
+    Bytes out(b.begin() + static_cast<long>(lo), b.begin() + static_cast<long>(hi));
+    const std::int64_t sectionAt = static_cast<std::int64_t>((textSize + 7) & ~std::size_t{7});
+    for (std::size_t i = 0; i < rela->sh.sh_size / sizeof(Elf64_Rela); ++i) {
+        Elf64_Rela r;
+        std::memcpy(&r, b.data() + rela->sh.sh_offset + i * sizeof r, sizeof r);
+        Elf64_Sym sym;
+        const std::size_t symAt = symtab->sh.sh_offset + ELF64_R_SYM(r.r_info) * sizeof(Elf64_Sym);
+        if (symAt + sizeof sym > b.size()) return {};
+        std::memcpy(&sym, b.data() + symAt, sizeof sym);
+        if (ELF64_R_TYPE(r.r_info) != R_X86_64_PC32 || sym.st_shndx != textIndex ||
+            r.r_offset + 4 > out.size())
+            return {};
+        const std::int64_t v = static_cast<std::int64_t>(sym.st_value) + r.r_addend - sectionAt -
+                               static_cast<std::int64_t>(r.r_offset);
+        putLE(out, r.r_offset, 4, static_cast<std::uint64_t>(v));
+    }
+    return out;
+}
+
+Seed loadSeed(const std::string& name, const fs::path& object, const fs::path& dir) {
+    Seed s;
+    s.name = name;
+    s.object = object;
+    s.image = readFile(object);
+    const Elf e = parseElf(s.image);
+    const Section* text = e.find(".text");
+    const Section* symtab = e.find(".symtab");
+    if (!text || !symtab || text->sh.sh_size == 0) throw std::runtime_error(name + ": no .text");
+    if (e.find(".rela.text")) throw std::runtime_error(name + ": its .text needs relocation");
+    auto [lo, hi] = dataRange(*text, s.image.size());
+    s.text.assign(s.image.begin() + static_cast<long>(lo), s.image.begin() + static_cast<long>(hi));
+    s.textAddrField = text->hdrAt + offsetof(Elf64_Shdr, sh_addr);
+    const Section& strtab = e.sections.at(symtab->sh.sh_link);
+    bool found = false;
+    for (std::size_t i = 0; i < symtab->sh.sh_size / sizeof(Elf64_Sym); ++i) {
+        Elf64_Sym sym;
+        std::memcpy(&sym, s.image.data() + symtab->sh.sh_offset + i * sizeof sym, sizeof sym);
+        const char* n = reinterpret_cast<const char*>(s.image.data() + strtab.sh.sh_offset + sym.st_name);
+        if (std::strcmp(n, "hz_entry") == 0) {
+            s.entry = sym.st_value;
+            found = true;
+        }
+    }
+    if (!found) throw std::runtime_error(name + ": no hz_entry");
+    s.ehFrame = resolvedEhFrame(s.image, e, text->index, s.text.size());
+    s.textPath = dir / (name + ".text");
+    writeFile(s.textPath, s.text);
+    return s;
+}
+
+/// Header fields of the DWARF sections, by the unit's version.
+std::vector<CfiField> dwarfHeaderFields(const Bytes& b, const std::string& name, std::size_t lo, std::size_t hi) {
+    std::vector<CfiField> f;
+    if (hi - lo < 12) return f;
+    f.push_back({lo, 4, "unit_length"});
+    const bool line = name == ".debug_line";
+    const std::size_t v = getLE(b, lo + 4, 2);
+    f.push_back({lo + 4, 2, "version"});
+    if (name == ".debug_info") {
+        if (v >= 5) {
+            f.push_back({lo + 6, 1, "unit_type"});
+            f.push_back({lo + 7, 1, "address_size"});
+            f.push_back({lo + 8, 4, "debug_abbrev_offset"});
+        } else {
+            f.push_back({lo + 6, 4, "debug_abbrev_offset"});
+            f.push_back({lo + 10, 1, "address_size"});
+        }
+    } else if (line) {
+        std::size_t p = lo + 6;
+        if (v >= 5) {
+            f.push_back({p, 1, "address_size"});
+            f.push_back({p + 1, 1, "segment_selector_size"});
+            p += 2;
+        }
+        const char* names[] = {"minimum_instruction_length", "maximum_operations_per_instruction",
+                               "default_is_stmt", "line_base", "line_range", "opcode_base"};
+        f.push_back({p, 4, "header_length"});
+        p += 4;
+        for (const char* n : names) {
+            if (v < 4 && std::strcmp(n, "maximum_operations_per_instruction") == 0) continue;
+            f.push_back({p++, 1, n});
+        }
+    } else if (name == ".debug_aranges") {
+        f.push_back({lo + 6, 4, "debug_info_offset"});
+        f.push_back({lo + 10, 1, "address_size"});
+    } else if (name == ".debug_addr" || name == ".debug_rnglists" || name == ".debug_loclists") {
+        f.push_back({lo + 6, 1, "address_size"});
+        f.push_back({lo + 7, 1, "segment_selector_size"});
+        if (name != ".debug_addr") f.push_back({lo + 8, 4, "offset_entry_count"});
+    } else if (name == ".debug_str_offsets") {
+        f.push_back({lo + 6, 2, "padding"});
+    }
+    return f;
+}
+
+/// Offsets of the form codes in .debug_abbrev at [lo, hi).
+std::vector<std::size_t> abbrevForms(const Bytes& b, std::size_t lo, std::size_t hi) {
+    std::vector<std::size_t> forms;
+    std::size_t p = lo;
+    for (int n = 0; n < 256 && p < hi; ++n) {
+        std::uint64_t code = 0;
+        if (!uleb(b, p, hi, &code) || code == 0) break;
+        if (!uleb(b, p, hi, nullptr) || p >= hi) break;  // tag
+        ++p;                                             // children
+        for (;;) {
+            std::uint64_t attr = 0, form = 0;
+            if (!uleb(b, p, hi, &attr)) return forms;
+            const std::size_t at = p;
+            if (!uleb(b, p, hi, &form)) return forms;
+            if (attr == 0 && form == 0) break;
+            forms.push_back(at);
+            if (form == 0x21 && !uleb(b, p, hi, nullptr)) return forms;  // implicit_const
+        }
+    }
+    return forms;
+}
+
+/// Offsets of the form codes in the directory and file entry formats of
+/// a DWARF 5 line table header at [lo, hi).
+std::vector<std::size_t> lineForms(const Bytes& b, std::size_t lo, std::size_t hi) {
+    std::vector<std::size_t> forms;
+    if (hi - lo < 20 || getLE(b, lo + 4, 2) < 5) return forms;
+    std::size_t p = lo + 17;  // opcode_base
+    const std::size_t opcodeBase = b[p];
+    p += opcodeBase;          // past the standard opcode lengths
+    for (int table = 0; table < 2 && p < hi; ++table) {
+        const std::size_t count = b[p++];
+        for (std::size_t i = 0; i < count; ++i) {
+            if (!uleb(b, p, hi, nullptr)) return forms;
+            forms.push_back(p);
+            if (!uleb(b, p, hi, nullptr)) return forms;
+        }
+        if (table == 0) {
+            // The directories themselves: skip them only when every form
+            // has a known size (line_strp, strp, udata, string).
+            std::uint64_t dirs = 0;
+            if (!uleb(b, p, hi, &dirs)) return forms;
+            for (std::uint64_t d = 0; d < dirs; ++d)
+                for (std::size_t k = forms.size() - count; k < forms.size(); ++k) {
+                    const std::uint8_t form = b[forms[k]];
+                    if (form == 0x1f || form == 0x0e) p += 4;
+                    else if (form == 0x0f) uleb(b, p, hi, nullptr);
+                    else if (form == 0x08) { while (p < hi && b[p]) ++p; ++p; }
+                    else if (form == 0x1e) p += 16;
+                    else return forms;
+                }
+        }
+    }
+    return forms;
+}
+
+/// The DWARF forms (1-byte codes) and a few that are not.
+std::uint8_t randomForm(Rng& r) {
+    return r.chance(85) ? static_cast<std::uint8_t>(1 + r.below(0x2c)) : static_cast<std::uint8_t>(r.next() & 0x7f);
+}
+
+/// One mutation of an object image (the .text header's sh_addr at
+/// `addrField` holds 0: the client stores the code's address there).
+void mutateObject(Mutator& m) {
+    const Elf e = parseElf(m.b);
+    const std::size_t size = m.b.size();
+    const std::uint64_t op = m.r.below(16);
+    auto pickSection = [&](auto pred) -> const Section* {
+        std::vector<const Section*> v;
+        for (const Section& s : e.sections)
+            if (pred(s)) v.push_back(&s);
+        return v.empty() ? nullptr : v[m.r.below(v.size())];
+    };
+    auto anySection = [&](const Section& s) { return s.index != 0 && dataRange(s, size).second > dataRange(s, size).first; };
+    switch (op) {
+    case 0: case 1: case 2: {  // bytes of a region: a section, the ELF header or the section headers
+        const std::uint64_t which = m.r.below(e.sections.size() + 2);
+        std::size_t lo, hi;
+        std::string where;
+        if (which == e.sections.size()) {
+            lo = 0; hi = sizeof(Elf64_Ehdr); where = "ehdr";
+        } else if (which == e.sections.size() + 1) {
+            lo = e.eh.e_shoff; hi = lo + e.sections.size() * sizeof(Elf64_Shdr); where = "shdrs";
+        } else {
+            const Section& s = e.sections[which];
+            std::tie(lo, hi) = dataRange(s, size);
+            where = s.name.empty() ? "section" + std::to_string(s.index) : s.name;
+            if (lo >= hi) { lo = s.hdrAt; hi = lo + sizeof(Elf64_Shdr); where += "(hdr)"; }
+        }
+        if (op == 0) m.flip(lo, hi, where);
+        else if (op == 1) m.randomBytes(lo, hi, where);
+        else m.interestingAt(lo, hi, where);
+        break;
+    }
+    case 3: {  // truncation: anywhere, or at a section's start or end
+        if (m.r.chance(50)) {
+            m.truncate(m.r.below(size));
+        } else if (const Section* s = pickSection(anySection)) {
+            auto [lo, hi] = dataRange(*s, size);
+            m.truncate(m.r.chance(50) ? lo + m.r.below(4) : hi - m.r.below(4));
+        }
+        break;
+    }
+    case 4: case 5: {  // a section header field
+        const Section& s = e.sections[m.r.below(e.sections.size())];
+        static const struct { std::size_t off; int w; const char* n; } kF[] = {
+            {offsetof(Elf64_Shdr, sh_name), 4, "sh_name"},   {offsetof(Elf64_Shdr, sh_type), 4, "sh_type"},
+            {offsetof(Elf64_Shdr, sh_flags), 8, "sh_flags"}, {offsetof(Elf64_Shdr, sh_addr), 8, "sh_addr"},
+            {offsetof(Elf64_Shdr, sh_offset), 8, "sh_offset"}, {offsetof(Elf64_Shdr, sh_size), 8, "sh_size"},
+            {offsetof(Elf64_Shdr, sh_link), 4, "sh_link"},   {offsetof(Elf64_Shdr, sh_info), 4, "sh_info"},
+            {offsetof(Elf64_Shdr, sh_addralign), 8, "sh_addralign"},
+            {offsetof(Elf64_Shdr, sh_entsize), 8, "sh_entsize"}};
+        const auto& f = kF[m.r.below(10)];
+        const std::string what = "shdr[" + std::to_string(s.index) + " " + s.name + "]." + f.n;
+        if (f.off == offsetof(Elf64_Shdr, sh_type) && m.r.chance(50)) {
+            const std::uint32_t types[] = {SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA,
+                                           SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_X86_64_UNWIND};
+            const std::uint32_t t = types[m.r.below(9)];
+            putLE(m.b, s.hdrAt + f.off, 4, t);
+            m.note(what + "=" + hex(t));
+        } else {
+            m.field(s.hdrAt + f.off, f.w, s.sh.sh_size, what);
+        }
+        break;
+    }
+    case 6: {  // an ELF header field
+        static const struct { std::size_t off; int w; const char* n; } kF[] = {
+            {EI_CLASS, 1, "e_ident[EI_CLASS]"}, {EI_DATA, 1, "e_ident[EI_DATA]"},
+            {offsetof(Elf64_Ehdr, e_type), 2, "e_type"}, {offsetof(Elf64_Ehdr, e_machine), 2, "e_machine"},
+            {offsetof(Elf64_Ehdr, e_shoff), 8, "e_shoff"}, {offsetof(Elf64_Ehdr, e_shentsize), 2, "e_shentsize"},
+            {offsetof(Elf64_Ehdr, e_shnum), 2, "e_shnum"}, {offsetof(Elf64_Ehdr, e_shstrndx), 2, "e_shstrndx"},
+            {offsetof(Elf64_Ehdr, e_ehsize), 2, "e_ehsize"}, {offsetof(Elf64_Ehdr, e_phnum), 2, "e_phnum"}};
+        const auto& f = kF[m.r.below(10)];
+        m.field(f.off, f.w, e.sections.size(), std::string("ehdr.") + f.n);
+        break;
+    }
+    case 7: case 8: {  // a relocation entry
+        const Section* s = pickSection([&](const Section& x) { return x.sh.sh_type == SHT_RELA && x.sh.sh_size >= sizeof(Elf64_Rela); });
+        if (!s) break;
+        const std::size_t n = s->sh.sh_size / sizeof(Elf64_Rela);
+        const std::size_t i = m.r.below(n);
+        const std::size_t at = s->sh.sh_offset + i * sizeof(Elf64_Rela);
+        const std::string what = s->name + "[" + std::to_string(i) + "]";
+        switch (m.r.below(4)) {
+        case 0: m.field(at + offsetof(Elf64_Rela, r_offset), 8, s->sh.sh_size, what + ".r_offset"); break;
+        case 1: {
+            const std::uint32_t types[] = {R_X86_64_NONE, R_X86_64_64, R_X86_64_PC32, R_X86_64_32,
+                                           R_X86_64_32S, R_X86_64_PC64, R_X86_64_GOTPCREL, R_X86_64_DTPOFF32,
+                                           static_cast<std::uint32_t>(m.r.next())};
+            const std::uint32_t t = types[m.r.below(9)];
+            putLE(m.b, at + offsetof(Elf64_Rela, r_info), 4, t);
+            m.note(what + ".type=" + hex(t));
+            break;
+        }
+        case 2: m.field(at + offsetof(Elf64_Rela, r_info) + 4, 4, e.sections.size(), what + ".sym"); break;
+        default: m.field(at + offsetof(Elf64_Rela, r_addend), 8, size, what + ".r_addend"); break;
+        }
+        break;
+    }
+    case 9: {  // a symbol's field
+        const Section* s = e.find(".symtab");
+        if (!s || s->sh.sh_size < sizeof(Elf64_Sym)) break;
+        const std::size_t i = m.r.below(s->sh.sh_size / sizeof(Elf64_Sym));
+        const std::size_t at = s->sh.sh_offset + i * sizeof(Elf64_Sym);
+        const std::string what = ".symtab[" + std::to_string(i) + "]";
+        switch (m.r.below(5)) {
+        case 0: m.field(at + offsetof(Elf64_Sym, st_name), 4, size, what + ".st_name"); break;
+        case 1: m.field(at + offsetof(Elf64_Sym, st_info), 1, 0, what + ".st_info"); break;
+        case 2: m.field(at + offsetof(Elf64_Sym, st_shndx), 2, e.sections.size(), what + ".st_shndx"); break;
+        case 3: m.field(at + offsetof(Elf64_Sym, st_value), 8, size, what + ".st_value"); break;
+        default: m.field(at + offsetof(Elf64_Sym, st_size), 8, size, what + ".st_size"); break;
+        }
+        break;
+    }
+    case 10: case 11: {  // a DWARF header field
+        const Section* s = pickSection([&](const Section& x) {
+            return !dwarfHeaderFields(m.b, x.name, dataRange(x, size).first, dataRange(x, size).second).empty();
+        });
+        if (!s) break;
+        auto [lo, hi] = dataRange(*s, size);
+        const std::vector<CfiField> f = dwarfHeaderFields(m.b, s->name, lo, hi);
+        const CfiField& x = f[m.r.below(f.size())];
+        m.field(x.at, x.width, hi - lo, s->name + "." + x.name);
+        break;
+    }
+    case 12: {  // a form: .debug_abbrev or a DWARF 5 line table's entry formats
+        // A DWARF 5 line table's few forms as often as the abbreviations'.
+        std::vector<std::pair<std::size_t, std::string>> forms;
+        const bool line = m.r.chance(50);
+        if (const Section* l = e.find(".debug_line"); l && line) {
+            auto [lo, hi] = dataRange(*l, size);
+            for (std::size_t at : lineForms(m.b, lo, hi)) forms.push_back({at, ".debug_line+" + hex(at - lo)});
+        }
+        if (const Section* a = e.find(".debug_abbrev"); a && forms.empty()) {
+            auto [lo, hi] = dataRange(*a, size);
+            for (std::size_t at : abbrevForms(m.b, lo, hi)) forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
+        }
+        if (forms.empty()) break;
+        const auto& [at, what] = forms[m.r.below(forms.size())];
+        const std::uint8_t form = randomForm(m.r);
+        m.b[at] = form;
+        m.note(what + " form=" + hex(form));
+        break;
+    }
+    case 13: case 14: {  // CFI records and programs
+        const Section* s = pickSection([](const Section& x) { return x.name == ".eh_frame" || x.name == ".debug_frame"; });
+        if (!s) break;
+        auto [lo, hi] = dataRange(*s, size);
+        mutateCfi(m, lo, hi, s->name == ".eh_frame", s->name);
+        break;
+    }
+    default: {  // several at once
+        const int n = 2 + static_cast<int>(m.r.below(3));
+        for (int i = 0; i < n && m.b.size() >= sizeof(Elf64_Ehdr); ++i) {
+            try {
+                mutateObject(m);
+            } catch (const std::exception&) {
+                break;  // the headers no longer parse: stop here
+            }
+        }
+        break;
+    }
+    }
+}
+
+/// One mutation of .eh_frame bytes (clreq, jitdump).
+void mutateEhFrame(Mutator& m) {
+    const std::size_t size = m.b.size();
+    switch (m.r.below(8)) {
+    case 0: m.truncate(m.r.below(size)); break;
+    case 1: {  // several
+        const int n = 2 + static_cast<int>(m.r.below(3));
+        for (int i = 0; i < n; ++i) mutateCfi(m, 0, m.b.size(), true, ".eh_frame");
+        break;
+    }
+    default: mutateCfi(m, 0, size, true, ".eh_frame"); break;
+    }
+}
+
+/// A jitdump CODE_UNWINDING_INFO payload for `eh`: unwinding_size,
+/// eh_frame_hdr_size, mapped_size, the .eh_frame and an .eh_frame_hdr,
+/// padded to 8 bytes.
+Bytes unwindingPayload(const Bytes& eh, std::size_t codeSize) {
+    // The .eh_frame_hdr (version 1, pc-relative table), laid out after
+    // the .eh_frame, describing its first FDE; only distances matter.
+    const std::uint64_t code = 0x100000;
+    const std::uint64_t ehAt = code + ((codeSize + 7) & ~std::size_t{7});
+    const std::uint64_t hdrAt = ehAt + eh.size();
+    const std::uint64_t cieLen = eh.size() >= 4 ? getLE(eh, 0, 4) : 0;
+    Bytes hdr = {1, 0x1b, 0x03, 0x3b};
+    Bytes v(16);
+    putLE(v, 0, 4, ehAt - (hdrAt + 4));
+    putLE(v, 4, 4, 1);
+    putLE(v, 8, 4, code - hdrAt);
+    putLE(v, 12, 4, ehAt + 4 + cieLen - hdrAt);
+    hdr.insert(hdr.end(), v.begin(), v.end());
+    Bytes p(24);
+    putLE(p, 0, 8, eh.size() + hdr.size());
+    putLE(p, 8, 8, hdr.size());
+    putLE(p, 16, 8, 0);
+    p.insert(p.end(), eh.begin(), eh.end());
+    p.insert(p.end(), hdr.begin(), hdr.end());
+    while (p.size() % 8) p.push_back(0);
+    return p;
+}
+
+// ---------------------------------------------------------------------
+// Cases.
+
+struct Case {
+    std::uint64_t number = 0;
+    std::string family, tool, seed, mutation;
+    std::string id() const { return family + ":" + std::to_string(number); }
+    Bytes input;
+    const Seed* s = nullptr;
+    long long arg = -1;
+};
+
+struct Seeds {
+    std::vector<Seed> objects;     // gdb
+    std::vector<const Seed*> eh;   // clreq, jitdump: distinct .eh_frames
+};
+
+std::string familyOf(std::uint64_t n) { return kFamilyCycle[(n / kBlock) % kFamilyCycle.size()]; }
+
+Case makeCase(const Options& o, const Seeds& seeds, std::uint64_t n) {
+    Case c;
+    c.number = n;
+    c.family = familyOf(n);
+    c.tool = o.tools[(n / kBlock) % o.tools.size()];
+    Rng r(o.seed * 0x100000001B3ull + n * 0x9E3779B97F4A7C15ull + 7);
+    r.next();
+    if (c.family == "gdb") {
+        const Seed& s = seeds.objects[r.below(seeds.objects.size())];
+        c.s = &s;
+        c.input = s.image;
+        Mutator m{c.input, r, {}};
+        mutateObject(m);
+        c.mutation = m.desc;
+        // The client stores the code's address in .text's sh_addr unless
+        // the mutation wrote there (or cut it off).
+        c.arg = c.input.size() >= s.textAddrField + 8 && getLE(c.input, s.textAddrField, 8) == 0
+                    ? static_cast<long long>(s.textAddrField) : -1;
+    } else {
+        const Seed& s = *seeds.eh[r.below(seeds.eh.size())];
+        c.s = &s;
+        Bytes eh = s.ehFrame;
+        Mutator m{eh, r, {}};
+        mutateEhFrame(m);
+        c.mutation = m.desc;
+        if (c.family == "clreq") {
+            if (eh.empty()) eh.push_back(0);  // an empty buffer is refused before any reading
+            c.input = eh;
+        } else {
+            c.input = unwindingPayload(eh, s.text.size());
+            if (r.chance(15)) {
+                Mutator h{c.input, r, {}};
+                static const char* kF[] = {"unwinding_size", "eh_frame_hdr_size", "mapped_size"};
+                const std::size_t f = r.below(3);
+                h.field(8 * f, 8, eh.size(), std::string("record.") + kF[f]);
+                c.mutation += "; " + h.desc;
+            }
+        }
+    }
+    c.seed = c.s->name;
+    if (c.mutation.empty()) c.mutation = "(none applied)";
+    return c;
+}
+
+// ---------------------------------------------------------------------
+// Running.
+
+struct RunResult {
+    bool timedOut = false;
+    int status = 0;  // waitpid status
+    std::string out, err;
+};
+
+/// Runs argv in `dir` with stdout and stderr to files, killing its
+/// process group after `timeout` seconds.
+RunResult run(const std::vector<std::string>& argv, const fs::path& dir, unsigned timeout,
+              const std::string& tag) {
+    const fs::path outPath = dir / (tag + ".stdout"), errPath = dir / (tag + ".stderr");
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        setpgid(0, 0);
+        if (chdir(dir.c_str()) != 0) _exit(126);
+        const int out = open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (out < 0 || err < 0) _exit(126);
+        dup2(out, 1);
+        dup2(err, 2);
+        std::vector<char*> args;
+        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    RunResult r;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+    for (;;) {
+        const pid_t w = waitpid(pid, &r.status, WNOHANG);
+        if (w == pid) break;
+        if (std::chrono::steady_clock::now() > deadline) {
+            r.timedOut = true;
+            kill(-pid, SIGKILL);
+            waitpid(pid, &r.status, 0);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    r.out = readText(outPath);
+    r.err = readText(errPath);
+    return r;
+}
+
+std::vector<std::string> toolArgs(const std::string& tool) {
+    std::vector<std::string> a = {"--tool=" + tool, "-v"};
+    if (tool == "callgrind") a.push_back("--callgrind-out-file=tool.out");
+    if (tool == "cachegrind") a.push_back("--cachegrind-out-file=tool.out");
+    if (tool == "massif") a.push_back("--massif-out-file=tool.out");
+    if (tool == "dhat") a.push_back("--dhat-out-file=tool.out");
+    return a;
+}
+
+/// The first frames of Valgrind's own stack in `err` after its assertion
+/// and signal machinery ("fn (file:line) < caller (...) < ..."), or "".
+std::string hostStack(const std::string& err, int frames = 4) {
+    static const std::regex frame(R"((?:at|by) 0x[0-9A-Fa-f]+: (\S+) \(([^)]*)\))");
+    const std::size_t stack = err.find("host stacktrace");
+    if (stack == std::string::npos) return "";
+    const std::string rest = err.substr(stack, err.find("Thread ", stack) - stack);
+    std::string out;
+    int n = 0;
+    for (std::sregex_iterator it(rest.begin(), rest.end(), frame), end; it != end && n < frames; ++it) {
+        const std::string fn = (*it)[1].str();
+        if (fn.find("assert") != std::string::npos || fn.find("panic") != std::string::npos ||
+            fn.find("show_sched") != std::string::npos || fn.find("report_and_quit") != std::string::npos ||
+            fn.find("signalhandler") != std::string::npos || fn == "ensure_valid" || fn == "???")
+            continue;
+        out += (out.empty() ? "" : " < ") + fn + " (" + (*it)[2].str() + ")";
+        ++n;
+    }
+    return out;
+}
+
+/// What a run's failure looks like: "" when it passed.
+std::string signatureOf(const RunResult& r, const std::string& nativeOut) {
+    static const std::regex assertion(R"(valgrind: (?:\S+/)?([^/\s]+:\d+) \(([^)]*)\): (Assertion '.*' failed\.?))");
+    static const std::regex frame(R"((?:at|by) 0x[0-9A-Fa-f]+: (\S+) \(([^)]*)\))");
+    static const std::regex clientSignal(R"(Process terminating with default action of signal (\d+) \((\w+)\))");
+    if (r.timedOut) return "hang (timeout)";
+    std::smatch m;
+    if (std::regex_search(r.err, m, assertion)) return m[1].str() + " (" + m[2].str() + "): " + m[3].str();
+    // The first frame of Valgrind's own stack after a crash or panic.
+    const std::size_t impossible = r.err.find("the 'impossible' happened");
+    if (impossible != std::string::npos) {
+        std::string reason = r.err.substr(impossible);
+        reason = reason.substr(0, reason.find("host stacktrace"));
+        std::string what = "impossible";
+        static const std::regex received(R"(received a signal \d+ \((\w+)\))");
+        if (reason.find("Killed by fatal signal") != std::string::npos) {
+            std::smatch sm;
+            what = std::regex_search(r.err, sm, received) ? sm[1].str() : "fatal signal";
+        } else {
+            const std::size_t nl = reason.find('\n');
+            what = nl != std::string::npos ? reason.substr(nl + 1) : reason;
+            what = what.substr(0, what.find('\n'));
+            what.erase(0, what.find_first_not_of(" \t"));
+        }
+        const std::size_t stack = r.err.find("host stacktrace", impossible);
+        if (stack != std::string::npos) {
+            std::string rest = r.err.substr(stack);
+            for (std::sregex_iterator it(rest.begin(), rest.end(), frame), end; it != end; ++it) {
+                const std::string fn = (*it)[1].str();
+                if (fn.find("assert") != std::string::npos || fn.find("panic") != std::string::npos ||
+                    fn.find("show_sched") != std::string::npos || fn.find("report_and_quit") != std::string::npos ||
+                    fn.find("sync_signalhandler") != std::string::npos || fn == "???")
+                    continue;
+                return what + " in " + fn + " (" + (*it)[2].str() + ")";
+            }
+        }
+        return what;
+    }
+    if (r.err.find("out of memory") != std::string::npos) return "out of memory";
+    const std::size_t internal = r.err.find("internal error");
+    if (internal != std::string::npos) {
+        const std::size_t bol = r.err.rfind('\n', internal) + 1;
+        std::string line = r.err.substr(bol, r.err.find('\n', internal) - bol);
+        line.erase(0, line.find_first_not_of("=0123456789 -"));
+        return line;
+    }
+    if (std::regex_search(r.err, m, clientSignal)) {
+        std::string where;
+        const std::string rest = m.suffix().str();
+        std::smatch f;
+        if (std::regex_search(rest, f, frame)) where = " at " + f[1].str() + " (" + f[2].str() + ")";
+        return "client killed by " + m[2].str() + where;
+    }
+    if (WIFSIGNALED(r.status)) return "killed by signal " + std::to_string(WTERMSIG(r.status));
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != kClientExit)
+        return "exit status " + std::to_string(WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1);
+    if (r.out != nativeOut) return "client output differs from the native run";
+    return "";
+}
+
+struct Failure {
+    std::string id, tool, seed, mutation, signature, repro, known;
+};
+
+struct Campaign {
+    Options o;
+    Seeds seeds;
+    std::set<std::string> known;
+    std::mutex mu;
+    std::vector<Failure> failures;
+    std::set<std::string> passedKnown;
+    std::atomic<std::uint64_t> runs{0}, passed{0}, total{0};
+
+    std::vector<std::string> valgrindArgv(const std::string& tool, const std::string& list) const {
+        std::vector<std::string> a = {o.valgrind};
+        for (const std::string& x : toolArgs(tool)) a.push_back(x);
+        a.push_back(o.client);
+        a.push_back(list);
+        return a;
+    }
+
+    /// Writes the batch's inputs and list into `dir`.
+    void writeCases(const std::vector<Case>& cases, const fs::path& dir) const {
+        fs::create_directories(dir);
+        std::string list;
+        std::set<std::string> texts;
+        for (const Case& c : cases) {
+            const std::string input = c.family + "-" + std::to_string(c.number) + ".in";
+            writeFile(dir / input, c.input);
+            const std::string text = c.seed + ".text";
+            if (texts.insert(text).second) writeFile(dir / text, c.s->text);
+            list += c.id() + " " + c.family + " " + text + " " + std::to_string(c.s->entry) + " " +
+                    input + " " + std::to_string(c.arg) + "\n";
+        }
+        writeText(dir / "list", list);
+    }
+
+    /// Runs the list in `dir` natively and under `tool`; the failure's
+    /// signature or "".
+    std::string runList(const fs::path& dir, const std::string& tool, std::string* log) {
+        const RunResult native = run({o.client, "list"}, dir, o.timeout, "native");
+        if (native.timedOut || !WIFEXITED(native.status) || WEXITSTATUS(native.status) != kClientExit)
+            throw std::runtime_error("the client fails natively in " + dir.string() + ": " + native.err);
+        const RunResult vg = run(valgrindArgv(tool, "list"), dir, o.timeout, "valgrind");
+        ++runs;
+        if (vg.err.find("failed to start tool") != std::string::npos)
+            throw std::runtime_error("the staged Valgrind cannot start " + tool + " (" + o.valgrind + ")");
+        if (log) *log = vg.err;
+        return signatureOf(vg, native.out);
+    }
+
+    /// Saves a reproducer of `c` under the repro directory: its files, the
+    /// tool, Valgrind's output and run.sh.
+    std::string saveRepro(const Case& c, const fs::path& from, const std::string& sig) const {
+        const fs::path dir = fs::path(o.repro) / (c.family + "-" + std::to_string(c.number) + "-" + c.tool);
+        fs::remove_all(dir);
+        writeCases({c}, dir);
+        writeText(dir / "tool", c.tool + "\n");
+        writeText(dir / "signature", sig + "\n");
+        writeText(dir / "mutation", "seed " + c.seed + ", campaign seed " + std::to_string(o.seed) +
+                                        ", case " + c.id() + ": " + c.mutation + "\n");
+        if (fs::exists(from / "valgrind.stderr"))
+            fs::copy_file(from / "valgrind.stderr", dir / "valgrind.log", fs::copy_options::overwrite_existing);
+        std::string sh = "#!/bin/sh\n# Reproduces " + c.id() + " under " + c.tool + ": " + sig +
+                         "\ncd \"$(dirname \"$0\")\" && exec \"${VALGRIND:-" + o.valgrind + "}\"";
+        for (const std::string& a : toolArgs(c.tool)) sh += " " + a;
+        sh += " \"${HOSTILE_CLIENT:-../hostile_client}\" list\n";
+        writeText(dir / "run.sh", sh);
+        fs::permissions(dir / "run.sh", fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+        return fs::absolute(dir).string();
+    }
+
+    void record(const Case& c, const std::string& sig, const std::string& repro, const std::string& stack) {
+        std::lock_guard<std::mutex> g(mu);
+        Failure f{c.id(), c.tool, c.seed, c.mutation, sig, repro, known.count(c.id()) ? "known" : ""};
+        std::printf("%s %s %s seed=%s sig=\"%s\" from=\"%s\" mutation=\"%s\" repro=%s\n",
+                    f.known.empty() ? "FAIL" : "XFAIL", f.id.c_str(), f.tool.c_str(), f.seed.c_str(),
+                    sig.c_str(), stack.c_str(), c.mutation.c_str(), repro.c_str());
+        std::fflush(stdout);
+        failures.push_back(f);
+    }
+
+    void runBatch(const std::vector<Case>& batch, std::size_t index) {
+        const fs::path dir = fs::path(o.out) / "work" / ("b" + std::to_string(index));
+        fs::remove_all(dir);
+        writeCases(batch, dir);
+        const std::string sig = runList(dir, batch.front().tool, nullptr);
+        total += batch.size();
+        if (o.verbose) {
+            std::lock_guard<std::mutex> g(mu);
+            std::printf("run %s..%s %s: %s\n", batch.front().id().c_str(), batch.back().id().c_str(),
+                        batch.front().tool.c_str(), sig.empty() ? "pass" : sig.c_str());
+        }
+        if (sig.empty()) {
+            passed += batch.size();
+            for (const Case& c : batch) notePassed(c.id());
+            if (!o.keep) fs::remove_all(dir);
+            return;
+        }
+        // Halves of the batch, recursively, down to one case per process,
+        // to name the culprits.
+        if (batch.size() == 1) {
+            record(batch.front(), sig, saveRepro(batch.front(), dir, sig),
+                   hostStack(readText(dir / "valgrind.stderr")));
+            return;
+        }
+        if (!bisect(batch, dir)) {
+            Case whole = batch.front();
+            whole.mutation = "only together with the rest of its batch, up to " + batch.back().id();
+            record(whole, sig + " (batch)", fs::absolute(dir).string(),
+                   hostStack(readText(dir / "valgrind.stderr")));
+        }
+    }
+
+    /// Runs each half of `cases` (more than one) in its own process and
+    /// each failing half's halves, down to single cases, which are
+    /// recorded.  False if no case failed.
+    bool bisect(const std::vector<Case>& cases, const fs::path& dir) {
+        const std::size_t mid = cases.size() / 2;
+        bool named = false;
+        for (int h = 0; h < 2; ++h) {
+            const std::vector<Case> half(cases.begin() + (h ? static_cast<long>(mid) : 0),
+                                         h ? cases.end() : cases.begin() + static_cast<long>(mid));
+            const fs::path sub = dir / (half.front().family + "-" + std::to_string(half.front().number) + "-" +
+                                        std::to_string(half.size()));
+            writeCases(half, sub);
+            const std::string s = runList(sub, half.front().tool, nullptr);
+            if (s.empty()) {
+                passed += half.size();
+                for (const Case& c : half) notePassed(c.id());
+            } else if (half.size() == 1) {
+                named = true;
+                record(half.front(), s, saveRepro(half.front(), sub, s),
+                       hostStack(readText(sub / "valgrind.stderr")));
+            } else {
+                if (!bisect(half, sub)) {
+                    Case whole = half.front();
+                    whole.mutation = "only together with the rest of its run, up to " + half.back().id();
+                    record(whole, s + " (batch)", fs::absolute(sub).string(),
+                           hostStack(readText(sub / "valgrind.stderr")));
+                }
+                named = true;
+            }
+        }
+        return named;
+    }
+
+    void notePassed(const std::string& id) {
+        if (!known.count(id)) return;
+        std::lock_guard<std::mutex> g(mu);
+        passedKnown.insert(id);
+    }
+
+    /// Replays a saved reproducer (a directory with list and tool).
+    void replay(const fs::path& dir) {
+        std::string tool = readText(dir / "tool");
+        tool.erase(tool.find_last_not_of(" \n") + 1);
+        const fs::path work = fs::path(o.out) / "replay" / dir.filename();
+        fs::remove_all(work);
+        fs::create_directories(work);
+        for (const auto& f : fs::directory_iterator(dir))
+            if (f.is_regular_file()) fs::copy_file(f.path(), work / f.path().filename());
+        const std::string sig = runList(work, tool, nullptr);
+        ++total;
+        Case c;
+        c.family = "replay";
+        const std::string name = dir.filename().string();
+        if (sig.empty()) {
+            ++passed;
+            notePassed(name);
+            if (o.verbose) std::printf("pass %s %s\n", name.c_str(), tool.c_str());
+            return;
+        }
+        std::lock_guard<std::mutex> g(mu);
+        Failure f{name, tool, "-", "replayed " + dir.string(), sig, fs::absolute(dir).string(),
+                  known.count(name) ? "known" : ""};
+        std::printf("%s %s %s sig=\"%s\" from=\"%s\" repro=%s\n", f.known.empty() ? "FAIL" : "XFAIL",
+                    name.c_str(), tool.c_str(), sig.c_str(), hostStack(readText(work / "valgrind.stderr")).c_str(),
+                    f.repro.c_str());
+        failures.push_back(f);
+    }
+};
+
+bool isExecutable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
+
+/// Compiles the seed objects into DIR; a compiler that is missing is
+/// skipped with a note.
+Seeds buildSeeds(const Options& o, const fs::path& dir) {
+    Seeds s;
+    fs::create_directories(dir);
+    const fs::path src = fs::path(o.srcdir) / "tests" / "fixtures" / "hostile" / "seed.c";
+    if (!fs::exists(src)) throw std::runtime_error("no " + src.string());
+    std::set<std::string> ehSeen;
+    for (const std::string& cc : {o.cc, o.clang}) {
+        if (std::system(("command -v " + cc + " >/dev/null 2>&1").c_str()) != 0) {
+            std::printf("note: no %s: its seed objects are skipped\n", cc.c_str());
+            continue;
+        }
+        const std::string ccName = cc.find("clang") != std::string::npos ? "clang" : "gcc";
+        for (const char* dw : {"4", "5"})
+            for (const char* opt : {"O0", "O2"})
+                for (const char* cfi : {"eh", "df"}) {
+                    const std::string name = ccName + "-dw" + dw + "-" + opt + "-" + cfi;
+                    const fs::path obj = dir / (name + ".o");
+                    const std::string cmd = cc + " -c -" + opt + " -gdwarf-" + dw +
+                        (std::string(cfi) == "eh" ? " -fasynchronous-unwind-tables" : " -fno-asynchronous-unwind-tables") +
+                        " -fno-pic -fno-stack-protector -fcf-protection=none -fno-builtin -o " + obj.string() +
+                        " " + src.string();
+                    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("failed: " + cmd);
+                    s.objects.push_back(loadSeed(name, obj, dir));
+                }
+    }
+    if (s.objects.empty()) throw std::runtime_error("no seed objects");
+    for (const Seed& x : s.objects) {
+        if (x.ehFrame.empty()) continue;
+        const std::string key(x.ehFrame.begin(), x.ehFrame.end());
+        if (ehSeen.insert(key + std::string(x.text.begin(), x.text.end())).second) s.eh.push_back(&x);
+    }
+    if (s.eh.empty()) throw std::runtime_error("no seed .eh_frame");
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    const char* stage = std::getenv("VGJIT_STAGE");
+    const char* build = std::getenv("VGJIT_TESTS_BUILDDIR");
+    const char* src = std::getenv("VGJIT_SRCDIR");
+#ifdef VGJIT_STAGE
+    if (!stage) stage = VGJIT_STAGE;
+#endif
+#ifdef VGJIT_TESTS_BUILDDIR
+    if (!build) build = VGJIT_TESTS_BUILDDIR;
+#endif
+#ifdef VGJIT_SRCDIR
+    if (!src) src = VGJIT_SRCDIR;
+#endif
+    if (stage) o.valgrind = std::string(stage) + "/bin/valgrind";
+    if (build) o.client = std::string(build) + "/hostile_client";
+    if (src) o.srcdir = src;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            const std::size_t eq = a.find('=');
+            const std::string k = a.substr(0, eq), v = eq == std::string::npos ? "" : a.substr(eq + 1);
+            if (k == "--seed") o.seed = std::stoull(v);
+            else if (k == "--first") o.first = std::stoull(v);
+            else if (k == "--cases") o.cases = std::stoull(v);
+            else if (k == "--case") { o.first = std::stoull(v.substr(v.find(':') + 1)); o.cases = 1; }
+            else if (k == "--families") { auto f = split(v, ','); o.families = std::set<std::string>(f.begin(), f.end()); }
+            else if (k == "--tools") o.tools = split(v, ',');
+            else if (k == "--jobs") o.jobs = static_cast<unsigned>(std::max(1ull, std::stoull(v)));
+            else if (k == "--batch") o.batch = std::clamp<std::uint64_t>(std::stoull(v), 1, kBlock);
+            else if (k == "--timeout") o.timeout = static_cast<unsigned>(std::stoul(v));
+            else if (k == "--out") o.out = v;
+            else if (k == "--repro") o.repro = v;
+            else if (k == "--known") o.known = v;
+            else if (k == "--replay") o.replay.push_back(v);
+            else if (k == "--valgrind") o.valgrind = v;
+            else if (k == "--client") o.client = v;
+            else if (k == "--srcdir") o.srcdir = v;
+            else if (k == "--cc") o.cc = v;
+            else if (k == "--clang") o.clang = v;
+            else if (k == "--verbose") o.verbose = true;
+            else if (k == "--keep") o.keep = true;
+            else if (k == "--dry-run") o.dryRun = true;
+            else if (k == "--help" || k == "-h") { usage(); return 0; }
+            else { std::fprintf(stderr, "hostile_campaign: unknown option %s\n", a.c_str()); usage(); return 2; }
+        }
+        for (const std::string& t : o.tools)
+            if (std::find(kAllTools.begin(), kAllTools.end(), t) == kAllTools.end())
+                throw std::runtime_error("unknown tool " + t);
+        if (o.tools.empty()) throw std::runtime_error("no tools");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hostile_campaign: %s\n", e.what());
+        return 2;
+    }
+    if (!isExecutable(o.valgrind) || !isExecutable(o.client)) {
+        std::printf("SKIP: no staged Valgrind (%s) or client (%s)\n", o.valgrind.c_str(), o.client.c_str());
+        return 77;
+    }
+    if (o.repro.empty()) o.repro = (fs::path(o.out) / "repro").string();
+    o.out = fs::absolute(o.out).string();
+    o.repro = fs::absolute(o.repro).string();
+    o.valgrind = fs::absolute(o.valgrind).string();
+    o.client = fs::absolute(o.client).string();
+
+    Campaign c;
+    c.o = o;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        fs::create_directories(o.out);
+        fs::create_directories(o.repro);
+        // The reproducers' run.sh runs ../hostile_client.
+        fs::copy_file(o.client, fs::path(o.repro) / "hostile_client", fs::copy_options::overwrite_existing);
+        if (!o.known.empty()) {
+            std::istringstream in(readText(o.known));
+            std::string line;
+            while (std::getline(in, line)) {
+                line = line.substr(0, line.find('#'));
+                std::istringstream w(line);
+                std::string id;
+                if (w >> id) c.known.insert(id);
+            }
+        }
+        std::vector<std::vector<Case>> batches;
+        std::vector<fs::path> replays;
+        if (o.replay.empty()) {
+            c.seeds = buildSeeds(o, fs::path(o.out) / "seeds");
+            std::printf("seeds: %zu objects, %zu .eh_frame; campaign seed %llu, cases %llu..%llu, tools %zu\n",
+                        c.seeds.objects.size(), c.seeds.eh.size(), static_cast<unsigned long long>(o.seed),
+                        static_cast<unsigned long long>(o.first),
+                        static_cast<unsigned long long>(o.first + o.cases - 1), o.tools.size());
+            std::fflush(stdout);
+            for (std::uint64_t n = o.first; n < o.first + o.cases; ++n) {
+                if (!o.families.count(familyOf(n))) continue;
+                Case k = makeCase(o, c.seeds, n);
+                if (o.dryRun) {
+                    std::printf("%s %s %s %s\n", k.id().c_str(), k.tool.c_str(), k.seed.c_str(), k.mutation.c_str());
+                    continue;
+                }
+                if (batches.empty() || batches.back().size() >= o.batch ||
+                    batches.back().front().number / kBlock != n / kBlock)
+                    batches.emplace_back();
+                batches.back().push_back(std::move(k));
+            }
+        } else {
+            for (const std::string& r : o.replay) {
+                if (fs::exists(fs::path(r) / "list")) replays.push_back(r);
+                else
+                    for (const auto& d : fs::directory_iterator(r))
+                        if (fs::exists(d.path() / "list")) replays.push_back(d.path());
+            }
+            std::sort(replays.begin(), replays.end());
+        }
+        std::atomic<std::size_t> next{0}, finished{0};
+        std::atomic<bool> broken{false};
+        std::string brokenWhy;
+        auto worker = [&] {
+            for (;;) {
+                const std::size_t i = next++;
+                if (broken) return;
+                try {
+                    if (o.replay.empty()) {
+                        if (i >= batches.size()) return;
+                        c.runBatch(batches[i], i);
+                        const std::size_t done = ++finished, step = std::max<std::size_t>(1, batches.size() / 10);
+                        if (done % step == 0 && done < batches.size()) {
+                            std::lock_guard<std::mutex> g(c.mu);
+                            std::printf("progress: %zu of %zu runs\n", done, batches.size());
+                            std::fflush(stdout);
+                        }
+                    } else {
+                        if (i >= replays.size()) return;
+                        c.replay(replays[i]);
+                    }
+                } catch (const std::exception& e) {
+                    std::lock_guard<std::mutex> g(c.mu);
+                    broken = true;
+                    brokenWhy = e.what();
+                }
+            }
+        };
+        std::vector<std::thread> threads;
+        for (unsigned j = 0; j < o.jobs; ++j) threads.emplace_back(worker);
+        for (std::thread& t : threads) t.join();
+        if (broken) throw std::runtime_error(brokenWhy);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hostile_campaign: %s\n", e.what());
+        return 2;
+    }
+
+    // Summary by signature.
+    std::map<std::string, std::vector<const Failure*>> bySig;
+    std::size_t unexpected = 0;
+    for (const Failure& f : c.failures) {
+        bySig[f.signature].push_back(&f);
+        if (f.known.empty()) ++unexpected;
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("\n%llu cases in %llu Valgrind runs, %.0f s: %llu passed, %zu failed (%zu not in --known), "
+                "%zu distinct signatures\n",
+                static_cast<unsigned long long>(c.total.load()), static_cast<unsigned long long>(c.runs.load()),
+                secs, static_cast<unsigned long long>(c.passed.load()), c.failures.size(), unexpected,
+                bySig.size());
+    for (const auto& [sig, fs_] : bySig) {
+        std::set<std::string> tools;
+        for (const Failure* f : fs_) tools.insert(f->tool);
+        std::string t;
+        for (const std::string& x : tools) t += (t.empty() ? "" : ",") + x;
+        std::printf("  %4zu  %s\n        tools %s; first %s, reproducer %s\n", fs_.size(), sig.c_str(),
+                    t.c_str(), fs_.front()->id.c_str(), fs_.front()->repro.c_str());
+    }
+    for (const std::string& id : c.passedKnown)
+        std::printf("XPASS %s: listed in --known but passes now (remove it from %s)\n", id.c_str(), o.known.c_str());
+    return unexpected == 0 ? 0 : 1;
+}
