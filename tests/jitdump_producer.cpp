@@ -75,8 +75,11 @@
 //             then (WHEN = early) or both at exit (late).  FILE = dump (a
 //             jitdump), dump-tsc (a jitdump whose header flags
 //             architecture timestamps), dump-realtime (a jitdump whose
-//             timestamps are CLOCK_REALTIME), map (a perf map), map-same
-//             (a perf map naming both reuse_same)
+//             timestamps are CLOCK_REALTIME), dump-lines (a jitdump with
+//             a CODE_DEBUG_INFO before each CODE_LOAD: reuse_a on lines
+//             100-102 of /virtual/reuse_a.src, reuse_b on lines 200-202
+//             of /virtual/reuse_b.src), map (a perf map), map-same (a
+//             perf map naming both reuse_same)
 //
 // Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
 // ... + 1 for n >= 1, emitted with xbyak:
@@ -766,10 +769,11 @@ int mode_reuse(const std::string& when, const std::string& file) {
     const bool map = file == "map" || file == "map-same";
     const bool same = file == "map-same";
     const bool realtime = file == "dump-realtime";
+    const bool with_lines = file == "dump-lines";
     if ((!late && when != "early") ||
-        (!map && file != "dump" && file != "dump-tsc" && !realtime)) {
+        (!map && file != "dump" && file != "dump-tsc" && !realtime && !with_lines)) {
         std::fprintf(stderr,
-                     "jitdump_producer: reuse early|late dump|dump-tsc|dump-realtime|map|map-same\n");
+                     "jitdump_producer: reuse early|late dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
         return 2;
     }
     // Kept until exit, as JITs keep their code.
@@ -794,7 +798,17 @@ int mode_reuse(const std::string& when, const std::string& file) {
     std::vector<JitdumpBuilder> records;
     auto loaded = [&](const Fn& f) {
         if (map) lines.push_back(map_line(f));
-        else if (!realtime) records.push_back(dump->load(f));
+        else if (with_lines) {
+            // Its line table, then its CODE_LOAD.
+            const bool is_a = f.name == name_a;
+            JitdumpBuilder b;
+            b.debug_info(Jitdump::addr(f),
+                         f.lines(is_a ? 100 : 200, is_a ? "/virtual/reuse_a.src" : "/virtual/reuse_b.src"),
+                         std::nullopt, now_ns());
+            const JitdumpBuilder load = dump->load(f);
+            b.bytes.insert(b.bytes.end(), load.bytes.begin(), load.bytes.end());
+            records.push_back(b);
+        } else if (!realtime) records.push_back(dump->load(f));
         else {
             // Stamped with the wrong clock (CLOCK_REALTIME).
             timespec ts;
@@ -853,7 +867,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
                              "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | names late dump grow|corrupt | "
                              "leak early|late | "
-                             "chained early|late | reuse early|late dump|dump-tsc|dump-realtime|map|map-same\n");
+                             "chained early|late | reuse early|late dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
         return 2;
     }
     const std::string mode = argv[1];
