@@ -11,7 +11,8 @@
 //   reuse        run A, unregister it, load B into the same code memory
 //                with the same code entry, call gj_run_b(10), unregister
 //   preexisting  link A's entry into the list without notifying, then
-//                register B normally; call both
+//                link B's after it (at the tail: B's entry does not lead
+//                to A's) and notify B's registration; call both
 //   memerr       load module B and make its gj_peek read a freed block
 //   heap         load module B, allocate 8 blocks of 100000 bytes through
 //                its gj_alloc and free them, and exit with the object
@@ -147,6 +148,23 @@ void registerEntry(jit_code_entry* e, const std::vector<char>& image, bool notif
     __jit_debug_register_code();
 }
 
+/// Links `e` (describing `image`) at the tail of the list, then notifies.
+void appendEntry(jit_code_entry* e, const std::vector<char>& image) {
+    e->symfile_addr = image.data();
+    e->symfile_size = image.size();
+    e->next_entry = nullptr;
+    e->prev_entry = nullptr;
+    jit_code_entry** link = &__jit_debug_descriptor.first_entry;
+    while (*link) {
+        e->prev_entry = *link;
+        link = &(*link)->next_entry;
+    }
+    *link = e;
+    __jit_debug_descriptor.relevant_entry = e;
+    __jit_debug_descriptor.action_flag = JIT_REGISTER_FN;
+    __jit_debug_register_code();
+}
+
 /// Unlinks `e`, then notifies.
 void unregisterEntry(jit_code_entry* e) {
     if (e->prev_entry) e->prev_entry->next_entry = e->next_entry;
@@ -218,7 +236,8 @@ void preexisting(const std::string& a, const std::string& b) {
     makeExecutable(codeA);
     registerEntry(&entryA, ma.image, /*notify=*/false);
     Module mb = load(b, codeB, "gj_run_b");
-    registerEntry(&entryB, mb.image);
+    // Only the list from first_entry holds A: the notified entry is last.
+    appendEntry(&entryB, mb.image);
     makeExecutable(codeB);
     std::printf("gj_run_a(20) = %d\n", call(ma.entry, 20));
     std::printf("gj_run_b(10) = %d\n", call(mb.entry, 10));

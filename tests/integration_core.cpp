@@ -398,6 +398,26 @@ BOOST_AUTO_TEST_CASE(keep_debuginfo_keeps_names_of_replaced_code) {
     BOOST_TEST(m[1].str() == "???");
 }
 
+BOOST_AUTO_TEST_CASE(keep_debuginfo_finds_an_archived_function_past_one_archived_inside_it) {
+    // big_fn (256 bytes) leaks a block from offset 0x51, is unregistered;
+    // small_fn (big_fn+16 .. +32) is registered and unregistered after it.
+    // The leak's frame lies past small_fn's end, inside big_fn only: the
+    // archive must still find big_fn behind the shorter, later function.
+    static const std::regex leak(R"(88 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
+    std::smatch m;
+    const Result kept = runValgrind({"--leak-check=full", "--keep-debuginfo=yes"},
+                                    program("nested"));
+    BOOST_TEST_REQUIRE(kept.status == 0, kept);
+    BOOST_TEST(contains(kept.out, "nested allocated yes"), kept.out);
+    BOOST_TEST_REQUIRE(std::regex_search(kept.err, m, leak), kept.err);
+    BOOST_TEST(m[1].str() == "big_fn (in testjit-obj)", kept.err);
+    // Without archived functions the frame has no name (the test would
+    // otherwise not tell the archive's answer from a live lookup).
+    const Result dropped = runValgrind({"--leak-check=full"}, program("nested"));
+    BOOST_TEST_REQUIRE(std::regex_search(dropped.err, m, leak), dropped.err);
+    BOOST_TEST(m[1].str() == "???");
+}
+
 BOOST_AUTO_TEST_CASE(massif_names_jitted_allocation_sites) {
     TempDir dir;
     const std::string out = dir.file("massif.out");

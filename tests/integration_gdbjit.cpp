@@ -353,6 +353,8 @@ BOOST_AUTO_TEST_CASE(reused_code_memory_and_entry_get_the_new_names) {
 }
 
 BOOST_AUTO_TEST_CASE(entries_listed_before_the_first_notification_are_read) {
+    // A's entry is first on the list, never notified; B's is linked after
+    // it and notified: only a walk from first_entry finds A.
     TempDir dir;
     const cg::Profile p = callgrind(dir, program("preexisting"));
     BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));

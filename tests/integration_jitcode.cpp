@@ -22,6 +22,7 @@
 #endif
 #include <boost/test/unit_test.hpp>
 
+#include "../tool/elfobject.hpp"
 #include "callgrind_profile.hpp"
 #include "test_support.hpp"
 
@@ -179,6 +180,14 @@ std::string withoutPid(const std::string& text) {
     return out;
 }
 
+/// The function symbols of the ELF file at `path` (name, st_value,
+/// st_size), read by vg-jit's ELF reader.
+std::vector<vgjit::ElfFunction> elfFunctions(const std::string& path) {
+    const vgjit::ElfObjectInfo info = vgjit::read_elf_object_file(path);
+    BOOST_TEST_REQUIRE(info.header_read, path);
+    return info.functions;
+}
+
 bool haveObjdump() { return !objdump().empty(); }
 
 boost::test_tools::assertion_result objdumpAvailable(boost::unit_test::test_unit_id) {
@@ -248,6 +257,17 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
             BOOST_TEST_REQUIRE(!d.insns.empty());
             BOOST_TEST(d.insns.begin()->first == first);
             BOOST_TEST(d.labels[first] == e.name);
+            // The symbol spans the whole function (objdump and
+            // KCachegrind attribute the bytes after its end to nothing),
+            // not only its last block (mov rax, K; ret).
+            std::size_t symbols = 0;
+            for (const vgjit::ElfFunction& s : elfFunctions(objectFile(profile, f.key.object))) {
+                if (s.name != e.name) continue;
+                ++symbols;
+                BOOST_TEST(s.start == first);
+                BOOST_TEST(s.size == e.bytes.size());
+            }
+            BOOST_TEST(symbols == 1u);
             // Every cost is on an instruction of the file; the loop's
             // instructions (dec, jne at +5, +8) ran `loops` times.
             std::uint64_t sum = 0;
@@ -292,7 +312,7 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
 
     const cg::Profile p = cg::Profile::parseFile(profile);
     std::set<std::string> objects;
-    std::size_t functions = 0, costLines = 0;
+    std::size_t functions = 0, costLines = 0, symbolChecks = 0;
     for (const auto& fk : p.functions()) {
         const cg::FunctionCosts& f = fk.second;
         if (f.key.object.find("minijit:calls.mj") == std::string::npos) continue;
@@ -311,6 +331,21 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
                 if (groups.empty() || c.first - groups.back().second > 10000)
                     groups.push_back({c.first, c.first});
                 groups.back().second = c.first;
+            }
+            // Every instruction with costs lies inside a symbol of the
+            // function (st_value .. st_value + st_size), and each such
+            // symbol inside code minijit compiled for it.
+            const auto symbols = elfFunctions(objectFile(profile, f.key.object));
+            for (const vgjit::ElfFunction& s : symbols)
+                if (s.name == name)
+                    BOOST_TEST(rangeOf(name, s.start, s.size) != nullptr,
+                               "symbol at 0x" << std::hex << s.start << " size " << std::dec << s.size);
+            for (const auto& c : f.instrs) {
+                ++symbolChecks;
+                const bool inside = std::any_of(symbols.begin(), symbols.end(), [&](const vgjit::ElfFunction& s) {
+                    return s.name == name && c.first >= s.start && c.first < s.start + s.size;
+                });
+                BOOST_TEST(inside, "cost at 0x" << std::hex << c.first << " outside every symbol " << name);
             }
             for (const auto& g : groups) {
                 Disassembly d = kcachegrindObjdump(objectFile(profile, f.key.object), g.first, g.second);
@@ -336,6 +371,7 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
     BOOST_TEST_MESSAGE(functions << " functions, " << costLines << " instructions with costs, "
                                  << objects.size() << " ELF files");
     BOOST_TEST(functions >= 7u);
+    BOOST_TEST(symbolChecks == costLines);
     // Tier-1 code reused freed tier-0 addresses: a second version.
     BOOST_TEST(objects.count("callgrind.out.calls.minijit:calls.mj.elf") == 1u);
     BOOST_TEST(objects.count("callgrind.out.calls.minijit:calls.mj.v2.elf") == 1u);

@@ -110,6 +110,24 @@ BOOST_AUTO_TEST_CASE(eh_frame_addr_names_where_pc_relative_pointers_count_from) 
     }
 }
 
+BOOST_AUTO_TEST_CASE(cfi_of_functions_registered_back_to_back_is_all_kept) {
+    // Each function starts on the byte after the one before it ends, as
+    // JITs fill a code heap; each range touches the one registered just
+    // before it (inner ends where middle starts, outer starts where middle
+    // ends).  Ranges that touch do not overlap: all three CFIs stay, and
+    // the trace leads through every jitted frame to main.
+    for (const char* what : {"leak", "memerr"}) {
+        BOOST_TEST_CONTEXT(what) {
+            Result r;
+            const auto frames = reportedFrames("cfi-adjacent", what, &r);
+            BOOST_TEST(reachesMain(frames), r.err);
+            static const std::regex summary(
+                R"(JIT: unwind info: 3 added, 0 refused, 3 ranges with CFI live at exit)");
+            BOOST_TEST(std::regex_search(r.err, summary), r.err);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(without_unwind_information_the_trace_stops_in_the_jit_code) {
     // The same code registered with names only: the unwinder finds neither
     // CFI nor a frame pointer in jit_inner, so the callers are lost.  This

@@ -63,6 +63,12 @@
 //   leak WHEN  names_alloc, announced in a jitdump early or late, returns
 //             malloc(24), which the program then loses (Memcheck's leak
 //             check must name names_alloc either way)
+//   leak WHEN freed-caller  the same, names_alloc called by leak_caller,
+//             a jitted function in a mapping of its own, announced before
+//             it runs and unmapped after the call (under
+//             --keep-debuginfo=yes the leak's stack is then described in
+//             the epoch before the unmapping); late: names_alloc's records
+//             are written just before the program exits
 //   chained WHEN  jd_dispatch(n) jumps (jmp, not call) to jd_chained(n),
 //             a sum loop that returns to jd_dispatch's caller, as JITs
 //             chain their blocks; called 100 x with n = 50 and announced
@@ -75,8 +81,11 @@
 //             then (WHEN = early) or both at exit (late).  FILE = dump (a
 //             jitdump), dump-tsc (a jitdump whose header flags
 //             architecture timestamps), dump-realtime (a jitdump whose
-//             timestamps are CLOCK_REALTIME), map (a perf map), map-same
-//             (a perf map naming both reuse_same)
+//             timestamps are CLOCK_REALTIME), dump-lines (a jitdump with
+//             a CODE_DEBUG_INFO before each CODE_LOAD: reuse_a on lines
+//             100-102 of /virtual/reuse_a.src, reuse_b on lines 200-202
+//             of /virtual/reuse_b.src), map (a perf map), map-same (a
+//             perf map naming both reuse_same)
 //
 // Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
 // ... + 1 for n >= 1, emitted with xbyak:
@@ -599,10 +608,11 @@ int mode_names(const std::string& when, const std::string& file, const std::stri
 /// Pointer that loses the block names_alloc returned (a leak).
 void* volatile g_leaked = nullptr;
 
-int mode_leak(const std::string& when) {
+int mode_leak(const std::string& when, const std::string& how = "") {
     const bool late = when == "late";
-    if (!late && when != "early") {
-        std::fprintf(stderr, "jitdump_producer: leak early|late\n");
+    const bool freed_caller = how == "freed-caller";
+    if ((!late && when != "early") || (!how.empty() && !freed_caller)) {
+        std::fprintf(stderr, "jitdump_producer: leak early|late [freed-caller]\n");
         return 2;
     }
     // names_alloc() = malloc(24) (lines 700: prologue, 701: the call,
@@ -612,13 +622,15 @@ int mode_leak(const std::string& when) {
     Fn f;
     f.name = "names_alloc";
     f.addr = mem.at(0);
-    e.sub(e.rsp, 8);
+    // A frame pointer, so that stack traces lead on to its caller.
+    e.push(e.rbp);
+    e.mov(e.rbp, e.rsp);
     e.mov(e.edi, 24);
     f.loop = e.getSize();
     e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&std::malloc));
     e.call(e.rax);
     f.tail = e.getSize();
-    e.add(e.rsp, 8);
+    e.pop(e.rbp);
     e.ret();
     e.ready();
     f.size = e.getSize();
@@ -632,10 +644,45 @@ int mode_leak(const std::string& when) {
         dump.put(dump.load(f));
     };
     if (!late) announce();
+    if (freed_caller) {
+        // leak_caller() calls names_alloc() and returns its result: a
+        // jitted function of its own mapping, announced at once, whose
+        // mapping is unmapped after the call.
+        auto* caller_mem = static_cast<std::uint8_t*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                                                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        if (caller_mem == MAP_FAILED) die("mmap code");
+        Emitter c(caller_mem, 64);
+        c.push(c.rbp);
+        c.mov(c.rbp, c.rsp);
+        c.mov(c.rax, reinterpret_cast<std::uintptr_t>(f.addr));
+        c.call(c.rax);
+        c.pop(c.rbp);
+        c.ret();
+        c.ready();
+        Fn caller;
+        caller.name = "leak_caller";
+        caller.addr = caller_mem;
+        caller.size = c.getSize();
+        std::fprintf(stderr, "fn %s %p %zu\n", caller.name.c_str(), static_cast<void*>(caller.addr),
+                     caller.size);
+        dump.put(dump.load(caller));
+        let_time_pass();
+        g_leaked = reinterpret_cast<void* (*)()>(caller.addr)();
+        g_leaked = nullptr;   // the block is lost
+        munmap(caller_mem, 4096);
+    } else {
+        let_time_pass();
+        g_leaked = reinterpret_cast<void* (*)()>(f.addr)();
+        g_leaked = nullptr;   // the block is lost
+    }
     let_time_pass();
-    g_leaked = reinterpret_cast<void* (*)()>(f.addr)();
-    g_leaked = nullptr;   // the block is lost
-    let_time_pass();
+    if (late && freed_caller) {
+        // Read when the client exits, nothing running in between.
+        std::printf("leak done\n");
+        std::fflush(stdout);
+        announce();
+        exit_now();
+    }
     if (late) announce();
     dump.close_record();
     std::printf("leak done\n");
@@ -766,10 +813,11 @@ int mode_reuse(const std::string& when, const std::string& file) {
     const bool map = file == "map" || file == "map-same";
     const bool same = file == "map-same";
     const bool realtime = file == "dump-realtime";
+    const bool with_lines = file == "dump-lines";
     if ((!late && when != "early") ||
-        (!map && file != "dump" && file != "dump-tsc" && !realtime)) {
+        (!map && file != "dump" && file != "dump-tsc" && !realtime && !with_lines)) {
         std::fprintf(stderr,
-                     "jitdump_producer: reuse early|late dump|dump-tsc|dump-realtime|map|map-same\n");
+                     "jitdump_producer: reuse early|late dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
         return 2;
     }
     // Kept until exit, as JITs keep their code.
@@ -794,7 +842,17 @@ int mode_reuse(const std::string& when, const std::string& file) {
     std::vector<JitdumpBuilder> records;
     auto loaded = [&](const Fn& f) {
         if (map) lines.push_back(map_line(f));
-        else if (!realtime) records.push_back(dump->load(f));
+        else if (with_lines) {
+            // Its line table, then its CODE_LOAD.
+            const bool is_a = f.name == name_a;
+            JitdumpBuilder b;
+            b.debug_info(Jitdump::addr(f),
+                         f.lines(is_a ? 100 : 200, is_a ? "/virtual/reuse_a.src" : "/virtual/reuse_b.src"),
+                         std::nullopt, now_ns());
+            const JitdumpBuilder load = dump->load(f);
+            b.bytes.insert(b.bytes.end(), load.bytes.begin(), load.bytes.end());
+            records.push_back(b);
+        } else if (!realtime) records.push_back(dump->load(f));
         else {
             // Stamped with the wrong clock (CLOCK_REALTIME).
             timespec ts;
@@ -845,6 +903,7 @@ int mode_reuse(const std::string& when, const std::string& file) {
 
 int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "leak") return mode_leak(argv[2]);
+    if (argc == 4 && std::string(argv[1]) == "leak") return mode_leak(argv[2], argv[3]);
     if (argc == 3 && std::string(argv[1]) == "chained") return mode_chained(argv[2]);
     if (argc == 4 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3]);
     if (argc == 4 && std::string(argv[1]) == "reuse") return mode_reuse(argv[2], argv[3]);
@@ -852,8 +911,8 @@ int main(int argc, char** argv) {
     if (argc != 2) {
         std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
                              "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | names late dump grow|corrupt | "
-                             "leak early|late | "
-                             "chained early|late | reuse early|late dump|dump-tsc|dump-realtime|map|map-same\n");
+                             "leak early|late [freed-caller] | "
+                             "chained early|late | reuse early|late dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
         return 2;
     }
     const std::string mode = argv[1];

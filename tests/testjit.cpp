@@ -25,6 +25,11 @@
 //   leak     jit_allocator calls malloc and leaks the block; then the code
 //            is unregistered and "other_code" registered at its address
 //            (the leak's allocation stack was recorded in jit_allocator)
+//   nested   big_fn (256 bytes registered; its call of malloc(88), whose
+//            block it leaks, returns to offset 0x51) runs, is
+//            unregistered; then small_fn is registered at big_fn+16 for 16
+//            bytes and unregistered (the leak's allocation stack was
+//            recorded in big_fn, past small_fn's end)
 //   alloc    jit_allocator allocates 77 bytes and stays registered and
 //            mapped until exit (tools that name allocation sites at exit)
 //   race     two threads run jit_racer, which increments a shared int
@@ -350,6 +355,28 @@ int mode_leak() {
     std::size_t n = emit_counter(p, 3, 10);
     register_fn(p, n, "other_code", {{0, 80, nullptr}});
     std::printf("other_code %ld\n", reinterpret_cast<long (*)()>(p)());
+    return 0;
+}
+
+int mode_nested() {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    Emitter e(p, 256);
+    e.sub(e.rsp, 8);
+    while (e.getSize() < 0x40) e.nop();
+    e.mov(e.edi, 88);
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&std::malloc));
+    e.call(e.rax);  // returns to 0x40 + 5 + 10 + 2 = 0x51, past small_fn
+    e.add(e.rsp, 8);
+    e.ret();
+    e.ready();
+    register_fn(p, 256, "big_fn", {});
+    void* leaked = reinterpret_cast<void* (*)()>(p)();
+    std::printf("nested allocated %s\n", leaked ? "yes" : "no");
+    leaked = nullptr;
+    report("unregister", VALGRIND_JIT_UNREGISTER(p));
+    register_fn(p + 16, 16, "small_fn", {});
+    report("unregister", VALGRIND_JIT_UNREGISTER(p + 16));
     return 0;
 }
 
@@ -743,6 +770,7 @@ int main(int argc, char** argv) {
     if (mode == "leak") return mode_leak();
     if (mode == "malloc") return mode_malloc();
     if (mode == "alloc") return mode_alloc();
+    if (mode == "nested") return mode_nested();
     if (mode == "race") return mode_race();
     if (mode == "bad") return mode_bad();
     if (mode == "names") return mode_names();

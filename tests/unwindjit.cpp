@@ -7,6 +7,11 @@
 //
 // Usage: unwindjit HOW WHAT
 //   HOW   cfi      VALGRIND_JIT_REGISTER_CODE with each function's .eh_frame
+//         cfi-adjacent
+//                  the same, the functions packed back to back (each
+//                  one starts where the one before it ends) and
+//                  registered middle, inner, outer: each range touches
+//                  the one registered before it at one end
 //         cfi-after-code
 //                  the same, its PC-relative pointers counting from after
 //                  the code (VgJitCode.eh_frame_addr)
@@ -70,17 +75,19 @@ struct Fn {
 Fn fns[3];
 std::uint8_t* page = nullptr;
 
-void emit(testjit::FramelessBody leaf) {
+// Each function in a slot of 256 bytes of its own, or with `packed`, each
+// starting at the byte after the end of the one before it.
+void emit(testjit::FramelessBody leaf, bool packed = false) {
     page = static_cast<std::uint8_t*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
                                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (page == MAP_FAILED) die("mmap code");
     fns[0] = {"jit_inner", page, {}};
-    fns[1] = {"jit_middle", page + 256, {}};
-    fns[2] = {"jit_outer", page + 512, {}};
     fns[0].shape = testjit::emit_frameless(fns[0].code, 256, leaf,
                                            reinterpret_cast<const void*>(&std::malloc));
+    fns[1] = {"jit_middle", packed ? fns[0].code + fns[0].shape.size : page + 256, {}};
     fns[1].shape = testjit::emit_frameless(fns[1].code, 256, testjit::FramelessBody::kCall,
                                            fns[0].code);
+    fns[2] = {"jit_outer", packed ? fns[1].code + fns[1].shape.size : page + 512, {}};
     fns[2].shape = testjit::emit_frameless(fns[2].code, 256, testjit::FramelessBody::kCall,
                                            fns[1].code);
 }
@@ -106,10 +113,15 @@ VgJitCode descriptor(const Fn& f) {
 }
 
 void register_all(const std::string& how) {
-    for (const Fn& f : fns) {
+    // Packed: each function's range touches the one registered before it,
+    // once at its end (inner below middle), once at its start (outer above
+    // middle).
+    const bool adjacent = how == "cfi-adjacent";
+    for (const int i : adjacent ? std::vector<int>{1, 0, 2} : std::vector<int>{0, 1, 2}) {
+        const Fn& f = fns[i];
         VgJitCode d = descriptor(f);
         std::vector<unsigned char> eh;
-        if (how == "cfi") {
+        if (how == "cfi" || adjacent) {
             eh = eh_frame_in_place(f);
             d.unwind_kind = VG_JIT_UNWIND_EH_FRAME;
             d.eh_frame = eh.data();
@@ -352,14 +364,15 @@ int main(int argc, char** argv) {
         return rc;
     }
     if (argc != 3) {
-        std::fprintf(stderr, "usage: unwindjit cfi|cfi-after-code|shape|none|unregistered|"
+        std::fprintf(stderr, "usage: unwindjit cfi|cfi-adjacent|cfi-after-code|shape|none|unregistered|"
                              "replaced|jitdump|jitdump-moved leak|memerr\n"
                              "       unwindjit hostile\n");
         return 2;
     }
     const std::string how = argv[1], what = argv[2];
     emit(what == "leak" ? testjit::FramelessBody::kMallocLeak
-                        : testjit::FramelessBody::kInvalidRead);
+                        : testjit::FramelessBody::kInvalidRead,
+         how == "cfi-adjacent");
     if (how == "jitdump" || how == "jitdump-moved") {
         write_jitdump(how == "jitdump-moved");
         // Valgrind applies a CODE_MOVE at its next time slice, not in the
