@@ -299,6 +299,31 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
             enter(ed.to, parent, w);  // invalidates e
         }
     }
+    // Nodes no chain reached with at least half a count (deep recursion
+    // thins the shares out) hang under the chain of a caller that was
+    // reached, so that their cost stays under their callers.
+    {
+        std::vector<std::size_t> queue;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!shares[i].empty()) queue.push_back(i);
+        for (std::size_t q = 0; q < queue.size(); ++q) {
+            const std::size_t u = queue[q];
+            const Share* best = &shares[u][0];
+            for (const Share& s : shares[u])
+                if (s.f > best->f) best = &s;
+            const Share from = *best;
+            for (const std::size_t ei : p.nodes[u].out) {
+                const Edge& ed = p.edges[ei];
+                if (!shares[ed.to].empty()) continue;
+                if (sb.size() >= kMaxStacks) {
+                    capped = true;
+                    break;
+                }
+                shares[ed.to].push_back({sb.stack(from.parent, Frame{p.nodes[u].function, ed.site_line}), 1});
+                queue.push_back(ed.to);
+            }
+        }
+    }
     // Every line's self cost, given out whole over the node's chains.
     const std::uint64_t part_start = t.total;
     std::uint64_t time = t.total;
