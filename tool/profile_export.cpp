@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -33,7 +34,9 @@ struct Edge {
 
 /// A function of one part in one context (one fn=).
 struct Node {
-    std::size_t function = 0;
+    std::string object, file, name;  // as the part names it (name with context)
+    std::uint64_t first_line = 0;
+    std::size_t function = 0;        // set when the part has been read
     std::map<std::uint64_t, std::uint64_t> self;  // line -> cost
     long double self_sum = 0, in_sum = 0, out_sum = 0;
     std::vector<std::size_t> out;                 // edges
@@ -124,22 +127,20 @@ public:
         const std::uint64_t v = costs[static_cast<std::size_t>(ev_)];
         if (v == 0) return;
         Node& n = cur_->nodes[node_];
-        const Function& f = c_.functions[n.function];
         std::uint64_t line = 0;
         const int li = reader_->position_index("line");
-        if (li >= 0 && pos.file == f.file) line = pos.subpos[static_cast<std::size_t>(li)];
+        if (li >= 0 && pos.file == n.file) line = pos.subpos[static_cast<std::size_t>(li)];
         if (__builtin_add_overflow(cur_->sum, v, &cur_->sum))
             reader_->fail("the part's costs of " + event_ + " add up to more than 2^64");
         n.self[line] += v;
         n.self_sum += static_cast<long double>(v);
-        if (line && (c_.functions[n.function].first_line == 0 || line < c_.functions[n.function].first_line))
-            c_.functions[n.function].first_line = line;
+        if (line && (n.first_line == 0 || line < n.first_line)) n.first_line = line;
     }
     void call(const callgrind::Call& call) override {
         const std::uint64_t v = call.inclusive[static_cast<std::size_t>(ev_)];
         const std::size_t to = node(call.object, call.file, call.name);
         const int li = reader_->position_index("line");
-        const std::uint64_t site = li >= 0 && call.site.file == c_.functions[cur_->nodes[node_].function].file
+        const std::uint64_t site = li >= 0 && call.site.file == cur_->nodes[node_].file
                                        ? call.site.subpos[static_cast<std::size_t>(li)]
                                        : 0;
         const auto key = std::make_tuple(node_, to, site);
@@ -167,12 +168,54 @@ public:
             throw ParseError(source, lines,
                              "the profile ends without the \"totals:\" (or \"summary:\") line of its "
                              "last part: truncated?");
+        resolve();
     }
 
 private:
     void finish_part() {
         if (cur_ && cur_->body && !cur_->trailer)
             reader_->fail("a new part begins before the \"totals:\" line of the one before: truncated?");
+        resolve();
+    }
+
+    /// Gives the part's nodes their functions.  A name is split into
+    /// function and callers (callgrind::split_context_name) only where every
+    /// caller is the function of some node of the part: a quote in a plain
+    /// name ("f'x" with no function "x") stays part of the name.
+    void resolve() {
+        if (!cur_) return;
+        std::vector<callgrind::ContextName> names;
+        std::unordered_map<std::string, char> known;
+        for (const Node& n : cur_->nodes) {
+            names.push_back(callgrind::split_context_name(n.name));
+            known[names.back().function] = 1;
+        }
+        for (std::size_t i = 0; i < cur_->nodes.size(); ++i) {
+            Node& n = cur_->nodes[i];
+            callgrind::ContextName& cn = names[i];
+            bool context = true;
+            for (const std::string& caller : cn.callers)
+                if (!known.count(caller)) context = false;
+            if (!context) {
+                cn.function = n.name;
+                cn.callers.clear();
+            }
+            if (!cn.callers.empty()) c_.has_contexts = true;
+            const auto fkey = std::make_tuple(n.object, n.file, cn.function);
+            auto f = functions_.find(fkey);
+            if (f == functions_.end()) {
+                f = functions_.emplace(fkey, c_.functions.size()).first;
+                Function fn;
+                fn.object = n.object;
+                fn.file = n.file;
+                fn.name = cn.function;
+                fn.kind = classify(n.object, cn.function);
+                c_.functions.push_back(fn);
+            }
+            n.function = f->second;
+            Function& fn = c_.functions[n.function];
+            if (n.first_line && (fn.first_line == 0 || n.first_line < fn.first_line)) fn.first_line = n.first_line;
+        }
     }
 
     std::size_t node(const std::string& object, const std::string& file, const std::string& name) {
@@ -183,21 +226,10 @@ private:
         key += name;
         auto it = nodes_.find(key);
         if (it != nodes_.end()) return it->second;
-        const callgrind::ContextName cn = callgrind::split_context_name(name);
-        if (!cn.callers.empty()) c_.has_contexts = true;
-        const auto fkey = std::make_tuple(object, file, cn.function);
-        auto f = functions_.find(fkey);
-        if (f == functions_.end()) {
-            f = functions_.emplace(fkey, c_.functions.size()).first;
-            Function fn;
-            fn.object = object;
-            fn.file = file;
-            fn.name = cn.function;
-            fn.kind = classify(object, cn.function);
-            c_.functions.push_back(fn);
-        }
         Node n;
-        n.function = f->second;
+        n.object = object;
+        n.file = file;
+        n.name = name;
         cur_->nodes.push_back(std::move(n));
         nodes_.emplace(std::move(key), cur_->nodes.size() - 1);
         return cur_->nodes.size() - 1;
@@ -248,6 +280,7 @@ constexpr std::size_t kMaxStacks = 20000000;
 struct Share {
     std::size_t parent;  // stack of the callers, kNoStack for a root
     long double f;
+    std::size_t from;    // the calling node, kNoStack for a root
 };
 
 /// Converts one part into samples appended to `t`.
@@ -266,16 +299,16 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
         std::size_t next;
     };
     std::vector<Entry> st;
-    auto enter = [&](std::size_t node, std::size_t parent, long double w) {
+    auto enter = [&](std::size_t node, std::size_t parent, long double w, std::size_t from) {
         const long double f = basis[node] > 0 ? w / basis[node] : 1;
-        shares[node].push_back({parent, f});
+        shares[node].push_back({parent, f, from});
         on_path[node] = 1;
         st.push_back({node, parent, f, 0});
     };
     for (std::size_t r = 0; r < n; ++r) {
         const long double root_w = basis[r] - p.nodes[r].in_sum;
         if (!(root_w >= 1)) continue;
-        enter(r, kNoStack, root_w);
+        enter(r, kNoStack, root_w, kNoStack);
         while (!st.empty()) {
             Entry& e = st.back();
             const Node& nd = p.nodes[e.node];
@@ -296,7 +329,7 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
                 continue;
             }
             const std::size_t parent = sb.stack(e.parent, Frame{nd.function, ed.site_line});
-            enter(ed.to, parent, w);  // invalidates e
+            enter(ed.to, parent, w, e.node);  // invalidates e
         }
     }
     // Nodes no chain reached with at least half a count (deep recursion
@@ -319,11 +352,29 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
                     capped = true;
                     break;
                 }
-                shares[ed.to].push_back({sb.stack(from.parent, Frame{p.nodes[u].function, ed.site_line}), 1});
+                shares[ed.to].push_back({sb.stack(from.parent, Frame{p.nodes[u].function, ed.site_line}), 1, u});
                 queue.push_back(ed.to);
             }
         }
     }
+    // A node's chains of callers are exact if they all come from one
+    // calling node whose chains are exact, or it is a root reached once
+    // (several chains of one caller differ only in the lines of calls).
+    std::vector<signed char> exact(n, -1);  // -1 unknown, 2 in progress
+    std::function<bool(std::size_t)> is_exact = [&](std::size_t i) -> bool {
+        if (exact[i] == 0 || exact[i] == 1) return exact[i] == 1;
+        if (exact[i] == 2) return false;
+        exact[i] = 2;
+        bool ok = !shares[i].empty();
+        const std::size_t from = ok ? shares[i][0].from : kNoStack;
+        for (const Share& s : shares[i])
+            if (s.from != from) ok = false;
+        if (ok && from == kNoStack) ok = shares[i].size() == 1;
+        exact[i] = 0;
+        if (ok && from != kNoStack) ok = is_exact(from);
+        exact[i] = ok ? 1 : 0;
+        return ok;
+    };
     // Every line's self cost, given out whole over the node's chains.
     const std::uint64_t part_start = t.total;
     std::uint64_t time = t.total;
@@ -332,11 +383,11 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
         const Node& nd = p.nodes[i];
         if (nd.self.empty()) continue;
         std::vector<Share>& sh = shares[i];
-        if (sh.size() == 1) {
+        if (is_exact(i)) {
             c.exact_weight += static_cast<std::uint64_t>(nd.self_sum);
         } else {
             ++c.ambiguous;
-            if (sh.empty()) sh.push_back({kNoStack, 1});
+            if (sh.empty()) sh.push_back({kNoStack, 1, kNoStack});
         }
         long double total_f = 0;
         for (const Share& s : sh) total_f += s.f;
