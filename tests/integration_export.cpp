@@ -564,4 +564,43 @@ BOOST_AUTO_TEST_CASE(damaged_profiles) {
     BOOST_TEST(!exists(tmp().file("ev.json")));
 }
 
+// Counts past 2^53 (where JSON readers lose integers) and past 2^63 stay
+// exact; a quote in a plain name is part of the name; a profile whose
+// functions have one caller each has exact stacks and no warning.
+BOOST_AUTO_TEST_CASE(large_counts_and_plain_names) {
+    const std::uint64_t big = std::uint64_t{1} << 60;
+    std::ostringstream prof;
+    prof << "# callgrind format\nversion: 1\ncmd: synthetic\npositions: line\nevents: Ir\n"
+         << "ob=/bin/true\nfl=a.c\nfn=main\n1 10\ncfn=f'x\ncalls=1 2\n2 " << big << "\n"
+         << "fn=f'x\n3 " << big << "\n"
+         << "totals: " << big + 10 << "\n"
+         << "# a second part, a later dump of the same run\n"
+         << "part: 2\npositions: line\nevents: Ir\nob=/bin/true\nfl=a.c\nfn=main\n1 " << big * 7
+         << "\ntotals: " << big * 7 << "\n";
+    const std::string in = tmp().file("large.out");
+    std::ofstream(in, std::ios::binary) << prof.str();
+    const std::string out = tmp().file("large.json");
+    const Result r = exportProfile({in, "-o", out});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(!contains(r.err, "warning"), r.err);
+    const json doc = json::parse(readFile(out));
+    BOOST_TEST(doc.at("meta").at("vgjitStacks") == "exact");
+    BOOST_TEST(doc.at("meta").at("vgjitTotal") == std::to_string(big * 8 + 10));
+    unsigned __int128 sum = 0;
+    for (const json& w : doc.at("threads").at(0).at("samples").at("weight")) {
+        BOOST_TEST(w.get<std::uint64_t>() <= (std::uint64_t{1} << 53));
+        sum += w.get<std::uint64_t>();
+    }
+    BOOST_TEST((sum == static_cast<unsigned __int128>(big) * 8 + 10));
+    std::set<std::string> names;
+    for (const json& n : doc.at("shared").at("funcTable").at("name"))
+        names.insert(doc.at("shared").at("stringArray").at(n.get<std::size_t>()).get<std::string>());
+    BOOST_TEST(names.count("f'x") == 1u);
+
+    const Result f = exportProfile({"--format=folded", in});
+    BOOST_TEST_REQUIRE(f.status == 0, f);
+    // The weights as the profile has them (its total, 2^63 + 10, is exact too).
+    BOOST_TEST(f.out == "main " + std::to_string(big * 7 + 10) + "\nmain;f'x " + std::to_string(big) + "\n");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -112,6 +112,15 @@ public:
             std::uint64_t v = 0;
             if (static_cast<std::size_t>(ev_) < words.size())
                 callgrind::Reader::parse_number(words[static_cast<std::size_t>(ev_)], v);
+            if (reader_->events() == c_.events) {
+                c_.event_totals.resize(c_.events.size(), 0);
+                for (std::size_t i = 0; i < words.size() && i < c_.events.size(); ++i) {
+                    std::uint64_t t = 0;
+                    callgrind::Reader::parse_number(words[i], t);
+                    if (__builtin_add_overflow(c_.event_totals[i], t, &c_.event_totals[i]))
+                        reader_->fail("the totals of " + c_.events[i] + " add up to more than 2^64");
+                }
+            }
             if (v != cur_->sum)
                 reader_->fail("\"" + key + ":\" gives " + std::to_string(v) + " " + event_ +
                               " but the part's cost lines add up to " + std::to_string(cur_->sum) +
@@ -642,6 +651,11 @@ void write_firefox(const Converted& c, std::ostream& out) {
         {{"label", "Total " + c.event}, {"format", "string"}, {"value", std::to_string(c.total)}},
         {{"label", "Parts (dumps)"}, {"format", "integer"}, {"value", c.parts}},
     });
+    for (std::size_t i = 0; i < c.events.size() && i < c.event_totals.size(); ++i)
+        if (c.events[i] != c.event)
+            extra_entries.push_back({{"label", "Total " + c.events[i]},
+                                     {"format", "string"},
+                                     {"value", std::to_string(c.event_totals[i])}});
     if (!c.creator.empty())
         extra_entries.push_back({{"label", "Creator"}, {"format", "string"}, {"value", c.creator}});
     json meta = {

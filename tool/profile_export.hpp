@@ -108,6 +108,9 @@ struct Converted {
     std::string creator;      ///< "creator:", e.g. "callgrind-3.27.1"
     std::string event;        ///< the event of the weights
     std::vector<std::string> events;  ///< every event of the first part
+    /// Each event's total over the parts ("totals:"/"summary:" lines of
+    /// the parts whose events are the first part's), by events' order.
+    std::vector<std::uint64_t> event_totals;
     bool has_contexts = false;  ///< some function had a caller chain (--separate-callers)
     Stacks stacks = Stacks::Flat;
     std::size_t ambiguous = 0;     ///< nodes with self cost reached by several chains of callers
