@@ -36,6 +36,9 @@ int run_export(const ExportCmdOptions& opts) {
                   << c.exact_weight << " of " << c.total << " " << c.event
                   << "); take the profile with --separate-callers=N (N at least the call depth) "
                      "for exact stacks\n";
+    if (c.capped)
+        std::cerr << "vg-jit: export: warning: more than " << c.stack_table.size()
+                  << " distinct stacks: further chains of callers were not followed\n";
     auto write = [&](std::ostream& os) {
         if (opts.format == "folded") exporting::write_folded(c, os);
         else exporting::write_firefox(c, os);

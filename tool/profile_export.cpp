@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -283,8 +282,9 @@ private:
     std::map<std::pair<std::size_t, std::size_t>, std::size_t> stacks_;
 };
 
-/// Most stacks a conversion makes before it stops following calls.
-constexpr std::size_t kMaxStacks = 20000000;
+/// Most stacks a conversion makes before it stops following calls (their
+/// callees then hang under the chains already made).
+constexpr std::size_t kMaxStacks = 4000000;
 
 struct Share {
     std::size_t parent;  // stack of the callers, kNoStack for a root
@@ -332,7 +332,9 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
                 cut = true;
                 continue;
             }
-            if (w < 0.5L) continue;  // less than half a count: nothing to give
+            // Less than half a count, or a millionth of the callee's cost:
+            // not followed (the callee hangs under another chain).
+            if (w < 0.5L || w < basis[ed.to] * 1e-6L) continue;
             if (sb.size() >= kMaxStacks) {
                 capped = true;
                 continue;
@@ -369,20 +371,35 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
     // A node's chains of callers are exact if they all come from one
     // calling node whose chains are exact, or it is a root reached once
     // (several chains of one caller differ only in the lines of calls).
-    std::vector<signed char> exact(n, -1);  // -1 unknown, 2 in progress
-    std::function<bool(std::size_t)> is_exact = [&](std::size_t i) -> bool {
-        if (exact[i] == 0 || exact[i] == 1) return exact[i] == 1;
-        if (exact[i] == 2) return false;
-        exact[i] = 2;
-        bool ok = !shares[i].empty();
-        const std::size_t from = ok ? shares[i][0].from : kNoStack;
+    std::vector<signed char> exact(n, -1);  // -1 unknown, 2 on the walk
+    auto local = [&](std::size_t i) {
+        if (shares[i].empty()) return false;
+        const std::size_t from = shares[i][0].from;
         for (const Share& s : shares[i])
-            if (s.from != from) ok = false;
-        if (ok && from == kNoStack) ok = shares[i].size() == 1;
-        exact[i] = 0;
-        if (ok && from != kNoStack) ok = is_exact(from);
-        exact[i] = ok ? 1 : 0;
-        return ok;
+            if (s.from != from) return false;
+        return from != kNoStack || shares[i].size() == 1;
+    };
+    std::vector<std::size_t> walk;
+    auto is_exact = [&](std::size_t i) {
+        walk.clear();
+        bool result = true;
+        for (std::size_t j = i;;) {
+            if (exact[j] == 0 || exact[j] == 1) {
+                result = exact[j] == 1;
+                break;
+            }
+            if (exact[j] == 2 || !local(j)) {
+                result = false;
+                if (exact[j] != 2) walk.push_back(j);
+                break;
+            }
+            exact[j] = 2;
+            walk.push_back(j);
+            j = shares[j][0].from;
+            if (j == kNoStack) break;
+        }
+        for (const std::size_t w : walk) exact[w] = result ? 1 : 0;
+        return result;
     };
     // Every line's self cost, given out whole over the node's chains.
     const std::uint64_t part_start = t.total;
@@ -474,10 +491,10 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
             throw std::runtime_error("the profile's total of " + opts.event + " exceeds 2^64");
         ++c.parts;
     }
-    if (capped) throw std::runtime_error("more than " + std::to_string(kMaxStacks) + " distinct stacks");
+    c.capped = capped;
     (void)cut;
     if (!any_edge) c.stacks = Stacks::Flat;
-    else c.stacks = c.ambiguous == 0 ? Stacks::Exact : Stacks::Rebuilt;
+    else c.stacks = c.ambiguous == 0 && !capped ? Stacks::Exact : Stacks::Rebuilt;
     return c;
 }
 

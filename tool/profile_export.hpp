@@ -115,6 +115,7 @@ struct Converted {
     Stacks stacks = Stacks::Flat;
     std::size_t ambiguous = 0;     ///< nodes with self cost reached by several chains of callers
     std::uint64_t exact_weight = 0;  ///< self cost of the nodes reached by one chain
+    bool capped = false;  ///< the stack table reached its limit (4 million): chains were cut
     std::vector<Function> functions;
     std::vector<Frame> frames;
     std::vector<Stack> stack_table;
