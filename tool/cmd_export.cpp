@@ -29,7 +29,14 @@ int run_export(const ExportCmdOptions& opts) {
         std::cerr << "vg-jit: export: " << e.what() << "\nvg-jit: export: nothing written\n";
         return kExitProblems;
     }
-    if (c.stacks == exporting::Stacks::Rebuilt)
+    if (c.stacks == exporting::Stacks::Rebuilt && c.has_contexts)
+        std::cerr << "vg-jit: export: warning: stacks exact for " << c.exact_weight << " of " << c.total << " "
+                  << c.event << "; " << c.ambiguous
+                  << " functions were reached by several chains of callers (chains longer than "
+                     "--separate-callers, or recursion deeper than --separate-recs, which Callgrind "
+                     "merges) and their cost is split among them in proportion to the calls' "
+                     "inclusive costs\n";
+    else if (c.stacks == exporting::Stacks::Rebuilt)
         std::cerr << "vg-jit: export: warning: stacks rebuilt from call edges: " << c.ambiguous
                   << " functions were reached by several chains of callers, and their cost is split "
                      "among them in proportion to the calls' inclusive costs (stacks exact for "

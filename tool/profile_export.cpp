@@ -529,6 +529,13 @@ std::string stacks_text(const Converted& c) {
         return c.has_contexts ? "exact (from Callgrind's contexts, --separate-callers)"
                               : "exact (every function was called from one caller)";
     case Stacks::Rebuilt:
+        if (c.has_contexts)
+            return "exact (from Callgrind's contexts) for " + std::to_string(c.exact_weight) + " of " +
+                   std::to_string(c.total) + " " + c.event + "; rebuilt from call edges for " +
+                   std::to_string(c.ambiguous) +
+                   " functions reached by several chains of callers (chains longer than "
+                   "--separate-callers, recursion deeper than --separate-recs): their cost is split "
+                   "among the chains in proportion to the calls' inclusive costs";
         return "rebuilt from call edges where a function had several chains of callers (" +
                std::to_string(c.ambiguous) + " functions; exact for " + std::to_string(c.exact_weight) +
                " of " + std::to_string(c.total) + " " + c.event +
