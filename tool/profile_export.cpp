@@ -293,7 +293,7 @@ struct Share {
 };
 
 /// Converts one part into samples appended to `t`.
-void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, bool& cut, bool& capped) {
+void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, bool& capped) {
     const std::size_t n = p.nodes.size();
     std::vector<std::vector<Share>> shares(n);
     std::vector<long double> basis(n);
@@ -328,10 +328,7 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
             }
             const Edge& ed = p.edges[nd.out[e.next++]];
             const long double w = e.f * ed.inclusive;
-            if (on_path[ed.to]) {
-                cut = true;
-                continue;
-            }
+            if (on_path[ed.to]) continue;  // recursion: not followed
             // Less than half a count, or a millionth of the callee's cost:
             // not followed (the callee hangs under another chain).
             if (w < 0.5L || w < basis[ed.to] * 1e-6L) continue;
@@ -478,7 +475,7 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
     }
     StackBuilder sb(c);
     std::map<std::string, std::size_t> thread_index;
-    bool cut = false, capped = false, any_edge = false;
+    bool capped = false, any_edge = false;
     for (const RawPart& p : parts) {
         auto it = thread_index.find(p.thread);
         if (it == thread_index.end()) {
@@ -486,13 +483,12 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
             c.threads.push_back(Thread{p.thread, {}, 0, {}});
         }
         if (!p.edges.empty()) any_edge = true;
-        convert_part(c, sb, p, c.threads[it->second], cut, capped);
+        convert_part(c, sb, p, c.threads[it->second], capped);
         if (__builtin_add_overflow(c.total, p.sum, &c.total))
             throw std::runtime_error("the profile's total of " + opts.event + " exceeds 2^64");
         ++c.parts;
     }
     c.capped = capped;
-    (void)cut;
     if (!any_edge) c.stacks = Stacks::Flat;
     else c.stacks = c.ambiguous == 0 && !capped ? Stacks::Exact : Stacks::Rebuilt;
     return c;

@@ -20,7 +20,12 @@
 // --separate-callers=N with N at least the call depth gives: each context
 // is called from one context) its samples are exact; a node reached by
 // several chains has its cost split among them in proportion to the
-// calls' inclusive costs, a guess that Stacks::Rebuilt reports.  Either way every line's self cost is
+// calls' inclusive costs, a guess that Stacks::Rebuilt reports (chains
+// of one calling node that differ only in the line of the call count as
+// one).  A chain that would carry less than half a count, or less than a
+// millionth of the callee's cost, is not followed, nor is any past 4
+// million stacks: a node no chain reached hangs under a chain of a caller
+// that was reached.  Either way every line's self cost is
 // given out whole, in integers (largest remainders), so the samples'
 // weights add up to the parts' totals exactly.
 #pragma once
