@@ -7,6 +7,12 @@
 # binutils: objdump, which the tests of --dump-jit-code run as KCachegrind
 # does.
 #
+# nlohmann-json3-dev: the JSON writer of `vg-jit export`.
+# npm: installs the Firefox Profiler's command-line loader,
+# @firefox-devtools/profiler-cli (pinned below), into npm-tools/ at the top
+# of the source tree (not committed), for the tests of `vg-jit export`.  A
+# failed npm install is reported and not fatal: those tests then skip.
+#
 # usage: install-deps.sh [--gui]
 #   --gui  install only what `make check-gui` needs besides the above:
 #          KCachegrind, Xvfb and a D-Bus session (make check does not)
@@ -29,6 +35,7 @@ libc6-dbg
 libboost-test-dev
 libboost-dev
 libxbyak-dev
+nlohmann-json3-dev
 quilt
 binutils
 llvm-14
@@ -41,7 +48,34 @@ openjdk-17-jdk-headless
 if ! command -v node >/dev/null 2>&1; then
   packages="$packages nodejs"
 fi
+if ! command -v npm >/dev/null 2>&1; then
+  packages="$packages npm"
 fi
+fi
+
+# The Firefox Profiler's loader as a command-line program, from the npm
+# registry, into npm-tools/ (after the Debian packages, which bring npm).
+profiler_cli_version=0.10.0
+install_profiler_cli() {
+  [ "${1:-}" = --gui ] && return 0
+  top=$(cd "$(dirname "$0")/.." && pwd)
+  bin=$top/npm-tools/node_modules/.bin/profiler-cli
+  if [ -x "$bin" ] && grep -q "\"version\": \"$profiler_cli_version\"" \
+      "$top/npm-tools/node_modules/@firefox-devtools/profiler-cli/package.json" 2>/dev/null; then
+    echo "install-deps: profiler-cli $profiler_cli_version is installed in npm-tools/"
+    return 0
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "install-deps: warning: no npm; the tests of vg-jit export will skip" >&2
+    return 0
+  fi
+  echo "install-deps: installing @firefox-devtools/profiler-cli@$profiler_cli_version into npm-tools/"
+  mkdir -p "$top/npm-tools"
+  if ! npm install --no-audit --no-fund --loglevel=error --prefix "$top/npm-tools" \
+      "@firefox-devtools/profiler-cli@$profiler_cli_version"; then
+    echo "install-deps: warning: npm could not install profiler-cli; the tests of vg-jit export will skip" >&2
+  fi
+}
 
 missing=
 for p in $packages; do
@@ -54,6 +88,7 @@ done
 
 if [ -z "$missing" ]; then
   echo "install-deps: all required Debian packages are installed"
+  install_profiler_cli "${1:-}"
   exit 0
 fi
 
@@ -71,3 +106,4 @@ echo "install-deps: installing$missing"
 $sudo apt-get update
 # shellcheck disable=SC2086
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+install_profiler_cli "${1:-}"

@@ -286,6 +286,32 @@ void Reader::cost_line(const std::string& raw) {
     handler_.cost(pos, costs);
 }
 
+ContextName split_context_name(const std::string& name) {
+    ContextName out;
+    std::vector<std::string> pieces;
+    std::size_t b = 0;
+    for (;;) {
+        const std::size_t q = name.find('\'', b);
+        pieces.push_back(name.substr(b, q == std::string::npos ? std::string::npos : q - b));
+        if (q == std::string::npos) break;
+        b = q + 1;
+    }
+    for (const std::string& p : pieces)
+        if (p.empty()) {
+            out.function = name;
+            return out;
+        }
+    out.function = pieces[0];
+    std::size_t i = 1;
+    if (pieces.size() > 1 && pieces[1].find_first_not_of("0123456789") == std::string::npos &&
+        pieces[1].size() < 10) {
+        out.recursion = std::stoul(pieces[1]);
+        i = 2;
+    }
+    out.callers.assign(pieces.begin() + static_cast<std::ptrdiff_t>(i), pieces.end());
+    return out;
+}
+
 std::string NameWriter::operator()(const std::string& n) {
     if (n.empty()) return n;  // "(N) " would read back as a reference to N
     const auto it = ids_.find(n);

@@ -38,6 +38,11 @@
 //    source position.  jfi= defaults to the current file, jfn= to the
 //    current function; both apply to the next jump only.
 //  * "rec=" and "frfn=" (context separation markers) are read and ignored.
+//  * Context names (Callgrind's default --mangle-names=yes): with
+//    --separate-callers=N a function is listed once per chain of up to N
+//    callers, as "NAME'CALLER1'CALLER2..." (innermost caller first); an
+//    activation at recursion depth D >= 2 (--separate-recs) is "NAME'D",
+//    before any callers ("fib'2'main").  split_context_name() undoes both.
 #pragma once
 
 #include <cstdint>
@@ -138,6 +143,9 @@ public:
     /// Returns false if `text` is not one (or overflows 64 bits).
     static bool parse_number(const std::string& text, std::uint64_t& value);
 
+    /// 1-based number of the line being read (0 before the first).
+    unsigned long line_number() const { return lineno_; }
+
     /// Throws the ParseError for `message` at the current line.
     [[noreturn]] void fail(const std::string& message) const;
 
@@ -180,6 +188,20 @@ public:
 private:
     std::map<std::string, std::size_t> ids_;
 };
+
+/// A function name as Callgrind writes it, split into its parts (see the
+/// file comment, "Context names").
+struct ContextName {
+    std::string function;              ///< the function's own name
+    unsigned long recursion = 1;       ///< recursion depth D of "NAME'D"; 1 without
+    std::vector<std::string> callers;  ///< the caller chain, innermost first
+};
+
+/// Splits `name` at its quotes: the first piece is the function, a second
+/// piece of digits only the recursion depth, the rest the callers.  A name
+/// whose pieces are empty (a quote at either end, two in a row) is taken
+/// whole, as a function of that name.
+ContextName split_context_name(const std::string& name);
 
 /// The blank-separated words of `s` (a cost line, a header value).
 std::vector<std::string> split_words(const std::string& s);

@@ -46,6 +46,21 @@ struct AnnotateOptions {
 /// maps (see the manual text in main.cpp).  Diagnostics go to stderr.
 int run_annotate(const AnnotateOptions& opts);
 
+/// Options of `vg-jit export`.
+struct ExportCmdOptions {
+    std::vector<std::string> profiles;  ///< Callgrind/Cachegrind files of one run, in order
+    std::string format = "firefox";     ///< "firefox" or "folded"
+    std::string event = "Ir";           ///< the event whose counts are the weights
+    std::string output;                 ///< output path; "" or "-": stdout
+    bool verbose = false;               ///< a summary line on stderr
+};
+
+/// `vg-jit export`: converts the profiles into the Firefox Profiler's
+/// processed format or folded stacks (profile_export.hpp).  A malformed or
+/// truncated profile is reported with its line number and nothing is
+/// written (kExitProblems).
+int run_export(const ExportCmdOptions& opts);
+
 /// Whether `path` starts with the ELF magic (an object of the GDB JIT
 /// interface); false if it cannot be read.
 bool is_elf_file(const std::string& path);

@@ -180,6 +180,44 @@ pseudo-functions in objects "???" or without object are touched.
 Malformed profile lines are errors with their line number (no
 output is written); problems in maps are reported and annotate
 goes on with what could be read (exit status 1).)"},
+    {"export", "[--format=firefox|folded] [--event=EV] [-o OUT] [--verbose] PROFILE...",
+     "export PROFILE...",
+     R"(Convert a Callgrind profile (or a Cachegrind profile, as a flat one)
+into weighted stack samples for viewers that do not read Callgrind's
+format: --format=firefox (the default) writes the Firefox Profiler's
+processed profile (JSON; open it at profiler.firefox.com or with
+profiler-cli), --format=folded the folded stacks that flame graph
+tools, speedscope and the Firefox Profiler import ("main;f;g 1234"
+per line, ';' in names replaced by ':').  The weights are the counts
+of one event (--event, default Ir), exact integers: the samples add up
+to the profile's total of the event (the "totals:" or "summary:"
+line, summed over parts).
+
+Functions keep their names, source files and lines (per-line costs
+become frames with lines); a category tells JIT code (objects that are
+not ELF files: client-request objects, jitdump files, perf maps, GDB
+JIT objects) from native ELF code and from unnamed code (address-named
+functions, object ???); each object (ob=) is a resource.
+
+Stacks are exact when the profile has the contexts to make them:
+with --separate-callers=N (N at least the call depth) each context
+is called from one context, and its self cost becomes a sample of its
+whole call chain.  Otherwise stacks are rebuilt from the call edges,
+a callee's cost split among its callers in proportion to the calls'
+inclusive costs: a warning says so and the profile's metadata
+(Stacks) too.  Recursive calls back into a function already on the
+chain are not followed.
+
+Several parts (--dump-every-bb=N, callgrind_control -d; in one file
+or as several PROFILE files of one run, in order) make a time line:
+each part's samples follow those of the part before it, placed by the
+event's count (the time axis counts millions of the event).  Parts of
+different threads (--separate-threads=yes) become threads.
+
+A malformed, truncated (no "totals:" line at the end of a part) or
+inconsistent profile (totals that differ from the sum of the cost
+lines) is an error with its file and line number, and nothing is
+written: OUT is written through a temporary file and renamed.)"},
     {"help", "[COMMAND]", "help [COMMAND]",
      R"(Print this manual, or the part about COMMAND.)"},
 };
@@ -193,6 +231,10 @@ struct TaggedDoc {
 const TaggedDoc kOptionDocs[] = {
     {"--format=auto|jitdump|perfmap|elf",
      R"(Do not guess the format (check, dump).)"},
+    {"--format=firefox|folded",
+     R"(export: the output format (default firefox).)"},
+    {"--event=EV",
+     R"(export: the event whose counts weigh the samples (default Ir).)"},
     {"--strict",
      R"(check: warnings count as problems for the exit status.)"},
     {"--quiet, -q",
@@ -203,9 +245,10 @@ const TaggedDoc kOptionDocs[] = {
      R"(annotate: a jitdump file or perf map naming jitted code (repeat for
 several; later entries win on overlap).)"},
     {"-o OUT, --output=OUT",
-     R"(annotate: where to write the rewritten profile ("-": stdout).)"},
+     R"(annotate, export: where to write the rewritten or converted
+profile ("-": stdout, the default of export).)"},
     {"--verbose, -v",
-     R"(annotate: print what was read and rewritten to stderr.)"},
+     R"(annotate, export: print what was read and written to stderr.)"},
     {"--help, -h",
      R"(Print this manual.)"},
     {"--man",
@@ -219,12 +262,14 @@ const TaggedDoc kExitDocs[] = {
     {"0",
      R"(every FILE is clean (check: no errors, and with --strict no
 warnings), or was listed without errors (dump),
-or the profile was rewritten and every map read cleanly (annotate).)"},
+or the profile was rewritten and every map read cleanly (annotate),
+or the profile was converted and written (export).)"},
     {"1",
      R"(a problem was found: an error (or, with --strict, a warning) in a
 FILE, or a FILE could not be read; annotate: the profile is
 malformed or unreadable, OUT cannot be written, or a map had errors
-or named no code.)"},
+or named no code; export: a profile is malformed, truncated or
+unreadable, or OUT cannot be written (nothing is written).)"},
     {"2",
      R"(usage error: unknown command or option, missing FILE.)"},
 };
@@ -234,7 +279,10 @@ const char* const kExamples = R"(    node --perf-prof app.js && vg-jit check jit
     vg-jit check jit-object.o && vg-jit dump jit-object.o
     valgrind --tool=callgrind --dump-instr=yes node --perf-basic-prof app.js
     vg-jit annotate --map /tmp/perf-1234.map callgrind.out.1234 -o named.out
-    callgrind_annotate named.out)";
+    callgrind_annotate named.out
+    valgrind --tool=callgrind --separate-callers=50 ./minijit calls.mj
+    vg-jit export --format=firefox callgrind.out.1234 -o profile.json
+    vg-jit export --format=folded callgrind.out.1234 | inferno-flamegraph > fg.svg)";
 
 const char* const kSeeAlso = "valgrind(1), callgrind_annotate(1), cg_annotate(1), perf-report(1)";
 
@@ -505,6 +553,44 @@ int cmd_annotate(const std::vector<std::string>& args) {
     return run_annotate(o);
 }
 
+int cmd_export(const std::vector<std::string>& args) {
+    ExportCmdOptions o;
+    std::vector<std::string> joined;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if ((a == "-o" || a == "--output") && i + 1 < args.size()) {
+            joined.push_back("--output=" + args[++i]);
+        } else if (a == "-o" || a == "--output") {
+            return usage_error("export: option '" + a + "' needs an argument");
+        } else {
+            joined.push_back(a);
+        }
+    }
+    std::string bad;
+    bool bad_value = false;
+    auto opt = [&](const std::string& a) {
+        if (a.rfind("--format=", 0) == 0) {
+            o.format = a.substr(9);
+            bad_value = o.format != "firefox" && o.format != "folded";
+        } else if (a.rfind("--event=", 0) == 0) {
+            o.event = a.substr(8);
+            bad_value = o.event.empty();
+        } else if (a.rfind("--output=", 0) == 0 && a.size() > 9) {
+            o.output = a.substr(9);
+        } else if (a == "--verbose" || a == "-v") {
+            o.verbose = true;
+        } else {
+            return false;
+        }
+        return !bad_value;
+    };
+    if (!split_args(joined, opt, o.profiles, bad))
+        return usage_error(bad_value ? "export: bad value in '" + bad + "'"
+                                     : "export: unknown option '" + bad + "'");
+    if (o.profiles.empty()) return usage_error("export: no PROFILE given");
+    return run_export(o);
+}
+
 int cmd_help(const std::vector<std::string>& args);
 
 /// A subcommand: its name (as in kCommandDocs) and its runner.
@@ -517,6 +603,7 @@ const Command kCommands[] = {
     {"check", cmd_check},
     {"dump", cmd_dump},
     {"annotate", cmd_annotate},
+    {"export", cmd_export},
     {"help", cmd_help},
 };
 

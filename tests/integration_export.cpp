@@ -1,0 +1,610 @@
+// integration_export.cpp - `vg-jit export` on profiles of the example JIT
+// (minijit) taken by the staged Callgrind and Cachegrind: the Firefox
+// Profiler's processed profile loaded by the profiler's own loader
+// (profiler-cli, from the npm registry; build-aux/install-deps.sh installs
+// it into npm-tools/), whose per-function costs and call tree are compared
+// with the Callgrind profile's own numbers; folded stacks against their
+// line sums; the time line of several dumps; damaged profiles.
+//
+// Environment (besides test_support.hpp's):
+//   VGJIT_PROFILER_CLI  profiler-cli's script (default:
+//                       $VGJIT_SRCDIR/npm-tools/node_modules/.bin/profiler-cli)
+//   VGJIT_MINIJIT       overrides the minijit binary
+
+#define BOOST_TEST_MODULE integration_export
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "callgrind_format.hpp"
+#include "callgrind_profile.hpp"
+#include "test_support.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cg = vgjit::callgrind;
+using nlohmann::json;
+using vgjit::test::builddir;
+using vgjit::test::contains;
+using vgjit::test::envOr;
+using vgjit::test::readFile;
+using vgjit::test::Result;
+using vgjit::test::RunOptions;
+using vgjit::test::srcdir;
+using vgjit::test::TempDir;
+
+namespace {
+
+std::string minijit() { return envOr("VGJIT_MINIJIT", builddir() + "/examples/minijit"); }
+std::string vgJit() { return envOr("VGJIT_TOOL", builddir() + "/tool/vg-jit"); }
+std::string example(const std::string& name) { return srcdir() + "/examples/" + name; }
+std::string profilerCli() {
+    return envOr("VGJIT_PROFILER_CLI", srcdir() + "/npm-tools/node_modules/.bin/profiler-cli");
+}
+
+/// The object minijit gives the functions it compiles from `file`.
+std::string jitObject(const std::string& file) { return "minijit:" + file; }
+
+bool exists(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+/// Precondition: profiler-cli is installed and node is on $PATH.
+boost::test_tools::assertion_result profilerCliAvailable(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result r(true);
+    if (vgjit::test::findOnPath("node").empty()) {
+        r = false;
+        r.message() << "no node on $PATH";
+    } else if (::access(profilerCli().c_str(), X_OK) != 0) {
+        r = false;
+        r.message() << profilerCli() << " is not installed (build-aux/install-deps.sh installs it)";
+    }
+    return r;
+}
+
+const TempDir& tmp() {
+    static TempDir dir("vgjit-export");
+    return dir;
+}
+
+Result run(const std::vector<std::string>& argv, int timeoutSeconds = 300) {
+    RunOptions options;
+    options.timeoutSeconds = timeoutSeconds;
+    Result r = vgjit::test::run(argv, options);
+    if (r.timedOut) BOOST_ERROR("timed out after " << timeoutSeconds << " s: " << argv[0]);
+    return r;
+}
+
+/// Profiles calls.mj under the staged Callgrind with `extra` options,
+/// once per distinct `name`; returns the profile's path.
+std::string callgrindProfile(const std::string& name, const std::vector<std::string>& extra) {
+    static std::map<std::string, std::string> done;
+    auto it = done.find(name);
+    if (it != done.end()) return it->second;
+    const std::string out = tmp().file(name);
+    std::vector<std::string> args = {"--tool=callgrind", "--callgrind-out-file=" + out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = vgjit::test::runValgrind(args, {minijit(), example("calls.mj")});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    done[name] = out;
+    return out;
+}
+
+std::string plainProfile() { return callgrindProfile("callgrind.plain", {}); }
+/// Contexts deep enough for the whole call chain of calls.mj's code
+/// except its deepest recursions.
+std::string contextProfile() { return callgrindProfile("callgrind.ctx", {"--separate-callers=50"}); }
+
+/// Runs vg-jit export; returns the result.
+Result exportProfile(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {vgJit(), "export"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv);
+}
+
+/// A profiler-cli session on one profile, in its own session directory;
+/// stopped on destruction.
+class ProfilerCli {
+public:
+    explicit ProfilerCli(const std::string& profile) : dir_("vgjit-profiler-cli") {
+        options_.timeoutSeconds = 180;
+        options_.env["PROFILER_CLI_SESSION_DIR"] = dir_.path();
+        const Result load = cli({"load", profile});
+        // The daemon may answer after load's own wait: ask until it does.
+        bool ready = load.status == 0;
+        for (int i = 0; i < 120 && !ready; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            ready = cli({"status"}).status == 0 && cli({"thread", "info"}).status == 0;
+        }
+        BOOST_TEST_REQUIRE(ready, "profiler-cli did not load " << profile << ": " << load);
+    }
+    ~ProfilerCli() { cli({"stop"}); }
+
+    Result cli(const std::vector<std::string>& args) {
+        std::vector<std::string> argv = {vgjit::test::findOnPath("node"), profilerCli()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return vgjit::test::run(argv, options_);
+    }
+    /// Runs a command with --json and parses its output.
+    json query(std::vector<std::string> args) {
+        args.push_back("--json");
+        const Result r = cli(args);
+        BOOST_TEST_REQUIRE(r.status == 0, r);
+        return json::parse(r.out);
+    }
+
+private:
+    TempDir dir_;
+    RunOptions options_;
+};
+
+/// Per function of a Callgrind profile, as the export names it
+/// ("OBJECT!NAME"): the Callgrind profile's own numbers.
+struct Expected {
+    std::map<std::string, std::uint64_t> self;
+    /// Inclusive cost of the outermost activations: the nodes (contexts)
+    /// whose chain of callers does not hold the function again, self plus
+    /// their calls' inclusive costs.
+    std::map<std::string, std::uint64_t> total;
+    std::set<std::string> jitFunctions;  ///< "OBJECT!NAME" of minijit's code
+    std::uint64_t jitSelf = 0;           ///< self cost of minijit's code
+};
+
+std::string keyOf(const cg::FunctionKey& k) {
+    return k.object + "!" + cg::split_context_name(k.name).function;
+}
+
+Expected expected(const cg::Profile& p, const std::string& jitObj) {
+    Expected e;
+    const std::size_t ev = p.eventIndex("Ir");
+    std::map<cg::FunctionKey, std::uint64_t> out;
+    std::map<cg::FunctionKey, std::vector<cg::FunctionKey>> callers;
+    for (const auto& [key, edge] : p.calls()) {
+        out[key.first] += edge.inclusive[ev];
+        callers[key.second].push_back(key.first);
+    }
+    std::set<cg::FunctionKey> nodes;
+    for (const auto& [key, f] : p.functions()) nodes.insert(key);
+    for (const auto& [key, edge] : p.calls()) nodes.insert(key.first);
+    for (const cg::FunctionKey& k : nodes) {
+        const auto f = p.functions().find(k);
+        const std::uint64_t self = f == p.functions().end() ? 0 : f->second.self[ev];
+        const std::string name = keyOf(k);
+        e.self[name] += self;
+        if (k.object == jitObj) {
+            e.jitFunctions.insert(name);
+            e.jitSelf += self;
+        }
+        // Nested: a node of the same function among its callers' callers.
+        bool nested = cg::split_context_name(k.name).recursion > 1;
+        std::set<cg::FunctionKey> seen{k};
+        std::vector<cg::FunctionKey> todo = callers[k];
+        while (!todo.empty() && !nested) {
+            const cg::FunctionKey c = todo.back();
+            todo.pop_back();
+            if (!seen.insert(c).second) continue;
+            if (keyOf(c) == name) nested = true;
+            for (const cg::FunctionKey& cc : callers[c]) todo.push_back(cc);
+        }
+        if (!nested) e.total[name] += self + out[k];
+    }
+    return e;
+}
+
+/// The functions profiler-cli lists: "LIBRARY!NAME" -> (self, total).
+std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> cliFunctions(ProfilerCli& cli) {
+    const json j = cli.query({"thread", "functions", "--limit", "10000000"});
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> m;
+    for (const json& f : j.at("functions")) {
+        auto& v = m[f.at("nameWithLibrary").get<std::string>()];
+        v.first += f.at("selfSamples").get<std::uint64_t>();
+        v.second += f.at("totalSamples").get<std::uint64_t>();
+    }
+    return m;
+}
+
+std::uint64_t categorySamples(const json& samples, const std::string& category) {
+    for (const json& c : samples.at("categoryBreakdown").at("categories"))
+        if (c.at("name") == category) return c.at("samples").get<std::uint64_t>();
+    return 0;
+}
+
+/// Functions defined in a MiniJit source ("fn NAME(").
+std::vector<std::string> definedFunctions(const std::string& source) {
+    std::vector<std::string> names;
+    const std::string text = readFile(source);
+    const std::regex re(R"(\bfn\s+([A-Za-z_][A-Za-z_0-9]*)\s*\()");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+        names.push_back((*it)[1]);
+    return names;
+}
+
+/// Checks what profiler-cli shows of `exported` against `profile`: every
+/// function's self cost exactly, the categories, calls.mj's functions
+/// present under their object; returns the listed functions.
+std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>
+checkFunctions(ProfilerCli& cli, const cg::Profile& profile, const Expected& e) {
+    const std::uint64_t total = profile.totals()[profile.eventIndex("Ir")];
+    const json samples = cli.query({"thread", "samples"});
+    BOOST_TEST(samples.at("categoryBreakdown").at("totalSamples").get<std::uint64_t>() == total);
+    BOOST_TEST(categorySamples(samples, "JIT") == e.jitSelf);
+    BOOST_TEST(e.jitSelf > total / 2);  // calls.mj spends most of its time in its code
+    const auto listed = cliFunctions(cli);
+    for (const auto& [name, self] : e.self) {
+        if (self == 0) continue;
+        const auto it = listed.find(name);
+        BOOST_TEST_CONTEXT(name) {
+            BOOST_TEST_REQUIRE((it != listed.end()));
+            BOOST_TEST(it->second.first == self);
+        }
+    }
+    std::uint64_t listedSelf = 0;
+    for (const auto& [name, st] : listed) listedSelf += st.first;
+    BOOST_TEST(listedSelf == total);
+    for (const std::string& fn : definedFunctions(example("calls.mj")))
+        BOOST_TEST(e.jitFunctions.count(jitObject("calls.mj") + "!" + fn) == 1u, fn);
+    return listed;
+}
+
+/// The top-down call-tree node below `node` reached by the function names
+/// path[i..]; null if none.  Names shared by functions of several objects
+/// ("main") are tried in turn.
+const json* descend(const json& node, const std::vector<std::string>& path, std::size_t i = 0) {
+    if (i == path.size()) return &node;
+    if (!node.contains("children")) return nullptr;
+    for (const json& c : node.at("children"))
+        if (c.at("name") == path[i])
+            if (const json* found = descend(c, path, i + 1)) return found;
+    return nullptr;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(export_profiles)
+
+BOOST_AUTO_TEST_CASE(context_names_split) {
+    const cg::ContextName a = cg::split_context_name("is_even'2'is_odd'main");
+    BOOST_TEST(a.function == "is_even");
+    BOOST_TEST(a.recursion == 2u);
+    BOOST_TEST(a.callers == (std::vector<std::string>{"is_odd", "main"}), boost::test_tools::per_element());
+    const cg::ContextName b = cg::split_context_name("fib'main");
+    BOOST_TEST(b.function == "fib");
+    BOOST_TEST(b.recursion == 1u);
+    BOOST_TEST(b.callers.size() == 1u);
+    BOOST_TEST(cg::split_context_name("f'").function == "f'");
+    BOOST_TEST(cg::split_context_name("plain").callers.empty());
+}
+
+// Without contexts: exact self costs, the JIT's functions under their
+// names and category, and stacks reported as rebuilt.
+BOOST_AUTO_TEST_CASE(firefox_without_contexts, *boost::unit_test::precondition(profilerCliAvailable)) {
+    const std::string prof = plainProfile();
+    const std::string out = tmp().file("plain.json");
+    const Result r = exportProfile({"--format=firefox", prof, "-o", out});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.err, "warning: stacks rebuilt from call edges"), r.err);
+    BOOST_TEST(contains(r.err, "--separate-callers"), r.err);
+    const json doc = json::parse(readFile(out));
+    BOOST_TEST(doc.at("meta").at("preprocessedProfileVersion").get<int>() == 75);
+    BOOST_TEST(doc.at("meta").at("vgjitStacks") == "rebuilt");
+
+    const cg::Profile p = cg::Profile::parseFile(prof);
+    const Expected e = expected(p, jitObject("calls.mj"));
+    ProfilerCli cli(out);
+    const json meta = cli.query({"profile", "meta"});
+    BOOST_TEST(contains(meta.dump(), "rebuilt from call edges"));
+    const auto listed = checkFunctions(cli, p, e);
+    // Rebuilt stacks are a guess, but a close one here: each JIT function's
+    // total within 1% of Callgrind's inclusive cost.
+    for (const std::string& name : definedFunctions(example("calls.mj"))) {
+        const std::string fn = jitObject("calls.mj") + "!" + name;
+        BOOST_TEST_CONTEXT(fn) {
+            BOOST_TEST_REQUIRE(listed.count(fn) == 1u);
+            BOOST_TEST_REQUIRE(e.total.count(fn) == 1u);
+            const double want = static_cast<double>(e.total.at(fn));
+            BOOST_TEST(std::fabs(static_cast<double>(listed.at(fn).second) - want) <= want / 100);
+        }
+    }
+}
+
+// With contexts: exact self and total costs per function, and a top-down
+// tree whose nodes are Callgrind's contexts with their costs.
+BOOST_AUTO_TEST_CASE(firefox_with_contexts, *boost::unit_test::precondition(profilerCliAvailable)) {
+    const std::string prof = contextProfile();
+    const std::string out = tmp().file("ctx.json");
+    const Result r = exportProfile({prof, "--output=" + out});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    // minijit's compiler recurses deeper than Callgrind separates: the
+    // warning says for how much the stacks are exact.
+    BOOST_TEST(contains(r.err, "warning: stacks exact for "), r.err);
+    BOOST_TEST(!contains(r.err, "rebuilt from call edges:"), r.err);
+    const cg::Profile p = cg::Profile::parseFile(prof);
+    const Expected e = expected(p, jitObject("calls.mj"));
+    ProfilerCli cli(out);
+    const auto listed = checkFunctions(cli, p, e);
+    for (const std::string& fn : e.jitFunctions) {
+        BOOST_TEST_CONTEXT(fn) {
+            BOOST_TEST_REQUIRE(listed.count(fn) == 1u);
+            BOOST_TEST_REQUIRE(e.total.count(fn) == 1u);
+            BOOST_TEST(listed.at(fn).second == e.total.at(fn));
+        }
+    }
+
+    // Top-down: each context of calls.mj's code whose chain reaches the
+    // root (shorter than --separate-callers) and has no recursion is one
+    // call node, with the context's self cost and its self plus calls as
+    // total.
+    const json tree = cli.query({"thread", "samples-top-down", "--max-lines", "10000000"});
+    const json& root = tree.at("regularCallTree");
+    const std::size_t ev = p.eventIndex("Ir");
+    std::map<cg::FunctionKey, std::uint64_t> out_incl;
+    for (const auto& [key, edge] : p.calls()) out_incl[key.first] += edge.inclusive[ev];
+    std::size_t checked = 0;
+    for (const auto& [key, f] : p.functions()) {
+        if (key.object != jitObject("calls.mj")) continue;
+        const cg::ContextName cn = cg::split_context_name(key.name);
+        if (cn.recursion > 1 || cn.callers.size() >= 50) continue;
+        std::vector<std::string> path(cn.callers.rbegin(), cn.callers.rend());
+        path.push_back(cn.function);
+        const json* node = descend(root, path);
+        BOOST_TEST_CONTEXT(key.name) {
+            BOOST_TEST_REQUIRE(node != nullptr);
+            BOOST_TEST(node->at("selfSamples").get<std::uint64_t>() == f.self[ev]);
+            BOOST_TEST(node->at("totalSamples").get<std::uint64_t>() == f.self[ev] + out_incl[key]);
+        }
+        ++checked;
+    }
+    BOOST_TEST(checked >= definedFunctions(example("calls.mj")).size());
+}
+
+// Folded stacks: the line sums are the Callgrind profile's costs.
+BOOST_AUTO_TEST_CASE(folded_line_sums) {
+    for (const std::string& prof : {plainProfile(), contextProfile()}) {
+        BOOST_TEST_CONTEXT(prof) {
+            const Result r = exportProfile({"--format=folded", prof});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            const cg::Profile p = cg::Profile::parseFile(prof);
+            const std::size_t ev = p.eventIndex("Ir");
+            std::map<std::string, std::uint64_t> leafSums, selfByName;
+            std::uint64_t sum = 0;
+            std::istringstream in(r.out);
+            std::string line;
+            std::size_t jitStacks = 0;
+            while (std::getline(in, line)) {
+                const std::size_t sp = line.rfind(' ');
+                BOOST_TEST_REQUIRE(sp != std::string::npos);
+                const std::uint64_t w = std::stoull(line.substr(sp + 1));
+                const std::string stack = line.substr(0, sp);
+                const std::size_t semi = stack.rfind(';');
+                leafSums[semi == std::string::npos ? stack : stack.substr(semi + 1)] += w;
+                sum += w;
+                if (contains(stack, ";collatz_length;collatz_next")) ++jitStacks;
+            }
+            BOOST_TEST(sum == p.totals()[ev]);
+            for (const auto& [key, f] : p.functions()) {
+                std::string n = cg::split_context_name(key.name).function;
+                std::replace(n.begin(), n.end(), ';', ':');
+                selfByName[n] += f.self[ev];
+            }
+            for (const auto& [name, self] : selfByName)
+                if (self) BOOST_TEST(leafSums[name] == self, name);
+            BOOST_TEST(jitStacks > 0u);
+        }
+    }
+}
+
+// Cachegrind's profile has no calls: one frame per sample.
+BOOST_AUTO_TEST_CASE(cachegrind_flat) {
+    const std::string prof = tmp().file("cachegrind.out");
+    const Result vg = vgjit::test::runValgrind({"--tool=cachegrind", "--cachegrind-out-file=" + prof},
+                                               {minijit(), example("calls.mj")});
+    BOOST_TEST_REQUIRE(vg.status == 0, vg);
+    const Result r = exportProfile({"--format=folded", prof});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const cg::Profile p = cg::Profile::parseFile(prof);
+    const std::size_t ev = p.eventIndex("Ir");
+    std::uint64_t sum = 0;
+    std::map<std::string, std::uint64_t> byName;
+    std::istringstream in(r.out);
+    std::string line;
+    while (std::getline(in, line)) {
+        const std::size_t sp = line.rfind(' ');
+        const std::string stack = line.substr(0, sp);
+        BOOST_TEST(stack.find(';') == std::string::npos, line);
+        byName[stack] += std::stoull(line.substr(sp + 1));
+        sum += std::stoull(line.substr(sp + 1));
+    }
+    BOOST_TEST(sum == p.totals()[ev]);
+    for (const std::string& fn : definedFunctions(example("calls.mj"))) {
+        std::uint64_t self = 0;
+        for (const auto* f : p.functionsNamed(fn)) self += f->self[ev];
+        BOOST_TEST(self > 0u, fn);
+        BOOST_TEST(byName[fn] == self, fn);
+    }
+    const Result j = exportProfile({prof, "-o", tmp().file("cachegrind.json")});
+    BOOST_TEST_REQUIRE(j.status == 0, j);
+    BOOST_TEST(json::parse(readFile(tmp().file("cachegrind.json"))).at("meta").at("vgjitStacks") == "flat");
+}
+
+// Successive dumps of one run: one time line, each dump's samples after
+// those of the dump before it, placed by instruction count.
+BOOST_AUTO_TEST_CASE(timeline_from_dumps) {
+    TempDir dir("vgjit-export-dumps");
+    const std::string base = dir.file("callgrind.out");
+    const Result vg = vgjit::test::runValgrind(
+        {"--tool=callgrind", "--dump-every-bb=4000000", "--callgrind-out-file=" + base},
+        {minijit(), example("calls.mj")});
+    BOOST_TEST_REQUIRE(vg.status == 0, vg);
+    // callgrind.out.1, .2, ... (the dumps) and callgrind.out (the last part).
+    std::vector<std::string> files;
+    for (int i = 1; exists(base + "." + std::to_string(i)); ++i) files.push_back(base + "." + std::to_string(i));
+    files.push_back(base);
+    BOOST_TEST_REQUIRE(files.size() >= 3u);
+    std::vector<std::uint64_t> partTotals;
+    std::uint64_t total = 0;
+    for (const std::string& f : files) {
+        const cg::Profile p = cg::Profile::parseFile(f);
+        partTotals.push_back(p.totals()[p.eventIndex("Ir")]);
+        total += partTotals.back();
+    }
+    std::vector<std::string> args = {"-o", dir.file("dumps.json")};
+    args.insert(args.end(), files.begin(), files.end());
+    const Result r = exportProfile(args);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const json doc = json::parse(readFile(dir.file("dumps.json")));
+    const json& samples = doc.at("threads").at(0).at("samples");
+    const json& time = samples.at("time");
+    const json& weight = samples.at("weight");
+    BOOST_TEST_REQUIRE(time.size() == weight.size());
+    // Each sample's start, in Ir (the time axis counts millions of Ir).
+    std::vector<std::uint64_t> ends;
+    std::uint64_t cum = 0;
+    for (std::uint64_t t : partTotals) ends.push_back(cum += t);
+    std::vector<std::uint64_t> inPart(files.size(), 0);
+    std::uint64_t last = 0, sum = 0;
+    for (std::size_t i = 0; i < time.size(); ++i) {
+        const auto start = static_cast<std::uint64_t>(std::llround(time[i].get<double>() * 1e6));
+        const std::uint64_t w = weight[i].get<std::uint64_t>();
+        BOOST_TEST_REQUIRE(start >= last);
+        BOOST_TEST_REQUIRE(start == sum);  // back to back
+        last = start;
+        sum += w;
+        const std::size_t k = static_cast<std::size_t>(
+            std::upper_bound(ends.begin(), ends.end(), start) - ends.begin());
+        BOOST_TEST_REQUIRE(k < files.size());
+        inPart[k] += w;
+    }
+    BOOST_TEST(sum == total);
+    BOOST_TEST(inPart == partTotals, boost::test_tools::per_element());
+}
+
+// Damaged profiles: an error with the file and line, and no file written
+// (an existing OUT is left as it was).
+BOOST_AUTO_TEST_CASE(damaged_profiles) {
+    const std::string text = readFile(plainProfile());
+    std::vector<std::string> lines;
+    {
+        std::istringstream in(text);
+        std::string l;
+        while (std::getline(in, l)) lines.push_back(l);
+    }
+    BOOST_TEST_REQUIRE(lines.size() > 1000u);
+    auto write = [&](const std::string& name, const std::string& content) {
+        const std::string path = tmp().file(name);
+        std::ofstream(path, std::ios::binary) << content;
+        return path;
+    };
+    auto join = [&](std::size_t n) {
+        std::string s;
+        for (std::size_t i = 0; i < n; ++i) s += lines[i] + "\n";
+        return s;
+    };
+    // The first cost line after a fn= line, to change.
+    std::size_t costLine = 0;
+    for (std::size_t i = 1; i < lines.size() && !costLine; ++i)
+        if (lines[i - 1].rfind("fn=", 0) == 0 && !lines[i].empty() && std::isdigit(static_cast<unsigned char>(lines[i][0])))
+            costLine = i;
+    BOOST_TEST_REQUIRE(costLine > 0u);
+    std::vector<std::string> changed = lines;
+    changed[costLine] += "1";  // its last cost, ten times and more
+    std::string changedText;
+    for (const std::string& l : changed) changedText += l + "\n";
+    std::vector<std::string> garbled = lines;
+    garbled[600] = "this is not a profile line";
+    std::string garbledText;
+    for (const std::string& l : garbled) garbledText += l + "\n";
+
+    struct Case {
+        std::string name, content, where;
+    };
+    const std::size_t half = lines.size() / 2;
+    const std::vector<Case> cases = {
+        {"cut-at-line", join(half), ":" + std::to_string(half) + ": error: "},
+        {"cut-in-line", join(half) + lines[half].substr(0, lines[half].size() / 2), ":"},
+        {"garbled", garbledText, ":601: error: malformed line"},
+        {"changed-cost", changedText, ":" + std::to_string(lines.size()) + ": error: \"totals:\""},
+        {"empty", "", ": error: not a Callgrind profile"},
+    };
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            const std::string in = write(c.name + ".out", c.content);
+            for (const std::string format : {"firefox", "folded"}) {
+                const std::string out = tmp().file(c.name + "." + format);
+                const Result r = exportProfile({"--format=" + format, in, "-o", out});
+                BOOST_TEST(r.status == 1, r);
+                BOOST_TEST(contains(r.err, in + c.where), r.err);
+                BOOST_TEST(!exists(out));
+                BOOST_TEST(!exists(out + ".vg-jit-tmp"));
+            }
+        }
+    }
+    // An existing output file stays as it was.
+    const std::string kept = write("kept.json", "previous\n");
+    const Result r = exportProfile({tmp().file("garbled.out"), "-o", kept});
+    BOOST_TEST(r.status == 1, r);
+    BOOST_TEST(readFile(kept) == "previous\n");
+    // An unknown event is an error too.
+    const Result ev = exportProfile({"--event=Dw", plainProfile(), "-o", tmp().file("ev.json")});
+    BOOST_TEST(ev.status == 1, ev);
+    BOOST_TEST(contains(ev.err, "no event 'Dw'"), ev.err);
+    BOOST_TEST(!exists(tmp().file("ev.json")));
+}
+
+// Counts past 2^53 (where JSON readers lose integers) and past 2^63 stay
+// exact; a quote in a plain name is part of the name; a profile whose
+// functions have one caller each has exact stacks and no warning.
+BOOST_AUTO_TEST_CASE(large_counts_and_plain_names) {
+    const std::uint64_t big = std::uint64_t{1} << 60;
+    std::ostringstream prof;
+    prof << "# callgrind format\nversion: 1\ncmd: synthetic\npositions: line\nevents: Ir\n"
+         << "ob=/bin/true\nfl=a.c\nfn=main\n1 10\ncfn=f'x\ncalls=1 2\n2 " << big << "\n"
+         << "fn=f'x\n3 " << big << "\n"
+         << "totals: " << big + 10 << "\n"
+         << "# a second part, a later dump of the same run\n"
+         << "part: 2\npositions: line\nevents: Ir\nob=/bin/true\nfl=a.c\nfn=main\n1 " << big * 7
+         << "\ntotals: " << big * 7 << "\n";
+    const std::string in = tmp().file("large.out");
+    std::ofstream(in, std::ios::binary) << prof.str();
+    const std::string out = tmp().file("large.json");
+    const Result r = exportProfile({in, "-o", out});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(!contains(r.err, "warning"), r.err);
+    const json doc = json::parse(readFile(out));
+    BOOST_TEST(doc.at("meta").at("vgjitStacks") == "exact");
+    BOOST_TEST(doc.at("meta").at("vgjitTotal") == std::to_string(big * 8 + 10));
+    unsigned __int128 sum = 0;
+    for (const json& w : doc.at("threads").at(0).at("samples").at("weight")) {
+        BOOST_TEST(w.get<std::uint64_t>() <= (std::uint64_t{1} << 53));
+        sum += w.get<std::uint64_t>();
+    }
+    BOOST_TEST((sum == static_cast<unsigned __int128>(big) * 8 + 10));
+    std::set<std::string> names;
+    for (const json& n : doc.at("shared").at("funcTable").at("name"))
+        names.insert(doc.at("shared").at("stringArray").at(n.get<std::size_t>()).get<std::string>());
+    BOOST_TEST(names.count("f'x") == 1u);
+
+    const Result f = exportProfile({"--format=folded", in});
+    BOOST_TEST_REQUIRE(f.status == 0, f);
+    // The weights as the profile has them (its total, 2^63 + 10, is exact too).
+    BOOST_TEST(f.out == "main " + std::to_string(big * 7 + 10) + "\nmain;f'x " + std::to_string(big) + "\n");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
