@@ -12,8 +12,8 @@
 # with the per-line annotation of the .mj source), Cachegrind (cg_annotate)
 # and Memcheck, and prints short, thresholded reports.  Then it shows a
 # Memcheck stack trace through tier-1 code, which keeps no frame pointer,
-# with and without the unwind information minijit registers
-# (errors/bounds_tier1.mj without bounds checks).
+# with and without the unwind information minijit registers, and with a
+# call that tier 1 inlined (errors/bounds_tier1.mj without bounds checks).
 
 set -euo pipefail
 
@@ -99,3 +99,9 @@ echo "    these tier-1 functions leave alone, so it still points at main's frame
 echo "    jumps from lookup to main's caller, and scale, check and main are lost:"
 echo
 invalid_read --no-unwind-info
+echo
+echo "--- the same with minijit --inline: tier 1 compiles lookup's body into scale and"
+echo "    registers the inlined call (VgJitCode's inline table), so Memcheck shows lookup"
+echo "    as an inlined frame at scale's address, as for inlined calls in ELF code:"
+echo
+invalid_read --inline

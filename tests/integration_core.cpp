@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
         {"absurd-n-lines", {0, 8}},   {"bad-object", {0, 4}},
         {"messy-lines", {1, 65}},     {"overlap-replaces", {1, 64}},
         {"unregister-nothing", {0, 9}}, {"unregister-range", {1, 0}},
-        {"query", {2, 0}},
+        {"query", {3, 0}},
     };
     for (const std::string tool : {"memcheck", "callgrind", "cachegrind"}) {
         BOOST_TEST_CONTEXT("tool " << tool) {

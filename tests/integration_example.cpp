@@ -383,6 +383,34 @@ BOOST_AUTO_TEST_CASE(memcheck_stack_through_tier1_code_reaches_main) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(memcheck_shows_the_call_tier1_inlined_as_its_own_frame) {
+    // With --inline, tier 1 compiles lookup's body into scale (lookup is
+    // `return table[i];`, called with a variable) and registers where
+    // (VgJitCode's inline table): the read past the array is reported at
+    // lookup's line, inlined at scale's line 14, both at one address, then
+    // check and main as before.  The sample's results do not change.
+    if (!requireStage()) return;
+    const std::string file = "bounds_tier1.mj";
+    InvalidRead r = invalidReadInNestedCalls({"--inline"});
+    BOOST_TEST_REQUIRE(r.result.status == 0, r.result);
+    BOOST_TEST_REQUIRE(r.frames.size() >= 4u, r.result.err);
+    const std::vector<std::string> expected{"lookup", "scale.tier1", "check.tier1", "main.tier0"};
+    BOOST_TEST(leadingFramesIn(r.frames, file) == expected, boost::test_tools::per_element());
+    BOOST_TEST(r.frames[0].where == file + ":10", r.result.err);
+    BOOST_TEST(r.frames[1].where == file + ":14", r.result.err);
+    static const std::regex pair(R"(at (0x[0-9A-F]+): lookup \(.*\n.*by (0x[0-9A-F]+): scale)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.result.err, m, pair), r.result.err);
+    BOOST_TEST(m[1].str() == m[2].str(), r.result.err);
+    BOOST_TEST(!contains(r.result.err, "minijit: warning"), r.result.err);
+    for (const auto& sample : kSamples) {
+        BOOST_TEST_CONTEXT("sample " << sample) {
+            const Result native = run({minijit(), "--inline", example(sample + ".mj")});
+            BOOST_TEST(native.out == readFile(example("expected/" + sample + ".out")), native);
+        }
+    }
+}
+
 // ---------------------------------------------------------- Callgrind --
 
 BOOST_AUTO_TEST_CASE(callgrind_attributes_jitted_code_to_named_functions) {

@@ -588,6 +588,35 @@ BOOST_AUTO_TEST_CASE(lli_inlined_frames_appear_as_for_the_same_code_compiled_nat
     BOOST_TEST(plainFrames.front().rfind("get (", 0) == 0u, plain.err);
 }
 
+BOOST_AUTO_TEST_CASE(clang_dwarf5_inlined_callers_show_their_file_in_elf_and_jit_code,
+                     *boost::unit_test::precondition(llvmAvailable)) {
+    // DWARF 5 numbers a line table's files from 0, and clang gives the
+    // primary source file index 0: the call site of peek in get
+    // (DW_AT_call_file 0) must print as inlined.c:10, in the executable
+    // and in the object lli registers through the GDB JIT interface.
+    TempDir dir;
+    const std::string c = dir.file("inlined.c"), bc = dir.file("inlined.bc"), exe = dir.file("inlined");
+    std::ofstream(c) << kInlinedC;
+    const Result ccJit = run({kClang, "-gdwarf-5", "-O2", "-emit-llvm", "-c", c, "-o", bc});
+    BOOST_TEST_REQUIRE(ccJit.status == 0, ccJit);
+    const Result ccNative = run({kClang, "-gdwarf-5", "-O2", c, "-o", exe});
+    BOOST_TEST_REQUIRE(ccNative.status == 0, ccNative);
+    const std::string what = "Invalid read of size 4";
+    for (const bool jitted : {false, true}) {
+        BOOST_TEST_CONTEXT((jitted ? "lli" : "executable")) {
+            const Result r = jitted ? runValgrind({"--tool=memcheck", "--read-inline-info=yes"},
+                                                  {kLli, bc})
+                                    : runValgrind({"--tool=memcheck", "--read-inline-info=yes"},
+                                                  {exe});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            const auto frames = errorFrames(r.err, what);
+            BOOST_TEST_REQUIRE(frames.size() >= 2u, r.err);
+            BOOST_TEST(frames[0] == "peek (inlined.c:5)", r.err);
+            BOOST_TEST(frames[1] == "get (inlined.c:10)", r.err);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(lli_race_and_heap_profile_name_jitted_frames_in_helgrind_drd_and_dhat,
                      *boost::unit_test::precondition(llvmAvailable)) {
     // Two threads bump a counter without a lock (bump, race.c:9, from

@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(code_replaced_at_the_same_start_is_unregistered_once) {
 BOOST_AUTO_TEST_CASE(refusals_leave_an_empty_handle_with_the_reason) {
     const Result& r = traced();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r);
-    BOOST_TEST(contains(r.out, "api_version 2\n"), r);
+    BOOST_TEST(contains(r.out, "api_version 3\n"), r);
     BOOST_TEST(contains(r.out, "size-0: registered 0, state bad_range\n"), r);
     BOOST_TEST(contains(r.out, "nul-in-name: registered 0, state bad_name\n"), r);
     BOOST_TEST(count(events(r.err), "register hpp_empty") == 0u);

@@ -198,6 +198,52 @@ BOOST_AUTO_TEST_CASE(code_moved_by_a_jitdump_code_move_keeps_its_cfi) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_fault_in_the_first_instruction_of_a_frameless_leaf_names_it_and_its_callers) {
+    // unwindjit's leaf mode: jit_inner is `mov rax, [rdi+40]; ret`, called
+    // by jit_middle (`sub rsp, 8; call; add rsp, 8; ret`), both frameless
+    // and described by CFI.  The superblock that starts at jit_outer
+    // follows both calls, so the faulting load is the first instruction
+    // of the third piece of code in it.  With default options the error
+    // must be reported at jit_inner, not at jit_middle's call (which,
+    // unwound with jit_middle's CFI after the push of the return address,
+    // gives a stack address as the next frame).
+    for (const char* how : {"cfi", "jitdump"}) {
+        BOOST_TEST_CONTEXT(how) {
+            TempDir dir;
+            RunOptions opt;
+            opt.cwd = dir.path();
+            const Result r = runValgrind({"--tool=memcheck"}, {unwindjit(), how, "leaf"}, opt);
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            BOOST_TEST(reachesMain(framesAfter(r.err, "Invalid read of size 8")), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_race_in_the_first_instruction_of_a_frameless_leaf_names_it_and_its_callers) {
+    // The same leaf reads a word another thread wrote without
+    // synchronisation: Helgrind and DRD report the read with its stack,
+    // taken at the leaf's first instruction.
+    // Helgrind prints the locks held between the report and its stack.
+    struct Tool {
+        const char* option;
+        const char* report;
+        const char* stack_after;
+    };
+    for (const Tool& t : {Tool{"--tool=helgrind", "Possible data race during read of size 8",
+                               "Locks held"},
+                          Tool{"--tool=drd", "Conflicting load by thread 1", ""}}) {
+        BOOST_TEST_CONTEXT(t.option) {
+            const Result r = runValgrind({t.option}, {unwindjit(), "cfi", "leafrace"});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            const auto at = r.err.find(t.report);
+            BOOST_TEST_REQUIRE(at != std::string::npos, r.err);
+            const std::string from = r.err.substr(at);
+            BOOST_TEST(reachesMain(framesAfter(from, *t.stack_after ? t.stack_after : t.report)),
+                       r.err);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_warning) {
     const Result r = runValgrind({"--tool=memcheck", "-v"}, {unwindjit(), "hostile"});
     BOOST_TEST_REQUIRE(r.status == 0, r);

@@ -32,6 +32,13 @@
 //                  code runs
 //   WHAT  leak     jit_inner calls malloc(40) and drops the block
 //         memerr   jit_inner reads 4 bytes past a 40-byte malloc'd block
+//         leaf     jit_inner is a frameless leaf, `mov rax, [rdi+40];
+//                  ret`, and jit_middle a frameless `sub rsp, 8; call
+//                  jit_inner; add rsp, 8; ret`: jit_inner's first
+//                  instruction reads 8 bytes past a 40-byte block
+//         leafrace the same leaf reads a word that a second thread wrote
+//                  without synchronisation (a data race for Helgrind and
+//                  DRD); leaf and leafrace with HOW cfi or jitdump
 // Usage: unwindjit hostile
 //   registers jit_inner with malformed unwind descriptions (one
 //   "case NAME RET STATUS" line each on stderr), then a thousand random
@@ -56,6 +63,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -68,28 +76,44 @@ namespace {
 struct Fn {
     const char* name;
     std::uint8_t* code;
-    testjit::FramelessShape shape;
+    testjit::FramelessShape shape;  // size only, for a leaf or its caller
+    ehframe::FrameCfi cfi;
 };
 
 // The three functions, innermost first.
 Fn fns[3];
 std::uint8_t* page = nullptr;
 
-// Each function in a slot of 256 bytes of its own, or with `packed`, each
-// starting at the byte after the end of the one before it.
-void emit(testjit::FramelessBody leaf, bool packed = false) {
+// Each function in a slot of 256 bytes of its own; with `packed`, each
+// starting at the byte after the end of the one before it.  With
+// `frameless_leaf`, jit_inner and jit_middle are the leaf and its caller
+// of emit_field_read_leaf and emit_frameless_caller.
+void emit(testjit::FramelessBody leaf, bool packed = false, bool frameless_leaf = false) {
     page = static_cast<std::uint8_t*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
                                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (page == MAP_FAILED) die("mmap code");
-    fns[0] = {"jit_inner", page, {}};
-    fns[0].shape = testjit::emit_frameless(fns[0].code, 256, leaf,
-                                           reinterpret_cast<const void*>(&std::malloc));
-    fns[1] = {"jit_middle", packed ? fns[0].code + fns[0].shape.size : page + 256, {}};
-    fns[1].shape = testjit::emit_frameless(fns[1].code, 256, testjit::FramelessBody::kCall,
-                                           fns[0].code);
-    fns[2] = {"jit_outer", packed ? fns[1].code + fns[1].shape.size : page + 512, {}};
+    fns[0] = {"jit_inner", page, {}, {}};
+    if (frameless_leaf) {
+        fns[1] = {"jit_middle", page + 256, {}, {}};
+        fns[0].shape.size = testjit::emit_field_read_leaf(fns[0].code, 256);
+        const testjit::FramelessCallerShape c =
+            testjit::emit_frameless_caller(fns[1].code, 256, fns[0].code);
+        fns[1].shape.size = c.size;
+        fns[1].cfi.setCfaOffset(c.sub_end, 16);
+        fns[1].cfi.setCfaOffset(c.add_end, 8);
+    } else {
+        fns[0].shape = testjit::emit_frameless(fns[0].code, 256, leaf,
+                                               reinterpret_cast<const void*>(&std::malloc));
+        fns[1] = {"jit_middle", packed ? fns[0].code + fns[0].shape.size : page + 256, {}, {}};
+        fns[1].shape = testjit::emit_frameless(fns[1].code, 256, testjit::FramelessBody::kCall,
+                                               fns[0].code);
+        fns[0].cfi = testjit::frameless_cfi(fns[0].shape);
+        fns[1].cfi = testjit::frameless_cfi(fns[1].shape);
+    }
+    fns[2] = {"jit_outer", packed ? fns[1].code + fns[1].shape.size : page + 512, {}, {}};
     fns[2].shape = testjit::emit_frameless(fns[2].code, 256, testjit::FramelessBody::kCall,
                                            fns[1].code);
+    fns[2].cfi = testjit::frameless_cfi(fns[2].shape);
 }
 
 void report(const char* what, unsigned long ret) {
@@ -99,8 +123,7 @@ void report(const char* what, unsigned long ret) {
 
 // The .eh_frame of f, built for the buffer it is returned in.
 std::vector<unsigned char> eh_frame_in_place(const Fn& f, const testjit::EhFrameFaults& faults = {}) {
-    return testjit::frameless_cfi(f.shape).ehFrameInPlace(reinterpret_cast<std::uintptr_t>(f.code),
-                                                          f.shape.size, faults);
+    return f.cfi.ehFrameInPlace(reinterpret_cast<std::uintptr_t>(f.code), f.shape.size, faults);
 }
 
 VgJitCode descriptor(const Fn& f) {
@@ -131,7 +154,7 @@ void register_all(const std::string& how) {
             // where jitdump producers put it), named by eh_frame_addr.
             const std::uintptr_t code = reinterpret_cast<std::uintptr_t>(f.code);
             const std::uintptr_t at = code + ((f.shape.size + 7) & ~std::size_t{7});
-            eh = testjit::frameless_eh_frame(code, f.shape, at);
+            eh = f.cfi.ehFrame(code, f.shape.size, at);
             d.unwind_kind = VG_JIT_UNWIND_EH_FRAME;
             d.eh_frame = eh.data();
             d.eh_frame_size = eh.size();
@@ -164,7 +187,7 @@ void write_jitdump(bool moved) {
         const std::uintptr_t code = moved ? runs_at + kMovedFrom : runs_at;
         if (moved) std::memcpy(f.code + kMovedFrom, f.code, f.shape.size);
         const std::uintptr_t eh_addr = code + ((f.shape.size + 7) & ~std::size_t{7});
-        std::vector<unsigned char> data = testjit::frameless_eh_frame(code, f.shape, eh_addr);
+        std::vector<unsigned char> data = f.cfi.ehFrame(code, f.shape.size, eh_addr);
         std::uint32_t cie_len;
         std::memcpy(&cie_len, data.data(), 4);
         const std::vector<unsigned char> hdr =
@@ -204,8 +227,20 @@ extern "C" __attribute__((noinline)) long enter_jit(void* arg) {
 
 namespace {
 
+// The word jit_inner reads in the leafrace run (at rdi + 40), written by
+// a second thread without synchronisation.
+long shared_words[6];
+
 int run(const std::string& what) {
-    if (what == "leak") {
+    if (what == "leafrace") {
+        std::thread writer([] { shared_words[5] = 1; });
+        // Let the writer run first (Valgrind runs one thread at a time and
+        // switches at a blocking system call); the race is reported
+        // either way, at whichever access comes second.
+        usleep(200 * 1000);
+        std::printf("leafrace %ld\n", enter_jit(shared_words));
+        writer.join();
+    } else if (what == "leak") {
         std::printf("leak %ld\n", enter_jit(nullptr));
     } else {
         void* block = std::malloc(40);
@@ -365,14 +400,14 @@ int main(int argc, char** argv) {
     }
     if (argc != 3) {
         std::fprintf(stderr, "usage: unwindjit cfi|cfi-adjacent|cfi-after-code|shape|none|unregistered|"
-                             "replaced|jitdump|jitdump-moved leak|memerr\n"
+                             "replaced|jitdump|jitdump-moved leak|memerr|leaf|leafrace\n"
                              "       unwindjit hostile\n");
         return 2;
     }
     const std::string how = argv[1], what = argv[2];
     emit(what == "leak" ? testjit::FramelessBody::kMallocLeak
                         : testjit::FramelessBody::kInvalidRead,
-         how == "cfi-adjacent");
+         how == "cfi-adjacent", what == "leaf" || what == "leafrace");
     if (how == "jitdump" || how == "jitdump-moved") {
         write_jitdump(how == "jitdump-moved");
         // Valgrind applies a CODE_MOVE at its next time slice, not in the

@@ -215,4 +215,42 @@ inline FramelessShape emit_frameless(std::uint8_t* where, std::size_t capacity,
     return s;
 }
 
+/// Emits a frameless leaf as JITs emit a field read,
+/// `mov rax, [rdi + 40]; ret` (5 bytes): it touches memory in its first
+/// instruction and never moves rsp (CFA rsp+8 throughout).  Returns its
+/// size in bytes.
+inline std::size_t emit_field_read_leaf(std::uint8_t* where, std::size_t capacity) {
+    Emitter e(where, capacity);
+    e.mov(e.rax, e.qword[e.rdi + 40]);
+    e.ret();
+    e.ready();
+    return e.getSize();
+}
+
+/// Where a frameless caller of emit_frameless_caller moves rsp, in bytes
+/// from its first byte: CFA rsp+8 before `sub_end`, rsp+16 up to
+/// `add_end`, then rsp+8.
+struct FramelessCallerShape {
+    std::size_t size = 0;
+    std::size_t sub_end = 0;  ///< after `sub rsp, 8`
+    std::size_t add_end = 0;  ///< after `add rsp, 8`
+};
+
+/// Emits `sub rsp, 8; call callee; add rsp, 8; ret` (a direct rel32
+/// call: `callee` must lie within 2 GiB of `where`), passing rdi on.
+inline FramelessCallerShape emit_frameless_caller(std::uint8_t* where, std::size_t capacity,
+                                                  const void* callee) {
+    Emitter e(where, capacity);
+    FramelessCallerShape s;
+    e.sub(e.rsp, 8);
+    s.sub_end = e.getSize();
+    e.call(callee);
+    e.add(e.rsp, 8);
+    s.add_end = e.getSize();
+    e.ret();
+    e.ready();
+    s.size = e.getSize();
+    return s;
+}
+
 }  // namespace testjit

@@ -164,6 +164,7 @@ public:
     }
 
     std::vector<std::pair<std::uint32_t, int>> lines;
+    std::vector<InlinedCall> inlined;
 
     /// Tier 1: the code's call frame information, row by row.
     const ehframe::FrameCfi& cfi() const { return cfi_; }
@@ -194,6 +195,7 @@ private:
     std::size_t fpPrologue_ = 0;  // tier 0: see framePointerPrologue()
     ehframe::FrameCfi cfi_;       // tier 1
     std::list<Stub> stubs_;       // out-of-line error paths
+    std::vector<std::unique_ptr<Expr>> inlinedBodies_;  // kept while emitting
     std::vector<Loop> loops_;
     Xbyak::Label retLabel_, bodyLabel_, tierUpLabel_;
 
@@ -501,6 +503,65 @@ private:
         });
     }
 
+    // ------------------------------------------------------- inlining --
+
+    // Whether `e` uses only constants, the first nParams slots, array
+    // reads and operators (no calls).
+    static bool leafExpr(const Expr& e, int nParams) {
+        if (e.kind == Expr::Kind::Call) return false;
+        if (e.kind == Expr::Kind::Var) return e.slot < nParams;
+        for (const auto& a : e.args)
+            if (!leafExpr(*a, nParams)) return false;
+        return true;
+    }
+
+    // The expression a call `call` may be replaced by, or null: the
+    // callee's `return EXPR;` (its only statement, a leaf expression),
+    // with arguments that are constants or variables, so that evaluating
+    // them once, in any order, or not at all changes nothing.
+    const Expr* inlinableBody(const Expr& call) const {
+        if (!tier1_ || !env_.inlineLeaves) return nullptr;
+        const Function& callee = *env_.program->functions[call.func];
+        if (&callee == &fn_ || callee.body.size() != 1) return nullptr;
+        const Stmt& s = *callee.body[0];
+        if (s.kind != Stmt::Kind::Return || !s.expr || !leafExpr(*s.expr, callee.numParams))
+            return nullptr;
+        for (const auto& a : call.args)
+            if (a->kind != Expr::Kind::Int && a->kind != Expr::Kind::Var) return nullptr;
+        return s.expr.get();
+    }
+
+    // A copy of the callee's expression `e` with each parameter replaced
+    // by the caller's argument.
+    static std::unique_ptr<Expr> substitute(const Expr& e, const Expr& call) {
+        const Expr& from = e.kind == Expr::Kind::Var ? *call.args[e.slot] : e;
+        auto out = std::make_unique<Expr>(from.kind, from.line);
+        out->value = from.value;
+        out->slot = from.slot;
+        out->array = from.array;
+        out->func = from.func;
+        out->op = from.op;
+        out->name = from.name;
+        out->height = from.height;
+        if (e.kind != Expr::Kind::Var)
+            for (const auto& a : e.args) out->args.push_back(substitute(*a, call));
+        return out;
+    }
+
+    // Emits the body of the callee of `call` in place of the call: its
+    // code carries the callee's line, and is listed in `inlined`.
+    void emitInlined(const Expr& call, const Expr& body) {
+        const Function& callee = *env_.program->functions[call.func];
+        inlinedBodies_.push_back(substitute(body, call));
+        const int callerLine = lines.empty() ? call.line : lines.back().second;
+        const auto start = static_cast<std::uint32_t>(getSize());
+        mark(callee.body[0]->line);
+        emitExpr(*inlinedBodies_.back());
+        const auto end = static_cast<std::uint32_t>(getSize());
+        mark(callerLine);
+        if (end > start) inlined.push_back({start, end - start, call.func, call.line});
+    }
+
     // ---------------------------------------------------- expressions --
 
     // Divides rax by rcx (or computes the remainder) with the language's
@@ -722,7 +783,10 @@ private:
         case Expr::Kind::Int: movImm(rax, e.value); return;
         case Expr::Kind::Var: load(rax, locs_[e.slot]); return;
         case Expr::Kind::Index: emitIndexLoad(e); return;
-        case Expr::Kind::Call: emitCall(e); return;
+        case Expr::Kind::Call:
+            if (const Expr* body = inlinableBody(e)) emitInlined(e, *body);
+            else emitCall(e);
+            return;
         case Expr::Kind::Unary:
             if (e.op == Op::Neg) {
                 emitExpr(*e.args[0]);
@@ -975,6 +1039,7 @@ CompiledCode compile(const Function& fn, const CodegenEnv& env, const Tier0Hooks
             gen.compile();
             out.size = gen.getSize();
             out.lines = std::move(gen.lines);
+            out.inlined = std::move(gen.inlined);
             out.framePointerPrologue = gen.framePointerPrologue();
             if (!hooks) {
                 const auto code = reinterpret_cast<std::uintptr_t>(out.buffer.data());

@@ -56,6 +56,11 @@ struct CodegenEnv {
     /// or writes outside the array: undefined behaviour, which Memcheck
     /// reports as an invalid read or write).
     bool boundsChecks = true;
+    /// true: tier 1 inlines calls of leaf functions whose body is one
+    /// `return EXPR;` made of constants, parameters, array reads and
+    /// operators, when every argument is a constant or a variable
+    /// (CompiledCode::inlined lists where).
+    bool inlineLeaves = false;
     /// Returns an opaque, stable pointer describing an error site; it is
     /// passed to `errorHelper` in rdi (with a value in rsi).
     std::function<const void*(int line, RuntimeErrorKind kind, int array)> makeErrorSite;
@@ -87,6 +92,15 @@ struct Tier0Hooks {
     void* retireArg = nullptr;
 };
 
+/// A call that tier 1 inlined: the code bytes [offset, offset + size)
+/// compute the body of function `func`, called at source line `callLine`.
+struct InlinedCall {
+    std::uint32_t offset = 0;
+    std::uint32_t size = 0;
+    int func = -1;
+    int callLine = 0;
+};
+
 /// One compiled function: its mapping (already read+execute), code size,
 /// line table (pairs of code offset and 1-based source line, offsets
 /// strictly increasing, each < size) and how to unwind through it.
@@ -105,6 +119,8 @@ struct CompiledCode {
     /// object puts .eh_frame after .text (so that the FDE's 4-byte
     /// PC-relative address reaches the code).
     std::uintptr_t ehFrameAddr = 0;
+    /// Tier 1: the calls it inlined, in code order (none nest).
+    std::vector<InlinedCall> inlined;
 };
 
 /// Tier 0: a straightforward one-pass compiler.  Every variable lives in

@@ -102,6 +102,7 @@ void Engine::buildEnv() {
     const std::uintptr_t budget = stackBudget();
     env_.stackLimit = sp > budget ? sp - budget : 0;
     env_.boundsChecks = opts_.boundsChecks;
+    env_.inlineLeaves = opts_.inlineLeaves;
     env_.errorHelper = reinterpret_cast<const void*>(&Engine::helperError);
     env_.printHelper = reinterpret_cast<const void*>(&Engine::helperPrint);
     // The code generator calls these while compiling function `compiling_`.
@@ -174,9 +175,15 @@ void Engine::announce(CodeVersion& v) {
                                                    reinterpret_cast<const void*>(v.code.ehFrameAddr));
     else if (opts_.unwindInfo && v.code.framePointerPrologue)
         unwind = vj::unwind_info::frame_pointer(v.code.framePointerPrologue);
+    // The calls tier 1 inlined, each called from the function's own file.
+    std::vector<vj::inline_call> inlined;
+    for (const InlinedCall& c : v.code.inlined)
+        inlined.push_back({c.offset, c.size, prog_.functions[c.func]->name, {},
+                           static_cast<unsigned long>(c.callLine), vj::inline_call::top});
     // The line table is v.code.lines itself: {offset, line} pairs.
-    v.registration = vj::registration({v.start(), v.code.size, name, object_, absPath_, unwind},
-                                      v.code.lines);
+    v.registration = vj::registration(
+        vj::code{v.start(), v.code.size, name, object_, absPath_, unwind}.with_inlines(inlined),
+        v.code.lines);
     const vj::status status = v.registration.state();
     if (!jitSupported_) return;
     if (!v.registration)

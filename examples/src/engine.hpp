@@ -58,6 +58,9 @@ struct Options {
     bool unwindInfo = true;
     /// false: do not check array indexes (--no-bounds-checks).
     bool boundsChecks = true;
+    /// true: tier 1 inlines small leaf functions (--inline) and tells
+    /// Valgrind where (VgJitCode's inline table).
+    bool inlineLeaves = false;
 };
 
 class Engine;

@@ -1,7 +1,8 @@
 // main.cpp - command-line driver of minijit, the valgrind-jit example JIT.
 //
 //   minijit [--tier-threshold N] [--no-tier1] [--no-register] [--tier-names]
-//           [--no-unwind-info] [--no-bounds-checks] [--verbose] FILE.mj [ARGS...]
+//           [--no-unwind-info] [--no-bounds-checks] [--inline] [--verbose]
+//           FILE.mj [ARGS...]
 //
 // Exit status: 0 success; 1 error in the program (compile-time
 // "FILE:LINE: error: ..." or run-time "FILE:LINE: runtime error: ...") or
@@ -43,6 +44,8 @@ const char kUsage[] =
     "  --no-bounds-checks  do not check array indexes: an index out of bounds\n"
     "                      reads or writes outside the array (undefined\n"
     "                      behaviour; Memcheck reports it)\n"
+    "  --inline            tier 1 inlines calls of small leaf functions and\n"
+    "                      registers where (inlined frames in stack traces)\n"
     "  --verbose           log compilations, tier-ups and code frees on stderr\n"
     "  --help              show this help and exit\n"
     "\n"
@@ -94,6 +97,8 @@ int main(int argc, char** argv) {
             opts.unwindInfo = false;
         } else if (a == "--no-bounds-checks") {
             opts.boundsChecks = false;
+        } else if (a == "--inline") {
+            opts.inlineLeaves = true;
         } else if (a == "--verbose" || a == "-v") {
             opts.verbose = true;
         } else if (a == "--") {

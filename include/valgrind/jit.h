@@ -115,8 +115,9 @@ extern "C" {
 
 /* The version of the API this header describes.  VALGRIND_JIT_QUERY()
    returns the version the running Valgrind implements.  Version 2 reads
-   the unwind fields of VgJitCode (a version-1 Valgrind ignores them). */
-#define VG_JIT_API_VERSION 2
+   the unwind fields of VgJitCode (a version-1 Valgrind ignores them),
+   version 3 its inline table (an older Valgrind ignores it). */
+#define VG_JIT_API_VERSION 3
 
 /* Object name used for code registered without one (VALGRIND_JIT_REGISTER,
    or a descriptor whose object is NULL). */
@@ -144,6 +145,18 @@ extern "C" {
 
 /* Largest accepted VgJitCode.eh_frame, in bytes. */
 #define VG_JIT_MAX_EH_FRAME 1048576UL
+
+/* Largest accepted inline table (VgJitCode.inlines), in entries. */
+#define VG_JIT_MAX_INLINES 65536UL
+
+/* Deepest accepted nesting of inlined calls: an entry inlined into the
+   registered function itself is at depth 1, one inlined into it at
+   depth 2, and so on. */
+#define VG_JIT_MAX_INLINE_DEPTH 1000UL
+
+/* Largest accepted VgJitInline.call_line (Valgrind's limit on line
+   numbers of inlined calls). */
+#define VG_JIT_MAX_INLINE_LINE 1048575UL
 
 /* Client request codes (ABI: never change or reuse the values). */
 typedef enum {
@@ -200,6 +213,20 @@ typedef enum {
                                        encodings) or that describes none
                                        of the code, or a frame shape whose
                                        offsets describe no frame */
+   VG_JIT_ERR_BAD_INLINE      = 11, /* the inline table is refused (the
+                                       code is not registered): inlines
+                                       unreadable, n_inlines above
+                                       VG_JIT_MAX_INLINES, or an entry
+                                       with size 0 or a range outside the
+                                       code, a name or call_file that is
+                                       not the text VgJitInline asks for
+                                       (a NULL name too), call_line 0
+                                       or above VG_JIT_MAX_INLINE_LINE, a
+                                       parent that is not an earlier
+                                       entry, a range not inside its
+                                       parent's or overlapping a range of
+                                       the same parent, or a depth above
+                                       VG_JIT_MAX_INLINE_DEPTH */
 
    VG_JIT_WARN_REPLACED       = 64, /* registered; it overlapped earlier
                                        registrations, which were dropped
@@ -246,6 +273,46 @@ typedef enum {
 
 /* VgJitCode.fp_offset of code that never changes the frame pointer. */
 #define VG_JIT_UNWIND_FP_KEPT (~0UL)
+
+/* VgJitInline.parent of a call inlined into the registered function
+   itself. */
+#define VG_JIT_INLINE_TOP (~0UL)
+
+/* One inlined call (version 3, VgJitCode.inlines): the code bytes
+   [offset, offset+size) of the registered function come from the
+   function `name`, inlined at line `call_line` of `call_file` into its
+   parent: the registered function (parent VG_JIT_INLINE_TOP) or the
+   inlined function of an earlier entry (parent: that entry's index),
+   whose range must hold this one.  Nesting is expressed by parents, to
+   any depth up to VG_JIT_MAX_INLINE_DEPTH.  A call whose code is in
+   several pieces has one entry per piece; the ranges of entries with
+   the same parent must not overlap.
+
+   Memcheck, Helgrind, DRD, Massif and DHAT (with --read-inline-info=yes,
+   their default) show one frame per inlined level at an address inside
+   an inlined range, as for inlined calls in ELF code: the innermost
+   function at the address's line (from the line table), then each
+   caller at its call site's file and line.  Callgrind and Cachegrind
+   keep attributing the code to the registered function, with the lines
+   of the line table. */
+typedef struct {
+   unsigned long offset;    /* bytes from the code's start; < size */
+   unsigned long size;      /* bytes of inlined code, > 0;
+                               offset+size <= the code's size */
+   const char*   name;      /* the inlined function: non-empty UTF-8
+                               text without control characters,
+                               NUL-terminated within VG_JIT_MAX_STRING
+                               bytes (unlike a registered function's
+                               name it is refused, not escaped) */
+   const char*   call_file; /* file of the call site in the parent
+                               (the same rules as name; see "Source
+                               files" above), NULL for the descriptor's
+                               file */
+   unsigned long call_line; /* line of the call site in the parent,
+                               1..VG_JIT_MAX_INLINE_LINE */
+   unsigned long parent;    /* VG_JIT_INLINE_TOP, or the index of an
+                               earlier entry in the table */
+} VgJitInline;
 
 /* Descriptor for VALGRIND_JIT_REGISTER_CODE.  Initialise it with
    VG_JIT_CODE_INITIALIZER, which sets struct_size; later versions of this
@@ -297,6 +364,14 @@ typedef struct {
                                     caller's saved %rbp after the
                                     prologue (a multiple of 8), or
                                     VG_JIT_UNWIND_FP_KEPT */
+
+   /* Version 3 (VG_JIT_CODE_V3_SIZE): the calls inlined into the code.
+      Valgrind copies what it keeps; the table goes with the code when
+      it is unregistered, replaced or unmapped. */
+   const VgJitInline* inlines;   /* inline table, or NULL */
+   unsigned long    n_inlines;   /* entries in inlines, 0..
+                                    VG_JIT_MAX_INLINES; 0 if inlines is
+                                    NULL */
 } VgJitCode;
 
 /* Smallest struct_size Valgrind accepts (the version-1 layout). */
@@ -305,11 +380,14 @@ typedef struct {
 /* struct_size of the version-2 layout (with the unwind fields). */
 #define VG_JIT_CODE_V2_SIZE (15 * sizeof(unsigned long))
 
+/* struct_size of the version-3 layout (with the inline table). */
+#define VG_JIT_CODE_V3_SIZE (17 * sizeof(unsigned long))
+
 /* Initial value for a VgJitCode: sets struct_size, all else zero/NULL
    (fp_offset 0 too: set it to VG_JIT_UNWIND_FP_KEPT for a fixed frame
    that keeps %rbp). */
 #define VG_JIT_CODE_INITIALIZER \
-   { sizeof(VgJitCode), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+   { sizeof(VgJitCode), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* VALGRIND_JIT_QUERY(): which version of the JIT API the running Valgrind
    implements.  Returns VG_JIT_API_VERSION (or a later version) under a
@@ -333,13 +411,13 @@ typedef struct {
        VG_USERREQ__JIT_REGISTER, (start), (size), (name), 0, 0))
 
 /* VALGRIND_JIT_REGISTER_CODE(desc): announce code described by a
-   VgJitCode (name, object, source file, line table, and how to unwind
-   through it).
+   VgJitCode (name, object, source file, line table, how to unwind
+   through it, and the calls inlined into it).
      desc: const VgJitCode*; the descriptor and everything it points to is
            copied and may be freed when the macro returns
    An unwind description Valgrind cannot use refuses the whole request
    (VG_JIT_ERR_BAD_UNWIND; under -v a warning says why); bad CFI is never
-   trusted.
+   trusted.  So does a bad inline table (VG_JIT_ERR_BAD_INLINE).
    Returns (unsigned long) nonzero iff recorded; VALGRIND_JIT_LAST_ERROR()
    then tells why not, or which warning applied. */
 #define VALGRIND_JIT_REGISTER_CODE(desc)                                  \

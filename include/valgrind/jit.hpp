@@ -28,6 +28,12 @@
       vj::code c{code, code_size, "fib", "myvm-jit", "/src/fib.my",
                  vj::unwind_info::eh_frame_section(cfi.data(), cfi.size())};
 
+   and which calls were inlined into it (inline_call: {offset, size,
+   name, call_file, call_line, parent}), so that error stacks show them:
+
+      std::vector<vj::inline_call> inl = {{24, 9, "square", {}, 12}};
+      vj::registration reg(c.with_inlines(inl), lines);
+
    registration is move-only: a moved-from handle is empty and does
    nothing.  Names are std::string_view (need not be NUL-terminated).  A line
    table is any contiguous range (array, std::array, std::vector, std::span,
@@ -87,6 +93,7 @@ enum class status : int {
     bad_line_table = VG_JIT_ERR_BAD_LINE_TABLE,///< more than VG_JIT_MAX_LINES entries
     not_registered = VG_JIT_ERR_NOT_REGISTERED,///< unregister: nothing there
     bad_unwind = VG_JIT_ERR_BAD_UNWIND,        ///< unwind description refused
+    bad_inline = VG_JIT_ERR_BAD_INLINE,        ///< inline table refused
     replaced = VG_JIT_WARN_REPLACED,           ///< recorded; earlier overlapping code dropped
     lines_dropped = VG_JIT_WARN_LINES_DROPPED  ///< recorded; some line entries dropped
 };
@@ -108,6 +115,7 @@ constexpr std::string_view to_string(status s) noexcept {
     case status::bad_line_table: return "bad_line_table";
     case status::not_registered: return "not_registered";
     case status::bad_unwind: return "bad_unwind";
+    case status::bad_inline: return "bad_inline";
     case status::replaced: return "replaced";
     case status::lines_dropped: return "lines_dropped";
     }
@@ -206,14 +214,33 @@ private:
     }
 };
 
+/// One call inlined into registered code (VgJitInline, version 3): the
+/// bytes [offset, offset + size) of the code come from function `name`,
+/// inlined at `call_line` of `call_file` (empty: the code's file) into
+/// its parent, the registered function (parent == top) or the entry of
+/// the table with index `parent`, which must come earlier and hold this
+/// range.  See VgJitInline in valgrind/jit.h for the rules
+/// (status::bad_inline when one is broken).
+struct inline_call {
+    static constexpr std::size_t top = static_cast<std::size_t>(VG_JIT_INLINE_TOP);
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    std::string_view name;
+    std::string_view call_file;
+    unsigned long call_line = 0;
+    std::size_t parent = top;
+};
+
 /// What to register: the code's first byte and size in bytes, its function
 /// name, and optionally its object (Callgrind's ob=; empty:
 /// VG_JIT_DEFAULT_OBJECT "[jit]"), the source file of its line table
 /// (empty: none; see valgrind/jit.h for how a relative path is resolved)
-/// and how to unwind through it (unwind_info).  The views and the unwind
-/// information's bytes need only stay valid during the registering call.
-/// Written {start, size, name}, {start, size, name, object, file} or
-/// {start, size, name, object, file, unwind}.
+/// and how to unwind through it (unwind_info), and the calls inlined into
+/// it (`inlines`, `n_inlines` entries; set them with with_inlines()).  The
+/// views, the unwind information's bytes and the inline table need only
+/// stay valid during the registering call.  Written {start, size, name},
+/// {start, size, name, object, file} or {start, size, name, object, file,
+/// unwind}.
 struct code {
     const void* start = nullptr;
     std::size_t size = 0;
@@ -221,6 +248,19 @@ struct code {
     std::string_view object;
     std::string_view file;
     unwind_info unwind;
+    const inline_call* inlines = nullptr;
+    std::size_t n_inlines = 0;
+
+    /// This code with the inline table `table`: a contiguous range
+    /// (std::data/std::size) of inline_call, at most VG_JIT_MAX_INLINES
+    /// entries.
+    template <class Table>
+    code with_inlines(const Table& table) const noexcept {
+        code c = *this;
+        c.inlines = std::data(table);
+        c.n_inlines = std::size(table);
+        return c;
+    }
 
     constexpr code() noexcept = default;
     constexpr code(const void* start_, std::size_t size_, std::string_view name_,
@@ -381,9 +421,27 @@ private:
             state_ = status::bad_string;
             return;
         }
-        char* const buf =
-            new (std::nothrow) char[c.name.size() + c.object.size() + c.file.size() + 3];
-        if (!buf) {
+        // The inline table's names and files are copied behind the others,
+        // its entries into an array of their own.
+        std::size_t bytes = c.name.size() + c.object.size() + c.file.size() + 3;
+        if (c.n_inlines > VG_JIT_MAX_INLINES) {
+            state_ = status::bad_inline;
+            return;
+        }
+        for (std::size_t i = 0; i < c.n_inlines; ++i) {
+            const inline_call& e = c.inlines[i];
+            if (e.name.empty() || !detail::c_string_ok(e.name) ||
+                !detail::c_string_ok(e.call_file)) {
+                state_ = status::bad_inline;
+                return;
+            }
+            bytes += e.name.size() + e.call_file.size() + 2;
+        }
+        char* const buf = new (std::nothrow) char[bytes];
+        VgJitInline* const inl = c.n_inlines ? new (std::nothrow) VgJitInline[c.n_inlines] : nullptr;
+        if (!buf || (c.n_inlines && !inl)) {
+            delete[] buf;
+            delete[] inl;
             state_ = status::bad_descriptor;
             return;
         }
@@ -405,7 +463,21 @@ private:
         desc.prologue_size = c.unwind.prologue_size;
         desc.ra_offset = c.unwind.ra_offset;
         desc.fp_offset = c.unwind.fp_offset;
+        for (std::size_t i = 0; i < c.n_inlines; ++i) {
+            const inline_call& e = c.inlines[i];
+            inl[i].offset = e.offset;
+            inl[i].size = e.size;
+            inl[i].name = detail::put(at, e.name);
+            const char* call_file = detail::put(at, e.call_file);
+            inl[i].call_file = e.call_file.empty() ? nullptr : call_file;
+            inl[i].call_line = e.call_line;
+            inl[i].parent = e.parent == inline_call::top ? VG_JIT_INLINE_TOP
+                                                         : static_cast<unsigned long>(e.parent);
+        }
+        desc.inlines = inl;
+        desc.n_inlines = c.n_inlines;
         const bool ok = VALGRIND_JIT_REGISTER_CODE(&desc) != 0;
+        delete[] inl;
         delete[] buf;
         state_ = last_status();
         if (ok) start_ = c.start;

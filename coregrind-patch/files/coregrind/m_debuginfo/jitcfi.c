@@ -112,28 +112,25 @@ static void call_cfi_reader ( void* argV )
 
 static HChar why_text[256];
 
-DebugInfo* ML_(jit_cfi_from_eh_frame) ( const UChar* eh, ULong size,
-                                        Addr eh_addr,
-                                        Addr code_lo, Addr code_hi,
-                                        const HChar* objname,
-                                        /*OUT*/const HChar** why )
+Bool ML_(jit_cfi_read_eh_frame) ( DebugInfo* di, const UChar* eh,
+                                  ULong size, Addr eh_addr,
+                                  /*OUT*/const HChar** why )
 {
    UChar*     buf;
    DiImage*   dimg;
-   DebugInfo* di;
 
    *why = NULL;
-   if (size == 0 || code_lo >= code_hi) {
+   if (size == 0) {
       *why = "no CFI records";
-      return NULL;
+      return False;
    }
    *why = ML_(jit_cfi_check_records)(eh, size, True);
    if (*why != NULL)
-      return NULL;
+      return False;
    buf = ML_(dinfo_zalloc)("di.jitcfi.buf", size + CFI_PADDING);
    VG_(memcpy)(buf, eh, size);
-   dimg = ML_(img_from_memory)((Addr)buf, size + CFI_PADDING, objname);
-   di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
+   dimg = ML_(img_from_memory)((Addr)buf, size + CFI_PADDING,
+                               di->fsm.filename);
    {
       EhFrameRead  a = { di, dimg, size, eh_addr };
       const HChar* failed = ML_(jit_guarded)(call_cfi_reader, &a);
@@ -146,28 +143,46 @@ DebugInfo* ML_(jit_cfi_from_eh_frame) ( const UChar* eh, ULong size,
    ML_(dinfo_free)(buf);
    if (*why == NULL && di->cfsi_used == 0)
       *why = "no FDE describes the code";
-   if (*why != NULL) {
+   return *why == NULL;
+}
+
+void ML_(jit_cfi_finish_reading) ( DebugInfo* di )
+{
+   ML_(canonicaliseTables)(di);
+   ML_(finish_CFSI_arrays)(di);
+}
+
+DebugInfo* ML_(jit_cfi_from_eh_frame) ( const UChar* eh, ULong size,
+                                        Addr eh_addr,
+                                        Addr code_lo, Addr code_hi,
+                                        const HChar* objname,
+                                        /*OUT*/const HChar** why )
+{
+   DebugInfo* di;
+   if (code_lo >= code_hi) {
+      *why = "no CFI records";
+      return NULL;
+   }
+   di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
+   if (!ML_(jit_cfi_read_eh_frame)(di, eh, size, eh_addr, why)) {
       ML_(free_unlisted_DebugInfo)(di);
       return NULL;
    }
-   ML_(canonicaliseTables)(di);
-   ML_(finish_CFSI_arrays)(di);
+   ML_(jit_cfi_finish_reading)(di);
    return di;
 }
 
-DebugInfo* ML_(jit_cfi_from_shape) ( Addr code_lo, Addr code_hi,
-                                     UWord kind, UWord prologue,
-                                     UWord ra_off, UWord fp_off,
-                                     const HChar* objname,
-                                     /*OUT*/const HChar** why )
+Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind, UWord prologue,
+                               UWord ra_off, UWord fp_off,
+                               /*OUT*/const HChar** why )
 {
 #  if defined(VGA_amd64)
-   DebugInfo* di;
    DiCfSI_m   m;
-   UWord      size = code_hi - code_lo;
+   Addr       code_lo = di->text_avma;
+   UWord      size = di->text_size;
 
    *why = NULL;
-   if (code_lo >= code_hi || prologue >= size)
+   if (size == 0 || prologue >= size)
       *why = "the prologue is not shorter than the code";
    else if (kind == VG_JIT_UNWIND_FIXED_FRAME
             && (ra_off % 8 != 0 || ra_off > (1 << 20)
@@ -181,9 +196,8 @@ DebugInfo* ML_(jit_cfi_from_shape) ( Addr code_lo, Addr code_hi,
             && kind != VG_JIT_UNWIND_FIXED_FRAME)
       *why = "unknown unwind kind";
    if (*why != NULL)
-      return NULL;
+      return False;
 
-   di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
    /* At the first instruction, the return address is at the stack
       pointer; the frame pointer is the caller's. */
    VG_(memset)(&m, 0, sizeof(m));
@@ -220,13 +234,55 @@ DebugInfo* ML_(jit_cfi_from_shape) ( Addr code_lo, Addr code_hi,
       }
    }
    ML_(addDiCfSI)(di, code_lo + prologue, (UInt)(size - prologue), &m);
-   ML_(canonicaliseTables)(di);
-   ML_(finish_CFSI_arrays)(di);
-   return di;
+   return True;
 #  else
    *why = "frame shapes are implemented on amd64 only";
-   return NULL;
+   return False;
 #  endif
+}
+
+DebugInfo* ML_(jit_cfi_from_shape) ( Addr code_lo, Addr code_hi,
+                                     UWord kind, UWord prologue,
+                                     UWord ra_off, UWord fp_off,
+                                     const HChar* objname,
+                                     /*OUT*/const HChar** why )
+{
+   DebugInfo* di;
+   if (code_lo >= code_hi) {
+      *why = "the prologue is not shorter than the code";
+      return NULL;
+   }
+   di = ML_(jit_cfi_new_reading_di)(objname, code_lo, code_hi);
+   if (!ML_(jit_cfi_read_shape)(di, kind, prologue, ra_off, fp_off, why)) {
+      ML_(free_unlisted_DebugInfo)(di);
+      return NULL;
+   }
+   ML_(jit_cfi_finish_reading)(di);
+   return di;
+}
+
+void ML_(jit_cfi_add_inlined) ( DebugInfo* di, Addr lo, Addr hi,
+                                const HChar* fn, const HChar* file,
+                                UInt line, UInt level )
+{
+   UInt fndn_ix = 0;   /* no file: shown as "???" */
+   if (file != NULL && file[0] != 0) {
+      const HChar* slash = VG_(strrchr)(file, '/');
+      if (slash == NULL || slash == file) {
+         fndn_ix = ML_(addFnDn)(di, file, NULL);
+      } else {
+         SizeT dlen = slash - file;
+         HChar dir[dlen + 1];
+         VG_(memcpy)(dir, file, dlen);
+         dir[dlen] = 0;
+         fndn_ix = ML_(addFnDn)(di, slash + 1, dir);
+      }
+   }
+   /* The DWARF reader stores a subprogram reference here and resolves
+      it to the name (the same word, DiInlLoc.inlined) once the unit is
+      read; the name is known already. */
+   ML_(addInlInfo)(di, lo, hi, (UWord)ML_(addStr)(di, fn, -1), fndn_ix,
+                   (Int)line, (UShort)level);
 }
 
 
@@ -309,11 +365,11 @@ void ML_(jit_cfi_add) ( Addr lo, Addr hi, DebugInfo* di,
       epoch they describe: this one is from now on. */
    di->first_epoch = VG_(current_DiEpoch)();
    VG_(OSetGen_Insert)(ranges, r);
-   if (owner == JitCfiFunction)
+   if (owner == JitCfiFunction && di->cfsi_used > 0)
       stats.added++;
    if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit: CFI of %#lx-%#lx: %lu entries\n", lo, hi,
-                (UWord)di->cfsi_used);
+      VG_(dmsg)("jit: CFI of %#lx-%#lx: %lu entries, %lu inlined calls\n",
+                lo, hi, (UWord)di->cfsi_used, (UWord)di->inltab_used);
    /* The unwinder caches (ip, DebugInfo) pairs, misses included. */
    ML_(invalidate_cfsi_cache_for_jit)();
 }
@@ -377,6 +433,10 @@ static void rebase_cfi_di ( DebugInfo* di, Addr delta )
       di->cfsi_base[i] += delta;
    di->cfsi_minavma += delta;
    di->cfsi_maxavma += delta;
+   for (i = 0; i < (Word)di->inltab_used; i++) {
+      di->inltab[i].addr_lo += delta;
+      di->inltab[i].addr_hi += delta;
+   }
 }
 
 void ML_(jit_cfi_reattach) ( JitCfiDetached* d, Addr new_lo )
@@ -386,7 +446,7 @@ void ML_(jit_cfi_reattach) ( JitCfiDetached* d, Addr new_lo )
    vg_assert(d->r.di != NULL && d->r.di->cfsi_rd == NULL);
    rebase_cfi_di(d->r.di, delta);
    ML_(jit_cfi_add)(new_lo, new_lo + size, d->r.di, d->r.owner, new_lo);
-   if (d->r.owner == JitCfiFunction)
+   if (d->r.owner == JitCfiFunction && d->r.di->cfsi_used > 0)
       stats.added--;   /* the same CFI, not a new description */
    ML_(dinfo_free)(d);
 }

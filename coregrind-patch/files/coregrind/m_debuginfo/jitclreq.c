@@ -325,47 +325,167 @@ Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
 /*------------------------------------------------------------*/
 
 /* Reads the unwind description of descriptor d (unwind_kind not
-   VG_JIT_UNWIND_NONE) for the code [start, start+size) (a valid range)
-   into a DebugInfo for the CFI store; NULL and *why if it is refused. */
-static DebugInfo* unwind_from_client ( const VgJitCode* d, Addr start,
-                                       UWord size, const HChar* name,
-                                       /*OUT*/const HChar** why )
+   VG_JIT_UNWIND_NONE) into di, a DebugInfo being read for the code of
+   its r-x mapping; False and *why if it is refused. */
+static Bool unwind_from_client ( const VgJitCode* d, DebugInfo* di,
+                                 /*OUT*/const HChar** why )
 {
    Addr eh = (Addr)d->eh_frame;
    switch (d->unwind_kind) {
       case VG_JIT_UNWIND_EH_FRAME:
          if (d->eh_frame_size == 0 || d->eh_frame_size > VG_JIT_MAX_EH_FRAME) {
             *why = "eh_frame_size is 0 or above VG_JIT_MAX_EH_FRAME";
-            return NULL;
+            return False;
          }
          if (!client_readable(eh, d->eh_frame_size)) {
             *why = "eh_frame is not readable";
-            return NULL;
+            return False;
          }
-         return ML_(jit_cfi_from_eh_frame)(
-                   (const UChar*)eh, d->eh_frame_size,
-                   d->eh_frame_addr ? (Addr)d->eh_frame_addr : eh,
-                   start, start + size, name, why);
+         return ML_(jit_cfi_read_eh_frame)(
+                   di, (const UChar*)eh, d->eh_frame_size,
+                   d->eh_frame_addr ? (Addr)d->eh_frame_addr : eh, why);
       case VG_JIT_UNWIND_FRAME_POINTER:
       case VG_JIT_UNWIND_FIXED_FRAME:
-         return ML_(jit_cfi_from_shape)(start, start + size,
-                                        d->unwind_kind, d->prologue_size,
-                                        d->ra_offset, d->fp_offset,
-                                        name, why);
+         return ML_(jit_cfi_read_shape)(di, d->unwind_kind,
+                                        d->prologue_size, d->ra_offset,
+                                        d->fp_offset, why);
       default:
          *why = "unknown unwind_kind";
-         return NULL;
+         return False;
    }
+}
+
+/* An entry of a client's inline table, copied and checked. */
+typedef
+   struct {
+      UWord        lo, hi;    /* offsets in the code, lo < hi */
+      UWord        parent;    /* VG_JIT_INLINE_TOP or an earlier index */
+      UInt         depth;     /* 1 for a call inlined into the code's
+                                 own function */
+      const HChar* name;      /* client memory, checked */
+      const HChar* file;      /* client memory, checked; or NULL */
+      UInt         line;
+   }
+   InlEntry;
+
+/* Orders inline entries by parent, then by start, so that overlapping
+   siblings are neighbours. */
+static Int cmp_inl_entry ( const void* aV, const void* bV )
+{
+   const InlEntry* a = aV;
+   const InlEntry* b = bV;
+   if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
+   if (a->lo != b->lo)         return a->lo < b->lo ? -1 : 1;
+   return 0;
+}
+
+/* Whether s (client memory, checked by client_string) is text a frame
+   may show: not empty, well-formed UTF-8 without control characters. */
+static Bool inl_text_ok ( const HChar* s )
+{
+   return s[0] != 0 && ML_(jit_text_is_clean)(s, VG_(strlen)(s));
+}
+
+/* Reads the inline table of descriptor d (d->n_inlines > 0) for the
+   code [start, start+size) into di (being read): every entry is copied
+   once from client memory, then checked (the rules of
+   VG_JIT_ERR_BAD_INLINE in valgrind/jit.h).  An entry's call_file NULL
+   means the descriptor's file, default_file.  False and *why if the
+   table is refused (di then holds part of it). */
+static Bool inlines_from_client ( const VgJitCode* d, DebugInfo* di,
+                                  Addr start, UWord size,
+                                  const HChar* default_file,
+                                  /*OUT*/const HChar** why )
+{
+   const VgJitInline* in = d->inlines;
+   UWord              n  = d->n_inlines;
+   InlEntry*          tab;
+   UWord              i;
+   Bool               ok = True;
+
+   if (n > VG_JIT_MAX_INLINES) {
+      *why = "n_inlines is above VG_JIT_MAX_INLINES";
+      return False;
+   }
+   if (!client_readable((Addr)in, n * sizeof(VgJitInline))) {
+      *why = "inlines is not readable";
+      return False;
+   }
+   tab = ML_(dinfo_zalloc)("di.jitclreq.inlines", n * sizeof(InlEntry));
+   for (i = 0; ok && i < n; i++) {
+      VgJitInline e = in[i];   /* one read of the client's entry */
+      InlEntry*   t = &tab[i];
+      if (e.size == 0 || e.offset >= size || e.size > size - e.offset) {
+         *why = "an inlined range is empty or not inside the code";
+         ok = False;
+      } else if (!client_string((Addr)e.name, False, &t->name)
+                 || !inl_text_ok(t->name)) {
+         *why = "an inlined function's name is unreadable, too long or "
+                "not clean text";
+         ok = False;
+      } else if (!client_string((Addr)e.call_file, True, &t->file)
+                 || (t->file != NULL && !inl_text_ok(t->file))) {
+         *why = "an inlined call's file is unreadable, too long or not "
+                "clean text";
+         ok = False;
+      } else if (e.call_line == 0 || e.call_line > VG_JIT_MAX_INLINE_LINE) {
+         *why = "an inlined call's line is 0 or above "
+                "VG_JIT_MAX_INLINE_LINE";
+         ok = False;
+      } else if (e.parent != VG_JIT_INLINE_TOP && e.parent >= i) {
+         *why = "an inlined call's parent is not an earlier entry";
+         ok = False;
+      } else {
+         t->lo     = e.offset;
+         t->hi     = e.offset + e.size;
+         t->parent = e.parent;
+         t->line   = (UInt)e.call_line;
+         t->depth  = 1;
+         if (t->file == NULL)
+            t->file = default_file;
+         if (e.parent != VG_JIT_INLINE_TOP) {
+            const InlEntry* p = &tab[e.parent];
+            if (t->lo < p->lo || t->hi > p->hi) {
+               *why = "an inlined range is not inside its parent's";
+               ok = False;
+            } else if (p->depth >= VG_JIT_MAX_INLINE_DEPTH) {
+               *why = "inlined calls nest deeper than "
+                      "VG_JIT_MAX_INLINE_DEPTH";
+               ok = False;
+            } else {
+               t->depth = p->depth + 1;
+            }
+         }
+      }
+   }
+   if (ok) {
+      /* Entries in table order are added to di; the sorted copy only
+         finds siblings that overlap. */
+      for (i = 0; i < n; i++)
+         ML_(jit_cfi_add_inlined)(di, start + tab[i].lo, start + tab[i].hi,
+                                  tab[i].name, tab[i].file, tab[i].line,
+                                  tab[i].depth);
+      VG_(ssort)(tab, n, sizeof(InlEntry), cmp_inl_entry);
+      for (i = 1; ok && i < n; i++) {
+         if (tab[i].parent == tab[i-1].parent && tab[i].lo < tab[i-1].hi) {
+            *why = "inlined ranges of the same parent overlap";
+            ok = False;
+         }
+      }
+   }
+   ML_(dinfo_free)(tab);
+   return ok;
 }
 
 /* Registers code described by client pointers: validates them, copies
    the client's line table into core memory (entries with an unusable
    file pointer get line 0, so that they are dropped and counted), reads
-   the unwind description of desc (if not NULL), and calls
-   ML_(jit_register); the CFI is kept if the code was registered.
-   *why_out: why the unwind description was refused, or NULL.  Inlined
-   into each request, so that a plain VALGRIND_JIT_REGISTER (no object,
-   file, lines or descriptor) tests none of them. */
+   the unwind description and the inline table of desc (if not NULL),
+   and calls ML_(jit_register); the CFI and inlined calls are kept if
+   the code was registered.  *why_out: why the unwind description or
+   the inline table was refused, or NULL.  Inlined into each request,
+   so that a plain VALGRIND_JIT_REGISTER (no object, file, lines or
+   descriptor) tests none of them. */
 static inline __attribute__((always_inline))
 Int register_from_client ( Addr start, UWord size, Addr name,
                                   Addr object, Addr file,
@@ -414,26 +534,36 @@ Int register_from_client ( Addr start, UWord size, Addr name,
       reg.lines   = tab;
       reg.n_lines = n_lines;
    }
-   if (desc != NULL && desc->unwind_kind != VG_JIT_UNWIND_NONE) {
+   if (desc != NULL && (desc->unwind_kind != VG_JIT_UNWIND_NONE
+                        || (desc->inlines != NULL && desc->n_inlines > 0))) {
+      /* One DebugInfo for the CFI store holds both. */
       if (size == 0 || size > VG_JIT_MAX_CODE_SIZE || start + size < start) {
          st = VG_JIT_ERR_BAD_RANGE;
          goto out;
       }
-      cfi = unwind_from_client(desc, start, size, reg.name, why_out);
-      if (cfi == NULL) {
+      cfi = ML_(jit_cfi_new_reading_di)(reg.name, start, start + size);
+      if (desc->unwind_kind != VG_JIT_UNWIND_NONE
+          && !unwind_from_client(desc, cfi, why_out)) {
          ML_(jit_cfi_note_refused)();
          st = VG_JIT_ERR_BAD_UNWIND;
          goto out;
       }
+      if (desc->inlines != NULL && desc->n_inlines > 0
+          && !inlines_from_client(desc, cfi, start, size, reg.file,
+                                  why_out)) {
+         st = VG_JIT_ERR_BAD_INLINE;
+         goto out;
+      }
+      ML_(jit_cfi_finish_reading)(cfi);
    }
    st = ML_(jit_register)(&reg, JitAtSafePoint);
-   if (cfi != NULL) {
-      if (ML_(jit_status_applied)(st))
-         ML_(jit_cfi_add)(start, start + size, cfi, JitCfiFunction, start);
-      else
-         ML_(free_unlisted_DebugInfo)(cfi);
+   if (cfi != NULL && ML_(jit_status_applied)(st)) {
+      ML_(jit_cfi_add)(start, start + size, cfi, JitCfiFunction, start);
+      cfi = NULL;   /* the store's */
    }
   out:
+   if (cfi != NULL)
+      ML_(free_unlisted_DebugInfo)(cfi);
    if (tab)
       ML_(dinfo_free)(tab);
    return st;

@@ -99,6 +99,7 @@ const HChar* ML_(jit_status_text) ( Int st )
       case VG_JIT_ERR_BAD_LINE_TABLE:  return "bad line table";
       case VG_JIT_ERR_NOT_REGISTERED:  return "nothing registered there";
       case VG_JIT_ERR_BAD_UNWIND:      return "bad unwind information";
+      case VG_JIT_ERR_BAD_INLINE:      return "bad inline table";
       case VG_JIT_WARN_REPLACED:       return "replaced overlapping code";
       case VG_JIT_WARN_LINES_DROPPED:  return "line-table entries dropped";
       case JIT_STATUS_RANGE_BUSY:      return "range holds registered code"

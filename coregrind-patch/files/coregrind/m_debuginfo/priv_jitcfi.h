@@ -95,6 +95,33 @@ extern DebugInfo* ML_(jit_cfi_from_shape) ( Addr code_lo, Addr code_hi,
                                             const HChar* objname,
                                             /*OUT*/const HChar** why );
 
+/* The steps of the two functions above, for a DebugInfo that is to hold
+   more than one description of the same code (a client request's CFI
+   and its inlined calls): read into di, a DebugInfo of
+   ML_(jit_cfi_new_reading_di) not yet finished, the .eh_frame bytes or
+   the frame shape of its one r-x mapping.  False and *why (a static
+   text) when refused; di then holds what was read so far (free it). */
+extern Bool ML_(jit_cfi_read_eh_frame) ( DebugInfo* di, const UChar* eh,
+                                         ULong size, Addr eh_addr,
+                                         /*OUT*/const HChar** why );
+extern Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind,
+                                      UWord prologue, UWord ra_off,
+                                      UWord fp_off,
+                                      /*OUT*/const HChar** why );
+
+/* Adds to di (being read) the call of the function fn inlined at
+   [lo, hi) (lo < hi, inside di's r-x mapping) from line `line` of
+   `file` (a path, split at its last '/'; NULL or "" for none) in its
+   caller, `level` deep (1: inlined into the code's own function, one
+   more per level of nesting; below 2^12).  Strings are copied. */
+extern void ML_(jit_cfi_add_inlined) ( DebugInfo* di, Addr lo, Addr hi,
+                                       const HChar* fn, const HChar* file,
+                                       UInt line, UInt level );
+
+/* Ends the reading of di: sorts its tables and compresses its CFI, as
+   the store needs them. */
+extern void ML_(jit_cfi_finish_reading) ( DebugInfo* di );
+
 /* ---- The store ---- */
 
 /* Adds di (owned from now on; canonicalised, ML_(jit_cfi_*) or a
@@ -127,8 +154,9 @@ extern void ML_(jit_cfi_reattach) ( JitCfiDetached* d, Addr new_lo );
    there is none.  O(log entries). */
 extern DebugInfo* ML_(jit_cfi_search) ( Addr ip, /*OUT*/Word* ix );
 
-/* For VG_(new_IIPC) (debuginfo.c), when the DebugInfo di (not NULL)
-   describing (ep, eip) has no inlined calls: the store's DebugInfo with
+/* For VG_(new_IIPC) (debuginfo.c), when the DebugInfo di describing the
+   lines of (ep, eip) has no inlined calls, or there is none (di NULL:
+   JIT code registered without a line table): the store's DebugInfo with
    inlined calls whose range holds eip, if it was added by epoch ep;
    else di. */
 extern DebugInfo* ML_(jit_cfi_inl_search) ( DiEpoch ep, Addr eip,
