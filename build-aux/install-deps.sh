@@ -5,7 +5,10 @@
 #
 # Add a package here when the project starts to need it (one per line).
 # binutils: objdump, which the tests of --dump-jit-code run as KCachegrind
-# does.
+# does.  xsltproc, docbook-xsl, docbook-xml: upstream's docs targets
+# (man-pages, html-docs), which regenerate Valgrind's man pages and HTML
+# manual from the patched XML.  debhelper, dpkg-dev, fakeroot, lintian:
+# `make deb`; mmdebstrap: `make check-deb`'s throw-away Debian root.
 #
 # nlohmann-json3-dev: the JSON writer of `vg-jit export`.
 # npm: installs the Firefox Profiler's command-line loader,
@@ -41,6 +44,14 @@ binutils
 llvm-14
 clang-14
 openjdk-17-jdk-headless
+xsltproc
+docbook-xsl
+docbook-xml
+debhelper
+dpkg-dev
+fakeroot
+lintian
+mmdebstrap
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs

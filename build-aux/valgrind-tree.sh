@@ -382,6 +382,33 @@ EOF
   mv -f "$STAGE/bin/valgrind.tmp" "$STAGE/bin/valgrind"
 }
 
+# The manual: the tarball ships the HTML manual (docs/html/) and the man
+# pages (docs/*.1) generated from docs/xml/*.xml, the tools' docs/*.xml and
+# NEWS; the series changes only those sources, and upstream's own targets
+# (docs/Makefile.am: man-pages, html-docs) regenerate the outputs whenever
+# a source differs from the one they were last made from.
+regen_docs() {
+  local sum
+  sum=$(cd "$TREE" && cat NEWS docs/xml/*.xml ./*/docs/*.xml | sha256sum | cut -d' ' -f1)
+  if [ "$(cat "$STATE/docs-sum" 2>/dev/null)" = "$sum" ] && [ -f "$TREE/docs/valgrind.1" ] \
+     && [ -f "$TREE/docs/html/index.html" ]; then
+    return 0
+  fi
+  command -v xsltproc > /dev/null \
+    || die "xsltproc is not installed: it regenerates Valgrind's manual and man pages" \
+           "from the patched XML (build-aux/install-deps.sh installs it with docbook-xsl)"
+  rm -f "$STATE/docs-sum"
+  (cd "$TREE/docs" && run_logged "$STATE/docs.log" "regenerating the man pages and the HTML manual" \
+     $MAKE_CMD man-pages html-docs) \
+    || die "regenerating Valgrind's manual failed (see $STATE/docs.log)"
+  # xsltproc reports a broken cross reference and goes on: refuse it here.
+  if grep -E 'no ID for constraint linkend|XRef to nonexistent id|No localization exists' \
+       "$STATE/docs.log" > "$STATE/docs.errors"; then
+    die "the manual has broken cross references (see $STATE/docs.errors)"
+  fi
+  echo "$sum" > "$STATE/docs-sum"
+}
+
 cmd_stage() {
   ensure_pristine
   mkdir -p "$BUILD"
@@ -446,7 +473,8 @@ cmd_stage() {
   want_args=$(printf '%s\n' "${CONFIGURE_ARGS[@]}")
   if [ -f "$STATE/staged" ] && [ ! -f "$STATE/need-autogen" ] && [ -f "$TREE/config.status" ] \
      && [ "$(cat "$STATE/configure-args" 2>/dev/null)" = "$want_args" ] \
-     && [ -x "$STAGE/bin/valgrind" ] && [ -x "$STAGE/libexec/valgrind-jit/valgrind" ]; then
+     && [ -x "$STAGE/bin/valgrind" ] && [ -x "$STAGE/libexec/valgrind-jit/valgrind" ] \
+     && [ -f "$STATE/docs-sum" ]; then
     note "stage/ is up to date"
     return 0
   fi
@@ -479,6 +507,7 @@ cmd_stage() {
   fi
   (cd "$TREE" && run_logged "$STATE/make.log" "building $TREE with $VGJIT_JOBS jobs" \
      $MAKE_CMD -j"$VGJIT_JOBS") || die "building the patched Valgrind failed (see $STATE/make.log)"
+  regen_docs
   (cd "$TREE" && run_logged "$STATE/install.log" "staging into $STAGE" \
      $MAKE_CMD install prefix="$STAGE" exec_prefix="$STAGE") \
      || die "staging the patched Valgrind failed (see $STATE/install.log)"

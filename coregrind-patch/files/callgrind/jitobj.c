@@ -6,6 +6,8 @@
 /*
    This file is part of Callgrind, a Valgrind tool for call tracing.
 
+   Copyright (C) 2026 the valgrind-jit authors.
+
    This program is free software; you can redistribute it and/or
    modify it under the terms of the GNU General Public License as
    published by the Free Software Foundation; either version 3 of the
