@@ -119,6 +119,7 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
     const std::map<std::string, std::pair<unsigned long, int>> expected = {
         {"null-name", {0, 3}},        {"wild-name", {0, 3}},
         {"unterminated-name", {0, 3}}, {"empty-name", {0, 3}},
+        {"long-name", {0, 3}},
         {"size-zero", {0, 5}},        {"wraps", {0, 5}},
         {"huge", {0, 5}},             {"unmapped", {0, 6}},
         {"not-executable", {0, 6}},   {"elf-text", {0, 7}},
@@ -152,11 +153,25 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
             BOOST_TEST(std::regex_search(r.err, unregister), r.err);
             BOOST_TEST(contains(r.err, "Warning: JIT register refused (descriptor 0x0): bad descriptor"),
                        r.err);
-            // Every request counted once: 18 register = 2 + 16, 2 unregister = 1 + 1.
-            BOOST_TEST(contains(r.err, "JIT: client requests: 18 register: 2 registered, 16 refused; "
+            // Each bad string says what is wrong with it, with the limit.
+            for (const char* why :
+                 {"bad name: the name is NULL\n", "bad name: the name is empty\n",
+                  "bad name: the name at 0x10 is not readable client memory\n",
+                  "bad name: the name is 5000 bytes long, above the limit of 4095 bytes "
+                  "(VG_JIT_MAX_STRING)\n"}) {
+                BOOST_TEST(contains(r.err, why), why);
+            }
+            static const std::regex runsOff(
+                R"(bad name: the name at 0x[0-9a-f]+ runs into unreadable memory before its terminating NUL\n)");
+            BOOST_TEST(std::regex_search(r.err, runsOff), r.err);
+            static const std::regex badObject(
+                R"(Warning: JIT register refused of "badlines" \(start 0x[0-9a-f]+, size [0-9]+\): bad object or file name: the object name at 0x[0-9a-f]+ runs into unreadable memory before its terminating NUL)");
+            BOOST_TEST(std::regex_search(r.err, badObject), r.err);
+            // Every request counted once: 19 register = 2 + 17, 2 unregister = 1 + 1.
+            BOOST_TEST(contains(r.err, "JIT: client requests: 19 register: 2 registered, 17 refused; "
                                        "2 unregister: 1 applied, 1 refused"),
                        r.err);
-            BOOST_TEST(contains(r.err, "JIT: refused: 3 bad descriptor, 4 bad name, 1 bad object or "
+            BOOST_TEST(contains(r.err, "JIT: refused: 3 bad descriptor, 5 bad name, 1 bad object or "
                                        "file name, 3 bad address range, 2 range is not executable "
                                        "client memory, 1 range overlaps the text of a loaded object, "
                                        "2 bad line table"),

@@ -554,6 +554,8 @@ int mode_bad() {
     report("unterminated-name", VALGRIND_JIT_REGISTER(p, n, runs_off));
     (void)kUnterminated;
     report("empty-name", VALGRIND_JIT_REGISTER(p, n, ""));
+    const std::string long_name(5000, 'n');  // above VG_JIT_MAX_STRING
+    report("long-name", VALGRIND_JIT_REGISTER(p, n, long_name.c_str()));
     report("size-zero", VALGRIND_JIT_REGISTER(p, 0, "f"));
     report("wraps", VALGRIND_JIT_REGISTER(reinterpret_cast<void*>(~0UL - 8), 64, "f"));
     report("huge", VALGRIND_JIT_REGISTER(p, 1UL << 40, "f"));

@@ -320,6 +320,48 @@ Bool client_string ( Addr p, Bool optional, /*OUT*/const HChar** s )
 }
 
 
+/* Why client_string_len refused the string at p, which `what` names
+   ("the name", "the object name", ...): a text valid until the next
+   call, for the warning.  Only on the refusal path: it reads the string
+   again, page by page. */
+static const HChar* bad_string_why ( const HChar* what, Addr p )
+{
+   static HChar buf[160];
+   Bool ascii;
+   Long n;
+   if (p == 0) {
+      VG_(snprintf)(buf, sizeof(buf), "%s is NULL", what);
+      return buf;
+   }
+   if (!client_readable(p, 1)) {
+      VG_(snprintf)(buf, sizeof(buf),
+                    "%s at %#lx is not readable client memory", what, p);
+      return buf;
+   }
+   n = client_strlen_paged(p, VG_JIT_MAX_STRING, &ascii);
+   if (n == 0) {
+      VG_(snprintf)(buf, sizeof(buf), "%s is empty", what);
+      return buf;
+   }
+   /* Not terminated within the limit: too long, or cut by unreadable
+      memory.  Look further (at most 1 MiB) to tell which. */
+   n = client_strlen_paged(p, 1 << 20, &ascii);
+   if (n > VG_JIT_MAX_STRING)
+      VG_(snprintf)(buf, sizeof(buf),
+                    "%s is %lld bytes long, above the limit of %d bytes"
+                    " (VG_JIT_MAX_STRING)", what, n, VG_JIT_MAX_STRING);
+   else if (n < 0 && client_readable(p, VG_JIT_MAX_STRING + 1))
+      VG_(snprintf)(buf, sizeof(buf),
+                    "%s has no terminating NUL within 1 MiB (the limit is"
+                    " %d bytes, VG_JIT_MAX_STRING)", what, VG_JIT_MAX_STRING);
+   else
+      VG_(snprintf)(buf, sizeof(buf),
+                    "%s at %#lx runs into unreadable memory before its"
+                    " terminating NUL", what, p);
+   return buf;
+}
+
+
 /*------------------------------------------------------------*/
 /*--- Registration                                         ---*/
 /*------------------------------------------------------------*/
@@ -506,13 +548,20 @@ Int register_from_client ( Addr start, UWord size, Addr name,
    reg.n_lines = 0;
    reg.loaded  = 0;   /* client requests give no load time */
    if (!client_string_len(name, False, &reg.name, &reg.name_len,
-                          &reg.name_is_ascii))
+                          &reg.name_is_ascii)) {
+      *why_out = bad_string_why("the name", name);
       return VG_JIT_ERR_BAD_NAME;
+   }
    *name_out = reg.name;
    /* An absent object (NULL) is the default object. */
-   if (!client_string(object, True, &reg.object)
-       || !client_string(file, True, &reg.file))
+   if (!client_string(object, True, &reg.object)) {
+      *why_out = bad_string_why("the object name", object);
       return VG_JIT_ERR_BAD_STRING;
+   }
+   if (!client_string(file, True, &reg.file)) {
+      *why_out = bad_string_why("the file name", file);
+      return VG_JIT_ERR_BAD_STRING;
+   }
    if (lines == 0)
       n_lines = 0;
    if (n_lines > VG_JIT_MAX_LINES
