@@ -9,4 +9,4 @@ set -u
 exec "$VGJIT_TESTS_BUILDDIR/hostile_campaign" \
   --replay="$VGJIT_SRCDIR/tests/fixtures/hostile/regress" \
   --known="$VGJIT_SRCDIR/tests/fixtures/hostile/known-failures" \
-  --out="$VGJIT_TESTS_BUILDDIR/hostile-regress.out"
+  --out="$VGJIT_TESTS_BUILDDIR/hostile-regress.out" --strict-readers

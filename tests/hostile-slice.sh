@@ -9,4 +9,4 @@ set -u
 exec "$VGJIT_TESTS_BUILDDIR/hostile_campaign" --seed=1 --first=0 \
   --cases="${HOSTILE_SLICE_CASES:-300}" --cc="${HOSTILE_CC:-gcc}" \
   --known="$VGJIT_SRCDIR/tests/fixtures/hostile/known-failures" \
-  --out="$VGJIT_TESTS_BUILDDIR/hostile-slice.out"
+  --out="$VGJIT_TESTS_BUILDDIR/hostile-slice.out" --strict-readers

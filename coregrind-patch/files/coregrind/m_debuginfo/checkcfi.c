@@ -112,33 +112,38 @@ const char* ML_(jit_cfi_check_records)(const unsigned char* p,
             return "a CIE's augmentation runs off its record";
          q++;
          has_z = aug[0] == 'z';
+         /* code and data alignment factors, return address column */
+         if (!skip_leb128(&q, end) || !skip_leb128(&q, end))
+            return "a CIE runs off its record";
+         if (rec[4] == 1) q++; else if (!skip_leb128(&q, end))
+            return "a CIE runs off its record";
          if (has_z) {
-            /* code and data alignment factors, return address column */
-            if (!skip_leb128(&q, end) || !skip_leb128(&q, end))
-               return "a CIE runs off its record";
-            if (rec[4] == 1) q++; else if (!skip_leb128(&q, end))
-               return "a CIE runs off its record";
             /* the augmentation data's length */
             if (q > end || !skip_leb128(&q, end))
                return "a CIE runs off its record";
-            for (aug++; *aug != 0; aug++) {
-               unsigned char enc;
-               if (*aug != 'R' && *aug != 'P' && *aug != 'L')
-                  continue;
-               if (q >= end)
+            aug++;
+         }
+         /* The reader decodes the operands of 'R', 'P' and 'L' with or
+            without 'z', and stops at the first letter it does not know. */
+         for (; *aug != 0; aug++) {
+            unsigned char enc;
+            if (*aug == 'S')
+               continue;
+            if (*aug != 'R' && *aug != 'P' && *aug != 'L')
+               break;
+            if (q >= end)
+               return "a CIE runs off its record";
+            enc = *q++;
+            if (!pointer_encoding_ok(enc, *aug == 'R'))
+               return "a CIE uses a pointer encoding that is not read";
+            if (*aug == 'P') {
+               unsigned long sz = (enc & 0x07) == 0x02 ? 2
+                                : (enc & 0x07) == 0x03 ? 4
+                                : (enc & 0x07) == 0x04 ? 8
+                                : sizeof(void*);
+               if (sz > (unsigned long)(end - q))
                   return "a CIE runs off its record";
-               enc = *q++;
-               if (!pointer_encoding_ok(enc, *aug == 'R'))
-                  return "a CIE uses a pointer encoding that is not read";
-               if (*aug == 'P') {
-                  unsigned long sz = (enc & 0x07) == 0x02 ? 2
-                                   : (enc & 0x07) == 0x03 ? 4
-                                   : (enc & 0x07) == 0x04 ? 8
-                                   : sizeof(void*);
-                  if (sz > (unsigned long)(end - q))
-                     return "a CIE runs off its record";
-                  q += sz;
-               }
+               q += sz;
             }
          }
       }
