@@ -127,7 +127,10 @@ for d in "$SPEC"/*/; do
   [ -f "$TREE/$file" ] || die "mutant $(cat "$d/name"): no file $file in $TREE"
   apply_snippet "$TREE/$file" "$d" || exit 2
   while read -r prog filter; do
-    [ -x "$TESTS/$prog" ] || die "mutant $(cat "$d/name"): no test program $TESTS/$prog (run make check-programs in tests/)"
+    case $prog in
+      *.sh) [ -f "$VGJIT_SRCDIR/tests/$prog" ] || die "mutant $(cat "$d/name"): no shell test tests/$prog" ;;
+      *) [ -x "$TESTS/$prog" ] || die "mutant $(cat "$d/name"): no test program $TESTS/$prog (run make check-programs in tests/)" ;;
+    esac
   done < "$d/tests"
   mutants+=("$d")
 done
@@ -135,11 +138,20 @@ done
 note "${#mutants[@]} mutations, every snippet found exactly once"
 
 # run_cases STAGE PROG FILTER LOG: runs the cases; returns their status.
+# A shell test of tests/ (PROG ending in .sh) runs whole; its FILTER is
+# ignored (write "-").
 run_cases() {
-  env VGJIT_STAGE="$1" VGJIT_SRCDIR="$VGJIT_SRCDIR" VGJIT_BUILDDIR="$VGJIT_BUILDDIR" \
-      VGJIT_TESTS_BUILDDIR="$TESTS" \
-      "$TESTS/$2" --run_test="$3" --log_level=error --report_level=short --color_output=no \
-      < /dev/null > "$4" 2>&1
+  case $2 in
+    *.sh)
+      env VGJIT_STAGE="$1" VGJIT_SRCDIR="$VGJIT_SRCDIR" VGJIT_BUILDDIR="$VGJIT_BUILDDIR" \
+          VGJIT_TESTS_BUILDDIR="$TESTS" \
+          sh "$VGJIT_SRCDIR/tests/$2" < /dev/null > "$4" 2>&1 ;;
+    *)
+      env VGJIT_STAGE="$1" VGJIT_SRCDIR="$VGJIT_SRCDIR" VGJIT_BUILDDIR="$VGJIT_BUILDDIR" \
+          VGJIT_TESTS_BUILDDIR="$TESTS" \
+          "$TESTS/$2" --run_test="$3" --log_level=error --report_level=short --color_output=no \
+          < /dev/null > "$4" 2>&1 ;;
+  esac
 }
 
 # 2. The cases pass without mutation.
