@@ -5,7 +5,7 @@
 #
 # Add a package here when the project starts to need it (one per line).
 # binutils: objdump, which the tests of --dump-jit-code run as KCachegrind
-# does.
+# does.  erlang-base: Erlang/OTP, whose JIT the GDB JIT interface tests run.
 #
 # usage: install-deps.sh [--gui]
 #   --gui  install only what `make check-gui` needs besides the above:
@@ -34,6 +34,7 @@ binutils
 llvm-14
 clang-14
 openjdk-17-jdk-headless
+erlang-base
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs

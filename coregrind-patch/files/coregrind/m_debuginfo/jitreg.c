@@ -521,6 +521,44 @@ static void archive_late_name ( const JitRegistration* reg, JitNameId name,
                 lines ? lines->n_lines : 0);
 }
 
+/* Whether the live function at exactly [reg->start, reg->start +
+   reg->size) belongs to another object than obj and already bears reg's
+   name (name_len bytes), up to one leading '$' on either side: two
+   sources describing one function, as Erlang/OTP describes its code
+   both in its GDB JIT entries and in its perf map, where it writes the
+   same names after a '$'.  The function keeps its registration rather
+   than taking a second name, unless only the live name has the '$':
+   OTP writes a module's perf map lines just before it registers the
+   module's entry (whose names come with line tables), and before the
+   code runs, so the entry replaces them. */
+static Bool described_already ( const JitRegistration* reg,
+                                const JitObject* obj, SizeT name_len )
+{
+   JitFnPos     p = ML_(jit_fn_starting_at)(reg->start);
+   const JitFn* f;
+   const HChar* have;
+   const HChar* name = reg->name;
+   Bool         have_dollar, name_dollar;
+   if (p.c == NULL)
+      return False;
+   f = ML_(jit_fn_at)(p);
+   if (f->size != reg->size || f->obj == obj->index)
+      return False;
+   have = ML_(jit_name_str)(f->name);
+   have_dollar = have[0] == '$';
+   name_dollar = name_len > 0 && name[0] == '$';
+   if (have_dollar && !name_dollar)
+      return False;
+   if (have_dollar)
+      have++;
+   if (name_dollar) {
+      name++;
+      name_len--;
+   }
+   return VG_(strlen)(have) == name_len
+          && VG_(memcmp)(have, name, name_len) == 0;
+}
+
 /* The object reg names (escaped if it is not clean text). */
 static JitObject* object_of ( const JitRegistration* reg )
 {
@@ -573,6 +611,14 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       translations calls the tool). */
    obj = object_of(reg);
    name_len = reg->name_len > 0 ? reg->name_len : VG_(strlen)(reg->name);
+   if (!late && where == JitAtSafePoint
+       && !range_is_free(reg->start, reg->size)
+       && described_already(reg, obj, name_len)) {
+      if (VG_(clo_trace_jit))
+         VG_(dmsg)("jit: register %#lx-%#lx (%s): named so already\n",
+                   reg->start, reg->start + reg->size, obj->name);
+      return VG_JIT_OK;
+   }
    if (reg->name_is_ascii || ML_(jit_text_is_clean)(reg->name, name_len)) {
       name = ML_(jit_name_intern)(reg->name, name_len);
    } else {
