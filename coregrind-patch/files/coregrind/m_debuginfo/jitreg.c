@@ -483,7 +483,8 @@ static Bool is_late_name_for_unmapped ( const JitRegistration* reg )
    return reg->may_name_unmapped
           && ML_(jit_ran_unnamed)(reg->start, reg->size)
           && ML_(jit_first_intersecting)(reg->start, reg->size).c == NULL
-          && range_holds_no_code(reg->start, reg->size);
+          && range_holds_no_code(reg->start, reg->size)
+          && ML_(jit_ran_unnamed_exactly)(reg->start, reg->size);
 }
 
 /* Keeps the function of reg, whose code is gone, for the code that ran

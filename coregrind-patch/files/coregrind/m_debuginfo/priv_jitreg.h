@@ -133,6 +133,11 @@ extern ULong ML_(jit_now) ( void );
    (see jitlate.c): that code may take its name later. */
 extern Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len );
 
+/* The same question without the false positives of
+   ML_(jit_ran_unnamed), which aliases pages 4 GiB apart: a look-up per
+   page of [a, a+len). */
+extern Bool ML_(jit_ran_unnamed_exactly) ( Addr a, SizeT len );
+
 /* ---- Implemented in debuginfo.c for the registry ---- */
 
 /* Advances the current DebugInfo epoch (names changed). */
