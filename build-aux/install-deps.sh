@@ -15,6 +15,7 @@
 # @firefox-devtools/profiler-cli (pinned below), into npm-tools/ at the top
 # of the source tree (not committed), for the tests of `vg-jit export`.  A
 # failed npm install is reported and not fatal: those tests then skip.
+# erlang-base: Erlang/OTP, whose JIT the GDB JIT interface tests run.
 #
 # usage: install-deps.sh [--gui]
 #   --gui  install only what `make check-gui` needs besides the above:
@@ -52,6 +53,7 @@ dpkg-dev
 fakeroot
 lintian
 mmdebstrap
+erlang-base
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs

@@ -617,6 +617,115 @@ BOOST_AUTO_TEST_CASE(cachegrind_gives_each_function_at_a_reused_address_only_its
 // ---------------------------------------------------------------------------
 
 
+// Code reuse across a move: `jitdump_producer reuse-move` runs reuse_a at X
+// (30 calls, n = 40), reuse_b at Y (50 calls, n = 25), then moves
+// reuse_a's code over reuse_b at Y (a CODE_MOVE) and runs it there (20
+// calls, n = 10); every record is written at exit.  The moved function's
+// load time at Y is the move's timestamp, so each execution at Y goes to
+// the function that was there when it ran.
+BOOST_AUTO_TEST_CASE(code_reuse_stays_exact_across_a_code_move) {
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 180;
+    const std::string out = dir.file("callgrind.out");
+    const Result vg = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"},
+                                  {producer(), "reuse-move"}, opt);
+    BOOST_TEST_REQUIRE(vg.status == 0, vg);
+    BOOST_TEST(contains(vg.out, "reuse-move 24630 16350 1120"), vg.out);
+    const auto ranges = jittedRanges(vg.err);
+    BOOST_TEST_REQUIRE(ranges.size() == 3u, vg.err);
+    const auto inCode = [&](const std::string& name) {
+        const auto a = addressOf(name);
+        if (!a) return false;
+        for (const auto& [lo, hi] : ranges)
+            if (*a >= lo && *a < hi) return true;
+        return false;
+    };
+    std::map<std::string, std::uint64_t> selfIr, calls;
+    std::uint64_t addressNamedIr = 0;
+    const cg::Profile p = cg::Profile::parseFile(out);
+    for (const auto& [key, f] : p.functions()) {
+        const std::string name = cg::stripRecursionSuffix(key.name);
+        if (name.rfind("reuse_", 0) == 0) selfIr[name] += f.self.at(0);
+        if (inCode(name)) addressNamedIr += f.self.at(0);
+    }
+    for (const auto& [key, e] : p.calls()) {
+        const std::string name = cg::stripRecursionSuffix(key.second.name);
+        if (name.rfind("reuse_", 0) == 0) calls[name] += e.count;
+    }
+    // reuse_a: 30 x (3 x 40 + 3) at X and 20 x (3 x 10 + 3) at Y.
+    const std::map<std::string, std::uint64_t> wantIr = {{"reuse_a", 30u * 123u + 20u * 33u},
+                                                         {"reuse_b", 50u * 78u}};
+    const std::map<std::string, std::uint64_t> wantCalls = {{"reuse_a", 50u}, {"reuse_b", 50u}};
+    BOOST_TEST((selfIr == wantIr), vg.err);
+    BOOST_TEST((calls == wantCalls));
+    BOOST_TEST(addressNamedIr == 0u);
+    BOOST_TEST(contains(vg.err, "1 moved, 0 refused"), vg.err);
+}
+
+// Names that arrive after their code was unmapped (V8 flushes the last
+// block of its jitdump while it tears its isolate down, after its code
+// space went): `jitdump_producer unmapped WHEN FILE` runs gone_fn 40 x
+// (n = 30), unmaps it and never_fn (which never ran), and only then writes
+// their records.  gone_fn's record names the executions that happened
+// there, with its lines; never_fn's is refused (no code ran there).
+BOOST_AUTO_TEST_CASE(name_read_after_its_code_was_unmapped_names_the_code_that_ran_there) {
+    for (const std::string when : {"run", "exit"}) {
+        for (const std::string file : {"dump", "map"}) {
+            BOOST_TEST_CONTEXT(when << " " << file) {
+                TempDir dir;
+                RunOptions opt;
+                opt.cwd = dir.path();
+                opt.timeoutSeconds = 180;
+                const std::string out = dir.file("callgrind.out");
+                std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out,
+                                              "-v"};
+                if (file == "map") args.push_back("--jit-perf-map=yes");
+                const Result vg = runValgrind(args, {producer(), "unmapped", when, file}, opt);
+                removePerfMapOf(vg);
+                BOOST_TEST_REQUIRE(vg.status == 0, vg);
+                BOOST_TEST(contains(vg.out, "unmapped 18760"), vg.out);
+                const auto ranges = jittedRanges(vg.err);
+                BOOST_TEST_REQUIRE(ranges.size() == 2u, vg.err);
+                const auto [lo, hi] = ranges.front();   // gone_fn
+                std::uint64_t goneIr = 0, goneCalls = 0, addressNamedIr = 0;
+                std::map<std::uint64_t, std::uint64_t> lineIr;
+                bool never = false;
+                const cg::Profile p = cg::Profile::parseFile(out);
+                for (const auto& [key, f] : p.functions()) {
+                    const std::string name = cg::stripRecursionSuffix(key.name);
+                    if (name == "never_fn") never = true;
+                    if (const auto a = addressOf(name); a && *a >= lo && *a < hi)
+                        addressNamedIr += f.self.at(0);
+                    if (name != "gone_fn") continue;
+                    goneIr += f.self.at(0);
+                    for (const auto& [pos, c] : f.lines)
+                        if (pos.first == "/virtual/unmapped.src") lineIr[pos.second] += c.at(0);
+                }
+                for (const auto& [key, e] : p.calls())
+                    if (cg::stripRecursionSuffix(key.second.name) == "gone_fn")
+                        goneCalls += e.count;
+                BOOST_TEST(goneIr == 40u * (3u * 30u + 3u));
+                BOOST_TEST(goneCalls == 40u);
+                BOOST_TEST(addressNamedIr == 0u);
+                BOOST_TEST(!never);
+                if (file == "dump") {
+                    // mov, mov (line 40); the loop, 3 x 30 (41); ret (42).
+                    const std::map<std::uint64_t, std::uint64_t> want = {
+                        {40, 80}, {41, 3600}, {42, 40}};
+                    BOOST_TEST((lineIr == want), vg.err);
+                }
+                BOOST_TEST(contains(vg.err, "JIT: 1 names for code unmapped before its record "
+                                            "was read"),
+                           vg.err);
+                BOOST_TEST(contains(vg.err, "1 range is not executable client memory"), vg.err);
+                BOOST_TEST(contains(vg.err, "1 late names for unmapped code"), vg.err);
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_named_with_exact_call_counts,
                      *boost::unit_test::precondition(python313Available)) {
     TempDir dir;

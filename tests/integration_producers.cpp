@@ -706,6 +706,92 @@ NodeRun runNode(const TempDir& dir, const std::string& nodeFlag,
 
 }  // namespace
 
+namespace {
+
+/// One run of a short script under Callgrind with --perf-prof: the V8
+/// functions named `fn` in the script (self Ir, and Ir on the script's
+/// lines [lo, hi]), and the address-named Ir.
+struct ShortRun {
+    std::uint64_t fnIr = 0, fnOnLines = 0, fnElsewhere = 0;
+    std::size_t fnNames = 0;
+    NamedShare share;
+    std::string err;
+};
+
+ShortRun runShortScript(const std::string& script, const std::vector<std::string>& nodeFlags,
+                        const std::string& fn, std::uint64_t lo, std::uint64_t hi) {
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    opt.timeoutSeconds = 300;
+    const std::string path = absolute(srcdir() + "/tests/fixtures/node/" + script);
+    std::vector<std::string> prog{nodeBinary()};
+    prog.insert(prog.end(), nodeFlags.begin(), nodeFlags.end());
+    prog.push_back(path);
+    const Result native = run(prog, opt);
+    BOOST_TEST_REQUIRE(native.status == 0, native);
+    const std::string out = dir.file("callgrind.node");
+    prog.insert(prog.begin() + 1, "--perf-prof");
+    const Result vg = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"}, prog,
+                                  opt);
+    BOOST_TEST_REQUIRE(vg.status == 0, vg);
+    BOOST_TEST(vg.out == native.out);
+    const cg::Profile p = cg::Profile::parseFile(out);
+    const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
+    const std::regex name("(JS:|LazyCompile:)[*~^+]?" + fn + " \\S*/" +
+                          std::regex_replace(script, std::regex("\\."), "\\.") + ":\\d+:\\d+");
+    ShortRun r;
+    r.err = vg.err;
+    for (const auto& [key, f] : p.functions()) {
+        if (key.object != dump || !std::regex_match(cg::stripRecursionSuffix(key.name), name))
+            continue;
+        ++r.fnNames;
+        r.fnIr += f.self.at(0);
+        for (const auto& [pos, costs] : f.lines) {
+            const bool onLines = std::filesystem::path(pos.first).filename() == script &&
+                                 lo <= pos.second && pos.second <= hi;
+            (onLines ? r.fnOnLines : r.fnElsewhere) += costs.at(0);
+        }
+    }
+    r.share = namedShare(p, dump);
+    return r;
+}
+
+}  // namespace
+
+// A short script: V8 writes its jitdump in 4 KiB blocks and flushes the
+// last one while the isolate is torn down, after its code space was
+// unmapped; the optimised function's CODE_LOAD (and, with
+// --no-sparkplug, the OSR code of a hot loop) is in that block.  Read at
+// exit for code that is no longer mapped, these records name the code
+// that ran there (late names), with their line tables, in every run.
+BOOST_AUTO_TEST_CASE(node_perf_prof_short_scripts_name_code_whose_records_arrive_after_unmap,
+                     *boost::unit_test::precondition(haveNode)) {
+    for (int run = 0; run < 3; ++run) {
+        BOOST_TEST_CONTEXT("run " << run) {
+            const ShortRun f = runShortScript("short_fib.js", {}, "fib", 5, 7);
+            BOOST_TEST_MESSAGE("short_fib.js: fib " << f.fnIr << " Ir, " << f.fnOnLines
+                                                    << " on lines 5..7; " << f.share.named << " of "
+                                                    << f.share.named + f.share.unnamed
+                                                    << " jitted Ir named");
+            BOOST_TEST(f.fnNames >= 1u, f.err);
+            BOOST_TEST(f.fnIr > 1000000u, f.err);   // fib(21) x 8 is ~10^6 calls
+            BOOST_TEST(f.fnOnLines >= f.fnIr * 9 / 10);
+            BOOST_TEST(f.share.share() >= 0.95);
+
+            const ShortRun h = runShortScript("hot_loop.js", {"--no-sparkplug"}, "hot", 5, 11);
+            BOOST_TEST_MESSAGE("hot_loop.js: hot " << h.fnIr << " Ir, " << h.fnOnLines
+                                                   << " on lines 5..11; " << h.share.named << " of "
+                                                   << h.share.named + h.share.unnamed
+                                                   << " jitted Ir named");
+            BOOST_TEST(h.fnNames >= 1u, h.err);
+            BOOST_TEST(h.fnIr > 100000u, h.err);
+            BOOST_TEST(h.fnOnLines >= h.fnIr * 9 / 10);
+            BOOST_TEST(h.share.share() >= 0.95);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript,
                      *boost::unit_test::precondition(haveNode)) {
     TempDir dir;

@@ -86,6 +86,20 @@
 //             100-102 of /virtual/reuse_a.src, reuse_b on lines 200-202
 //             of /virtual/reuse_b.src), map (a perf map), map-same (a
 //             perf map naming both reuse_same)
+//   reuse-move  code reuse across a CODE_MOVE: reuse_a (k = 1) at X runs
+//             30 x (n = 40); reuse_b (k = 2) at Y runs 50 x (n = 25); then
+//             reuse_a's code is copied over reuse_b at Y and runs there
+//             20 x (n = 10).  Each record (CODE_LOAD of each, CODE_MOVE
+//             X -> Y) is stamped when its code appeared and all are
+//             written at exit
+//   unmapped WHEN FILE  code that is gone when its name arrives (V8
+//             flushes its jitdump's last block after it unmapped its code
+//             space): gone_fn (k = 4, lines 40..42) runs 40 x (n = 30),
+//             and never_fn, in a mapping of its own, never runs; both
+//             mappings are unmapped, and only then are the records written,
+//             with gone_fn's line table: WHEN = run (while the program
+//             runs, which then goes on) or exit (the last thing it does),
+//             FILE = dump (a jitdump) or map (a perf map)
 //
 // Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
 // ... + 1 for n >= 1, emitted with xbyak:
@@ -899,6 +913,94 @@ int mode_reuse(const std::string& when, const std::string& file) {
     return 0;
 }
 
+int mode_reuse_move() {
+    CodeMemory& mem = *new CodeMemory(4096);   // kept until exit
+    Jitdump dump;
+    const Fn a = emit_sum("reuse_a", mem.at(0), 1);
+    JitdumpBuilder records = dump.load(a);
+    let_time_pass();
+    const long ra = run(a, 40, 30);
+    const Fn b = emit_sum("reuse_b", mem.at(1024), 2);
+    const JitdumpBuilder load_b = dump.load(b);
+    records.bytes.insert(records.bytes.end(), load_b.bytes.begin(), load_b.bytes.end());
+    let_time_pass();
+    const long rb = run(b, 25, 50);
+    Fn moved = a;
+    moved.addr = b.addr;
+    std::memcpy(moved.addr, a.addr, a.size);
+    std::fprintf(stderr, "fn reuse_a-moved %p %zu\n", static_cast<void*>(moved.addr), moved.size);
+    JitdumpBuilder mv;
+    mv.code_move(Jitdump::addr(a), Jitdump::addr(moved), a.size, 1, now_ns(), dump.pid(),
+                 dump.tid());
+    records.bytes.insert(records.bytes.end(), mv.bytes.begin(), mv.bytes.end());
+    let_time_pass();
+    const long rm = run(moved, 10, 20);
+    std::printf("reuse-move %ld %ld %ld\n", ra, rb, rm);
+    std::fflush(stdout);
+    dump.put(records);
+    exit_now();
+}
+
+int mode_unmapped(const std::string& when, const std::string& file) {
+    const bool at_exit = when == "exit";
+    const bool map = file == "map";
+    if ((!at_exit && when != "run") || (!map && file != "dump")) {
+        std::fprintf(stderr, "jitdump_producer: unmapped run|exit dump|map\n");
+        return 2;
+    }
+    const std::string src = "/virtual/unmapped.src";
+    std::unique_ptr<Jitdump> dump;
+    if (!map) dump = std::make_unique<Jitdump>();
+    if (map) {
+        // The library code that writes a map runs once before the real
+        // map exists (see mode_names).
+        const int fd = ::open(("warmup-" + std::to_string(getpid()) + ".map").c_str(),
+                              O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        if (fd < 0) die("open warmup map");
+        write_str(fd, "0 1 warmup\n");
+        ::close(fd);
+    }
+    auto* code = new CodeMemory(4096);
+    auto* other = new CodeMemory(4096);
+    const Fn gone = emit_sum("gone_fn", code->at(0), 4);
+    const Fn never = emit_sum("never_fn", other->at(0), 5);
+    // Made when the code is emitted (their timestamps are then), written
+    // after it is gone.
+    JitdumpBuilder records;
+    std::string lines;
+    if (dump) {
+        records.debug_info(Jitdump::addr(gone), gone.lines(40, src), std::nullopt, now_ns());
+        records.code_load(Jitdump::addr(gone), gone.size, gone.name, 1, now_ns(), dump->pid(),
+                          dump->tid(), gone.bytes());
+        records.code_load(Jitdump::addr(never), never.size, never.name, 2, now_ns(),
+                          dump->pid(), dump->tid(), never.bytes());
+    } else {
+        lines = map_line(gone) + map_line(never);
+    }
+    let_time_pass();
+    const long acc = run(gone, 30, 40);
+    delete code;
+    delete other;
+    std::printf("unmapped %ld\n", acc);
+    std::fflush(stdout);
+    auto announce = [&] {
+        if (dump) {
+            dump->put(records);
+            return;
+        }
+        const int fd = ::open(perf_map_path().c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        if (fd < 0) die("open perf map");
+        write_str(fd, lines);
+        ::close(fd);
+    };
+    announce();
+    if (at_exit) exit_now();
+    let_time_pass();
+    let_time_pass();
+    if (dump) dump->close_record();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -907,6 +1009,7 @@ int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "chained") return mode_chained(argv[2]);
     if (argc == 4 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3]);
     if (argc == 4 && std::string(argv[1]) == "reuse") return mode_reuse(argv[2], argv[3]);
+    if (argc == 4 && std::string(argv[1]) == "unmapped") return mode_unmapped(argv[2], argv[3]);
     if (argc == 5 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3], argv[4]);
     if (argc != 2) {
         std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
@@ -917,6 +1020,7 @@ int main(int argc, char** argv) {
     }
     const std::string mode = argv[1];
     if (mode == "late") return mode_late();
+    if (mode == "reuse-move") return mode_reuse_move();
     if (mode == "late-lookup") return mode_late_lookup();
     if (mode == "move") return mode_move();
     if (mode == "truncate") return mode_truncate();

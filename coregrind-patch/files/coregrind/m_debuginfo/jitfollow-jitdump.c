@@ -295,6 +295,8 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    reg.name   = ld->name;    /* NUL-terminated in the buffer */
    reg.object = fl->path;
    reg.loaded = load_time(s, ts);
+   /* V8 flushes its last block after it unmapped its code. */
+   reg.may_name_unmapped = True;
    if (s->have_pending && s->pending_addr == reg.start
        && (n = VG_(sizeXA)(s->pending_lines)) > 0) {
       HChar* files = VG_(sizeXA)(s->pending_files) > 0
@@ -324,7 +326,9 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    if (st == JIT_STATUS_RANGE_BUSY)
       return False;   /* replaces code: needs a discard first */
    clear_pending(s);
-   if (ML_(jit_status_applied)(st)) {
+   if (st == JIT_STATUS_NAMED_LATE) {
+      fl->n_named_late++;   /* its unwinding information has no code */
+   } else if (ML_(jit_status_applied)(st)) {
       fl->n_loaded++;
       if (VG_(sizeXA)(s->pending_unwind) > 0)
          apply_unwinding(fl, reg.start, reg.size, ld->name, where);
@@ -379,7 +383,8 @@ static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
          if (when == JitInLookup)
             return False;
          st = ML_(jit_move)((Addr)ev->rec.u.move.old_code_addr,
-                            (Addr)ev->rec.u.move.new_code_addr);
+                            (Addr)ev->rec.u.move.new_code_addr,
+                            load_time(fl->state, ev->rec.timestamp));
          if (ML_(jit_status_applied)(st)) {
             fl->n_moved++;
          } else {

@@ -80,10 +80,13 @@ static Bool handle_event ( JitFollower* fl, const PerfmapEvent* ev,
    reg.size   = (UWord)ev->entry.size;
    reg.name   = s->name_buf;
    reg.object = fl->path;
+   reg.may_name_unmapped = True;   /* a map written at exit */
    st = ML_(jit_register)(&reg, when);
    if (st == JIT_STATUS_RANGE_BUSY)
       return False;   /* replaces code: needs a discard first */
-   if (ML_(jit_status_applied)(st)) {
+   if (st == JIT_STATUS_NAMED_LATE) {
+      fl->n_named_late++;
+   } else if (ML_(jit_status_applied)(st)) {
       fl->n_loaded++;
    } else {
       ML_(jit_follow_refused)(fl, st);

@@ -154,10 +154,11 @@ void ML_(jit_follow_print_summary) ( void )
       const JitFollower* fl = *(JitFollower**)VG_(indexXA)(followers, i);
       HChar prefix[VG_(strlen)(fl->path) + 48];
       VG_(umsg)("JIT: %s %s: %llu %s read: %llu loaded, %llu moved, "
-                "%llu refused, %llu malformed, %llu without code\n",
+                "%llu refused, %llu malformed, %llu without code, "
+                "%llu late names for unmapped code\n",
                 fl->ops->kind, fl->path, fl->n_items, fl->ops->items,
                 fl->n_loaded, fl->n_moved, fl->n_refused, fl->n_bad,
-                fl->n_other);
+                fl->n_other, fl->n_named_late);
       VG_(sprintf)(prefix, "JIT: %s %s refused: ", fl->ops->kind, fl->path);
       ML_(jit_print_refusals)(prefix, fl->refused_by);
       if (fl->n_warned > MAX_FILE_WARNINGS)
@@ -174,11 +175,12 @@ void ML_(jit_follow_print_files) ( void )
    for (i = 0; i < n; i++) {
       const JitFollower* fl = *(JitFollower**)VG_(indexXA)(followers, i);
       VG_(printf)("JIT: %s %s %s: %llu %s read: %llu loaded, %llu moved, "
-                  "%llu refused, %llu malformed, %llu without code\n",
+                  "%llu refused, %llu malformed, %llu without code, "
+                  "%llu late names for unmapped code\n",
                   fl->done ? "no longer following" : "following",
                   fl->ops->kind, fl->path, fl->n_items, fl->ops->items,
                   fl->n_loaded, fl->n_moved, fl->n_refused, fl->n_bad,
-                  fl->n_other);
+                  fl->n_other, fl->n_named_late);
    }
    if (n == 0)
       VG_(printf)("JIT: no producer file followed\n");

@@ -101,6 +101,7 @@
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"         /* the CFI store */
 #include "priv_jitgdb.h"         /* self */
+#include "priv_jitformats.h"     /* BEAMJIT_* */
 
 
 /* Limits on what a client may hand in. */
@@ -190,6 +191,8 @@ static struct {
    ULong cfi_refused;
    ULong objects_with_inlined;
    ULong inlined_refused;
+   ULong beam_modules;   /* Erlang/OTP entries read (jitgdbbeam.c) */
+   ULong not_elf;        /* other objects that are not ELF: skipped */
 }
 stats;
 
@@ -543,6 +546,83 @@ static void unregister_object ( GdbObject* obj, const HChar* why )
    ML_(dinfo_free)(obj);
 }
 
+/* Adds the functions of an Erlang/OTP module entry at ea (whose copy
+   is img) as the object `mod` names (taking what mod holds). */
+static void register_beam_module ( Addr ea, const GdbCodeEntry* e,
+                                   GdbBeamModule* mod )
+{
+   GdbObject* obj = ML_(dinfo_zalloc)("di.jitgdb.object", sizeof(GdbObject));
+   Word       i;
+   UInt       n_now = 0;
+   obj->key          = ea;
+   obj->symfile_addr = e->symfile_addr;
+   obj->symfile_size = e->symfile_size;
+   obj->name         = mod->module;
+   obj->paths        = mod->paths;
+   obj->fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.obj.fns",
+                         ML_(dinfo_free), sizeof(Addr));
+   VG_(HT_add_node)(objects, obj);
+   stats.registered++;
+   stats.beam_modules++;
+   for (i = 0; i < VG_(sizeXA)(mod->fns); i++) {
+      GdbBeamFn* f = VG_(indexXA)(mod->fns, i);
+      if (is_exec(f->start, f->size)) {
+         if (register_fn(obj, f->start, f->size, f->name,
+                         f->lines, f->n_lines))
+            n_now++;
+      } else {
+         GdbPending p;
+         p.key     = ea;
+         p.start   = f->start;
+         p.size    = f->size;
+         p.name    = f->name;
+         p.lines   = f->lines;
+         p.n_lines = f->n_lines;
+         f->name   = ML_(dinfo_strdup)("di.jitgdb.pending.name", "");
+         f->lines  = NULL;
+         VG_(addToXA)(pending, &p);
+         obj->n_pending++;
+      }
+   }
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit-gdb: register entry %#lx: Erlang module %s (%#lx, "
+                "%llu bytes): %lu functions, %u registered, %u waiting for"
+                " executable code\n",
+                ea, obj->name, e->symfile_addr, e->symfile_size,
+                (UWord)VG_(sizeXA)(mod->fns), n_now, obj->n_pending);
+   ML_(jit_gdb_beam_free_fns)(mod->fns);
+}
+
+/* The object of the entry at ea (whose copy is img) is not ELF: an
+   Erlang/OTP module is read; anything else is skipped without a
+   warning, as GDB skips objects no reader of its claims (it is no
+   error of the user's).  Only an entry that claims Erlang/OTP's format
+   but is malformed is refused, with a warning under -v. */
+static void register_non_elf ( Addr ea, const GdbCodeEntry* e,
+                               const UChar* img )
+{
+   GdbBeamModule mod;
+   const HChar*  why;
+   Int kind = ML_(jit_gdb_beam_read)(img, e->symfile_size, &mod, &why);
+   if (kind == BEAMJIT_MODULE) {
+      register_beam_module(ea, e, &mod);
+      return;
+   }
+   if (kind == BEAMJIT_MALFORMED) {
+      stats.refused++;
+      if (VG_(clo_verbosity) > 1)
+         warn("Erlang/OTP entry %#lx (%#lx, %llu bytes) refused: %s\n",
+              ea, e->symfile_addr, e->symfile_size, why);
+      return;
+   }
+   stats.not_elf++;
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit-gdb: entry %#lx: object %#lx (%llu bytes) is not an "
+                "ELF object%s: skipped\n", ea, e->symfile_addr,
+                e->symfile_size, kind == BEAMJIT_EMULATOR
+                                 ? " (Erlang/OTP's emulator entry)" : "");
+}
+
 /* Registers the object of the client's entry at ea. */
 static void register_entry ( Addr ea )
 {
@@ -583,6 +663,11 @@ static void register_entry ( Addr ea )
    /* Parse a copy: the client may change its bytes meanwhile. */
    img = ML_(dinfo_zalloc)("di.jitgdb.image", e.symfile_size);
    VG_(memcpy)(img, (const void*)e.symfile_addr, e.symfile_size);
+   if (e.symfile_size < SELFMAG || VG_(memcmp)(img, ELFMAG, SELFMAG) != 0) {
+      register_non_elf(ea, &e, img);
+      ML_(dinfo_free)(img);
+      return;
+   }
    fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.fns", ML_(dinfo_free),
                     sizeof(ObjFn));
    why = parse_object(img, e.symfile_size, fns, &file);
@@ -827,14 +912,17 @@ void VG_(jit_gdb_print_summary) ( void )
              "%llu functions registered, %llu refused, %lu waiting; "
              "%llu functions with line tables, %llu line tables refused; "
              "%llu objects with CFI, %llu refused; "
-             "%llu objects with inlined calls, %llu refused\n",
+             "%llu objects with inlined calls, %llu refused; "
+             "%llu Erlang/OTP modules, %llu other objects not ELF "
+             "(skipped)\n",
              stats.notifications, stats.descriptors, stats.registered,
              stats.unregistered, stats.refused, stats.functions,
              stats.functions_refused,
              pending ? (UWord)VG_(sizeXA)(pending) : 0UL,
              stats.functions_with_lines, stats.line_tables_refused,
              stats.objects_with_cfi, stats.cfi_refused,
-             stats.objects_with_inlined, stats.inlined_refused);
+             stats.objects_with_inlined, stats.inlined_refused,
+             stats.beam_modules, stats.not_elf);
 }
 
 /*--------------------------------------------------------------------*/

@@ -96,6 +96,7 @@
 #include "pub_core_jitreg.h"
 #include "pub_core_vki.h"
 #include "pub_core_libcproc.h"     /* VG_(clock_gettime) */
+#include "pub_core_hashtable.h"
 
 #include "priv_misc.h"           /* dinfo_zalloc */
 #include "priv_jitreg.h"
@@ -212,13 +213,46 @@ ULong VG_(jit_time_now) ( void )
 #  endif
 }
 
+/* The same pages exactly (page numbers, not aliased), for the names
+   that arrive after their code was unmapped: a record for memory that
+   is not code takes a name only where code ran unnamed, and aliases of
+   the bitmap would let records for memory that never held code do so.
+   A page is looked up once per run of notes in other pages. */
+static VgHashTable* unnamed_page_set = NULL;   /* of VgHashNode */
+static UWord        last_noted_page  = ~(UWord)0;
+
 void VG_(jit_note_unnamed_code) ( Addr a )
 {
-   UWord b = (a >> UNNAMED_PAGE_SHIFT) & (UNNAMED_BITS - 1);
-   if (UNLIKELY(unnamed_pages == NULL))
+   UWord pg = a >> UNNAMED_PAGE_SHIFT;
+   UWord b  = pg & (UNNAMED_BITS - 1);
+   if (UNLIKELY(unnamed_pages == NULL)) {
       unnamed_pages = ML_(dinfo_zalloc)("di.jitlate.unnamed",
                                         UNNAMED_BITS / 8);
+      unnamed_page_set = VG_(HT_construct)("di.jitlate.unnamed_set");
+   }
    unnamed_pages[b >> 3] |= (UChar)(1 << (b & 7));
+   if (pg != last_noted_page) {
+      last_noted_page = pg;
+      if (VG_(HT_lookup)(unnamed_page_set, pg) == NULL) {
+         VgHashNode* n = ML_(dinfo_zalloc)("di.jitlate.unnamed_page",
+                                           sizeof(VgHashNode));
+         n->key = pg;
+         VG_(HT_add_node)(unnamed_page_set, n);
+      }
+   }
+}
+
+Bool ML_(jit_ran_unnamed_exactly) ( Addr a, SizeT len )
+{
+   UWord lo, hi, pg;
+   if (unnamed_page_set == NULL || len == 0)
+      return False;
+   lo = a >> UNNAMED_PAGE_SHIFT;
+   hi = (a + len - 1) >> UNNAMED_PAGE_SHIFT;
+   for (pg = lo; pg <= hi; pg++)
+      if (VG_(HT_lookup)(unnamed_page_set, pg) != NULL)
+         return True;
+   return False;
 }
 
 Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len )

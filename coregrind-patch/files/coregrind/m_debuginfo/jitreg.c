@@ -68,6 +68,9 @@ static struct {
    ULong refused_by[JIT_N_STATUS_SLOTS];   /* the same, by status */
    ULong lines_dropped;  /* line-table entries dropped */
    ULong archived;       /* functions kept for old epochs */
+   ULong named_late;     /* records for code unmapped before they were
+                            read, archived for the code that ran there
+                            (JIT_STATUS_NAMED_LATE) */
    ULong names_escaped;  /* names with control characters or bytes that
                             are not UTF-8, registered escaped */
    ULong bad_files;      /* such source file names, treated as none */
@@ -105,6 +108,8 @@ const HChar* ML_(jit_status_text) ( Int st )
       case JIT_STATUS_RANGE_BUSY:      return "range holds registered code"
                                               " (only replaced at a safe"
                                               " point)";
+      case JIT_STATUS_NAMED_LATE:      return "named code that ran there"
+                                              " before it was unmapped";
       default:                         return "unknown status";
    }
 }
@@ -450,6 +455,112 @@ static Int check_code_range ( Addr a, SizeT len )
    return VG_JIT_OK;
 }
 
+/* Whether no byte of [a, a+len) (not wrapping, len > 0) is executable
+   client memory: the code there was unmapped, or its pages now hold
+   data.  (Code made not executable for a while, as W^X JITs do while
+   they write it, is in a mapping that check_code_range refuses as a
+   whole: it is still refused.) */
+static Bool range_holds_no_code ( Addr a, SizeT len )
+{
+   Addr p = a, last = a + len - 1;
+   for (;;) {
+      const NSegment* seg = VG_(am_find_nsegment)(p);
+      if (seg == NULL)
+         return True;
+      if (seg->hasX && (seg->kind == SkAnonC || seg->kind == SkFileC
+                        || seg->kind == SkShmC))
+         return False;
+      if (seg->end >= last)
+         return True;
+      p = seg->end + 1;
+   }
+}
+
+/* Whether reg, refused as not code, is a name that arrived after its
+   code was unmapped, for code that a tool translated unnamed there
+   (README "Names that arrive late"). */
+static Bool is_late_name_for_unmapped ( const JitRegistration* reg )
+{
+   return reg->may_name_unmapped
+          && ML_(jit_ran_unnamed)(reg->start, reg->size)
+          && ML_(jit_first_intersecting)(reg->start, reg->size).c == NULL
+          && range_holds_no_code(reg->start, reg->size)
+          && ML_(jit_ran_unnamed_exactly)(reg->start, reg->size);
+}
+
+/* Keeps the function of reg, whose code is gone, for the code that ran
+   unnamed in its range: archived (never live: nothing runs there now),
+   valid in every epoch up to this one, or only in this one if other
+   functions were archived there (whose epochs it must not take), with
+   its code gone now.  VG_(jit_late_name_epoch_at) then weighs it
+   against the other functions the addresses had, by the same rules as
+   any other.  The epoch advances, so that code placed there later is
+   not described with it, and the cached answers of symbol lookups
+   (which had no name for the code) are forgotten. */
+static void archive_late_name ( const JitRegistration* reg, JitNameId name,
+                                JitObject* obj, JitLineTab* lines )
+{
+   JitFn f;
+   UInt  now = VG_(current_DiEpoch)().n;
+   f.start       = reg->start;
+   f.size        = (UInt)reg->size;
+   f.first_epoch = ML_(jit_archived_overlaps)(reg->start, reg->size)
+                   ? now : 0;
+   f.name        = name;
+   f.obj         = obj->index;
+   f.has_extra   = 0;   /* set by the archive */
+   f.archived    = 0;
+   ML_(jit_archive_fn)(&f, lines, reg->loaded, now, ML_(jit_now)());
+   /* Lookups of the code's addresses in the epochs it now has a name in
+      found none before: forget those cached answers. */
+   ML_(invalidate_sym_name_cache_for_jit)();
+   ML_(advance_current_DiEpoch_for_jit)();
+   stats.named_late++;
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit: late name %#lx-%#lx %s (%s), %u lines, for code "
+                "unmapped before its record was read\n", reg->start,
+                reg->start + reg->size, ML_(jit_name_str)(name), obj->name,
+                lines ? lines->n_lines : 0);
+}
+
+/* Whether the live function at exactly [reg->start, reg->start +
+   reg->size) belongs to another object than obj and already bears reg's
+   name (name_len bytes), up to one leading '$' on either side: two
+   sources describing one function, as Erlang/OTP describes its code
+   both in its GDB JIT entries and in its perf map, where it writes the
+   same names after a '$'.  The function keeps its registration rather
+   than taking a second name, unless only the live name has the '$':
+   OTP writes a module's perf map lines just before it registers the
+   module's entry (whose names come with line tables), and before the
+   code runs, so the entry replaces them. */
+static Bool described_already ( const JitRegistration* reg,
+                                const JitObject* obj, SizeT name_len )
+{
+   JitFnPos     p = ML_(jit_fn_starting_at)(reg->start);
+   const JitFn* f;
+   const HChar* have;
+   const HChar* name = reg->name;
+   Bool         have_dollar, name_dollar;
+   if (p.c == NULL)
+      return False;
+   f = ML_(jit_fn_at)(p);
+   if (f->size != reg->size || f->obj == obj->index)
+      return False;
+   have = ML_(jit_name_str)(f->name);
+   have_dollar = have[0] == '$';
+   name_dollar = name_len > 0 && name[0] == '$';
+   if (have_dollar && !name_dollar)
+      return False;
+   if (have_dollar)
+      have++;
+   if (name_dollar) {
+      name++;
+      name_len--;
+   }
+   return VG_(strlen)(have) == name_len
+          && VG_(memcmp)(have, name, name_len) == 0;
+}
+
 /* The object reg names (escaped if it is not clean text). */
 static JitObject* object_of ( const JitRegistration* reg )
 {
@@ -480,14 +591,21 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    UInt        n_replaced = 0;
    Int         st = VG_JIT_OK;
    SizeT       name_len;
+   Bool        late = False;
 
    /* Validate everything before changing anything. */
    if (reg->size == 0 || reg->size > VG_JIT_MAX_CODE_SIZE
        || reg->start + reg->size < reg->start)
       return VG_JIT_ERR_BAD_RANGE;
    st = check_code_range(reg->start, reg->size);
-   if (st != VG_JIT_OK)
-      return st;
+   if (st != VG_JIT_OK) {
+      if (st != VG_JIT_ERR_NOT_CODE || !is_late_name_for_unmapped(reg))
+         return st;
+      if (where == JitInLookup)
+         return JIT_STATUS_RANGE_BUSY;   /* it changes the epoch */
+      late = True;
+      st   = VG_JIT_OK;
+   }
    if (where == JitInLookup && !range_is_free(reg->start, reg->size))
       return JIT_STATUS_RANGE_BUSY;
 
@@ -495,6 +613,14 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       translations calls the tool). */
    obj = object_of(reg);
    name_len = reg->name_len > 0 ? reg->name_len : VG_(strlen)(reg->name);
+   if (!late && where == JitAtSafePoint
+       && !range_is_free(reg->start, reg->size)
+       && described_already(reg, obj, name_len)) {
+      if (VG_(clo_trace_jit))
+         VG_(dmsg)("jit: register %#lx-%#lx (%s): named so already\n",
+                   reg->start, reg->start + reg->size, obj->name);
+      return VG_JIT_OK;
+   }
    if (reg->name_is_ascii || ML_(jit_text_is_clean)(reg->name, name_len)) {
       name = ML_(jit_name_intern)(reg->name, name_len);
    } else {
@@ -512,6 +638,10 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    if (n_dropped > 0) {
       stats.lines_dropped += n_dropped;
       st = VG_JIT_WARN_LINES_DROPPED;
+   }
+   if (late) {
+      archive_late_name(reg, name, obj, lines);
+      return JIT_STATUS_NAMED_LATE;
    }
 
    if (where == JitAtSafePoint) {
@@ -566,7 +696,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    return st;
 }
 
-Int ML_(jit_move) ( Addr old_start, Addr new_start )
+Int ML_(jit_move) ( Addr old_start, Addr new_start, ULong moved_at )
 {
    JitFnPos    p = ML_(jit_fn_starting_at)(old_start);
    const JitFn* f;
@@ -575,6 +705,7 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    JitLineTab* lines = NULL;
    UWord       size;
    UInt        n_replaced;
+   ULong       loaded;
    JitCfiDetached* cfi;
 
    if (p.c == NULL)
@@ -594,15 +725,24 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start )
    obj = ML_(jit_object_at)(f->obj);
    if (ML_(jit_fn_lines)(f))
       lines = ML_(jit_line_table_copy)(ML_(jit_fn_lines)(f));
+   /* Its code appeared at new_start when it moved: that is its load
+      time there, for code reuse (jitlate.c), and when the code it
+      leaves and the code it replaces went.  Without the move's time,
+      the time it was loaded first. */
+   loaded = moved_at != 0 ? moved_at : ML_(jit_fn_loaded)(f);
    /* Its CFI, if any, moves with it (retire_fn would free it). */
    cfi = ML_(jit_cfi_detach)(old_start, JitCfiFunction, old_start);
    ML_(jit_discard_translations)(old_start, size, "jitreg.move");
+   removal_time = moved_at;
    (void)remove_fn_at(old_start, "moved");
    ML_(jit_discard_translations)(new_start, size, "jitreg.move");
+   removal_time = moved_at;
    n_replaced = remove_range(new_start, size, True, "replaced");
    stats.replaced += n_replaced;
    ML_(advance_current_DiEpoch_for_jit)();
-   insert_fn(new_start, size, name, obj, lines, 0);
+   insert_fn(new_start, size, name, obj, lines,
+             loaded != 0 && ML_(jit_ran_unnamed)(new_start, size)
+                ? loaded : 0);
    if (cfi != NULL)
       ML_(jit_cfi_reattach)(cfi, new_start);
    stats.registered--;   /* a move, not a new function */
@@ -721,6 +861,10 @@ void VG_(jit_print_summary) ( void )
                 stats.unmapped, stats.refused, stats.lines_dropped,
                 ML_(jit_n_live)());
       ML_(jit_print_refusals)("JIT: refused: ", stats.refused_by);
+      if (stats.named_late > 0)
+         VG_(umsg)("JIT: %llu names for code unmapped before its record "
+                   "was read, kept for the code that ran there\n",
+                   stats.named_late);
       if (stats.names_escaped + stats.bad_files > 0)
          VG_(umsg)("JIT: %llu names escaped and %llu source file names "
                    "ignored (not UTF-8, or with control characters)\n",

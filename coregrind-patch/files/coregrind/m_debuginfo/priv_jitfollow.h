@@ -90,9 +90,10 @@ struct _JitFollower {
       n_refused (by status in refused_by), n_bad (malformed, or not
       meaningful: counted by ML_(jit_follow_warn)), n_other (carries no
       code: debug info, unwinding info, close, unknown ids, blank
-      lines). */
+      lines), n_named_late (code unmapped before the item was read,
+      which ran unnamed: JIT_STATUS_NAMED_LATE). */
    ULong  n_items;
-   ULong  n_loaded, n_moved, n_refused, n_bad, n_other;
+   ULong  n_loaded, n_moved, n_refused, n_bad, n_other, n_named_late;
    ULong  refused_by[JIT_N_STATUS_SLOTS];
    ULong  n_warned;     /* problems seen under -v, printed or not */
 };

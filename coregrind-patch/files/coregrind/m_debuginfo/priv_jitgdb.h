@@ -54,6 +54,7 @@
 #endif
 
 #include "pub_core_deduppoolalloc.h"
+#include "pub_core_xarray.h"
 #include "priv_jitreg.h"         /* JitSrcLine */
 
 /* Do len bytes at offset off lie inside an image of n bytes? */
@@ -127,6 +128,43 @@ extern void ML_(jit_gdb_lines_free) ( GdbLineSet* set );
    client memory are registered once they are.  Costs nothing when no
    such function is waiting.  Translations may be discarded. */
 extern void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot );
+
+/* ---- Erlang/OTP's entries (jitgdbbeam.c) ---- */
+
+/* One function of a module: its code range, name and line table. */
+typedef
+   struct {
+      Addr        start;
+      UWord       size;      /* > 0 */
+      HChar*      name;      /* owned */
+      JitSrcLine* lines;     /* owned, or NULL; files in the module's
+                                paths */
+      UWord       n_lines;
+   }
+   GdbBeamFn;
+
+typedef
+   struct {
+      HChar*          module;  /* owned: the module's name */
+      XArray*         fns;     /* of GdbBeamFn (free with
+                                  ML_(jit_gdb_beam_free_fns)) */
+      DedupPoolAlloc* paths;   /* the line tables' file names (free with
+                                  VG_(deleteDedupPA) once no function
+                                  uses them) */
+   }
+   GdbBeamModule;
+
+/* Reads img[0..n), an entry that is not an ELF object, as one of
+   Erlang/OTP's (priv_jitformats.h).  Returns BEAMJIT_NOT_BEAM (not this
+   format), BEAMJIT_EMULATOR (the emulator's entry: no code),
+   BEAMJIT_MALFORMED (*why says why; nothing allocated) or
+   BEAMJIT_MODULE (*out filled; the caller owns what it holds). */
+extern Int ML_(jit_gdb_beam_read) ( const UChar* img, ULong n,
+                                    /*OUT*/GdbBeamModule* out,
+                                    /*OUT*/const HChar** why );
+
+/* Frees an array of GdbBeamFn with the names and lines it holds. */
+extern void ML_(jit_gdb_beam_free_fns) ( XArray* fns );
 
 /* Unwinding and inlined calls: the objects' CFI and inlined calls
    are kept in the CFI store of priv_jitcfi.h. */

@@ -133,6 +133,11 @@ extern ULong ML_(jit_now) ( void );
    (see jitlate.c): that code may take its name later. */
 extern Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len );
 
+/* The same question without the false positives of
+   ML_(jit_ran_unnamed), which aliases pages 4 GiB apart: a look-up per
+   page of [a, a+len). */
+extern Bool ML_(jit_ran_unnamed_exactly) ( Addr a, SizeT len );
+
 /* ---- Implemented in debuginfo.c for the registry ---- */
 
 /* Advances the current DebugInfo epoch (names changed). */
@@ -179,6 +184,11 @@ typedef
 #define JIT_STATUS_RANGE_BUSY  (-1)   /* JitInLookup: the range holds
                                          registered code; try again at a
                                          safe point */
+/* And one more result of a registration that may_name_unmapped: */
+#define JIT_STATUS_NAMED_LATE  (-2)   /* the range is no longer code, but
+                                         code ran there unnamed: the
+                                         function was kept for that code
+                                         only (archived, never live) */
 
 /* True if st means the operation was applied (VG_JIT_OK or a
    warning), False if it was refused. */
@@ -230,13 +240,27 @@ typedef
                                      checked); 0: unknown.  Kept only
                                      where code ran unnamed before
                                      (ML_(jit_ran_unnamed)) */
+      Bool              may_name_unmapped;
+                                  /* a producer file's record, which may
+                                     arrive after its code was unmapped:
+                                     if no byte of the range is
+                                     executable client memory now, no
+                                     function is live there and a tool
+                                     translated code there unnamed
+                                     (ML_(jit_ran_unnamed)), the function
+                                     is archived for that code
+                                     (JIT_STATUS_NAMED_LATE) instead of
+                                     refused */
    }
    JitRegistration;
 
 /* Registers reg.  Returns VG_JIT_OK, VG_JIT_WARN_REPLACED (earlier code
-   in the range was dropped), VG_JIT_WARN_LINES_DROPPED, or a refusal:
+   in the range was dropped), VG_JIT_WARN_LINES_DROPPED,
+   JIT_STATUS_NAMED_LATE (reg->may_name_unmapped only: archived for code
+   that ran and was unmapped before the record was read), or a refusal:
    VG_JIT_ERR_BAD_RANGE, VG_JIT_ERR_NOT_CODE, VG_JIT_ERR_OVERLAPS_OBJECT
-   (ELF text), JIT_STATUS_RANGE_BUSY (where == JitInLookup only). */
+   (ELF text), JIT_STATUS_RANGE_BUSY (where == JitInLookup only; also
+   for a late name, which changes the epoch). */
 extern Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where );
 
 /* Unregisters the function starting exactly at start (at a safe point).
@@ -250,9 +274,15 @@ extern UWord ML_(jit_unregister_range) ( Addr start, UWord size );
 
 /* Moves the function registered at exactly old_start to new_start (same
    size, name, object and lines), as a jitdump CODE_MOVE record says.
-   Only at safe points.  Returns VG_JIT_OK, VG_JIT_WARN_REPLACED, or
+   moved_at: when the code moved, in VG_(jit_time_now)'s clock (the
+   record's timestamp, once checked), or 0 if unknown: the moved
+   function's load time at new_start (else it keeps the one it had), and
+   when the code it leaves and the code it replaces went (as for
+   JitRegistration.loaded, kept only where code ran unnamed).  Only at
+   safe points.  Returns VG_JIT_OK, VG_JIT_WARN_REPLACED, or
    VG_JIT_ERR_NOT_REGISTERED, _BAD_RANGE, _NOT_CODE, _OVERLAPS_OBJECT. */
-extern Int ML_(jit_move) ( Addr old_start, Addr new_start );
+extern Int ML_(jit_move) ( Addr old_start, Addr new_start,
+                           ULong moved_at );
 
 /* Length in bytes of the character at s[0 .. len-1] if it is well-formed
    UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF)
