@@ -72,7 +72,7 @@ perl -e '
     } elsif (!$cur) {
       die "check-mutants: error: $list:$.: \"mutant NAME\" expected\n";
     } elsif ($l =~ /^file (\S+)$/) { $cur->{file} = $1 }
-    elsif ($l =~ /^test ([A-Za-z0-9_]+(?:\.sh)?) (\S+)$/) { push @{$cur->{tests}}, "$1 $2" }
+    elsif ($l =~ /^test ([A-Za-z0-9_]+|[A-Za-z0-9_-]+\.sh) (\S+)$/) { push @{$cur->{tests}}, "$1 $2" }
     elsif ($l eq "original") { $mode = "original"; $cur->{original} = "" }
     else { die "check-mutants: error: $list:$.: cannot parse: $l\n" }
   }
