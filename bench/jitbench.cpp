@@ -105,23 +105,7 @@
 #include <utility>
 #include <vector>
 
-// The GDB JIT compilation interface, defined as a JIT defines it.
-extern "C" {
-struct jit_code_entry {
-    jit_code_entry* next_entry;
-    jit_code_entry* prev_entry;
-    const char* symfile_addr;
-    std::uint64_t symfile_size;
-};
-struct jit_descriptor {
-    std::uint32_t version;
-    std::uint32_t action_flag;   // 1 register, 2 unregister
-    jit_code_entry* relevant_entry;
-    jit_code_entry* first_entry;
-};
-jit_descriptor __jit_debug_descriptor = {1, 0, nullptr, nullptr};
-void __attribute__((noinline)) __jit_debug_register_code() { asm volatile("" ::: "memory"); }
-}
+#include "../tests/gdb_jit_interface.hpp"
 
 namespace {
 
@@ -531,7 +515,7 @@ int mode_gdb(std::size_t n) {
         if (e.next_entry != nullptr) e.next_entry->prev_entry = &e;
         __jit_debug_descriptor.first_entry = &e;
         __jit_debug_descriptor.relevant_entry = &e;
-        __jit_debug_descriptor.action_flag = 1;
+        __jit_debug_descriptor.action_flag = JIT_REGISTER_FN;
         __jit_debug_register_code();
     }
     const std::uint64_t t1 = now_ns();

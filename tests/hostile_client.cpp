@@ -49,28 +49,9 @@
 #include <string>
 #include <vector>
 
+#include "gdb_jit_interface.hpp"
+
 extern "C" {
-
-// The GDB JIT interface, as in tests/gdbjit.cpp.
-enum jit_actions_t { JIT_NOACTION = 0, JIT_REGISTER_FN, JIT_UNREGISTER_FN };
-
-struct jit_code_entry {
-    jit_code_entry* next_entry;
-    jit_code_entry* prev_entry;
-    const char* symfile_addr;
-    std::uint64_t symfile_size;
-};
-
-struct jit_descriptor {
-    std::uint32_t version;
-    std::uint32_t action_flag;
-    jit_code_entry* relevant_entry;
-    jit_code_entry* first_entry;
-};
-
-jit_descriptor __jit_debug_descriptor = {1, JIT_NOACTION, nullptr, nullptr};
-
-void __attribute__((noinline)) __jit_debug_register_code() { asm volatile("" ::: "memory"); }
 
 // Called by the jitted code: a heap block whose allocation and release
 // take stack traces through it.
