@@ -18,12 +18,14 @@
 # erlang-base: Erlang/OTP, whose JIT the GDB JIT interface tests run.
 #
 # usage: install-deps.sh [--gui]
-#   --gui  install only what `make check-gui` needs besides the above:
-#          KCachegrind, Xvfb and a D-Bus session (make check does not)
+#   --gui  install only what `make check-gui` and `make screenshot` need
+#          besides the above: KCachegrind, Xvfb and a D-Bus session, and
+#          for the screenshot xwd (x11-apps) and netpbm's PNG writer
+#          (make check needs none of them)
 set -eu
 
 if [ "${1:-}" = --gui ]; then
-  packages="kcachegrind xvfb dbus binutils"
+  packages="kcachegrind xvfb dbus binutils x11-apps netpbm"
 else
 packages="
 build-essential
