@@ -11,7 +11,8 @@
 # at the profile's cost addresses: the lines the Machine Code view lists.  KCachegrind runs
 # $OBJDUMP when set; here a wrapper that logs its arguments and output.
 #
-# usage: check-gui.sh [SCREENSHOT.png]   (also saves a screenshot there)
+# usage: check-gui.sh [SCREENSHOT.png]   (also saves a screenshot there, with
+#   xwd and netpbm: build-aux/install-deps.sh --gui)
 # environment: VGJIT_STAGE (default: ../stage), MINIJIT (default:
 #   ../examples/minijit of the build tree), VGJIT_SRCDIR (the source tree),
 #   VGJIT_KEEP_TMP (keep the scratch directory)
@@ -113,7 +114,7 @@ for i in \$(seq 1 120); do
     sleep 0.5
 done
 sleep 4
-[ -z "$shot" ] || import -window root "$shot" || true
+[ -z "$shot" ] || { xwd -root -silent | xwdtopnm 2> /dev/null | pnmtopng > "$shot"; } || true
 kill \$pid 2> /dev/null || true
 wait \$pid 2> /dev/null || true
 EOF
