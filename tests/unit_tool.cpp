@@ -1,7 +1,7 @@
 // unit_tool.cpp: Boost.Test tests for vg-jit (tool/).  Runs the built
 // program on the fixtures in tests/fixtures/ and checks exit statuses and
-// the reported offsets and line numbers; also unit-tests the tool's JSON
-// string quoting and file-name helpers directly.
+// the reported offsets and line numbers; also unit-tests the tool's rules
+// for JSON strings and its file-name helpers directly.
 //
 // The program is found as $VGJIT_TOOL, else $VGJIT_BUILDDIR/tool/vg-jit,
 // else VGJIT_BUILDDIR (compiled in); fixtures under $VGJIT_SRCDIR or
@@ -13,10 +13,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../tool/analyze.hpp"
-#include "../tool/json.hpp"
+#include "../tool/text.hpp"
 #include "../examples/src/eh_frame.hpp"
 #include "fixtures/jitdump_fixtures.hpp"
 #include "test_support.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -365,8 +367,12 @@ BOOST_AUTO_TEST_CASE(json_escapes_names_and_lists_problems) {
                                            "zz 1 x\n"));
     const Result r = run({"dump", "--json", f});
     BOOST_TEST(r.status == 1);
-    BOOST_TEST(contains(r.out, "\"name\":\"say \\\"hi\\\"\\\\there\\ttab \\u00ff\\u00fe caf\xc3\xa9\""),
+    // Bytes that are not UTF-8 (0xff 0xfe) read as U+00FF U+00FE.
+    BOOST_TEST(contains(r.out, "\"name\":\"say \\\"hi\\\"\\\\there\\ttab \xc3\xbf\xc3\xbe caf\xc3\xa9\""),
                r.out);
+    const auto doc = nlohmann::json::parse(r.out);
+    BOOST_TEST(doc.at("entries").at(0).at("name").get<std::string>() ==
+               "say \"hi\"\\there\ttab \u00ff\u00fe caf\u00e9");
     BOOST_TEST(contains(r.out, "\"problems\":[{\"severity\":\"error\",\"line\":2,\"message\":"
                                "\"START is not a hexadecimal number"),
                r.out);
@@ -376,22 +382,21 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(helpers)
 
-BOOST_AUTO_TEST_CASE(json_quote_rules) {
-    auto q = [](const std::string& s) {
-        std::string out;
-        vgjit::json_quote(out, s);
-        return out;
-    };
-    BOOST_TEST(q("plain") == "\"plain\"");
-    BOOST_TEST(q("a\"b\\c") == "\"a\\\"b\\\\c\"");
-    BOOST_TEST(q(std::string("\n\r\t\b\f\x01\x1f\x7f", 8)) ==
-               "\"\\n\\r\\t\\b\\f\\u0001\\u001f\\u007f\"");
-    BOOST_TEST(q(std::string("nul\0x", 5)) == "\"nul\\u0000x\"");
-    BOOST_TEST(q("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
-    BOOST_TEST(q("\xc3") == "\"\\u00c3\"");               // truncated sequence
-    BOOST_TEST(q("\xc0\xaf") == "\"\\u00c0\\u00af\"");    // overlong '/'
-    BOOST_TEST(q("\xed\xa0\x80") == "\"\\u00ed\\u00a0\\u0080\"");  // surrogate
-    BOOST_TEST(q("\xf4\x90\x80\x80") == "\"\\u00f4\\u0090\\u0080\\u0080\"");  // > U+10FFFF
+// Names reach nlohmann::json as valid UTF-8: valid sequences unchanged,
+// every other byte as the character U+0080..U+00FF of the same value.
+BOOST_AUTO_TEST_CASE(utf8_for_json_rules) {
+    using vgjit::utf8_for_json;
+    BOOST_TEST(utf8_for_json("plain \"q\" \\ \n") == "plain \"q\" \\ \n");
+    BOOST_TEST(utf8_for_json(std::string("nul\0x", 5)) == std::string("nul\0x", 5));
+    BOOST_TEST(utf8_for_json("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    BOOST_TEST(utf8_for_json("\xc3") == "\xc3\x83");                        // truncated sequence
+    BOOST_TEST(utf8_for_json("\xc0\xaf") == "\xc3\x80\xc2\xaf");              // overlong '/'
+    BOOST_TEST(utf8_for_json("\xed\xa0\x80") == "\xc3\xad\xc2\xa0\xc2\x80");  // surrogate
+    BOOST_TEST(utf8_for_json("\xff\xfe") == "\xc3\xbf\xc3\xbe");
+    // Whatever the bytes, nlohmann::json writes the result.
+    std::string all;
+    for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
+    BOOST_CHECK_NO_THROW(nlohmann::json(utf8_for_json(all)).dump());
 }
 
 BOOST_AUTO_TEST_CASE(pid_in_file_names) {

@@ -163,7 +163,7 @@ BOOST_AUTO_TEST_CASE(jitdump_names_and_line_table_files_that_are_not_text) {
     BOOST_TEST(contains(d.out, "\\xc0\\xafbad:3"), d);
     BOOST_TEST(contains(d.out, "'junk\\x1b[31m'"), d);
     BOOST_TEST(!contains(d.out, "\x1b"), d);
-    // JSON keeps its own escaping (\u00XX), unchanged.
+    // JSON escapes control characters its own way (\u00XX).
     const Result j = run_tool({"dump", "--json", f});
     BOOST_TEST(contains(j.out, "\"junk\\u001b[31m\""), j);
 }

@@ -116,8 +116,8 @@ every entry of a perf map (line, range, size, name), with problems
 interleaved in the check format.  With --json, print one JSON object
 instead: {"file", "format", "records" or "entries", "header",
 "problems"}; addresses are "0x..." strings, other numbers are JSON
-numbers, names are JSON strings (bytes that are not UTF-8 appear as
-\u0080..\u00ff).
+numbers, names are JSON strings in UTF-8 (a byte that is not part of
+valid UTF-8 appears as the character U+0080..U+00FF of its value).
 In the text listing, every byte of a name or file name that is not
 part of valid UTF-8, and every control character, is written as \xHH,
 and a backslash as \\, so that each item stays on one line.
