@@ -11,6 +11,8 @@
 # `make deb`; mmdebstrap: `make check-deb`'s throw-away Debian root.
 #
 # nlohmann-json3-dev: the JSON of `vg-jit export` and `vg-jit dump --json`.
+# libcli11-dev: vg-jit's command-line parser.  help2man: makes vg-jit(1)
+# from `vg-jit --help`.
 # npm: installs the Firefox Profiler's command-line loader,
 # @firefox-devtools/profiler-cli (pinned below), into npm-tools/ at the top
 # of the source tree (not committed), for the tests of `vg-jit export`.  A
@@ -40,6 +42,8 @@ libboost-test-dev
 libboost-dev
 libxbyak-dev
 nlohmann-json3-dev
+libcli11-dev
+help2man
 quilt
 binutils
 llvm-14

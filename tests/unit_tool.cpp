@@ -94,13 +94,15 @@ BOOST_AUTO_TEST_SUITE(usage)
 BOOST_AUTO_TEST_CASE(help_is_a_manual_page) {
     const Result r = run({"--help"});
     BOOST_TEST(r.status == 0);
-    for (const char* s : {"NAME\n", "SYNOPSIS\n", "DESCRIPTION\n", "OPTIONS\n", "EXIT STATUS\n",
-                          "vg-jit check", "vg-jit dump"})
+    for (const char* s : {"Usage: vg-jit check", "  or:  vg-jit dump", "\nCommands:\n", "\nExit status:\n",
+                          "\nOptions:\n", "\nExamples:\n", "\nvg-jit export "})
         BOOST_TEST(contains(r.out, s), "missing " << s);
+    BOOST_TEST(run({"-h"}).out == r.out);
+    BOOST_TEST(run({"help"}).out == r.out);
     const Result h = run({"help", "check"});
     BOOST_TEST(h.status == 0);
-    BOOST_TEST(contains(h.out, "check FILE..."));
-    BOOST_TEST(!contains(h.out, "dump FILE\n"));
+    BOOST_TEST(contains(h.out, "vg-jit check "));
+    BOOST_TEST(!contains(h.out, "vg-jit dump"));
     BOOST_TEST(run({"dump", "--help"}).status == 0);
     BOOST_TEST(run({"--version"}).out.rfind("vg-jit ", 0) == 0u);
 }
@@ -109,11 +111,61 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
     for (const auto& args : std::vector<std::vector<std::string>>{
              {}, {"frobnicate"}, {"--bogus"}, {"check"}, {"check", "--bogus", "x"},
              {"check", "--format=coff", "x"}, {"dump"}, {"dump", "a", "b"},
-             {"help", "frobnicate"}}) {
+             {"help", "frobnicate"}, {"--man"}}) {
         const Result r = run(args);
         BOOST_TEST(r.status == 2, "args size " << args.size());
         BOOST_TEST(contains(r.out, "vg-jit: "));
     }
+}
+
+// A usage error says what was wrong, on stderr, and nothing is done.
+BOOST_AUTO_TEST_CASE(usage_errors_say_what_was_wrong) {
+    const std::string map = fixture("perf-4242.map");
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{}, "vg-jit: no command given\n"},
+        {{"frobnicate"}, "vg-jit: unknown command 'frobnicate'\n"},
+        {{"--bogus"}, "vg-jit: unknown option '--bogus'\n"},
+        {{"check", "--bogus", map}, "vg-jit: check: unknown option '--bogus'\n"},
+        {{"check", "--format=coff", map}, "vg-jit: check: --format: coff not in {auto,jitdump,perfmap,perf-map,elf}\n"},
+        {{"check", map, "--format"}, "vg-jit: check: --format: 1 required FMT missing\n"},
+        {{"check"}, "vg-jit: check: no FILE given\n"},
+        {{"dump", map, map}, "vg-jit: dump: unexpected argument '" + map + "'\n"},
+        {{"annotate", "--map"}, "vg-jit: annotate: --map: 1 required FILE missing\n"},
+        {{"annotate", "x.out"}, "vg-jit: annotate: --map is required\n"},
+        {{"annotate", "--map", map}, "vg-jit: annotate: no PROFILE given\n"},
+        {{"annotate", "--map=", "x.out"}, "vg-jit: annotate: option '--map=' has an empty value\n"},
+        {{"export", "-o"}, "vg-jit: export: --output: 1 required OUT missing\n"},
+        {{"export", "--format=svg", "x.out"}, "vg-jit: export: --format: svg not in {firefox,folded}\n"},
+        {{"export", "--event=", "x.out"}, "vg-jit: export: option '--event=' has an empty value\n"},
+        {{"help", "frobnicate"}, "vg-jit: help: unknown command 'frobnicate'\n"},
+    };
+    for (const auto& [args, message] : cases) {
+        const Result r = run(args);
+        BOOST_TEST(r.status == 2, message);
+        BOOST_TEST(r.out == message + "Try 'vg-jit --help' for more information.\n", r.out);
+    }
+}
+
+// Options keep the forms they had: "--opt=V" and "--opt V", short
+// options, repeated options (the last wins, --map accumulates), "--".
+BOOST_AUTO_TEST_CASE(option_forms) {
+    const std::string map = fixture("perf-4242.map");
+    const Result plain = run({"check", map});
+    BOOST_TEST(plain.status == 0, plain.out);
+    BOOST_TEST(run({"check", "--format=perfmap", map}).out == plain.out);
+    BOOST_TEST(run({"check", "--format", "perf-map", map}).out == plain.out);
+    BOOST_TEST(run({"check", "--format=elf", "--format=auto", map}).out == plain.out);
+    BOOST_TEST(run({"check", "--strict", "--strict", map}).status == plain.status);
+    const Result quiet = run({"check", "-q", map});
+    BOOST_TEST(quiet.status == 0);
+    BOOST_TEST(!contains(quiet.out, "entries"), quiet.out);
+    BOOST_TEST(run({"check", "--quiet", map}).out == quiet.out);
+    // Read as ELF, the perf map is not an ELF object.
+    BOOST_TEST(run({"check", "--format=elf", map}).status == 1);
+    // After "--", "--strict" is a file name.
+    const Result dashes = run({"check", "--", "--strict"});
+    BOOST_TEST(dashes.status == 1);
+    BOOST_TEST(contains(dashes.out, "--strict: error: cannot open"), dashes.out);
 }
 
 BOOST_AUTO_TEST_CASE(unreadable_file_is_a_problem_not_a_usage_error) {
