@@ -10,7 +10,9 @@
 # manual from the patched XML.  debhelper, dpkg-dev, fakeroot, lintian:
 # `make deb`; mmdebstrap: `make check-deb`'s throw-away Debian root.
 #
-# nlohmann-json3-dev: the JSON writer of `vg-jit export`.
+# nlohmann-json3-dev: the JSON of `vg-jit export` and `vg-jit dump --json`.
+# libcli11-dev: vg-jit's command-line parser.  help2man: makes vg-jit(1)
+# from `vg-jit --help`.
 # npm: installs the Firefox Profiler's command-line loader,
 # @firefox-devtools/profiler-cli (pinned below), into npm-tools/ at the top
 # of the source tree (not committed), for the tests of `vg-jit export`.  A
@@ -42,6 +44,8 @@ libboost-test-dev
 libboost-dev
 libxbyak-dev
 nlohmann-json3-dev
+libcli11-dev
+help2man
 quilt
 binutils
 llvm-14

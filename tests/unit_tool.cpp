@@ -1,7 +1,7 @@
 // unit_tool.cpp: Boost.Test tests for vg-jit (tool/).  Runs the built
 // program on the fixtures in tests/fixtures/ and checks exit statuses and
-// the reported offsets and line numbers; also unit-tests the tool's JSON
-// string quoting and file-name helpers directly.
+// the reported offsets and line numbers; also unit-tests the tool's rules
+// for JSON strings and its file-name helpers directly.
 //
 // The program is found as $VGJIT_TOOL, else $VGJIT_BUILDDIR/tool/vg-jit,
 // else VGJIT_BUILDDIR (compiled in); fixtures under $VGJIT_SRCDIR or
@@ -13,10 +13,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../tool/analyze.hpp"
-#include "../tool/json.hpp"
+#include "../tool/text.hpp"
 #include "../examples/src/eh_frame.hpp"
 #include "fixtures/jitdump_fixtures.hpp"
 #include "test_support.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -92,13 +94,15 @@ BOOST_AUTO_TEST_SUITE(usage)
 BOOST_AUTO_TEST_CASE(help_is_a_manual_page) {
     const Result r = run({"--help"});
     BOOST_TEST(r.status == 0);
-    for (const char* s : {"NAME\n", "SYNOPSIS\n", "DESCRIPTION\n", "OPTIONS\n", "EXIT STATUS\n",
-                          "vg-jit check", "vg-jit dump"})
+    for (const char* s : {"Usage: vg-jit check", "  or:  vg-jit dump", "\nCommands:\n", "\nExit status:\n",
+                          "\nOptions:\n", "\nExamples:\n", "\nvg-jit export "})
         BOOST_TEST(contains(r.out, s), "missing " << s);
+    BOOST_TEST(run({"-h"}).out == r.out);
+    BOOST_TEST(run({"help"}).out == r.out);
     const Result h = run({"help", "check"});
     BOOST_TEST(h.status == 0);
-    BOOST_TEST(contains(h.out, "check FILE..."));
-    BOOST_TEST(!contains(h.out, "dump FILE\n"));
+    BOOST_TEST(contains(h.out, "vg-jit check "));
+    BOOST_TEST(!contains(h.out, "vg-jit dump"));
     BOOST_TEST(run({"dump", "--help"}).status == 0);
     BOOST_TEST(run({"--version"}).out.rfind("vg-jit ", 0) == 0u);
 }
@@ -107,11 +111,61 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
     for (const auto& args : std::vector<std::vector<std::string>>{
              {}, {"frobnicate"}, {"--bogus"}, {"check"}, {"check", "--bogus", "x"},
              {"check", "--format=coff", "x"}, {"dump"}, {"dump", "a", "b"},
-             {"help", "frobnicate"}}) {
+             {"help", "frobnicate"}, {"--man"}}) {
         const Result r = run(args);
         BOOST_TEST(r.status == 2, "args size " << args.size());
         BOOST_TEST(contains(r.out, "vg-jit: "));
     }
+}
+
+// A usage error says what was wrong, on stderr, and nothing is done.
+BOOST_AUTO_TEST_CASE(usage_errors_say_what_was_wrong) {
+    const std::string map = fixture("perf-4242.map");
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{}, "vg-jit: no command given\n"},
+        {{"frobnicate"}, "vg-jit: unknown command 'frobnicate'\n"},
+        {{"--bogus"}, "vg-jit: unknown option '--bogus'\n"},
+        {{"check", "--bogus", map}, "vg-jit: check: unknown option '--bogus'\n"},
+        {{"check", "--format=coff", map}, "vg-jit: check: --format: coff not in {auto,jitdump,perfmap,perf-map,elf}\n"},
+        {{"check", map, "--format"}, "vg-jit: check: --format: 1 required FMT missing\n"},
+        {{"check"}, "vg-jit: check: no FILE given\n"},
+        {{"dump", map, map}, "vg-jit: dump: unexpected argument '" + map + "'\n"},
+        {{"annotate", "--map"}, "vg-jit: annotate: --map: 1 required FILE missing\n"},
+        {{"annotate", "x.out"}, "vg-jit: annotate: --map is required\n"},
+        {{"annotate", "--map", map}, "vg-jit: annotate: no PROFILE given\n"},
+        {{"annotate", "--map=", "x.out"}, "vg-jit: annotate: option '--map=' has an empty value\n"},
+        {{"export", "-o"}, "vg-jit: export: --output: 1 required OUT missing\n"},
+        {{"export", "--format=svg", "x.out"}, "vg-jit: export: --format: svg not in {firefox,folded}\n"},
+        {{"export", "--event=", "x.out"}, "vg-jit: export: option '--event=' has an empty value\n"},
+        {{"help", "frobnicate"}, "vg-jit: help: unknown command 'frobnicate'\n"},
+    };
+    for (const auto& [args, message] : cases) {
+        const Result r = run(args);
+        BOOST_TEST(r.status == 2, message);
+        BOOST_TEST(r.out == message + "Try 'vg-jit --help' for more information.\n", r.out);
+    }
+}
+
+// Options keep the forms they had: "--opt=V" and "--opt V", short
+// options, repeated options (the last wins, --map accumulates), "--".
+BOOST_AUTO_TEST_CASE(option_forms) {
+    const std::string map = fixture("perf-4242.map");
+    const Result plain = run({"check", map});
+    BOOST_TEST(plain.status == 0, plain.out);
+    BOOST_TEST(run({"check", "--format=perfmap", map}).out == plain.out);
+    BOOST_TEST(run({"check", "--format", "perf-map", map}).out == plain.out);
+    BOOST_TEST(run({"check", "--format=elf", "--format=auto", map}).out == plain.out);
+    BOOST_TEST(run({"check", "--strict", "--strict", map}).status == plain.status);
+    const Result quiet = run({"check", "-q", map});
+    BOOST_TEST(quiet.status == 0);
+    BOOST_TEST(!contains(quiet.out, "entries"), quiet.out);
+    BOOST_TEST(run({"check", "--quiet", map}).out == quiet.out);
+    // Read as ELF, the perf map is not an ELF object.
+    BOOST_TEST(run({"check", "--format=elf", map}).status == 1);
+    // After "--", "--strict" is a file name.
+    const Result dashes = run({"check", "--", "--strict"});
+    BOOST_TEST(dashes.status == 1);
+    BOOST_TEST(contains(dashes.out, "--strict: error: cannot open"), dashes.out);
 }
 
 BOOST_AUTO_TEST_CASE(unreadable_file_is_a_problem_not_a_usage_error) {
@@ -365,8 +419,12 @@ BOOST_AUTO_TEST_CASE(json_escapes_names_and_lists_problems) {
                                            "zz 1 x\n"));
     const Result r = run({"dump", "--json", f});
     BOOST_TEST(r.status == 1);
-    BOOST_TEST(contains(r.out, "\"name\":\"say \\\"hi\\\"\\\\there\\ttab \\u00ff\\u00fe caf\xc3\xa9\""),
+    // Bytes that are not UTF-8 (0xff 0xfe) read as U+00FF U+00FE.
+    BOOST_TEST(contains(r.out, "\"name\":\"say \\\"hi\\\"\\\\there\\ttab \xc3\xbf\xc3\xbe caf\xc3\xa9\""),
                r.out);
+    const auto doc = nlohmann::json::parse(r.out);
+    BOOST_TEST(doc.at("entries").at(0).at("name").get<std::string>() ==
+               "say \"hi\"\\there\ttab \u00ff\u00fe caf\u00e9");
     BOOST_TEST(contains(r.out, "\"problems\":[{\"severity\":\"error\",\"line\":2,\"message\":"
                                "\"START is not a hexadecimal number"),
                r.out);
@@ -376,22 +434,21 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(helpers)
 
-BOOST_AUTO_TEST_CASE(json_quote_rules) {
-    auto q = [](const std::string& s) {
-        std::string out;
-        vgjit::json_quote(out, s);
-        return out;
-    };
-    BOOST_TEST(q("plain") == "\"plain\"");
-    BOOST_TEST(q("a\"b\\c") == "\"a\\\"b\\\\c\"");
-    BOOST_TEST(q(std::string("\n\r\t\b\f\x01\x1f\x7f", 8)) ==
-               "\"\\n\\r\\t\\b\\f\\u0001\\u001f\\u007f\"");
-    BOOST_TEST(q(std::string("nul\0x", 5)) == "\"nul\\u0000x\"");
-    BOOST_TEST(q("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
-    BOOST_TEST(q("\xc3") == "\"\\u00c3\"");               // truncated sequence
-    BOOST_TEST(q("\xc0\xaf") == "\"\\u00c0\\u00af\"");    // overlong '/'
-    BOOST_TEST(q("\xed\xa0\x80") == "\"\\u00ed\\u00a0\\u0080\"");  // surrogate
-    BOOST_TEST(q("\xf4\x90\x80\x80") == "\"\\u00f4\\u0090\\u0080\\u0080\"");  // > U+10FFFF
+// Names reach nlohmann::json as valid UTF-8: valid sequences unchanged,
+// every other byte as the character U+0080..U+00FF of the same value.
+BOOST_AUTO_TEST_CASE(utf8_for_json_rules) {
+    using vgjit::utf8_for_json;
+    BOOST_TEST(utf8_for_json("plain \"q\" \\ \n") == "plain \"q\" \\ \n");
+    BOOST_TEST(utf8_for_json(std::string("nul\0x", 5)) == std::string("nul\0x", 5));
+    BOOST_TEST(utf8_for_json("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    BOOST_TEST(utf8_for_json("\xc3") == "\xc3\x83");                        // truncated sequence
+    BOOST_TEST(utf8_for_json("\xc0\xaf") == "\xc3\x80\xc2\xaf");              // overlong '/'
+    BOOST_TEST(utf8_for_json("\xed\xa0\x80") == "\xc3\xad\xc2\xa0\xc2\x80");  // surrogate
+    BOOST_TEST(utf8_for_json("\xff\xfe") == "\xc3\xbf\xc3\xbe");
+    // Whatever the bytes, nlohmann::json writes the result.
+    std::string all;
+    for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
+    BOOST_CHECK_NO_THROW(nlohmann::json(utf8_for_json(all)).dump());
 }
 
 BOOST_AUTO_TEST_CASE(pid_in_file_names) {

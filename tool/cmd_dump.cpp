@@ -1,7 +1,8 @@
 // cmd_dump.cpp: `vg-jit dump [--json] FILE`.
 #include "commands.hpp"
-#include "json.hpp"
 #include "text.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <iomanip>
 #include <ostream>
@@ -123,108 +124,99 @@ private:
     std::ostream& out_;
 };
 
-/// JSON document:
+/// JSON values whose keys keep the order they were set in.
+using Json = nlohmann::ordered_json;
+
+/// JSON document (nlohmann::ordered_json, so keys keep this order):
 /// {"file": "...", "format": "jitdump"|"perfmap",
-///  "header": {...},                      (jitdump)
-///  "records": [{"offset", "kind", "id", "total_size", "timestamp", ...}],
+///  "records": [{"offset", "kind", "id", "total_size", "timestamp", ...}],  (jitdump)
 ///  "entries": [{"line", "offset", "start", "size", "end", "name"}],  (perf map)
+///  "header": {...},                      (jitdump)
 ///  "problems": [{"severity", "offset"|"line", "message"}]}
-/// Addresses are "0x..." strings; sizes, offsets and counts are numbers.
+/// Addresses are "0x..." strings; sizes, offsets and counts are numbers;
+/// strings go through utf8_for_json().
 class JsonSink : public Sink {
 public:
-    JsonSink(const std::string& file, std::ostream& out) : out_(out), w_(out) {
-        w_.begin_object();
-        w_.key("file");
-        w_.value(file);
-    }
+    explicit JsonSink(const std::string& file) { doc_["file"] = utf8_for_json(file); }
 
     void format(Format f) override {
         is_jitdump_ = f == Format::Jitdump;
-        w_.key("format");
-        w_.value(is_jitdump_ ? "jitdump" : "perfmap");
-        w_.key(is_jitdump_ ? "records" : "entries");
-        w_.begin_array();
-        in_list_ = true;
+        doc_["format"] = is_jitdump_ ? "jitdump" : "perfmap";
+        doc_[is_jitdump_ ? "records" : "entries"] = Json::array();
     }
 
     void jitdump_header(const JitdumpHeader& h) override { header_ = h; have_header_ = true; }
 
     void jitdump_record(const JitdumpRecord& rec, bool known, const std::string& name,
                         const std::vector<DebugLine>& lines) override {
-        w_.begin_object();
-        w_.key("offset"); w_.value(static_cast<std::uint64_t>(rec.file_offset));
-        w_.key("kind"); w_.value(known ? record_kind_name(rec.id) : std::string("UNKNOWN"));
-        w_.key("id"); w_.value(rec.id);
-        w_.key("total_size"); w_.value(rec.total_size);
-        w_.key("timestamp"); w_.value(static_cast<std::uint64_t>(rec.timestamp));
+        Json r;
+        r["offset"] = static_cast<std::uint64_t>(rec.file_offset);
+        r["kind"] = known ? record_kind_name(rec.id) : std::string("UNKNOWN");
+        r["id"] = rec.id;
+        r["total_size"] = rec.total_size;
+        r["timestamp"] = static_cast<std::uint64_t>(rec.timestamp);
         if (known) {
             switch (rec.id) {
             case JITDUMP_CODE_LOAD: {
                 const JitdumpCodeLoad& l = rec.u.load;
-                w_.key("pid"); w_.value(l.pid);
-                w_.key("tid"); w_.value(l.tid);
-                w_.key("vma"); w_.address(l.vma);
-                w_.key("code_addr"); w_.address(l.code_addr);
-                w_.key("code_size"); w_.value(static_cast<std::uint64_t>(l.code_size));
-                w_.key("code_index"); w_.value(static_cast<std::uint64_t>(l.code_index));
-                w_.key("name"); w_.value(name);
-                w_.key("code_bytes"); w_.value(static_cast<std::uint64_t>(l.code_bytes));
+                r["pid"] = l.pid;
+                r["tid"] = l.tid;
+                r["vma"] = hex(l.vma);
+                r["code_addr"] = hex(l.code_addr);
+                r["code_size"] = static_cast<std::uint64_t>(l.code_size);
+                r["code_index"] = static_cast<std::uint64_t>(l.code_index);
+                r["name"] = utf8_for_json(name);
+                r["code_bytes"] = static_cast<std::uint64_t>(l.code_bytes);
                 break;
             }
             case JITDUMP_CODE_MOVE: {
                 const JitdumpCodeMove& m = rec.u.move;
-                w_.key("pid"); w_.value(m.pid);
-                w_.key("tid"); w_.value(m.tid);
-                w_.key("vma"); w_.address(m.vma);
-                w_.key("old_code_addr"); w_.address(m.old_code_addr);
-                w_.key("new_code_addr"); w_.address(m.new_code_addr);
-                w_.key("code_size"); w_.value(static_cast<std::uint64_t>(m.code_size));
-                w_.key("code_index"); w_.value(static_cast<std::uint64_t>(m.code_index));
+                r["pid"] = m.pid;
+                r["tid"] = m.tid;
+                r["vma"] = hex(m.vma);
+                r["old_code_addr"] = hex(m.old_code_addr);
+                r["new_code_addr"] = hex(m.new_code_addr);
+                r["code_size"] = static_cast<std::uint64_t>(m.code_size);
+                r["code_index"] = static_cast<std::uint64_t>(m.code_index);
                 break;
             }
-            case JITDUMP_CODE_DEBUG_INFO:
-                w_.key("code_addr"); w_.address(rec.u.debug.code_addr);
-                w_.key("nr_entry"); w_.value(static_cast<std::uint64_t>(rec.u.debug.nr_entry));
-                w_.key("entries");
-                w_.begin_array();
-                for (const DebugLine& d : lines) {
-                    w_.begin_object();
-                    w_.key("code_addr"); w_.address(d.code_addr);
-                    w_.key("file"); w_.value(d.filename);
-                    w_.key("line"); w_.value(d.line);
-                    w_.key("discrim"); w_.value(d.discrim);
-                    w_.key("same_as_previous"); w_.value(d.same_as_previous);
-                    w_.key("garbled"); w_.value(d.garbled);
-                    w_.end_object();
-                }
-                w_.end_array();
+            case JITDUMP_CODE_DEBUG_INFO: {
+                r["code_addr"] = hex(rec.u.debug.code_addr);
+                r["nr_entry"] = static_cast<std::uint64_t>(rec.u.debug.nr_entry);
+                Json entries = Json::array();
+                for (const DebugLine& d : lines)
+                    entries.push_back({{"code_addr", hex(d.code_addr)},
+                                       {"file", utf8_for_json(d.filename)},
+                                       {"line", d.line},
+                                       {"discrim", d.discrim},
+                                       {"same_as_previous", d.same_as_previous},
+                                       {"garbled", d.garbled}});
+                r["entries"] = std::move(entries);
                 break;
+            }
             case JITDUMP_CODE_UNWINDING_INFO: {
                 const JitdumpUnwindingInfo& u = rec.u.unwind;
-                w_.key("unwinding_size"); w_.value(static_cast<std::uint64_t>(u.unwinding_size));
-                w_.key("eh_frame_hdr_size");
-                w_.value(static_cast<std::uint64_t>(u.eh_frame_hdr_size));
-                w_.key("mapped_size"); w_.value(static_cast<std::uint64_t>(u.mapped_size));
-                w_.key("data_bytes"); w_.value(static_cast<std::uint64_t>(u.data_len));
+                r["unwinding_size"] = static_cast<std::uint64_t>(u.unwinding_size);
+                r["eh_frame_hdr_size"] = static_cast<std::uint64_t>(u.eh_frame_hdr_size);
+                r["mapped_size"] = static_cast<std::uint64_t>(u.mapped_size);
+                r["data_bytes"] = static_cast<std::uint64_t>(u.data_len);
                 break;
             }
             default:
                 break;
             }
         }
-        w_.end_object();
+        doc_["records"].push_back(std::move(r));
     }
 
     void perfmap_entry(std::uint64_t line, std::uint64_t offset, const PerfmapEntry& e,
                        const std::string& name) override {
-        w_.begin_object();
-        w_.key("line"); w_.value(line);
-        w_.key("offset"); w_.value(offset);
-        w_.key("start"); w_.address(e.start);
-        w_.key("size"); w_.value(static_cast<std::uint64_t>(e.size));
-        w_.key("end"); w_.address(e.start + e.size);
-        w_.key("name"); w_.value(name);
-        w_.end_object();
+        doc_["entries"].push_back({{"line", line},
+                                   {"offset", offset},
+                                   {"start", hex(e.start)},
+                                   {"size", static_cast<std::uint64_t>(e.size)},
+                                   {"end", hex(e.start + e.size)},
+                                   {"name", utf8_for_json(name)}});
     }
 
     void problem(const Problem& p) override {
@@ -232,44 +224,33 @@ public:
         problems_.push_back(p);
     }
 
-    void finish() {
-        if (in_list_) w_.end_array();
-        if (have_header_) {
-            w_.key("header");
-            w_.begin_object();
-            w_.key("version"); w_.value(header_.version);
-            w_.key("header_size"); w_.value(header_.header_size);
-            w_.key("elf_mach"); w_.value(header_.elf_mach);
-            w_.key("machine"); w_.value(elf_machine_name(header_.elf_mach));
-            w_.key("pid"); w_.value(header_.pid);
-            w_.key("timestamp"); w_.value(static_cast<std::uint64_t>(header_.timestamp));
-            w_.key("flags"); w_.value(static_cast<std::uint64_t>(header_.flags));
-            w_.end_object();
-        }
-        w_.key("problems");
-        w_.begin_array();
+    /// Writes the document and a newline to `out`.
+    void finish(std::ostream& out) {
+        if (have_header_)
+            doc_["header"] = {{"version", header_.version},
+                              {"header_size", header_.header_size},
+                              {"elf_mach", header_.elf_mach},
+                              {"machine", elf_machine_name(header_.elf_mach)},
+                              {"pid", header_.pid},
+                              {"timestamp", static_cast<std::uint64_t>(header_.timestamp)},
+                              {"flags", static_cast<std::uint64_t>(header_.flags)}};
+        Json problems = Json::array();
         for (const Problem& p : problems_) {
-            w_.begin_object();
-            w_.key("severity"); w_.value(p.severity == Severity::Error ? "error" : "warning");
-            if (p.has_where) {
-                w_.key(p.by_line ? "line" : "offset");
-                w_.value(static_cast<std::uint64_t>(p.where));
-            }
-            w_.key("message"); w_.value(p.message);
-            w_.end_object();
+            Json j;
+            j["severity"] = p.severity == Severity::Error ? "error" : "warning";
+            if (p.has_where) j[p.by_line ? "line" : "offset"] = static_cast<std::uint64_t>(p.where);
+            j["message"] = utf8_for_json(p.message);
+            problems.push_back(std::move(j));
         }
-        w_.end_array();
-        w_.end_object();
-        out_ << '\n';
+        doc_["problems"] = std::move(problems);
+        out << doc_.dump() << '\n';
     }
 
     unsigned long long errors_ = 0;
 
 private:
-    std::ostream& out_;
-    JsonWriter w_;
+    Json doc_;
     bool is_jitdump_ = false;
-    bool in_list_ = false;
     bool have_header_ = false;
     JitdumpHeader header_{};
     std::vector<Problem> problems_;
@@ -282,9 +263,9 @@ int run_dump(const std::string& file, const DumpOptions& opts, std::ostream& out
         (opts.analyze.format == Format::Auto && is_elf_file(file)))
         return dump_elf(file, opts.json, out);
     if (opts.json) {
-        JsonSink sink(file, out);
+        JsonSink sink(file);
         analyze_file(file, opts.analyze, sink);
-        sink.finish();
+        sink.finish(out);
         return sink.errors_ ? kExitProblems : kExitClean;
     }
     TextSink sink(file, out);

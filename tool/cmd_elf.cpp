@@ -2,8 +2,9 @@
 // registers through the GDB JIT interface (elfobject.hpp).
 #include "commands.hpp"
 #include "elfobject.hpp"
-#include "json.hpp"
 #include "text.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -68,78 +69,61 @@ void dump_text(const std::string& file, const ElfObjectInfo& o, std::ostream& ou
 ///  "size", "section", "symbol", "lines", "cfi", "inlined"}],
 ///  "problems": [{"severity", "offset", "message"}]}.
 void dump_json(const std::string& file, const ElfObjectInfo& o, std::ostream& out) {
-    JsonWriter w(out);
-    w.begin_object();
-    w.key("file"); w.value(file);
-    w.key("format"); w.value("elf");
-    w.key("size"); w.value(o.file_size);
+    using Json = nlohmann::ordered_json;  // keys in the order above
+    Json doc;
+    doc["file"] = utf8_for_json(file);
+    doc["format"] = "elf";
+    doc["size"] = o.file_size;
     if (o.elf_class) {
-        w.key("object");
-        w.begin_object();
-        w.key("class"); w.value(static_cast<std::uint64_t>(o.elf_class));
-        w.key("byte_order"); w.value(o.little_endian ? "little" : "big");
+        Json object;
+        object["class"] = static_cast<std::uint64_t>(o.elf_class);
+        object["byte_order"] = o.little_endian ? "little" : "big";
         if (o.header_read) {
-            w.key("type"); w.value(elf_type_name(o.type));
-            w.key("e_type"); w.value(static_cast<std::uint64_t>(o.type));
-            w.key("machine"); w.value(elf_machine_name(o.machine));
-            w.key("e_machine"); w.value(static_cast<std::uint64_t>(o.machine));
+            object["type"] = elf_type_name(o.type);
+            object["e_type"] = static_cast<std::uint64_t>(o.type);
+            object["machine"] = elf_machine_name(o.machine);
+            object["e_machine"] = static_cast<std::uint64_t>(o.machine);
         }
-        w.key("source_file"); w.value(o.source_file);
-        w.end_object();
-        w.key("debug");
-        w.begin_object();
-        w.key("line_table"); w.value(o.line_section);
-        w.key("line_table_size"); w.value(o.line_size);
-        w.key("cfi"); w.value(o.cfi_section);
-        w.key("cfi_size"); w.value(o.cfi_size);
-        w.key("debug_info"); w.value(o.has_debug_info);
-        w.key("inlined"); w.value(o.has_inlined);
-        w.end_object();
+        object["source_file"] = utf8_for_json(o.source_file);
+        doc["object"] = std::move(object);
+        doc["debug"] = {{"line_table", utf8_for_json(o.line_section)},
+                        {"line_table_size", o.line_size},
+                        {"cfi", utf8_for_json(o.cfi_section)},
+                        {"cfi_size", o.cfi_size},
+                        {"debug_info", o.has_debug_info},
+                        {"inlined", o.has_inlined}};
     }
-    w.key("sections");
-    w.begin_array();
-    for (const ElfSection& s : o.code_sections) {
-        w.begin_object();
-        w.key("index"); w.value(static_cast<std::uint64_t>(s.index));
-        w.key("name"); w.value(s.name);
-        w.key("address"); w.address(s.addr);
-        w.key("end"); w.address(s.addr + s.size);
-        w.key("size"); w.value(s.size);
-        w.key("offset"); w.value(s.offset);
-        w.end_object();
-    }
-    w.end_array();
-    w.key("functions");
-    w.begin_array();
-    for (const ElfFunction& fn : o.functions) {
-        w.begin_object();
-        w.key("name"); w.value(fn.name);
-        w.key("start"); w.address(fn.start);
-        w.key("end"); w.address(fn.start + fn.size);
-        w.key("size"); w.value(fn.size);
-        w.key("section"); w.value(static_cast<std::uint64_t>(fn.section));
-        w.key("symbol"); w.value(fn.symbol);
-        w.key("lines"); w.value(fn.lines);
-        w.key("cfi"); w.value(fn.cfi);
-        w.key("inlined"); w.value(fn.inlined);
-        w.end_object();
-    }
-    w.end_array();
-    w.key("problems");
-    w.begin_array();
+    Json sections = Json::array();
+    for (const ElfSection& s : o.code_sections)
+        sections.push_back({{"index", static_cast<std::uint64_t>(s.index)},
+                            {"name", utf8_for_json(s.name)},
+                            {"address", hex(s.addr)},
+                            {"end", hex(s.addr + s.size)},
+                            {"size", s.size},
+                            {"offset", s.offset}});
+    doc["sections"] = std::move(sections);
+    Json functions = Json::array();
+    for (const ElfFunction& fn : o.functions)
+        functions.push_back({{"name", utf8_for_json(fn.name)},
+                             {"start", hex(fn.start)},
+                             {"end", hex(fn.start + fn.size)},
+                             {"size", fn.size},
+                             {"section", static_cast<std::uint64_t>(fn.section)},
+                             {"symbol", fn.symbol},
+                             {"lines", fn.lines},
+                             {"cfi", fn.cfi},
+                             {"inlined", fn.inlined}});
+    doc["functions"] = std::move(functions);
+    Json problems = Json::array();
     for (const Problem& p : o.problems) {
-        w.begin_object();
-        w.key("severity"); w.value(p.severity == Severity::Error ? "error" : "warning");
-        if (p.has_where) {
-            w.key("offset");
-            w.value(p.where);
-        }
-        w.key("message"); w.value(p.message);
-        w.end_object();
+        Json j;
+        j["severity"] = p.severity == Severity::Error ? "error" : "warning";
+        if (p.has_where) j["offset"] = p.where;
+        j["message"] = utf8_for_json(p.message);
+        problems.push_back(std::move(j));
     }
-    w.end_array();
-    w.end_object();
-    out << '\n';
+    doc["problems"] = std::move(problems);
+    out << doc.dump() << '\n';
 }
 
 }  // namespace

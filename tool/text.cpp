@@ -85,4 +85,21 @@ std::string escape_text(const std::string& s) {
     return out;
 }
 
+std::string utf8_for_json(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence_length(s, i);
+        if (n == 0) {
+            const unsigned char c = static_cast<unsigned char>(s[i]);
+            out += static_cast<char>(0xC0 | (c >> 6));  // c >= 0x80: two bytes
+            out += static_cast<char>(0x80 | (c & 0x3F));
+            ++i;
+        } else {
+            out.append(s, i, n);
+            i += n;
+        }
+    }
+    return out;
+}
+
 }  // namespace vgjit

@@ -34,4 +34,12 @@ std::string text_problem(const std::string& s);
 /// input apart (the escaping is reversible).
 std::string escape_text(const std::string& s);
 
+/// `s` made valid UTF-8 for a JSON string (nlohmann::json refuses other
+/// bytes): valid UTF-8 sequences pass through, and every byte that is not
+/// part of one becomes the code point of the same value, U+0080..U+00FF
+/// (the byte read as Latin-1), written in UTF-8.  Unlike escape_text() this
+/// does not tell every input apart (an invalid byte 0xff and a valid "\u00ff"
+/// give the same result); control characters are left to the JSON writer.
+std::string utf8_for_json(const std::string& s);
+
 }  // namespace vgjit
