@@ -124,10 +124,10 @@ for part in "${parts[@]}"; do
     -o "$dir" "$base..series-$to"
   # The cover letter: the part's paragraph of the series file.
   blurb=$(awk -v n="$num" '
-    $0 ~ "^# Part " n " " { on = 1 }
+    $0 ~ "^# Part " n " " { on = 1; next }
     on && (/^#[[:space:]]*$/ || !/^#/) { exit }
-    on { sub(/^# ?/, ""); print }' "$PATCHDIR/series")
-  short=$(printf '%s' "$title" | sed 's/[.:].*//')
+    on { sub(/^# ?/, ""); sub(/^Part [0-9]+ \([^)]*\): */, ""); print }' "$PATCHDIR/series")
+  short=$(printf '%s' "$title" | sed 's/[.]*$//')
   cover=$dir/0000-cover-letter.patch
   applies="The patches apply in order to $TAG."
   [ "$base" = "$TAG" ] || applies="The patches apply in order to $TAG with the earlier parts applied."
