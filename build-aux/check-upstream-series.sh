@@ -48,7 +48,9 @@ else
   git clone -q "$REPO" "$WORK" || die "cannot clone $REPO"
   G checkout -q "$TAG" || die "no tag $TAG in $REPO"
   note "configuring and building $TAG once (logs $LOGS/0000-*.log)"
-  ( cd "$WORK" && ./autogen.sh && ./configure --enable-only64bit ) \
+  # Maintainer mode: Valgrind's configure.ac has AM_MAINTAINER_MODE, so
+  # without it a patch's Makefile.am change would not be built.
+  ( cd "$WORK" && ./autogen.sh && ./configure --enable-only64bit --enable-maintainer-mode ) \
     > "$LOGS/0000-configure.log" 2>&1 || die "autogen.sh/configure of $TAG failed: $LOGS/0000-configure.log"
   ( cd "$WORK" && make -j"$JOBS" ) \
     > "$LOGS/0000-build.log" 2>&1 || die "$TAG does not build: $LOGS/0000-build.log"
