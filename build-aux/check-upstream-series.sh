@@ -10,7 +10,7 @@
 # (none/tests/cmdline1).  Prints one line per commit (built or not, tests
 # passed/failed) and fails on the first commit that does not build or
 # whose tests fail.  The work tree is build/upstream-series-check/valgrind;
-# logs are next to it (NNNN-build.log, NNNN-tests.log).
+# logs are next to it (series-0008a-build.log, series-0008a-tests.log).
 #
 # Environment (set by Makefile.am): VGJIT_BUILDDIR, VALGRIND_VERSION;
 # optional CHECK_JOBS (make -j, default 2); CHECK_FROM=N starts at the
@@ -76,7 +76,7 @@ for t in "${tags[@]}"; do
   [ "$n" -ge "$FROM" ] || continue
   G checkout -q "$t" || die "cannot check out $t"
   subject=$(G log -1 --format=%s)
-  log=$LOGS/$(printf '%04d' "$n")-build.log
+  log=$LOGS/$t-build.log
   if ! (cd "$WORK" && make -j"$JOBS" && make -C tests -j"$JOBS" check) > "$log" 2>&1; then
     note "$t: NOT BUILT ($subject); log $log:"
     grep -E 'error|Error' "$log" | head -20 >&2
@@ -86,7 +86,7 @@ for t in "${tags[@]}"; do
   tests=("none/tests/cmdline1" "${tests[@]}")
   mapfile -t tests < <(printf '%s\n' "${tests[@]}" | awk '!seen[$0]++')
   # The tests' programs, as `make check` would build them.
-  tlog=$LOGS/$(printf '%04d' "$n")-tests.log
+  tlog=$LOGS/$t-tests.log
   : > "$tlog"
   built=1
   for test in "${tests[@]}"; do
