@@ -36,7 +36,9 @@ FROM=${CHECK_FROM:-1}
 [ -d "$REPO/.git" ] || die "no $REPO: run make upstream-series first"
 G() { git -C "$WORK" -c advice.detachedHead=false "$@"; }
 
-mapfile -t tags < <(git -C "$REPO" tag -l 'series-*' | LC_ALL=C sort)
+# The series' tags in commit order (the series' order, not the names').
+mapfile -t tags < <(git -C "$REPO" rev-list --reverse "$TAG..HEAD" |
+  while read -r c; do git -C "$REPO" tag --points-at "$c" | grep '^series-' | head -1; done)
 [ "${#tags[@]}" -gt 0 ] || die "$REPO has no series-NNNN tags"
 
 if [ "${CHECK_REUSE:-0}" = 1 ] && [ -f "$WORK/config.status" ]; then
