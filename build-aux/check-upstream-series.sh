@@ -93,10 +93,12 @@ for t in "${tags[@]}"; do
   built=1
   for test in "${tests[@]}"; do
     d=$(dirname "$test")
-    # gdbserver_tests need the links to vgdb and gdb that its `make
-    # check` makes, besides their programs.
+    # gdbserver_tests need their check programs and the links to vgdb
+    # and gdb that `make regtest` makes, besides their programs.
     if [ "$d" = gdbserver_tests ]; then
-      (cd "$WORK/$d" && make -j"$JOBS" check) >> "$tlog" 2>&1 || { built=0; echo "cannot make check in $d" >> "$tlog"; }
+      (cd "$WORK" && make -C "$d" -j"$JOBS" check &&
+       gdbserver_tests/make_local_links "$(sed -n 's/^GDB = //p' Makefile)") >> "$tlog" 2>&1 ||
+        { built=0; echo "cannot make the checks and links of $d" >> "$tlog"; }
     fi
     prog=$(sed -n 's/^prog\(-asis\)\{0,1\}: *\([^ ]*\).*/\2/p' "$WORK/$test.vgtest" | head -1)
     [ -n "$prog" ] || continue
