@@ -51,11 +51,24 @@ G tag "$TAG"
 mapfile -t patches < <(grep -v '^[[:space:]]*\(#\|$\)' "$PATCHDIR/series")
 mapfile -t newfiles < <(cd "$FILESDIR" && find . \( -type f -o -type l \) | sed 's|^\./||' | LC_ALL=C sort)
 declare -A owner
+# The added lines of a patch that build or include a file: those of its
+# Makefile.am sections and its #include lines.
+build_lines() {
+  awk '/^\+\+\+ / { mk = ($2 ~ /Makefile\.am$/); next }
+       /^\+/ && (mk || /#[ \t]*include/)' "$PATCHDIR/$1"
+}
 for f in "${newfiles[@]}"; do
   b=$(basename "$f")
+  # The first patch that builds or includes the file owns it; failing
+  # that, the first that names it at all.
   for p in "${patches[@]}"; do
-    if grep -q "^+.*\\b${b//./\\.}\\b" "$PATCHDIR/$p"; then owner[$f]=$p; break; fi
+    if build_lines "$p" | grep -q "\\b${b//./\\.}\\b"; then owner[$f]=$p; break; fi
   done
+  if [ -z "${owner[$f]:-}" ]; then
+    for p in "${patches[@]}"; do
+      if grep -q "^+.*\\b${b//./\\.}\\b" "$PATCHDIR/$p"; then owner[$f]=$p; break; fi
+    done
+  fi
   # A test program is named by its .vgtest (prog:), which its patch adds.
   if [ -z "${owner[$f]:-}" ] && [[ $f == */tests/*.c ]]; then
     stem=$(basename "$f" .c)
@@ -84,31 +97,40 @@ for p in "${patches[@]}"; do
   { echo "$subject"; echo; cat "$OUT/body"; } | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$OUT/msg"
   G add -A -f
   G commit -q -F "$OUT/msg"
-  G tag "series-$(printf '%04d' "$n")"
+  G tag "series-${p%%-*}"      # series-0005c for 0005c-....patch
 done
 rm -f "$OUT/body" "$OUT/msg"
 
 # Submissions: "# Part N (AAAA-BBBB): title." comments of the series.
-mapfile -t parts < <(sed -n 's/^# Part \([0-9]*\) (\([0-9]\{4\}\)-\([0-9]\{4\}\)): *\(.*\)$/\1 \2 \3 \4/p' "$PATCHDIR/series")
-[ "${#parts[@]}" -gt 0 ] || parts=("1 0001 $(printf '%04d' "$n") the series")
+# AAAA and BBBB are the number prefixes of the part's first and last patch
+# (0005c, 0012a); the parts cover the series in order, without gaps.
+mapfile -t parts < <(sed -n 's/^# Part \([0-9]*\) (\([0-9]\{4\}[a-z]*\)-\([0-9]\{4\}[a-z]*\)): *\(.*\)$/\1 \2 \3 \4/p' "$PATCHDIR/series")
+first=${patches[0]%%-*} last=${patches[$((n - 1))]%%-*}
+[ "${#parts[@]}" -gt 0 ] || parts=("1 $first $last the series")
+declare -A index
+for i in "${!patches[@]}"; do index[${patches[$i]%%-*}]=$i; done
+expect=0
 for part in "${parts[@]}"; do
   read -r num from to title <<< "$part"
-  from=$((10#$from)) to=$((10#$to))
-  [ "$to" -le "$n" ] || die "series: part $num ends at patch $to, but the series has $n"
+  [ -n "${index[$from]:-}" ] || die "series: part $num starts at $from, which is no patch of the series"
+  [ -n "${index[$to]:-}" ] || die "series: part $num ends at $to, which is no patch of the series"
+  [ "${index[$from]}" = "$expect" ] || die "series: part $num starts at $from, not right after the previous part"
+  [ "${index[$to]}" -ge "${index[$from]}" ] || die "series: part $num ends before it starts"
+  expect=$((index[$to] + 1))
   base=$TAG
-  [ "$from" -le 1 ] || base=series-$(printf '%04d' $((from - 1)))
+  [ "${index[$from]}" = 0 ] || base=series-${patches[$((index[$from] - 1))]%%-*}
   dir=$OUT/part$num
   G format-patch -q --cover-letter --no-signature --subject-prefix="PATCH part $num" \
-    -o "$dir" "$base..series-$(printf '%04d' "$to")"
+    -o "$dir" "$base..series-$to"
   # The cover letter: the part's paragraph of the series file.
   blurb=$(awk -v n="$num" '
-    $0 ~ "^# Part " n " " { on = 1 }
+    $0 ~ "^# Part " n " " { on = 1; next }
     on && (/^#[[:space:]]*$/ || !/^#/) { exit }
-    on { sub(/^# ?/, ""); print }' "$PATCHDIR/series")
-  short=$(printf '%s' "$title" | sed 's/[.:].*//')
+    on { sub(/^# ?/, ""); sub(/^Part [0-9]+ \([^)]*\): */, ""); print }' "$PATCHDIR/series")
+  short=$(printf '%s' "$title" | sed 's/[.]*$//')
   cover=$dir/0000-cover-letter.patch
   applies="The patches apply in order to $TAG."
-  [ "$from" -le 1 ] || applies="The patches apply in order to $TAG with the earlier parts applied."
+  [ "$base" = "$TAG" ] || applies="The patches apply in order to $TAG with the earlier parts applied."
   python3 - "$cover" "$short" "$blurb
 
 $applies" <<'EOF'
@@ -121,6 +143,7 @@ open(path, "w").write(s)
 EOF
   note "part $num: $(ls "$dir" | grep -vc cover-letter) patch(es) in $dir"
 done
+[ "$expect" = "$n" ] || die "series: the parts end before the last patch, $last"
 
 # Check: a fresh clone of the base takes every part with git am, in order.
 check=$OUT/check.git-work
@@ -133,7 +156,7 @@ for part in "${parts[@]}"; do
     git -C "$check" am -q --whitespace=nowarn "$m" || die "git am of $m failed"
   done
 done
-[ -z "$(git -C "$check" diff "series-$(printf '%04d' "$n")" -- . 2>/dev/null || true)" ] \
+[ -z "$(git -C "$check" diff "series-$last" -- . 2>/dev/null || true)" ] \
   || die "applying the mails does not give the series' tree"
 rm -rf "$check"
 note "every patch applies with git am to $TAG in order; the base and one commit per patch are in $REPO"

@@ -171,9 +171,9 @@ extern void ML_(jit_cfi_note_refused) ( void );
    CFI live at exit". */
 extern void ML_(jit_cfi_print_summary) ( void );
 
-/* Forgets the unwinder's cached CFI lookups (debuginfo.c, patch 0012):
-   they may name a DebugInfo of the store that is about to be freed, or
-   miss CFI that was just added. */
+/* Forgets the unwinder's cached CFI lookups (defined in debuginfo.c,
+   next to cfsi_m_cache__invalidate): they may name a DebugInfo of the
+   store that is about to be freed, or miss CFI that was just added. */
 extern void ML_(invalidate_cfsi_cache_for_jit) ( void );
 
 #endif   // __PRIV_JITCFI_H

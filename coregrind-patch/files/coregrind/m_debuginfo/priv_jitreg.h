@@ -153,8 +153,8 @@ extern void ML_(invalidate_sym_name_cache_for_jit) ( void );
 extern DebugInfo* ML_(alloc_unlisted_DebugInfo) ( const HChar* filename );
 
 /* Frees a DebugInfo from ML_(alloc_unlisted_DebugInfo) with everything
-   hanging off it (patch 0012: the reader of GDB JIT objects uses one
-   per object while it reads the line tables). */
+   hanging off it (defined in debuginfo.c; the CFI store and the
+   reader of GDB JIT objects use one per read of client debug info). */
 extern void ML_(free_unlisted_DebugInfo) ( DebugInfo* di );
 
 /* ---- Registration (jitreg.c), for the client requests and the
