@@ -256,6 +256,8 @@ BOOST_AUTO_TEST_CASE(the_source_file_is_the_first_named_file_symbol) {
     BOOST_TEST(r.object.file == nullptr);
     o.set_sym(3, 8, STT_FILE, SHN_ABS, 0, 0);  // "f_one" as a file name
     BOOST_TEST(read(o.bytes, false).file == "f_one");
+    o.set_sym(1, 1, STT_FILE, SHN_ABS, 0, 0);  // "file.c" before it
+    BOOST_TEST(read(o.bytes, false).file == "file.c");
 }
 
 BOOST_AUTO_TEST_CASE(a_function_ending_at_the_last_byte_of_the_address_space) {

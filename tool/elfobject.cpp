@@ -265,9 +265,9 @@ private:
                                "-byte symbols: the core refuses the object");
             break;
         case GDBELF_ERR_SYMTAB_OUTSIDE:
-            r.error(e->at, r.symtab_label(e->section) + " (offset " + hex(e->num[0]) + ", " +
-                               std::to_string(e->num[1]) +
-                               " bytes) lies outside the file: the core refuses the object");
+            r.error(e->at, r.symtab_label(e->section) + " lies outside the file (offset " +
+                               hex(e->num[0]) + ", " + std::to_string(e->num[1]) +
+                               " bytes): the core refuses the object");
             break;
         case GDBELF_ERR_SYMTAB_UNALIGNED:
             r.error(e->at, r.symtab_label(e->section) + " is not aligned to " +
