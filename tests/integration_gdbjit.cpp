@@ -461,6 +461,7 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
         "refused: symbol table is malformed: section ",
         " has entry size 24 and size 1099511627776, not a whole number of 24-byte symbols",
         "refused: a function lies outside its section: symbol ",
+        " 'gj_fib', value 0x0, size ",
         "refused: range overlaps the text of a loaded object",
         "unknown action 7: ignored",
         "line table of module_a.c (entry 0x",

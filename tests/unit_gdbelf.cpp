@@ -593,7 +593,7 @@ BOOST_AUTO_TEST_CASE(functions_outside_their_section) {
     Object64 x(ET_EXEC, 0x500000);
     x.set_sym(2, 8, STT_FUNC, 1, 0x4ffff0, 16);  // below
     const GdbElfError below = only_problem(read(x.bytes), GDBELF_ERR_FN_OUTSIDE_SECTION);
-    BOOST_TEST(describe(below) == "a function lies outside its section: symbol 2, value "
+    BOOST_TEST(describe(below) == "a function lies outside its section: symbol 2 'f_one', value "
                                   "0x4ffff0, size 16, in section 1 (address 0x500000, 32 bytes)");
     x.set_sym(2, 8, STT_FUNC, 1, 0x500011, 16);  // past
     only_problem(read(x.bytes), GDBELF_ERR_FN_OUTSIDE_SECTION);

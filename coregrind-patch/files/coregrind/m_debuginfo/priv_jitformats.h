@@ -857,8 +857,9 @@ extern const char* ML_(gdbelf_strerror)(int code);
 
 /* Writes what e says, with its numbers, as English text into
    buf[0..size) (NUL-terminated, cut to fit; nothing written when size
-   is 0), e.g. "section headers lie outside the object: 13 entries of
-   64 bytes at offset 0x1a0, the object has 1000 bytes".  Returns buf. */
+   is 0), e.g. "section headers lie outside the object: 13 entries (832
+   bytes) at offset 0x1a0, the object has 1000 bytes"; a function's
+   problem names it.  Returns buf. */
 extern char* ML_(gdbelf_describe)(const GdbElfError* e, char* buf,
                                   unsigned long size);
 

@@ -725,6 +725,11 @@ char* ML_(gdbelf_describe)(const GdbElfError* e, char* buf,
       case GDBELF_ERR_FN_WRAPS:
          put_s(&w, ": symbol ");
          put_u(&w, e->symbol);
+         if (e->name != 0) {
+            put_s(&w, " '");
+            put_s(&w, e->name);
+            put_s(&w, "'");
+         }
          put_s(&w, ", value ");
          put_x(&w, e->num[0]);
          put_s(&w, ", size ");
