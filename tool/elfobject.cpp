@@ -357,6 +357,10 @@ private:
         return -1;
     }
 
+    /// The DWARF sections as jitgdbdwarf.c reads them.  Its rules (which
+    /// sections, compression, relocations) are restated here and below
+    /// (unusable, relocations_problem), not shared: a change there changes
+    /// here too, with a case in tests/unit_objdump.cpp.
     void read_debug() {
         code_lo_ = ~std::uint64_t(0);
         for (const ElfFunction& f : info_.functions) code_lo_ = std::min(code_lo_, f.start);
