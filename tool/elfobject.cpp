@@ -1,6 +1,9 @@
 // elfobject.cpp: reading and checking in-memory JIT objects (elfobject.hpp).
 #include "elfobject.hpp"
 
+#include "priv_jitformats.h"
+#include <valgrind/jit.h>
+
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,13 +18,6 @@
 namespace vgjit {
 
 namespace {
-
-/// The largest object the core copies from a client (jitgdb.c).
-const std::uint64_t kMaxObjectSize = 256ULL * 1024 * 1024;
-/// The largest section count the core accepts (SHN_LORESERVE).
-const std::uint64_t kMaxSections = 65280;
-/// The longest function name the core registers (VG_JIT_MAX_STRING).
-const std::size_t kMaxName = 4095;
 
 /// Whether [off, off + len) lies within n bytes, without overflow.
 bool in_range(std::uint64_t off, std::uint64_t len, std::uint64_t n) {
@@ -101,30 +97,21 @@ bool abbrevs_declare_inlined(const unsigned char* p, const unsigned char* end, b
     return false;
 }
 
-/// Reads and checks one object of ELF class T (see read_elf_object).
+/// Reads and checks one object of ELF class T whose header and section
+/// header table the shared reader has checked (see read_elf_object).  The
+/// rules the core applies come from that reader (readgdbelf.c); this class
+/// turns its problems into vg-jit's messages and adds what only vg-jit
+/// reports, marked "vg-jit's own check" below.
 template <class T>
 class Reader {
 public:
-    Reader(const unsigned char* data, std::size_t n, ElfObjectInfo& info)
-        : d_(data), n_(n), info_(info) {}
+    Reader(const unsigned char* data, std::size_t n, ElfObjectInfo& info, GdbElfObject& o)
+        : d_(data), n_(n), info_(info), o_(o) {}
 
     void run() {
-        if (n_ < sizeof(typename T::Ehdr)) {
-            error(0, "the file is " + std::to_string(n_) + " bytes, shorter than an ELF" +
-                         std::to_string(T::kBits) + " header (" +
-                         std::to_string(sizeof(typename T::Ehdr)) + " bytes): the core refuses it");
-            return;
-        }
         std::memcpy(&eh_, d_, sizeof eh_);
-        info_.type = eh_.e_type;
-        info_.machine = eh_.e_machine;
-        info_.header_read = true;
-        if (eh_.e_type != ET_REL && eh_.e_type != ET_EXEC && eh_.e_type != ET_DYN)
-            error(offsetof(typename T::Ehdr, e_type),
-                  "object type " + elf_type_name(eh_.e_type) +
-                      " is not relocatable, executable or shared: the core refuses it");
         is_rel_ = eh_.e_type == ET_REL;
-        if (!read_section_headers()) return;
+        read_section_headers();
         read_section_names();
         read_sections();
         read_symbols();
@@ -149,46 +136,18 @@ private:
         return s;
     }
 
-    bool read_section_headers() {
-        if (eh_.e_shnum == 0) {
-            error(offsetof(typename T::Ehdr, e_shnum),
-                  "no section header table (e_shnum 0): the core refuses objects without one");
-            return false;
-        }
-        if (eh_.e_shnum > kMaxSections) {
-            error(offsetof(typename T::Ehdr, e_shnum),
-                  std::to_string(eh_.e_shnum) + " sections, more than the core accepts (" +
-                      std::to_string(kMaxSections) + ")");
-            return false;
-        }
-        if (eh_.e_shentsize != sizeof(typename T::Shdr)) {
-            error(offsetof(typename T::Ehdr, e_shentsize),
-                  "section header size " + std::to_string(eh_.e_shentsize) + " is not " +
-                      std::to_string(sizeof(typename T::Shdr)) + ": the core refuses it");
-            return false;
-        }
-        const std::uint64_t table = std::uint64_t(eh_.e_shnum) * sizeof(typename T::Shdr);
-        if (!in_range(eh_.e_shoff, table, n_)) {
-            error(offsetof(typename T::Ehdr, e_shoff),
-                  "the section header table (offset " + hex(eh_.e_shoff) + ", " +
-                      std::to_string(eh_.e_shnum) + " entries, " + std::to_string(table) +
-                      " bytes) lies past the end of the file (" + std::to_string(n_) +
-                      " bytes): the core refuses it");
-            return false;
-        }
-        if (eh_.e_shoff % (T::kBits / 8) != 0)
-            error(offsetof(typename T::Ehdr, e_shoff),
-                  "the section header table's offset " + hex(eh_.e_shoff) +
-                      " is not aligned to " + std::to_string(T::kBits / 8) +
-                      " bytes: the core refuses it");
+    /// Copies the section header table (inside the file: the shared reader
+    /// opened the object).
+    void read_section_headers() {
         sh_.resize(eh_.e_shnum);
         for (std::size_t i = 0; i < sh_.size(); ++i)
             std::memcpy(&sh_[i], d_ + sh_at(i), sizeof(typename T::Shdr));
         names_.assign(sh_.size(), std::string());
         contents_ok_.assign(sh_.size(), false);
-        return true;
     }
 
+    /// The section names, for messages and the DWARF sections (vg-jit's
+    /// own checks: the core's object rules do not read them).
     void read_section_names() {
         const unsigned idx = eh_.e_shstrndx;
         if (idx == SHN_UNDEF) return;
@@ -234,7 +193,9 @@ private:
             const typename T::Shdr& s = sh_[i];
             if (i == 0) continue;
             // The core takes code from any section flagged executable, even
-            // of type SHT_NULL; those have no content to check.
+            // of type SHT_NULL; those have no content to check.  vg-jit's
+            // own check: a section past the end of the file (the core reads
+            // only the sections the shared reader and jitgdbdwarf.c check).
             const bool nobits = s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL;
             if (!nobits && !in_range(s.sh_offset, s.sh_size, n_))
                 error(sh_at(i) + offsetof(typename T::Shdr, sh_offset),
@@ -258,139 +219,135 @@ private:
     }
 
     void read_symbols() {
-        bool found = false;
-        for (std::size_t i = 0; i < sh_.size(); ++i)
-            if (sh_[i].sh_type == SHT_SYMTAB) {
-                found = true;
-                read_symtab(i);
-            }
-        if (!found)
-            error(0, "no symbol table (.symtab): the core refuses objects without one");
+        // vg-jit's own check: a string table not ending with a NUL byte (the
+        // core refuses only the names that run off its end).
+        for (std::size_t i = 0; i < sh_.size(); ++i) {
+            if (sh_[i].sh_type != SHT_SYMTAB) continue;
+            const unsigned link = sh_[i].sh_link;
+            if (link == 0 || link >= sh_.size() || !contents_ok_[link] ||
+                sh_[link].sh_type != SHT_STRTAB)
+                continue;
+            const typename T::Shdr& ss = sh_[link];
+            if (ss.sh_size == 0 || d_[ss.sh_offset + ss.sh_size - 1] != '\0')
+                warning(sh_at(link), "the string table " + section_label(link) +
+                                         " does not end with a NUL byte");
+        }
+        o_.on_problem = &Reader::symbol_problem;
+        o_.ctx = this;
+        ML_(gdbelf_functions)(&o_, &Reader::add_function, this);
+        if (o_.file) info_.source_file.assign(o_.file, o_.file_len);
     }
 
-    void read_symtab(std::size_t ti) {
-        const typename T::Shdr& st = sh_[ti];
-        const std::uint64_t at = sh_at(ti);
-        const std::string label = "symbol table (" + section_label(ti) + ")";
-        if (st.sh_entsize != sizeof(typename T::Sym) || st.sh_size % sizeof(typename T::Sym) != 0) {
-            error(at + offsetof(typename T::Shdr, sh_entsize),
-                  "the " + label + " has entry size " + std::to_string(st.sh_entsize) +
-                      " and size " + std::to_string(st.sh_size) + ", not a whole number of " +
-                      std::to_string(sizeof(typename T::Sym)) +
-                      "-byte symbols: the core refuses the object");
-            return;
-        }
-        if (!contents_ok_[ti]) {
-            error(at, "the " + label + " lies outside the file: the core refuses the object");
-            return;
-        }
-        if (st.sh_offset % (T::kBits / 8) != 0)
-            error(at + offsetof(typename T::Shdr, sh_offset),
-                  "the " + label + " is not aligned to " + std::to_string(T::kBits / 8) +
-                      " bytes: the core refuses the object");
-        if (st.sh_link == 0 || st.sh_link >= sh_.size()) {
-            error(at + offsetof(typename T::Shdr, sh_link),
-                  "the " + label + " links to section " + std::to_string(st.sh_link) +
-                      ", not a string table: the core refuses the object");
-            return;
-        }
-        const typename T::Shdr& ss = sh_[st.sh_link];
-        if (ss.sh_type != SHT_STRTAB || !contents_ok_[st.sh_link]) {
-            error(sh_at(st.sh_link), "the string table of the " + label + " (" +
-                                         section_label(st.sh_link) +
-                                         ") is not a string table inside the file: the core "
-                                         "refuses the object");
-            return;
-        }
-        const char* strs = reinterpret_cast<const char*>(d_ + ss.sh_offset);
-        const std::uint64_t strsize = ss.sh_size;
-        if (strsize == 0 || strs[strsize - 1] != '\0')
-            warning(sh_at(st.sh_link), "the string table " + section_label(st.sh_link) +
-                                           " does not end with a NUL byte");
-        const std::uint64_t nsyms = st.sh_size / sizeof(typename T::Sym);
-        std::set<unsigned> no_address_reported;
-        for (std::uint64_t k = 1; k < nsyms; ++k) {
-            const std::uint64_t sat = st.sh_offset + k * sizeof(typename T::Sym);
-            typename T::Sym sym;
-            std::memcpy(&sym, d_ + sat, sizeof sym);
-            const unsigned type = T::sym_type(sym);
-            if (type != STT_FUNC && type != STT_FILE) continue;
-            const std::string what = std::string(type == STT_FUNC ? "function" : "file") +
-                                     " symbol " + std::to_string(k);
-            if (sym.st_name == 0) {
-                error(sat, what + " has no name (name offset 0): the core refuses the object");
-                continue;
-            }
-            if (sym.st_name >= strsize) {
-                error(sat, what + ": name offset " + std::to_string(sym.st_name) +
-                               " lies outside the string table (" + std::to_string(strsize) +
+    /// "the symbol table (section N 'NAME')".
+    std::string symtab_label(unsigned i) const {
+        return "the symbol table (" + section_label(i) + ")";
+    }
+
+    /// The shared reader's problems with symbol tables and symbols, as
+    /// vg-jit's errors; reading goes on past each.
+    static int symbol_problem(void* ctx, const GdbElfError* e) {
+        Reader& r = *static_cast<Reader*>(ctx);
+        const std::string k = std::to_string(e->symbol);
+        const std::string what =
+            std::string(e->num[1] == GDBELF_STT_FILE ? "file" : "function") + " symbol " + k;
+        const std::string fn = "function '" + std::string(e->name ? e->name : "") + "' (symbol " +
+                               k + ", value " + hex(e->num[0]) + ", size " +
+                               std::to_string(e->num[1]) + ")";
+        switch (e->code) {
+        case GDBELF_ERR_NO_SYMTAB:
+            r.error(e->at, "no symbol table (.symtab): the core refuses objects without one");
+            break;
+        case GDBELF_ERR_SYMTAB_ENTSIZE:
+            r.error(e->at, r.symtab_label(e->section) + " has entry size " +
+                               std::to_string(e->num[0]) + " and size " +
+                               std::to_string(e->num[1]) + ", not a whole number of " +
+                               std::to_string(e->num[2]) +
+                               "-byte symbols: the core refuses the object");
+            break;
+        case GDBELF_ERR_SYMTAB_OUTSIDE:
+            r.error(e->at, r.symtab_label(e->section) + " lies outside the file (offset " +
+                               hex(e->num[0]) + ", " + std::to_string(e->num[1]) +
                                " bytes): the core refuses the object");
-                continue;
-            }
-            if (!std::memchr(strs + sym.st_name, '\0', strsize - sym.st_name)) {
-                error(sat, what + ": name at offset " + std::to_string(sym.st_name) +
+            break;
+        case GDBELF_ERR_SYMTAB_UNALIGNED:
+            r.error(e->at, r.symtab_label(e->section) + " is not aligned to " +
+                               std::to_string(e->num[1]) + " bytes: the core refuses the object");
+            break;
+        case GDBELF_ERR_SYMTAB_NO_STRTAB:
+            r.error(e->at, r.symtab_label(e->section) + " links to section " +
+                               std::to_string(e->num[0]) +
+                               ", not a string table: the core refuses the object");
+            break;
+        case GDBELF_ERR_STRTAB_BAD:
+            r.error(e->at, "the string table of " + r.symtab_label(e->section) + " (" +
+                               r.section_label(e->num[0]) +
+                               ") is not a string table inside the file: the core refuses "
+                               "the object");
+            break;
+        case GDBELF_ERR_SYM_NO_NAME:
+            r.error(e->at, what + " has no name (name offset 0): the core refuses the object");
+            break;
+        case GDBELF_ERR_SYM_NAME_OUTSIDE:
+            r.error(e->at, what + ": name offset " + std::to_string(e->num[0]) +
+                               " lies outside the string table (" + std::to_string(e->num[2]) +
+                               " bytes): the core refuses the object");
+            break;
+        case GDBELF_ERR_SYM_NAME_UNTERMINATED:
+            r.error(e->at, what + ": name at offset " + std::to_string(e->num[0]) +
                                " is not NUL-terminated within the string table: the core "
                                "refuses the object");
-                continue;
-            }
-            const std::string name(strs + sym.st_name);
-            if (type == STT_FILE) {
-                if (info_.source_file.empty()) info_.source_file = name;
-                continue;
-            }
-            if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sh_.size()) continue;
-            if (sym.st_size == 0) continue;
-            const typename T::Shdr& sec = sh_[sym.st_shndx];
-            if (!(sec.sh_flags & SHF_EXECINSTR) || !(sec.sh_flags & SHF_ALLOC)) continue;
-            const std::string fn = "function '" + name + "' (symbol " + std::to_string(k) +
-                                   ", value " + hex(sym.st_value) + ", size " +
-                                   std::to_string(sym.st_size) + ")";
-            std::uint64_t start;
-            if (is_rel_) {
-                if (sec.sh_addr == 0) {
-                    if (no_address_reported.insert(sym.st_shndx).second)
-                        error(sh_at(sym.st_shndx) + offsetof(typename T::Shdr, sh_addr),
-                              section_label(sym.st_shndx) +
-                                  " holds functions but has no load address (sh_addr 0; a JIT "
-                                  "writes where it loaded the code there): the core refuses "
-                                  "the object");
-                    continue;
-                }
-                if (!in_range(sym.st_value, sym.st_size, sec.sh_size)) {
-                    error(sat, fn + " lies outside its " + section_label(sym.st_shndx) + " (" +
-                                   std::to_string(sec.sh_size) +
+            break;
+        case GDBELF_ERR_NO_LOAD_ADDRESS:
+            // Once per section, not per function.
+            if (r.no_address_reported_.insert(e->section).second)
+                r.error(e->at, r.section_label(e->section) +
+                                   " holds functions but has no load address (sh_addr 0; a JIT "
+                                   "writes where it loaded the code there): the core refuses "
+                                   "the object");
+            break;
+        case GDBELF_ERR_FN_OUTSIDE_SECTION:
+            if (r.is_rel_)
+                r.error(e->at, fn + " lies outside its " + r.section_label(e->section) + " (" +
+                                   std::to_string(e->num[3]) +
                                    " bytes): the core refuses the object");
-                    continue;
-                }
-                start = sec.sh_addr + sym.st_value;
-            } else {
-                if (sym.st_value < sec.sh_addr ||
-                    !in_range(sym.st_value - sec.sh_addr, sym.st_size, sec.sh_size)) {
-                    error(sat, fn + " lies outside its " + section_label(sym.st_shndx) + " [" +
-                                   hex(sec.sh_addr) + ", " + hex(sec.sh_addr + sec.sh_size) +
+            else
+                r.error(e->at, fn + " lies outside its " + r.section_label(e->section) + " [" +
+                                   hex(e->num[2]) + ", " + hex(e->num[2] + e->num[3]) +
                                    "): the core refuses the object");
-                    continue;
-                }
-                start = sym.st_value;
-            }
-            if (start + sym.st_size < start) {
-                error(sat, fn + ": its range wraps around the address space: the core refuses "
+            break;
+        case GDBELF_ERR_FN_WRAPS:
+            r.error(e->at, fn + ": its range wraps around the address space: the core refuses "
                                 "the object");
-                continue;
-            }
-            if (name.size() > kMaxName)
-                warning(sat, fn.substr(0, 40) + "...: the name is " + std::to_string(name.size()) +
-                                 " bytes long; the core refuses functions whose name is longer "
-                                 "than " + std::to_string(kMaxName) + " bytes");
-            ElfFunction f;
-            f.name = name;
-            f.start = start;
-            f.size = sym.st_size;
-            f.section = sym.st_shndx;
-            f.symbol = k;
-            info_.functions.push_back(f);
-            fn_offsets_.push_back(sat);
+            break;
+        default: {
+            char buf[200];
+            r.error(e->at, std::string(ML_(gdbelf_describe)(e, buf, sizeof buf)) +
+                               ": the core refuses the object");
         }
+        }
+        return 1;
+    }
+
+    /// A function the shared reader accepted.
+    static void add_function(void* ctx, const GdbElfFunction* g) {
+        Reader& r = *static_cast<Reader*>(ctx);
+        ElfFunction f;
+        f.name.assign(g->name, g->name_len);
+        f.start = g->start;
+        f.size = g->size;
+        f.section = g->section;
+        f.symbol = g->symbol;
+        // vg-jit's own check of a rule of the registry (jitreg.c), which
+        // refuses the function, not the object.
+        if (f.name.size() > VG_JIT_MAX_STRING)
+            r.warning(g->at, "function '" + f.name.substr(0, 30) + "' (symbol " +
+                                 std::to_string(g->symbol) + ", value " + hex(g->value) +
+                                 ", size " + std::to_string(g->size) + ")...: the name is " +
+                                 std::to_string(f.name.size()) +
+                                 " bytes long; the core refuses functions whose name is longer "
+                                 "than " + std::to_string(VG_JIT_MAX_STRING) + " bytes");
+        r.info_.functions.push_back(f);
+        r.fn_offsets_.push_back(g->at);
     }
 
     /// The section called `name` with readable content, or -1.
@@ -400,6 +357,10 @@ private:
         return -1;
     }
 
+    /// The DWARF sections as jitgdbdwarf.c reads them.  Its rules (which
+    /// sections, compression, relocations) are restated here and below
+    /// (unusable, relocations_problem), not shared: a change there changes
+    /// here too, with a case in tests/unit_objdump.cpp.
     void read_debug() {
         code_lo_ = ~std::uint64_t(0);
         for (const ElfFunction& f : info_.functions) code_lo_ = std::min(code_lo_, f.start);
@@ -632,6 +593,8 @@ private:
     const unsigned char* d_;
     std::uint64_t n_;
     ElfObjectInfo& info_;
+    GdbElfObject& o_;                        ///< opened by the shared reader
+    std::set<unsigned> no_address_reported_;  ///< sections without a load address
     typename T::Ehdr eh_{};
     bool is_rel_ = false;
     std::vector<typename T::Shdr> sh_;
@@ -641,14 +604,6 @@ private:
     std::uint64_t problem_at_ = 0;           ///< where unusable() found its reason
     std::uint64_t code_lo_ = 0;              ///< lowest function start (read_debug)
 };
-
-/// The ELF identification's byte order of this machine.
-unsigned char host_data() {
-    const std::uint16_t one = 1;
-    unsigned char b;
-    std::memcpy(&b, &one, 1);
-    return b == 1 ? ELFDATA2LSB : ELFDATA2MSB;
-}
 
 }  // namespace
 
@@ -674,42 +629,102 @@ std::string elf_type_name(std::uint16_t t) {
     }
 }
 
+namespace {
+
+/// The shared reader's problems with the header and the section header
+/// table, as vg-jit's errors.  A foreign byte order stops the reading (the
+/// rest of this file reads the structures in this machine's order).
+int header_problem(void* ctx, const GdbElfError* e) {
+    ElfObjectInfo& info = *static_cast<ElfObjectInfo*>(ctx);
+    const auto n = std::to_string(e->num[0]);
+    std::string msg;
+    int go_on = 1;
+    switch (e->code) {
+    case GDBELF_ERR_NOT_ELF:
+        msg = e->num[0] < SELFMAG
+                  ? "the file is " + n +
+                        " bytes, shorter than an ELF identification (16 bytes): the core "
+                        "refuses it"
+                  : "not an ELF object: the first 4 bytes are not the ELF magic 7f 45 4c 46";
+        break;
+    case GDBELF_ERR_SHORT:
+        msg = e->num[1] == EI_NIDENT
+                  ? "the file is " + n +
+                        " bytes, shorter than an ELF identification (16 bytes): the core "
+                        "refuses it"
+                  : "the file is " + n + " bytes, shorter than an ELF" +
+                        std::to_string(info.elf_class) + " header (" +
+                        std::to_string(e->num[1]) + " bytes): the core refuses it";
+        break;
+    case GDBELF_ERR_BAD_CLASS: msg = "unknown ELF class " + n; break;
+    case GDBELF_ERR_BAD_BYTE_ORDER: msg = "unknown ELF byte order " + n; break;
+    case GDBELF_ERR_FOREIGN_BYTE_ORDER:
+        msg = std::string("the object is ") + (e->num[0] == ELFDATA2LSB ? "little" : "big") +
+              "-endian, unlike this machine: the core refuses objects of another byte order "
+              "than the program's";
+        go_on = 0;
+        break;
+    case GDBELF_ERR_FOREIGN_CLASS:
+        msg = "the object is ELFCLASS" + n + ", this machine's programs ELFCLASS" +
+              std::to_string(e->num[1]) +
+              ": the core refuses objects of another class than the program's";
+        break;
+    case GDBELF_ERR_BAD_TYPE:
+        msg = "object type " + elf_type_name(static_cast<std::uint16_t>(e->num[0])) +
+              " is not relocatable, executable or shared: the core refuses it";
+        break;
+    case GDBELF_ERR_NO_SECTIONS:
+        msg = "no section header table (e_shnum 0): the core refuses objects without one";
+        break;
+    case GDBELF_ERR_TOO_MANY_SECTIONS:
+        msg = n + " sections, more than the core accepts (" + std::to_string(e->num[1]) + ")";
+        break;
+    case GDBELF_ERR_SHENTSIZE:
+        msg = "section header size " + n + " is not " + std::to_string(e->num[1]) +
+              ": the core refuses it";
+        break;
+    case GDBELF_ERR_SHDRS_OUTSIDE:
+        msg = "the section header table (offset " + hex(e->num[0]) + ", " +
+              std::to_string(e->num[1]) + " entries, " + std::to_string(e->num[2]) +
+              " bytes) lies past the end of the file (" + std::to_string(e->num[3]) +
+              " bytes): the core refuses it";
+        break;
+    case GDBELF_ERR_SHDRS_UNALIGNED:
+        msg = "the section header table's offset " + hex(e->num[0]) + " is not aligned to " +
+              std::to_string(e->num[1]) + " bytes: the core refuses it";
+        break;
+    default: {
+        char buf[200];
+        msg = std::string(ML_(gdbelf_describe)(e, buf, sizeof buf)) + ": the core refuses it";
+    }
+    }
+    info.problems.push_back(Problem{Severity::Error, true, false, e->at, msg});
+    return go_on;
+}
+
+}  // namespace
+
 ElfObjectInfo read_elf_object(const unsigned char* data, std::size_t n) {
     ElfObjectInfo info;
     info.file_size = n;
-    auto fail = [&](std::uint64_t where, const std::string& msg) {
-        info.problems.push_back(Problem{Severity::Error, true, false, where, msg});
-        return info;
-    };
-    if (n >= SELFMAG && std::memcmp(data, ELFMAG, SELFMAG) != 0)
-        return fail(0, "not an ELF object: the first 4 bytes are not the ELF magic 7f 45 4c 46");
-    if (n < EI_NIDENT)
-        return fail(0, "the file is " + std::to_string(n) +
-                           " bytes, shorter than an ELF identification (16 bytes): the core "
-                           "refuses it");
-    const unsigned char cls = data[EI_CLASS], dat = data[EI_DATA];
-    if (cls != ELFCLASS32 && cls != ELFCLASS64)
-        return fail(EI_CLASS, "unknown ELF class " + std::to_string(cls));
-    if (dat != ELFDATA2LSB && dat != ELFDATA2MSB)
-        return fail(EI_DATA, "unknown ELF byte order " + std::to_string(dat));
-    info.elf_class = cls == ELFCLASS64 ? 64 : 32;
-    info.little_endian = dat == ELFDATA2LSB;
-    if (dat != host_data())
-        return fail(EI_DATA, std::string("the object is ") +
-                                 (info.little_endian ? "little" : "big") +
-                                 "-endian, unlike this machine: the core refuses objects of "
-                                 "another byte order than the program's");
-    const unsigned host_bits = sizeof(void*) * 8;
-    if (info.elf_class != host_bits)
-        info.problems.push_back(Problem{
-            Severity::Error, true, false, EI_CLASS,
-            "the object is ELFCLASS" + std::to_string(info.elf_class) + ", this machine's programs " +
-                "ELFCLASS" + std::to_string(host_bits) +
-                ": the core refuses objects of another class than the program's"});
-    if (info.elf_class == 64)
-        Reader<Elf64Types>(data, n, info).run();
+    GdbElfObject o;
+    // The header's checks set elf_class before any problem that names it.
+    if (n > EI_DATA && (data[EI_CLASS] == ELFCLASS32 || data[EI_CLASS] == ELFCLASS64))
+        info.elf_class = data[EI_CLASS] == ELFCLASS64 ? 64 : 32;
+    ML_(gdbelf_open)(&o, data, n, &header_problem, &info);
+    if (o.elf_class != 0) {
+        info.elf_class = o.elf_class;
+        info.little_endian = !o.big_endian;
+    }
+    if (!o.have_header) return info;
+    info.type = static_cast<std::uint16_t>(o.type);
+    info.machine = static_cast<std::uint16_t>(o.machine);
+    info.header_read = true;
+    if (!o.opened) return info;
+    if (o.elf_class == 64)
+        Reader<Elf64Types>(data, n, info, o).run();
     else
-        Reader<Elf32Types>(data, n, info).run();
+        Reader<Elf32Types>(data, n, info, o).run();
     return info;
 }
 
@@ -726,11 +741,12 @@ ElfObjectInfo read_elf_object_file(const std::string& path) {
         ::close(fd);
         return fail("not a regular file");
     }
-    if (static_cast<std::uint64_t>(st.st_size) > kMaxObjectSize) {
+    if (static_cast<std::uint64_t>(st.st_size) > GDBELF_MAX_OBJECT_SIZE) {
         ::close(fd);
         info.file_size = st.st_size;
         return fail("the object is " + std::to_string(st.st_size) +
-                    " bytes, more than the core accepts (256 MiB)");
+                    " bytes, more than the core accepts (" +
+                    std::to_string(GDBELF_MAX_OBJECT_SIZE >> 20) + " MiB)");
     }
     std::vector<unsigned char> bytes(static_cast<std::size_t>(st.st_size));
     std::size_t got = 0;

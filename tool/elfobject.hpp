@@ -1,10 +1,11 @@
 // elfobject.hpp: reads an ELF object file of the kind a JIT hands to
 // debuggers through the GDB JIT compilation interface (the image at
 // symfile_addr, symfile_size bytes, saved to a file) and checks it against
-// the rules the patched core applies before it trusts such an object
-// (coregrind/m_debuginfo/jitgdb.c): header, section header table, symbol and
-// string tables, every function inside its section.  Used by `vg-jit dump`
-// and `vg-jit check` for ELF input.
+// the rules the patched core applies before it trusts such an object: the
+// header, section header table, symbol and string tables and every function
+// inside its section by the core's own code (readgdbelf.c, shared through
+// priv_jitformats.h), the DWARF sections as jitgdbdwarf.c reads them.  Used
+// by `vg-jit dump` and `vg-jit check` for ELF input.
 //
 // The structures are glibc's <elf.h>.  Objects of both ELF classes are
 // read; an object in the other byte order than this machine's is reported

@@ -65,8 +65,9 @@
 
    Each object is copied from client memory into core memory before it
    is parsed (the client may change it meanwhile), and every offset,
-   size and index in it is checked against the copy; a bad object is
-   refused as a whole, with a warning.  Its function symbols (.symtab,
+   size and index in it is checked against the copy by the rules of
+   readgdbelf.c, which vg-jit applies too; a bad object is refused as a
+   whole, with a warning.  Its function symbols (.symtab,
    STT_FUNC, in an executable section, size > 0) are registered in the
    JIT code registry (ML_(jit_register)), named after the object's
    STT_FILE symbol (the module's source file) or "<jit object #N>", so
@@ -101,13 +102,12 @@
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"         /* the CFI store */
 #include "priv_jitgdb.h"         /* self */
-#include "priv_jitformats.h"     /* BEAMJIT_* */
+#include "priv_jitformats.h"     /* BEAMJIT_*, the ELF object rules */
 
 
 /* Limits on what a client may hand in. */
-#define MAX_OBJECT_SIZE   (256UL * 1024 * 1024)  /* bytes per object */
+#define MAX_OBJECT_SIZE   GDBELF_MAX_OBJECT_SIZE /* bytes per object */
 #define MAX_LIST_ENTRIES  (1UL << 22)            /* entries per list */
-#define MAX_SECTIONS      65280                  /* SHN_LORESERVE */
 #define MAX_WARNINGS      100
 
 /* The client's layouts (same word size as the core). */
@@ -327,120 +327,34 @@ typedef
    }
    ObjFn;
 
-/* Is the string at img+off NUL-terminated before img+limit? */
-static Bool string_ok ( const UChar* img, ULong off, ULong limit )
+/* Appends the function f, found by the shared reader, to fns (an
+   XArray of ObjFn). */
+static void add_fn ( void* fns, const GdbElfFunction* f )
 {
-   ULong i;
-   for (i = off; i < limit; i++)
-      if (img[i] == 0)
-         return True;
-   return False;
+   ObjFn of;
+   of.start = (Addr)f->start;
+   of.size  = (UWord)f->size;
+   of.name  = f->name;
+   VG_(addToXA)((XArray*)fns, &of);
 }
 
-/* Parses the ELF image img[0..n): appends its functions to fns (of
-   ObjFn) and sets *file to its first STT_FILE symbol (or NULL).
-   Returns NULL on success, else why the object is refused. */
+/* Parses the ELF image img[0..n) by the rules of readgdbelf.c: appends
+   its functions to fns (of ObjFn) and sets *file to its source file
+   (or NULL).  Returns NULL on success, else why the object is refused
+   (a text with its numbers, valid until the next call). */
 static const HChar* parse_object ( const UChar* img, ULong n,
                                    XArray* fns,
                                    /*OUT*/const HChar** file )
 {
-   const ElfXX_Ehdr* eh = (const ElfXX_Ehdr*)img;
-   const ElfXX_Shdr* sh;
-   Bool  is_rel, found_symtab = False;
-   UWord i;
+   static HChar why[200];
+   GdbElfObject o;
 
    *file = NULL;
-   if (n < sizeof(ElfXX_Ehdr))
-      return "shorter than an ELF header";
-   if (eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1
-       || eh->e_ident[EI_MAG2] != ELFMAG2 || eh->e_ident[EI_MAG3] != ELFMAG3)
-      return "not an ELF object";
-   if (eh->e_ident[EI_CLASS] != MY_ELFCLASS
-       || eh->e_ident[EI_DATA] != MY_ELFDATA)
-      return "ELF class or byte order differs from the program's";
-   if (eh->e_type != ET_REL && eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
-      return "not a relocatable, executable or shared object";
-   is_rel = eh->e_type == ET_REL;
-   if (eh->e_shnum == 0 || eh->e_shnum > MAX_SECTIONS)
-      return "no section headers, or too many";
-   if (eh->e_shentsize != sizeof(ElfXX_Shdr))
-      return "unexpected section header size";
-   if (!VG_IS_WORD_ALIGNED(eh->e_shoff)
-       || !ML_(jit_gdb_in_image)(eh->e_shoff,
-                                 (ULong)eh->e_shnum * sizeof(ElfXX_Shdr), n))
-      return "section headers lie outside the object";
-   sh = (const ElfXX_Shdr*)(img + eh->e_shoff);
-
-   for (i = 0; i < eh->e_shnum; i++) {
-      const ElfXX_Shdr* st = &sh[i];
-      const ElfXX_Shdr* ss;
-      const ElfXX_Sym*  syms;
-      const UChar*      strs;
-      UWord             n_syms, k;
-      if (st->sh_type != SHT_SYMTAB)
-         continue;
-      found_symtab = True;
-      if (st->sh_entsize != sizeof(ElfXX_Sym)
-          || st->sh_size % sizeof(ElfXX_Sym) != 0
-          || !VG_IS_WORD_ALIGNED(st->sh_offset)
-          || !ML_(jit_gdb_in_image)(st->sh_offset, st->sh_size, n))
-         return "symbol table lies outside the object or is malformed";
-      if (st->sh_link == 0 || st->sh_link >= eh->e_shnum)
-         return "symbol table names no string table";
-      ss = &sh[st->sh_link];
-      if (ss->sh_type != SHT_STRTAB
-          || !ML_(jit_gdb_in_image)(ss->sh_offset, ss->sh_size, n))
-         return "string table lies outside the object";
-      syms   = (const ElfXX_Sym*)(img + st->sh_offset);
-      strs   = img + ss->sh_offset;
-      n_syms = st->sh_size / sizeof(ElfXX_Sym);
-      for (k = 1; k < n_syms; k++) {
-         const ElfXX_Sym*  sym = &syms[k];
-         const ElfXX_Shdr* sec;
-         ObjFn             f;
-         UInt              type = ELFXX_ST_TYPE(sym->st_info);
-         if (type != STT_FUNC && type != STT_FILE)
-            continue;
-         if (sym->st_name == 0 || sym->st_name >= ss->sh_size
-             || !string_ok(strs, sym->st_name, ss->sh_size))
-            return "symbol name lies outside the string table";
-         if (type == STT_FILE) {
-            if (*file == NULL && strs[sym->st_name] != 0)
-               *file = (const HChar*)(strs + sym->st_name);
-            continue;
-         }
-         if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= eh->e_shnum)
-            continue;   /* undefined, absolute or common: no code here */
-         if (sym->st_size == 0)
-            continue;   /* no extent to name */
-         sec = &sh[sym->st_shndx];
-         if (!(sec->sh_flags & SHF_EXECINSTR) || !(sec->sh_flags & SHF_ALLOC))
-            continue;
-         if (is_rel) {
-            /* GDB's rule for JIT objects: the section header holds the
-               load address. */
-            if (sec->sh_addr == 0)
-               return "a code section has no load address";
-            if (!ML_(jit_gdb_in_image)(sym->st_value, sym->st_size,
-                                       sec->sh_size))
-               return "a function lies outside its section";
-            f.start = sec->sh_addr + sym->st_value;
-         } else {
-            if (sym->st_value < sec->sh_addr
-                || !ML_(jit_gdb_in_image)(sym->st_value - sec->sh_addr,
-                                          sym->st_size, sec->sh_size))
-               return "a function lies outside its section";
-            f.start = sym->st_value;
-         }
-         if (f.start + sym->st_size < f.start)
-            return "a function's range wraps around";
-         f.size = sym->st_size;
-         f.name = (const HChar*)(strs + sym->st_name);
-         VG_(addToXA)(fns, &f);
-      }
-   }
-   if (!found_symtab)
-      return "no symbol table";
+   if (ML_(gdbelf_open)(&o, img, n, NULL, NULL) == GDBELF_OK)
+      (void)ML_(gdbelf_functions)(&o, add_fn, fns);
+   if (o.error.code != GDBELF_OK)
+      return ML_(gdbelf_describe)(&o.error, why, sizeof(why));
+   *file = o.file;
    return NULL;
 }
 

@@ -1,5 +1,5 @@
 /*--------------------------------------------------------------------*/
-/*--- Parsers for JIT producer files: jitdump and perf map.        ---*/
+/*--- Parsers for JIT producer files and GDB JIT objects.          ---*/
 /*---                                            priv_jitformats.h ---*/
 /*--------------------------------------------------------------------*/
 
@@ -42,7 +42,12 @@
      jit-interface.txt): a text file `/tmp/perf-<pid>.map` with one
      "START SIZE name" line per function.  Reader: PerfmapReader.
 
-   Both are written in portable C99 without any libc call and without
+   The same file declares the checks of CFI records (checkcfi.c), the
+   reader of Erlang/OTP's entries of the GDB JIT interface
+   (readbeamjit.c) and the rules for the ELF objects of that interface
+   (readgdbelf.c); each has its own section below.
+
+   All are written in portable C99 without any libc call and without
    Valgrind headers, so that the very same source files are compiled
    into Valgrind's core (which has no libc) and into user-space programs
    (the vg-jit tool, unit tests, fuzz targets).  Only plain C types are
@@ -613,6 +618,250 @@ extern int ML_(beamjit_check)(BeamJitReader* r);
 
 /* Static English text for a BEAMJIT_ERR_* code. */
 extern const char* ML_(beamjit_strerror)(int code);
+
+/* ------------------------------------------------------------------
+   ELF objects of the GDB JIT interface (readgdbelf.c)
+   ------------------------------------------------------------------
+
+   The rules by which an in-memory ELF object handed to the GDB JIT
+   interface (the image at an entry's symfile_addr, symfile_size bytes)
+   is accepted, and which of its symbols name code.  The core
+   (jitgdb.c) registers what this reader accepts and refuses an object
+   on the first problem; vg-jit (tool/elfobject.cpp) reads saved objects
+   with the same reader and reports every problem it finds.
+
+   The object, in either ELF class and either byte order (fields are
+   decoded byte by byte, so the image needs no alignment):
+     - starts with the ELF magic and a valid EI_CLASS and EI_DATA; its
+       class and byte order are the program's (sizeof(void*), the host
+       byte order);
+     - holds a whole ELF header of its class; e_type is ET_REL, ET_EXEC
+       or ET_DYN;
+     - has 1 to GDBELF_MAX_SECTIONS section headers of its class's size
+       (e_shentsize), the table inside the image and at an offset
+       aligned to the class's word size (4 or 8 bytes);
+     - has at least one symbol table (SHT_SYMTAB).  Each is a whole
+       number of symbols of the class's size (sh_entsize is that size),
+       lies inside the image at an aligned offset, and links (sh_link)
+       to a section of type SHT_STRTAB inside the image;
+     - every STT_FUNC and STT_FILE symbol but the first (index 0) has a
+       name: st_name > 0, inside the string table, NUL-terminated there.
+
+   A function is an STT_FUNC symbol with st_size > 0 defined in a
+   section (0 < st_shndx < e_shnum) flagged SHF_ALLOC and SHF_EXECINSTR
+   (whatever its sh_type); other symbols name no code and are skipped.
+   In a relocatable object (ET_REL), the JIT wrote the section's load
+   address into its sh_addr (LLVM's rule, which GDB follows): it must
+   not be 0, [st_value, st_value + st_size) must lie within the
+   section's sh_size bytes and the function starts at sh_addr +
+   st_value.  In other objects st_value is the address: [st_value,
+   st_value + st_size) must lie within [sh_addr, sh_addr + sh_size).
+   No function's range may wrap around the address space.  The object's
+   source file is the name of its first STT_FILE symbol with a
+   non-empty name.
+
+   Every offset, size and index is checked before anything is read
+   through it, with arithmetic that cannot overflow; the reader reads
+   nothing outside img[0..n), allocates nothing, and runs in time
+   linear in the size of the object's section header table and symbol
+   tables.
+
+   PROBLEMS.  A rule broken is a problem: a GdbElfError with its code
+   (GDBELF_ERR_*), where in the image it is and the numbers involved.
+   The reader hands each to the caller's problem callback, if any;
+   when that returns non-zero the reader goes on where the object's
+   structure allows (past that symbol, that symbol table, or that
+   header field), else, or without a callback, it stops.  Either way the
+   first problem stays in the object (`error`) and the reading functions
+   return its code: an object is accepted only if they return
+   GDBELF_OK. */
+
+/* Limits on what an object may be. */
+#define GDBELF_MAX_OBJECT_SIZE  (256ull << 20)  /* bytes the core copies
+                                                   from a client        */
+#define GDBELF_MAX_SECTIONS     65280u          /* SHN_LORESERVE        */
+
+/* ELF constants the reader uses (values of the ELF specification). */
+#define GDBELF_ET_REL        1u
+#define GDBELF_ET_EXEC       2u
+#define GDBELF_ET_DYN        3u
+#define GDBELF_SHT_SYMTAB    2u
+#define GDBELF_SHT_STRTAB    3u
+#define GDBELF_SHF_ALLOC     0x2ull
+#define GDBELF_SHF_EXECINSTR 0x4ull
+#define GDBELF_STT_FUNC      2u
+#define GDBELF_STT_FILE      4u
+
+/* Problem codes (GdbElfError.code; static text: ML_(gdbelf_strerror);
+   text with the numbers: ML_(gdbelf_describe)).  "stop" means the
+   reader cannot go on whatever the callback says; the numbers each
+   code fills are listed as num[0], num[1], ... */
+#define GDBELF_OK                        0
+/* the header */
+#define GDBELF_ERR_SHORT                 1 /* stop: num[0] the image's
+                                              size, num[1] the size of an
+                                              ELF identification (16) or
+                                              of the class's ELF header */
+#define GDBELF_ERR_NOT_ELF               2 /* stop: no ELF magic        */
+#define GDBELF_ERR_BAD_CLASS             3 /* stop: num[0] EI_CLASS     */
+#define GDBELF_ERR_BAD_BYTE_ORDER        4 /* stop: num[0] EI_DATA      */
+#define GDBELF_ERR_FOREIGN_BYTE_ORDER    5 /* num[0] the object's
+                                              EI_DATA, num[1] the
+                                              program's                 */
+#define GDBELF_ERR_FOREIGN_CLASS         6 /* num[0] the object's class
+                                              (32, 64), num[1] the
+                                              program's                 */
+#define GDBELF_ERR_BAD_TYPE              7 /* num[0] e_type             */
+#define GDBELF_ERR_NO_SECTIONS           8 /* stop: e_shnum is 0        */
+#define GDBELF_ERR_TOO_MANY_SECTIONS     9 /* stop: num[0] e_shnum,
+                                              num[1] GDBELF_MAX_SECTIONS */
+#define GDBELF_ERR_SHENTSIZE            10 /* stop: num[0] e_shentsize,
+                                              num[1] the class's size   */
+#define GDBELF_ERR_SHDRS_OUTSIDE        11 /* stop: num[0] e_shoff,
+                                              num[1] e_shnum, num[2] the
+                                              table's bytes, num[3] the
+                                              image's size              */
+#define GDBELF_ERR_SHDRS_UNALIGNED      12 /* num[0] e_shoff, num[1] the
+                                              alignment (4 or 8)        */
+/* symbol tables: `section` is the table's index; `at` is its section
+   header or the field at fault there */
+#define GDBELF_ERR_NO_SYMTAB            13 /* no SHT_SYMTAB section     */
+#define GDBELF_ERR_SYMTAB_ENTSIZE       14 /* num[0] sh_entsize,
+                                              num[1] sh_size, num[2] the
+                                              class's symbol size       */
+#define GDBELF_ERR_SYMTAB_OUTSIDE       15 /* num[0] sh_offset,
+                                              num[1] sh_size, num[2] the
+                                              image's size              */
+#define GDBELF_ERR_SYMTAB_UNALIGNED     16 /* num[0] sh_offset, num[1]
+                                              the alignment (4 or 8);
+                                              the table is still read   */
+#define GDBELF_ERR_SYMTAB_NO_STRTAB     17 /* num[0] sh_link (0 or not a
+                                              section)                  */
+#define GDBELF_ERR_STRTAB_BAD           18 /* num[0] sh_link, num[1] its
+                                              sh_type, num[2] its
+                                              sh_offset, num[3] its
+                                              sh_size                   */
+/* symbols: `section` is the symbol table's index, `symbol` the
+   symbol's; num[0] is its st_name, num[1] its type (STT_FUNC or
+   STT_FILE), num[2] the string table's size */
+#define GDBELF_ERR_SYM_NO_NAME          19 /* st_name is 0              */
+#define GDBELF_ERR_SYM_NAME_OUTSIDE     20 /* st_name >= the table size */
+#define GDBELF_ERR_SYM_NAME_UNTERMINATED 21 /* no NUL before its end    */
+/* functions: `section` is the function's section (st_shndx), `symbol`
+   the symbol's index; num[0] st_value, num[1] st_size, num[2] the
+   section's sh_addr, num[3] its sh_size */
+#define GDBELF_ERR_NO_LOAD_ADDRESS      22 /* ET_REL, sh_addr is 0      */
+#define GDBELF_ERR_FN_OUTSIDE_SECTION   23 /* outside its section       */
+#define GDBELF_ERR_FN_WRAPS             24 /* its range wraps around    */
+#define GDBELF_ERR_MAX                  24
+
+/* One problem.  `at` is the file offset of the field or structure at
+   fault (a header field, a section header or one of its fields, a
+   symbol), always < the image's size when the image has it (0 for the
+   whole object). */
+typedef struct {
+   int                code;      /* GDBELF_ERR_*                        */
+   unsigned long long at;        /* file offset                         */
+   unsigned int       section;   /* section index (see the codes)       */
+   unsigned int       symtab;    /* symbols and functions: the index of
+                                    their symbol table                  */
+   unsigned long long symbol;    /* symbol index (see the codes)        */
+   unsigned long long num[4];    /* the numbers (see the codes)         */
+   const char*        name;      /* functions: the symbol's name in the
+                                    image (NUL-terminated there), else 0 */
+} GdbElfError;
+
+/* The caller's problem callback: return non-zero to go on reading. */
+typedef int (*GdbElfOnProblem)(void* ctx, const GdbElfError* e);
+
+/* A section header, decoded (ELF's Shdr fields, widened). */
+typedef struct {
+   unsigned int       name, type, link, info;
+   unsigned long long flags, addr, offset, size, addralign, entsize;
+} GdbElfSection;
+
+/* A function the object defines (see the rules above).  `name` points
+   into the image, NUL-terminated there, name_len bytes without the
+   NUL. */
+typedef struct {
+   unsigned long long start;     /* address of its first byte           */
+   unsigned long long size;      /* st_size, > 0                        */
+   const char*        name;
+   unsigned long      name_len;
+   unsigned int       section;   /* st_shndx                            */
+   unsigned int       symtab;    /* index of its symbol table           */
+   unsigned long long symbol;    /* index in that table                 */
+   unsigned long long at;        /* file offset of the symbol           */
+   unsigned long long value;     /* st_value                            */
+} GdbElfFunction;
+
+/* The caller's function callback, once per function in symbol table
+   order (tables in section order). */
+typedef void (*GdbElfOnFunction)(void* ctx, const GdbElfFunction* f);
+
+/* One object.  Fields marked RO are valid after ML_(gdbelf_open)
+   returned GDBELF_OK, or a problem the callback went on from. */
+typedef struct {
+   const unsigned char* img;
+   unsigned long long   n;
+   GdbElfOnProblem      on_problem;   /* or 0: stop at the first       */
+   void*                ctx;
+   int                  have_header;  /* RO: the header fields below
+                                         are read (the image holds a
+                                         whole ELF header)              */
+   int                  opened;       /* RO: the section header table
+                                         can be read                    */
+   unsigned int         elf_class;    /* RO: 32 or 64                   */
+   int                  big_endian;   /* RO                             */
+   unsigned int         type;         /* RO: e_type                     */
+   unsigned int         machine;      /* RO: e_machine                  */
+   unsigned long long   shoff;        /* RO: e_shoff                    */
+   unsigned int         shnum;        /* RO: e_shnum                    */
+   unsigned int         shentsize;    /* RO: e_shentsize                */
+   unsigned int         shstrndx;     /* RO: e_shstrndx                 */
+   const char*          file;         /* RO: the source file (first
+                                         named STT_FILE), or 0; set by
+                                         ML_(gdbelf_functions)          */
+   unsigned long        file_len;     /* RO: without its NUL            */
+   unsigned long long   n_problems;   /* RO: problems met               */
+   GdbElfError          error;        /* RO: the first (code 0: none)   */
+} GdbElfObject;
+
+/* Reads and checks the header and the section header table's place of
+   the object img[0..n) (which must stay unchanged while `o` is used).
+   on_problem may be 0.  Returns GDBELF_OK, or the code of the first
+   problem (o->error); o->opened says whether the section headers and
+   symbols can be read (it is 0 after a problem marked "stop"). */
+extern int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
+                            unsigned long long n,
+                            GdbElfOnProblem on_problem, void* ctx);
+
+/* Decodes section header i (< o->shnum) of an opened object into *s.
+   Returns 1, or 0 (and leaves *s zeroed) if o is not opened or i is out
+   of range. */
+extern int ML_(gdbelf_section)(const GdbElfObject* o, unsigned int i,
+                               GdbElfSection* s);
+
+/* Reads the symbol tables of an opened object: sets o->file, calls
+   on_function (may be 0) for each function, and hands problems to the
+   object's callback.  Returns GDBELF_OK if the object broke no rule so
+   far (ML_(gdbelf_open)'s problems included), else the first problem's
+   code: the object is refused then, and the functions reported are only
+   what a reader going on past problems found. */
+extern int ML_(gdbelf_functions)(GdbElfObject* o,
+                                 GdbElfOnFunction on_function, void* ctx);
+
+/* Static English text for a problem code: what is wrong, without the
+   numbers ("unknown problem" for codes out of range). */
+extern const char* ML_(gdbelf_strerror)(int code);
+
+/* Writes what e says, with its numbers, as English text into
+   buf[0..size) (NUL-terminated, cut to fit; nothing written when size
+   is 0), e.g. "section headers lie outside the object: 13 entries (832
+   bytes) at offset 0x1a0, the object has 1000 bytes"; a function's
+   problem names it.  Returns buf. */
+extern char* ML_(gdbelf_describe)(const GdbElfError* e, char* buf,
+                                  unsigned long size);
 
 /* ------------------------------------------------------------------
    Helpers the two readers share (not part of the API)

@@ -1,0 +1,753 @@
+/*--------------------------------------------------------------------*/
+/*--- The rules for ELF objects of the GDB JIT interface.          ---*/
+/*---                                                 readgdbelf.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 3 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* The rules are stated in priv_jitformats.h.  Every field is decoded
+   byte by byte in the object's byte order, so the image needs no
+   alignment and objects of either class can be read.  A range
+   [off, off + len) is checked against a size with in_range, which
+   cannot overflow; counts are bounded by the bytes they describe, so
+   no input makes the reader read outside the image or loop longer
+   than its tables.
+
+   Portable C99 without libc and without Valgrind headers: this file is
+   compiled into Valgrind's core and into user-space programs alike. */
+
+#include "priv_jitformats.h"
+
+/* Offsets of the fields read, per class (ELF specification). */
+#define EI_CLASS_AT  4
+#define EI_DATA_AT   5
+#define EI_NIDENT    16
+
+#define EHDR_SIZE(c)      ((c) == 64 ? 64u : 52u)
+#define EHDR_TYPE          16u
+#define EHDR_MACHINE       18u
+#define EHDR_SHOFF(c)     ((c) == 64 ? 40u : 32u)
+#define EHDR_SHENTSIZE(c) ((c) == 64 ? 58u : 46u)
+#define EHDR_SHNUM(c)     ((c) == 64 ? 60u : 48u)
+#define EHDR_SHSTRNDX(c)  ((c) == 64 ? 62u : 50u)
+
+#define SHDR_SIZE(c)      ((c) == 64 ? 64u : 40u)
+#define SHDR_TYPE          4u
+#define SHDR_ADDR(c)      ((c) == 64 ? 16u : 12u)
+#define SHDR_OFFSET(c)    ((c) == 64 ? 24u : 16u)
+#define SHDR_LINK(c)      ((c) == 64 ? 40u : 24u)
+#define SHDR_ENTSIZE(c)   ((c) == 64 ? 56u : 36u)
+
+#define SYM_SIZE(c)       ((c) == 64 ? 24u : 16u)
+
+/* Does [off, off + len) lie within n bytes?  No overflow. */
+static int in_range(unsigned long long off, unsigned long long len,
+                    unsigned long long n)
+{
+   return off <= n && len <= n - off;
+}
+
+/* The program's byte order: non-zero if big-endian. */
+static int host_big_endian(void)
+{
+   unsigned int  one = 1;
+   unsigned char b   = *(unsigned char*)&one;
+   return b == 0;
+}
+
+/* A field of `width` bytes (1, 2, 4 or 8) at img+at in the object's
+   byte order.  The caller has checked that it lies in the image. */
+static unsigned long long rd(const GdbElfObject* o, unsigned long long at,
+                             unsigned int width)
+{
+   unsigned long long v = 0;
+   unsigned int       i;
+   for (i = 0; i < width; i++) {
+      unsigned int k = o->big_endian ? i : width - 1 - i;
+      v = (v << 8) | o->img[at + k];
+   }
+   return v;
+}
+
+/* A word of the object's class (4 or 8 bytes). */
+static unsigned long long rd_word(const GdbElfObject* o,
+                                  unsigned long long at)
+{
+   return rd(o, at, o->elf_class == 64 ? 8 : 4);
+}
+
+/* Reports a problem; returns non-zero if reading goes on.  `fatal`
+   problems stop the reader whatever the callback says. */
+static int problem(GdbElfObject* o, const GdbElfError* e, int fatal)
+{
+   int go_on = 0;
+   if (o->n_problems == 0)
+      o->error = *e;
+   o->n_problems++;
+   if (o->on_problem != 0)
+      go_on = o->on_problem(o->ctx, e);
+   return go_on && !fatal;
+}
+
+/* A new problem with code `code` at file offset `at`. */
+static GdbElfError mk(int code, unsigned long long at)
+{
+   GdbElfError e;
+   jitformats_zero(&e, sizeof(e));
+   e.code = code;
+   e.at   = at;
+   return e;
+}
+
+/* File offset of section header i (the table lies in the image). */
+static unsigned long long sh_at(const GdbElfObject* o, unsigned int i)
+{
+   return o->shoff + (unsigned long long)i * SHDR_SIZE(o->elf_class);
+}
+
+int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
+                     unsigned long long n,
+                     GdbElfOnProblem on_problem, void* ctx)
+{
+   GdbElfError        e;
+   unsigned int       c, cls, data, align;
+   unsigned long long table;
+
+   jitformats_zero(o, sizeof(*o));
+   o->img        = img;
+   o->n          = n;
+   o->on_problem = on_problem;
+   o->ctx        = ctx;
+
+   if (img == 0 || n < 4 || img[0] != 0x7f || img[1] != 'E'
+       || img[2] != 'L' || img[3] != 'F') {
+      e = mk(GDBELF_ERR_NOT_ELF, 0);
+      e.num[0] = n;
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   if (n < EI_NIDENT) {
+      e = mk(GDBELF_ERR_SHORT, 0);
+      e.num[0] = n;
+      e.num[1] = EI_NIDENT;
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   cls  = img[EI_CLASS_AT];
+   data = img[EI_DATA_AT];
+   if (cls != 1 && cls != 2) {
+      e = mk(GDBELF_ERR_BAD_CLASS, EI_CLASS_AT);
+      e.num[0] = cls;
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   if (data != 1 && data != 2) {
+      e = mk(GDBELF_ERR_BAD_BYTE_ORDER, EI_DATA_AT);
+      e.num[0] = data;
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   c             = cls == 2 ? 64 : 32;
+   o->elf_class  = c;
+   o->big_endian = data == 2;
+   if (o->big_endian != host_big_endian()) {
+      e = mk(GDBELF_ERR_FOREIGN_BYTE_ORDER, EI_DATA_AT);
+      e.num[0] = data;
+      e.num[1] = host_big_endian() ? 2 : 1;
+      if (!problem(o, &e, 0))
+         return o->error.code;
+   }
+   if (c != sizeof(void*) * 8) {
+      e = mk(GDBELF_ERR_FOREIGN_CLASS, EI_CLASS_AT);
+      e.num[0] = c;
+      e.num[1] = sizeof(void*) * 8;
+      if (!problem(o, &e, 0))
+         return o->error.code;
+   }
+   if (n < EHDR_SIZE(c)) {
+      e = mk(GDBELF_ERR_SHORT, 0);
+      e.num[0] = n;
+      e.num[1] = EHDR_SIZE(c);
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   o->have_header = 1;
+   o->type      = (unsigned int)rd(o, EHDR_TYPE, 2);
+   o->machine   = (unsigned int)rd(o, EHDR_MACHINE, 2);
+   o->shoff     = rd_word(o, EHDR_SHOFF(c));
+   o->shentsize = (unsigned int)rd(o, EHDR_SHENTSIZE(c), 2);
+   o->shnum     = (unsigned int)rd(o, EHDR_SHNUM(c), 2);
+   o->shstrndx  = (unsigned int)rd(o, EHDR_SHSTRNDX(c), 2);
+
+   if (o->type != GDBELF_ET_REL && o->type != GDBELF_ET_EXEC
+       && o->type != GDBELF_ET_DYN) {
+      e = mk(GDBELF_ERR_BAD_TYPE, EHDR_TYPE);
+      e.num[0] = o->type;
+      if (!problem(o, &e, 0))
+         return o->error.code;
+   }
+   if (o->shnum == 0) {
+      e = mk(GDBELF_ERR_NO_SECTIONS, EHDR_SHNUM(c));
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   if (o->shnum > GDBELF_MAX_SECTIONS) {
+      e = mk(GDBELF_ERR_TOO_MANY_SECTIONS, EHDR_SHNUM(c));
+      e.num[0] = o->shnum;
+      e.num[1] = GDBELF_MAX_SECTIONS;
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   if (o->shentsize != SHDR_SIZE(c)) {
+      e = mk(GDBELF_ERR_SHENTSIZE, EHDR_SHENTSIZE(c));
+      e.num[0] = o->shentsize;
+      e.num[1] = SHDR_SIZE(c);
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   table = (unsigned long long)o->shnum * SHDR_SIZE(c);
+   if (!in_range(o->shoff, table, n)) {
+      e = mk(GDBELF_ERR_SHDRS_OUTSIDE, EHDR_SHOFF(c));
+      e.num[0] = o->shoff;
+      e.num[1] = o->shnum;
+      e.num[2] = table;
+      e.num[3] = n;
+      (void)problem(o, &e, 1);
+      return o->error.code;
+   }
+   align = c / 8;
+   if (o->shoff % align != 0) {
+      e = mk(GDBELF_ERR_SHDRS_UNALIGNED, EHDR_SHOFF(c));
+      e.num[0] = o->shoff;
+      e.num[1] = align;
+      if (!problem(o, &e, 0))
+         return o->error.code;
+   }
+   o->opened = 1;
+   return o->error.code;
+}
+
+int ML_(gdbelf_section)(const GdbElfObject* o, unsigned int i,
+                        GdbElfSection* s)
+{
+   unsigned int       c = o->elf_class;
+   unsigned long long at;
+   jitformats_zero(s, sizeof(*s));
+   if (!o->opened || i >= o->shnum)
+      return 0;
+   at = sh_at(o, i);
+   s->name      = (unsigned int)rd(o, at, 4);
+   s->type      = (unsigned int)rd(o, at + SHDR_TYPE, 4);
+   s->flags     = rd_word(o, at + 8);
+   s->addr      = rd_word(o, at + SHDR_ADDR(c));
+   s->offset    = rd_word(o, at + SHDR_OFFSET(c));
+   s->size      = rd_word(o, at + (c == 64 ? 32u : 20u));
+   s->link      = (unsigned int)rd(o, at + SHDR_LINK(c), 4);
+   s->info      = (unsigned int)rd(o, at + SHDR_LINK(c) + 4, 4);
+   s->addralign = rd_word(o, at + (c == 64 ? 48u : 32u));
+   s->entsize   = rd_word(o, at + SHDR_ENTSIZE(c));
+   return 1;
+}
+
+/* A symbol, decoded. */
+typedef struct {
+   unsigned int       name, type, shndx;
+   unsigned long long value, size;
+} Sym;
+
+static void read_sym(const GdbElfObject* o, unsigned long long at, Sym* s)
+{
+   if (o->elf_class == 64) {
+      s->name  = (unsigned int)rd(o, at, 4);
+      s->type  = o->img[at + 4] & 0xf;
+      s->shndx = (unsigned int)rd(o, at + 6, 2);
+      s->value = rd(o, at + 8, 8);
+      s->size  = rd(o, at + 16, 8);
+   } else {
+      s->name  = (unsigned int)rd(o, at, 4);
+      s->value = rd(o, at + 4, 4);
+      s->size  = rd(o, at + 8, 4);
+      s->type  = o->img[at + 12] & 0xf;
+      s->shndx = (unsigned int)rd(o, at + 14, 2);
+   }
+}
+
+/* Reads the function symbol k (at file offset at) of symbol table ti,
+   whose name is NUL-terminated in the string table strs.  Returns 0 to
+   go on, else non-zero (the reader stops). */
+static int read_function(GdbElfObject* o, unsigned int ti,
+                         unsigned long long k, unsigned long long at,
+                         const Sym* sym, const unsigned char* strs,
+                         GdbElfOnFunction on_function, void* ctx)
+{
+   GdbElfSection  sec;
+   GdbElfFunction f;
+   GdbElfError    e;
+   unsigned long long start;
+
+   if (sym->shndx == 0 || sym->shndx >= o->shnum)
+      return 0;   /* undefined, absolute or common: no code here */
+   if (sym->size == 0)
+      return 0;   /* no extent to name */
+   (void)ML_(gdbelf_section)(o, sym->shndx, &sec);
+   if (!(sec.flags & GDBELF_SHF_EXECINSTR) || !(sec.flags & GDBELF_SHF_ALLOC))
+      return 0;
+   e = mk(GDBELF_OK, at);
+   e.section = sym->shndx;
+   e.symtab  = ti;
+   e.name    = (const char*)strs + sym->name;
+   e.symbol  = k;
+   e.num[0]  = sym->value;
+   e.num[1]  = sym->size;
+   e.num[2]  = sec.addr;
+   e.num[3]  = sec.size;
+   if (o->type == GDBELF_ET_REL) {
+      /* GDB's rule for JIT objects: the section header holds the load
+         address. */
+      if (sec.addr == 0) {
+         e.code = GDBELF_ERR_NO_LOAD_ADDRESS;
+         e.at   = sh_at(o, sym->shndx) + SHDR_ADDR(o->elf_class);
+         return !problem(o, &e, 0);
+      }
+      if (!in_range(sym->value, sym->size, sec.size)) {
+         e.code = GDBELF_ERR_FN_OUTSIDE_SECTION;
+         return !problem(o, &e, 0);
+      }
+      start = sec.addr + sym->value;
+   } else {
+      if (sym->value < sec.addr
+          || !in_range(sym->value - sec.addr, sym->size, sec.size)) {
+         e.code = GDBELF_ERR_FN_OUTSIDE_SECTION;
+         return !problem(o, &e, 0);
+      }
+      start = sym->value;
+   }
+   if (start + sym->size < start) {
+      e.code = GDBELF_ERR_FN_WRAPS;
+      return !problem(o, &e, 0);
+   }
+   if (on_function != 0) {
+      unsigned long len = 0;
+      while (strs[sym->name + len] != 0)
+         len++;
+      f.start    = start;
+      f.size     = sym->size;
+      f.name     = (const char*)strs + sym->name;
+      f.name_len = len;
+      f.section  = sym->shndx;
+      f.symtab   = ti;
+      f.symbol   = k;
+      f.at       = at;
+      f.value    = sym->value;
+      on_function(ctx, &f);
+   }
+   return 0;
+}
+
+/* Reads symbol table ti (section header st).  Returns 0 to go on to the
+   next table, else non-zero (the reader stops). */
+static int read_symtab(GdbElfObject* o, unsigned int ti,
+                       const GdbElfSection* st,
+                       GdbElfOnFunction on_function, void* ctx)
+{
+   unsigned int        c   = o->elf_class;
+   unsigned long long  at  = sh_at(o, ti);
+   unsigned long long  n_syms, k;
+   GdbElfSection       ss;
+   GdbElfError         e;
+   const unsigned char* strs;
+
+   if (st->entsize != SYM_SIZE(c) || st->size % SYM_SIZE(c) != 0) {
+      e = mk(GDBELF_ERR_SYMTAB_ENTSIZE, at + SHDR_ENTSIZE(c));
+      e.section = ti;
+      e.num[0]  = st->entsize;
+      e.num[1]  = st->size;
+      e.num[2]  = SYM_SIZE(c);
+      return !problem(o, &e, 0);
+   }
+   if (!in_range(st->offset, st->size, o->n)) {
+      e = mk(GDBELF_ERR_SYMTAB_OUTSIDE, at);
+      e.section = ti;
+      e.num[0]  = st->offset;
+      e.num[1]  = st->size;
+      e.num[2]  = o->n;
+      return !problem(o, &e, 0);
+   }
+   if (st->offset % (c / 8) != 0) {
+      e = mk(GDBELF_ERR_SYMTAB_UNALIGNED, at + SHDR_OFFSET(c));
+      e.section = ti;
+      e.num[0]  = st->offset;
+      e.num[1]  = c / 8;
+      if (!problem(o, &e, 0))
+         return 1;
+   }
+   if (st->link == 0 || st->link >= o->shnum) {
+      e = mk(GDBELF_ERR_SYMTAB_NO_STRTAB, at + SHDR_LINK(c));
+      e.section = ti;
+      e.num[0]  = st->link;
+      return !problem(o, &e, 0);
+   }
+   (void)ML_(gdbelf_section)(o, st->link, &ss);
+   if (ss.type != GDBELF_SHT_STRTAB || !in_range(ss.offset, ss.size, o->n)) {
+      e = mk(GDBELF_ERR_STRTAB_BAD, sh_at(o, st->link));
+      e.section = ti;
+      e.num[0]  = st->link;
+      e.num[1]  = ss.type;
+      e.num[2]  = ss.offset;
+      e.num[3]  = ss.size;
+      return !problem(o, &e, 0);
+   }
+   strs   = o->img + ss.offset;
+   n_syms = st->size / SYM_SIZE(c);
+   for (k = 1; k < n_syms; k++) {
+      unsigned long long sat = st->offset + k * SYM_SIZE(c);
+      unsigned long long i;
+      Sym                sym;
+      read_sym(o, sat, &sym);
+      if (sym.type != GDBELF_STT_FUNC && sym.type != GDBELF_STT_FILE)
+         continue;
+      e = mk(GDBELF_OK, sat);
+      e.section = ti;
+      e.symtab  = ti;
+      e.symbol  = k;
+      e.num[0]  = sym.name;
+      e.num[1]  = sym.type;
+      e.num[2]  = ss.size;
+      if (sym.name == 0)
+         e.code = GDBELF_ERR_SYM_NO_NAME;
+      else if (sym.name >= ss.size)
+         e.code = GDBELF_ERR_SYM_NAME_OUTSIDE;
+      else {
+         e.code = GDBELF_ERR_SYM_NAME_UNTERMINATED;
+         for (i = sym.name; i < ss.size; i++)
+            if (strs[i] == 0) {
+               e.code = GDBELF_OK;
+               break;
+            }
+      }
+      if (e.code != GDBELF_OK) {
+         if (!problem(o, &e, 0))
+            return 1;
+         continue;
+      }
+      if (sym.type == GDBELF_STT_FILE) {
+         if (o->file == 0 && strs[sym.name] != 0) {
+            o->file     = (const char*)strs + sym.name;
+            o->file_len = (unsigned long)(i - sym.name);
+         }
+         continue;
+      }
+      if (read_function(o, ti, k, sat, &sym, strs, on_function, ctx))
+         return 1;
+   }
+   return 0;
+}
+
+int ML_(gdbelf_functions)(GdbElfObject* o, GdbElfOnFunction on_function,
+                          void* ctx)
+{
+   unsigned int  i;
+   int           found = 0;
+   GdbElfSection st;
+   GdbElfError   e;
+
+   if (!o->opened)
+      return o->error.code;
+   for (i = 0; i < o->shnum; i++) {
+      (void)ML_(gdbelf_section)(o, i, &st);
+      if (st.type != GDBELF_SHT_SYMTAB)
+         continue;
+      found = 1;
+      if (read_symtab(o, i, &st, on_function, ctx))
+         return o->error.code;
+   }
+   if (!found) {
+      e = mk(GDBELF_ERR_NO_SYMTAB, 0);
+      (void)problem(o, &e, 1);
+   }
+   return o->error.code;
+}
+
+const char* ML_(gdbelf_strerror)(int code)
+{
+   switch (code) {
+      case GDBELF_OK:
+         return "no problem";
+      case GDBELF_ERR_SHORT:
+         return "shorter than an ELF header";
+      case GDBELF_ERR_NOT_ELF:
+         return "not an ELF object";
+      case GDBELF_ERR_BAD_CLASS:
+         return "unknown ELF class";
+      case GDBELF_ERR_BAD_BYTE_ORDER:
+         return "unknown ELF byte order";
+      case GDBELF_ERR_FOREIGN_BYTE_ORDER:
+         return "ELF byte order differs from the program's";
+      case GDBELF_ERR_FOREIGN_CLASS:
+         return "ELF class differs from the program's";
+      case GDBELF_ERR_BAD_TYPE:
+         return "not a relocatable, executable or shared object";
+      case GDBELF_ERR_NO_SECTIONS:
+         return "no section headers";
+      case GDBELF_ERR_TOO_MANY_SECTIONS:
+         return "too many section headers";
+      case GDBELF_ERR_SHENTSIZE:
+         return "unexpected section header size";
+      case GDBELF_ERR_SHDRS_OUTSIDE:
+         return "section headers lie outside the object";
+      case GDBELF_ERR_SHDRS_UNALIGNED:
+         return "section headers are not aligned";
+      case GDBELF_ERR_NO_SYMTAB:
+         return "no symbol table";
+      case GDBELF_ERR_SYMTAB_ENTSIZE:
+         return "symbol table is malformed";
+      case GDBELF_ERR_SYMTAB_OUTSIDE:
+         return "symbol table lies outside the object";
+      case GDBELF_ERR_SYMTAB_UNALIGNED:
+         return "symbol table is not aligned";
+      case GDBELF_ERR_SYMTAB_NO_STRTAB:
+         return "symbol table names no string table";
+      case GDBELF_ERR_STRTAB_BAD:
+         return "string table lies outside the object or is not one";
+      case GDBELF_ERR_SYM_NO_NAME:
+         return "a symbol has no name";
+      case GDBELF_ERR_SYM_NAME_OUTSIDE:
+         return "symbol name lies outside the string table";
+      case GDBELF_ERR_SYM_NAME_UNTERMINATED:
+         return "symbol name is not NUL-terminated in the string table";
+      case GDBELF_ERR_NO_LOAD_ADDRESS:
+         return "a code section has no load address";
+      case GDBELF_ERR_FN_OUTSIDE_SECTION:
+         return "a function lies outside its section";
+      case GDBELF_ERR_FN_WRAPS:
+         return "a function's range wraps around";
+      default:
+         return "unknown problem";
+   }
+}
+
+/* Text output into a caller's buffer, cut to fit. */
+typedef struct {
+   char*         buf;
+   unsigned long size, len;
+} Out;
+
+static void put_s(Out* w, const char* s)
+{
+   for (; *s != 0; s++)
+      if (w->len + 1 < w->size)
+         w->buf[w->len++] = *s;
+   if (w->size > 0)
+      w->buf[w->len] = 0;
+}
+
+static void put_num(Out* w, unsigned long long v, unsigned int base)
+{
+   char         tmp[24];
+   unsigned int i = sizeof(tmp) - 1;
+   tmp[i] = 0;
+   do {
+      tmp[--i] = "0123456789abcdef"[v % base];
+      v /= base;
+   } while (v != 0);
+   if (base == 16)
+      put_s(w, "0x");
+   put_s(w, tmp + i);
+}
+
+static void put_u(Out* w, unsigned long long v)
+{
+   put_num(w, v, 10);
+}
+
+static void put_x(Out* w, unsigned long long v)
+{
+   put_num(w, v, 16);
+}
+
+char* ML_(gdbelf_describe)(const GdbElfError* e, char* buf,
+                           unsigned long size)
+{
+   Out w;
+   w.buf  = buf;
+   w.size = size;
+   w.len  = 0;
+   put_s(&w, ML_(gdbelf_strerror)(e->code));
+   switch (e->code) {
+      case GDBELF_ERR_SHORT:
+         put_s(&w, ": ");
+         put_u(&w, e->num[0]);
+         put_s(&w, " bytes, ");
+         put_s(&w, e->num[1] == EI_NIDENT ? "its identification"
+                                          : "the header");
+         put_s(&w, " needs ");
+         put_u(&w, e->num[1]);
+         break;
+      case GDBELF_ERR_NOT_ELF:
+         put_s(&w, ": the first 4 bytes are not the ELF magic 7f 45 4c 46");
+         break;
+      case GDBELF_ERR_BAD_CLASS:
+      case GDBELF_ERR_BAD_BYTE_ORDER:
+         put_s(&w, " ");
+         put_u(&w, e->num[0]);
+         break;
+      case GDBELF_ERR_FOREIGN_BYTE_ORDER:
+         put_s(&w, e->num[0] == 2 ? ": big-endian, the program's "
+                                  : ": little-endian, the program's ");
+         put_s(&w, e->num[1] == 2 ? "big-endian" : "little-endian");
+         break;
+      case GDBELF_ERR_FOREIGN_CLASS:
+         put_s(&w, ": ELFCLASS");
+         put_u(&w, e->num[0]);
+         put_s(&w, ", the program's ELFCLASS");
+         put_u(&w, e->num[1]);
+         break;
+      case GDBELF_ERR_BAD_TYPE:
+         put_s(&w, ": e_type ");
+         put_u(&w, e->num[0]);
+         break;
+      case GDBELF_ERR_NO_SECTIONS:
+         put_s(&w, ": e_shnum is 0");
+         break;
+      case GDBELF_ERR_TOO_MANY_SECTIONS:
+         put_s(&w, ": ");
+         put_u(&w, e->num[0]);
+         put_s(&w, ", at most ");
+         put_u(&w, e->num[1]);
+         break;
+      case GDBELF_ERR_SHENTSIZE:
+         put_s(&w, ": ");
+         put_u(&w, e->num[0]);
+         put_s(&w, " bytes, not ");
+         put_u(&w, e->num[1]);
+         break;
+      case GDBELF_ERR_SHDRS_OUTSIDE:
+         put_s(&w, ": ");
+         put_u(&w, e->num[1]);
+         put_s(&w, " entries (");
+         put_u(&w, e->num[2]);
+         put_s(&w, " bytes) at offset ");
+         put_x(&w, e->num[0]);
+         put_s(&w, ", the object has ");
+         put_u(&w, e->num[3]);
+         put_s(&w, " bytes");
+         break;
+      case GDBELF_ERR_SHDRS_UNALIGNED:
+      case GDBELF_ERR_SYMTAB_UNALIGNED:
+         put_s(&w, ": ");
+         if (e->code == GDBELF_ERR_SYMTAB_UNALIGNED) {
+            put_s(&w, "section ");
+            put_u(&w, e->section);
+            put_s(&w, " at ");
+         }
+         put_s(&w, "offset ");
+         put_x(&w, e->num[0]);
+         put_s(&w, ", not a multiple of ");
+         put_u(&w, e->num[1]);
+         break;
+      case GDBELF_ERR_SYMTAB_ENTSIZE:
+         put_s(&w, ": section ");
+         put_u(&w, e->section);
+         put_s(&w, " has entry size ");
+         put_u(&w, e->num[0]);
+         put_s(&w, " and size ");
+         put_u(&w, e->num[1]);
+         put_s(&w, ", not a whole number of ");
+         put_u(&w, e->num[2]);
+         put_s(&w, "-byte symbols");
+         break;
+      case GDBELF_ERR_SYMTAB_OUTSIDE:
+         put_s(&w, ": section ");
+         put_u(&w, e->section);
+         put_s(&w, ", ");
+         put_u(&w, e->num[1]);
+         put_s(&w, " bytes at offset ");
+         put_x(&w, e->num[0]);
+         put_s(&w, ", the object has ");
+         put_u(&w, e->num[2]);
+         put_s(&w, " bytes");
+         break;
+      case GDBELF_ERR_SYMTAB_NO_STRTAB:
+         put_s(&w, ": section ");
+         put_u(&w, e->section);
+         put_s(&w, " links to section ");
+         put_u(&w, e->num[0]);
+         break;
+      case GDBELF_ERR_STRTAB_BAD:
+         put_s(&w, ": section ");
+         put_u(&w, e->num[0]);
+         put_s(&w, " (type ");
+         put_u(&w, e->num[1]);
+         put_s(&w, ", ");
+         put_u(&w, e->num[3]);
+         put_s(&w, " bytes at offset ");
+         put_x(&w, e->num[2]);
+         put_s(&w, ") of symbol table ");
+         put_u(&w, e->section);
+         break;
+      case GDBELF_ERR_SYM_NO_NAME:
+      case GDBELF_ERR_SYM_NAME_OUTSIDE:
+      case GDBELF_ERR_SYM_NAME_UNTERMINATED:
+         put_s(&w, ": ");
+         put_s(&w, e->num[1] == GDBELF_STT_FILE ? "file" : "function");
+         put_s(&w, " symbol ");
+         put_u(&w, e->symbol);
+         put_s(&w, " of section ");
+         put_u(&w, e->section);
+         put_s(&w, ", name offset ");
+         put_u(&w, e->num[0]);
+         put_s(&w, ", string table of ");
+         put_u(&w, e->num[2]);
+         put_s(&w, " bytes");
+         break;
+      case GDBELF_ERR_NO_LOAD_ADDRESS:
+      case GDBELF_ERR_FN_OUTSIDE_SECTION:
+      case GDBELF_ERR_FN_WRAPS:
+         put_s(&w, ": symbol ");
+         put_u(&w, e->symbol);
+         if (e->name != 0) {
+            put_s(&w, " '");
+            put_s(&w, e->name);
+            put_s(&w, "'");
+         }
+         put_s(&w, ", value ");
+         put_x(&w, e->num[0]);
+         put_s(&w, ", size ");
+         put_u(&w, e->num[1]);
+         put_s(&w, ", in section ");
+         put_u(&w, e->section);
+         put_s(&w, " (address ");
+         put_x(&w, e->num[2]);
+         put_s(&w, ", ");
+         put_u(&w, e->num[3]);
+         put_s(&w, " bytes)");
+         break;
+      default:
+         break;
+   }
+   return buf;
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                             readgdbelf.c ---*/
+/*--------------------------------------------------------------------*/
