@@ -405,6 +405,12 @@ BOOST_AUTO_TEST_CASE(junk_names_are_escaped_and_junk_file_names_never_shown) {
     BOOST_TEST(contains(r.vg.err, "JIT: 1 names escaped and 1 source file names ignored "
                                   "(not UTF-8, or with control characters)"),
                r.vg.err);
+    // The record that lost the entry says so once, with the count and why.
+    static const std::regex dropped(
+        R"(Warning: \S+/jit-\d+\.dump:offset \d+: CODE_LOAD junk_file at 0x[0-9a-f]+ \(\d+ bytes\): )"
+        R"(line-table entries dropped: 1 of 3: 1 whose file name is not UTF-8 or has control characters\n)");
+    BOOST_TEST(std::regex_search(r.vg.err, dropped), r.vg.err);
+    BOOST_TEST(count_of(r.vg.err, "line-table entries dropped: ") == 1u, r.vg.err);
 }
 
 namespace {
