@@ -101,9 +101,14 @@ static void keep_unwinding ( JitFollower* fl, const JitdumpUnwindingInfo* uw,
    if (eh_size == 0)
       return;
    if (uw->data == NULL || eh_size > VG_JIT_MAX_EH_FRAME) {
+      HChar why[160];
+      VG_(snprintf)(why, sizeof(why), "CODE_UNWINDING_INFO with %llu bytes"
+                    " of .eh_frame, above the limit of %lu bytes"
+                    " (VG_JIT_MAX_EH_FRAME) or %lu bytes of record: ignored",
+                    eh_size, (UWord)VG_JIT_MAX_EH_FRAME,
+                    (UWord)JITDUMP_DEBUG_INFO_MAX);
       ML_(jit_cfi_note_refused)();
-      ML_(jit_follow_warn)(fl, where, "CODE_UNWINDING_INFO too large to "
-                                      "be read: ignored");
+      ML_(jit_follow_warn)(fl, where, why);
       return;
    }
    VG_(addBytesToXA)(s->pending_unwind, uw->data, (Word)eh_size);
@@ -346,10 +351,14 @@ static Bool handle_record ( JitFollower* fl, const JitdumpEvent* ev,
       case JITDUMP_EV_UNKNOWN:
          fl->n_other++;
          return True;   /* skipped by its total_size */
-      case JITDUMP_EV_BAD_RECORD:
-         ML_(jit_follow_warn)(fl, ev->offset,
-                              ML_(jitdump_strerror)(ev->error));
+      case JITDUMP_EV_BAD_RECORD: {
+         HChar why[200];
+         VG_(snprintf)(why, sizeof(why), "%s (record id %u, total_size %u)",
+                       ML_(jitdump_strerror)(ev->error), ev->rec.id,
+                       ev->rec.total_size);
+         ML_(jit_follow_warn)(fl, ev->offset, why);
          return True;
+      }
       case JITDUMP_EV_RECORD:
          break;
       default:

@@ -313,7 +313,11 @@ static Bool read_follower ( JitFollower* fl, JitWhere where )
                   fl->buf = ML_(dinfo_zalloc)("di.jitfollow.buf",
                                               fl->buf_cap);
                } else if (n > fl->buf_cap) {
-                  ML_(jit_follow_stop)(fl, "record too large to hold");
+                  HChar why[96];
+                  VG_(snprintf)(why, sizeof(why), "an item of %llu bytes,"
+                                " above the %lu bytes held", n,
+                                (UWord)fl->ops->buf_max);
+                  ML_(jit_follow_stop)(fl, why);
                }
             }
             break;   /* re-read from the reader's offset */

@@ -967,7 +967,8 @@ void VG_(jit_gdb_notify) ( ThreadId tid, Addr orig_fn )
    if (desc == 0)
       return;   /* a __jit_debug_register_code without a descriptor */
    if (!read_descriptor(desc, &d)) {
-      warn("descriptor %#lx is not readable: ignored\n", desc);
+      warn("descriptor %#lx is not 4-aligned readable client memory"
+           " (%lu bytes): ignored\n", desc, (UWord)sizeof(GdbDescriptor));
       return;
    }
    if (d.version != 1) {
