@@ -173,14 +173,13 @@ typedef
 
 /* An entry whose object was refused during the notification being
    handled, remembered so that seeing it again then (on the list read
-   whole, then as the relevant entry) gives no second warning.  A later
-   notification reads the entry again: its object may have changed. */
+   whole, then as the relevant entry) gives no second warning.  The
+   client does not run during a notification, so the entry cannot
+   change; a later notification reads it again. */
 typedef
    struct _GdbRefused {
       struct _GdbRefused* next;   /* VgHashNode */
       UWord               key;    /* the entry's client address */
-      Addr                symfile_addr;
-      ULong               symfile_size;
    }
    GdbRefused;
 
@@ -671,34 +670,22 @@ static void register_beam_module ( Addr ea, const GdbCodeEntry* e,
    ML_(jit_gdb_beam_free_fns)(mod->fns);
 }
 
-/* Counts the object of entry ea (as read into e) as refused, and
-   remembers it so that it is refused again without a warning. */
-static void note_refused ( Addr ea, const GdbCodeEntry* e )
+/* Counts the object of entry ea as refused, and remembers it for the
+   rest of the notification (refused_already). */
+static void note_refused ( Addr ea )
 {
    GdbRefused* r = ML_(dinfo_zalloc)("di.jitgdb.refused", sizeof(GdbRefused));
    stats.refused++;
-   r->key          = ea;
-   r->symfile_addr = e->symfile_addr;
-   r->symfile_size = e->symfile_size;
+   r->key = ea;
    VG_(HT_add_node)(refused, r);
    n_refused_now++;
 }
 
-/* True if the object of entry ea (as read into e) was refused already;
-   forgets an earlier refusal of the entry if it now holds another
-   object. */
-static Bool refused_already ( Addr ea, const GdbCodeEntry* e )
+/* True if the object of entry ea was refused during this
+   notification. */
+static Bool refused_already ( Addr ea )
 {
-   GdbRefused* r = VG_(HT_lookup)(refused, ea);
-   if (r == NULL)
-      return False;
-   if (r->symfile_addr == e->symfile_addr
-       && r->symfile_size == e->symfile_size)
-      return True;
-   (void)VG_(HT_remove)(refused, ea);
-   ML_(dinfo_free)(r);
-   n_refused_now--;
-   return False;
+   return n_refused_now > 0 && VG_(HT_lookup)(refused, ea) != NULL;
 }
 
 /* The object of the entry at ea (whose copy is img) is not ELF: an
@@ -717,7 +704,7 @@ static void register_non_elf ( Addr ea, const GdbCodeEntry* e,
       return;
    }
    if (kind == BEAMJIT_MALFORMED) {
-      note_refused(ea, e);
+      note_refused(ea);
       if (VG_(clo_verbosity) > 1)
          warn("Erlang/OTP entry %#lx (%#lx, %llu bytes) refused: %s\n",
               ea, e->symfile_addr, e->symfile_size, why);
@@ -763,17 +750,17 @@ static void register_entry ( Addr ea )
       /* The entry's memory was reused without an unregistration. */
       unregister_object(obj, "replace");
    }
-   if (refused_already(ea, &e))
+   if (refused_already(ea))
       return;
    if (e.symfile_size == 0 || e.symfile_size > MAX_OBJECT_SIZE) {
-      note_refused(ea, &e);
+      note_refused(ea);
       warn("object of entry %#lx (%#lx) refused: its size, %llu bytes, is"
            " not 1 to %lu bytes\n", ea, e.symfile_addr, e.symfile_size,
            MAX_OBJECT_SIZE);
       return;
    }
    if (!ML_(jit_client_readable)(e.symfile_addr, e.symfile_size)) {
-      note_refused(ea, &e);
+      note_refused(ea);
       warn("object of entry %#lx (%#lx, %llu bytes) refused: not readable"
            " client memory\n", ea, e.symfile_addr, e.symfile_size);
       return;
@@ -791,7 +778,7 @@ static void register_entry ( Addr ea )
                     sizeof(ObjFn));
    why = parse_object(img, e.symfile_size, fns, &file);
    if (why != NULL) {
-      note_refused(ea, &e);
+      note_refused(ea);
       warn("object of entry %#lx (%#lx, %llu bytes) refused: %s\n",
            ea, e.symfile_addr, e.symfile_size, why);
       VG_(deleteXA)(fns);
