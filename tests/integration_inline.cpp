@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(malformed_inline_tables_are_refused_with_a_status_and_a_war
     // Each refusal names the entry and gives the value and the limit.
     for (const char* why :
          {R"(entry 0: its range \(offset \d+, 0 bytes\) is empty or not inside the code \(\d+ bytes\))",
-          R"(entry 1: its range \(offset \d+, 18446744073709551615 bytes\) is empty or not inside)",
+          R"(entry 1: its range \(offset \d+, 18446744073709551615 bytes\) is empty or not inside the code \(\d+ bytes\))",
           "entry 0: the inlined function's name is unreadable, empty, longer than 4095 bytes or not clean text",
           "entry 1: the inlined call's file is unreadable, empty, longer than 4095 bytes or not clean text",
           R"(entry 0: the inlined call's line is 0, not 1 to 1048575 \(VG_JIT_MAX_INLINE_LINE\))",
