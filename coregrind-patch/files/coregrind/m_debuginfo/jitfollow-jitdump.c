@@ -102,11 +102,16 @@ static void keep_unwinding ( JitFollower* fl, const JitdumpUnwindingInfo* uw,
       return;
    if (uw->data == NULL || eh_size > VG_JIT_MAX_EH_FRAME) {
       HChar why[160];
-      VG_(snprintf)(why, sizeof(why), "CODE_UNWINDING_INFO with %llu bytes"
-                    " of .eh_frame, above the limit of %lu bytes"
-                    " (VG_JIT_MAX_EH_FRAME) or %lu bytes of record: ignored",
-                    eh_size, (UWord)VG_JIT_MAX_EH_FRAME,
-                    (UWord)JITDUMP_DEBUG_INFO_MAX);
+      if (uw->data == NULL)   /* the record was not held whole */
+         VG_(snprintf)(why, sizeof(why), "CODE_UNWINDING_INFO with %llu"
+                       " bytes of data, more than the %lu bytes read of a"
+                       " record: ignored", uw->data_len,
+                       (UWord)JITDUMP_DEBUG_INFO_MAX);
+      else
+         VG_(snprintf)(why, sizeof(why), "CODE_UNWINDING_INFO with %llu"
+                       " bytes of .eh_frame, above the limit of %lu bytes"
+                       " (VG_JIT_MAX_EH_FRAME): ignored", eh_size,
+                       (UWord)VG_JIT_MAX_EH_FRAME);
       ML_(jit_cfi_note_refused)();
       ML_(jit_follow_warn)(fl, where, why);
       return;
