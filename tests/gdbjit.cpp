@@ -17,6 +17,10 @@
 //   heap         load module B, allocate 8 blocks of 100000 bytes through
 //                its gj_alloc and free them, and exit with the object
 //                still registered (for Massif and DHAT)
+//   first-refused  the first notification registers an entry linked into
+//                the list whose object is cut to its first 40 bytes (read
+//                with the whole list, then as the relevant entry); then
+//                unregister it and run A
 //   hostile      hand in malformed entries, objects, line tables and lists
 //                (each is printed as "hostile: WHAT" on stdout first),
 //                then run A
@@ -407,12 +411,23 @@ void hostile(const std::string& a) {
     runA(a);
 }
 
+void first_refused(const std::string& a) {
+    static jit_code_entry e;
+    char* code = codeMemory();
+    Module m = load(a, code, "gj_run_a");
+    std::vector<char> cut(m.image.begin(), m.image.begin() + 40);
+    registerEntry(&e, cut);
+    unregisterEntry(&e);
+    munmap(code, kCodeBytes);
+    runA(a);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     const bool saving = argc == 5 && std::strcmp(argv[1], "save") == 0;
     if (argc != 4 && !saving) {
-        std::fprintf(stderr, "usage: gdbjit run|reuse|preexisting|memerr|heap|hostile MODULE_A.o MODULE_B.o\n"
+        std::fprintf(stderr, "usage: gdbjit run|reuse|preexisting|memerr|heap|hostile|first-refused MODULE_A.o MODULE_B.o\n"
                              "       gdbjit save MODULE_A.o MODULE_B.o DIR\n");
         return 2;
     }
@@ -423,6 +438,7 @@ int main(int argc, char** argv) {
         else if (mode == "reuse") reuse(a, b);
         else if (mode == "preexisting") preexisting(a, b);
         else if (mode == "hostile") hostile(a);
+        else if (mode == "first-refused") first_refused(a);
         else if (mode == "memerr") memerr(b);
         else if (mode == "heap") heap(b);
         else throw std::runtime_error("unknown mode " + mode);

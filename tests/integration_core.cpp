@@ -114,6 +114,49 @@ BOOST_AUTO_TEST_CASE(requests_report_not_running_natively) {
     BOOST_TEST(st.at("messy-lines").ret == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(line_tables_that_lose_entries_say_how_many_and_why_once) {
+    TempDir dir;
+    const Result r = runValgrind(toolArgs("memcheck", dir, {"-v"}), program("lines"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "lines done, code returned 7"));
+    const auto st = statuses(r.err);
+    for (const char* what : {"no-file", "high-line", "junk-file", "flood-0"}) {
+        BOOST_TEST_REQUIRE(st.count(what) == 1, what);
+        BOOST_TEST(st.at(what).ret == 1u, what);
+        BOOST_TEST(st.at(what).err == 65, what);  // VG_JIT_WARN_LINES_DROPPED
+    }
+    // A descriptor without a file loses every entry: said under -v, once.
+    const std::map<std::string, std::string> want = {
+        {"no_file", "3 of 3: 3 with no file (neither the entry nor the registration names one)"},
+        {"high_line", "2 of 3: 2 with a line above 1048575"},
+        {"junk_file", "2 of 2: 2 whose file name is not UTF-8 or has control characters"},
+        {"flood_0", "1 of 2: 1 at an offset at or past the code's size ("},
+    };
+    for (const auto& [name, why] : want) {
+        BOOST_TEST_CONTEXT(name) {
+            const std::regex one(R"(Warning: JIT register of ")" + name +
+                                 R"(" \(start 0x[0-9a-f]+, size [0-9]+\): line-table entries dropped: )");
+            std::smatch m;
+            const std::string line = "register of \"" + name + "\" ";
+            BOOST_TEST(count_of(r.err, line) == 1u, r.err);
+            BOOST_TEST_REQUIRE(std::regex_search(r.err, m, one), r.err);
+            BOOST_TEST(r.err.compare(m.position(0) + m.length(0), why.size(), why) == 0,
+                       r.err.substr(m.position(0), 300));
+        }
+    }
+    // 153 registrations lose entries: 100 warnings, then only a count.
+    BOOST_TEST(count_of(r.err, "line-table entries dropped: ") == 100u);
+    BOOST_TEST(count_of(r.err, "Warning: further JIT warnings are only counted\n") == 1u);
+    BOOST_TEST(contains(r.err, "JIT: 53 further client request warnings were only counted\n"), r.err);
+    // The summary adds them up by reason.
+    BOOST_TEST(contains(r.err, " 157 line entries dropped, "), r.err);
+    BOOST_TEST(contains(r.err, "JIT: line-table entries dropped (of the tables that lost some): 157 of 308: "
+                               "150 at an offset at or past the code's size, 2 with a line above 1048575, "
+                               "3 with no file (neither the entry nor the registration names one), "
+                               "2 whose file name is not UTF-8 or has control characters\n"),
+               r.err);
+}
+
 BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
     // What valgrind/jit.h documents for each case: (returned, LAST_ERROR).
     const std::map<std::string, std::pair<unsigned long, int>> expected = {
@@ -167,6 +210,29 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
             static const std::regex badObject(
                 R"(Warning: JIT register refused of "badlines" \(start 0x[0-9a-f]+, size [0-9]+\): bad object or file name: the object name at 0x[0-9a-f]+ runs into unreadable memory before its terminating NUL)");
             BOOST_TEST(std::regex_search(r.err, badObject), r.err);
+            // Refusals of descriptors, line tables and ranges give the value
+            // and the limit.
+            for (const char* why :
+                 {"(descriptor 0x0): bad descriptor: the descriptor pointer is NULL\n",
+                  "bad descriptor: struct_size is 8, not 64 to 4096 bytes\n",
+                  "bad descriptor: struct_size is 1048576, not 64 to 4096 bytes\n",
+                  "bad line table: lines (0x10, 4 entries of 24 bytes) is not readable client memory\n",
+                  "bad line table: n_lines is 1099511627776, above the limit of 1048576 (VG_JIT_MAX_LINES)\n",
+                  "bad address range: the size is 0\n",
+                  "bad address range: the size is 1099511627776 bytes, above the limit of 4294967295 bytes "
+                  "(VG_JIT_MAX_CODE_SIZE)\n",
+                  "bad address range: 0xfffffffffffffff7 + 64 bytes wraps around the end of the address "
+                  "space\n"}) {
+                BOOST_TEST(count_of(r.err, why) == 1u, why);
+            }
+            // The messy table loses three of its five entries, each reason
+            // counted, in one warning.
+            static const std::regex messy(
+                R"(Warning: JIT register of "badlines" \(start 0x[0-9a-f]+, size ([0-9]+)\): line-table entries dropped: 3 of 5: 1 at an offset at or past the code's size \(([0-9]+) bytes\), 1 with line 0, 1 whose file name is not readable or longer than 4095 bytes\n)");
+            std::smatch mm;
+            BOOST_TEST_REQUIRE(std::regex_search(r.err, mm, messy), r.err);
+            BOOST_TEST(mm[1].str() == mm[2].str());
+            BOOST_TEST(count_of(r.err, "line-table entries dropped: ") == 1u, r.err);
             // Every request counted once: 19 register = 2 + 17, 2 unregister = 1 + 1.
             BOOST_TEST(contains(r.err, "JIT: client requests: 19 register: 2 registered, 17 refused; "
                                        "2 unregister: 1 applied, 1 refused"),

@@ -454,8 +454,8 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     BOOST_TEST(contains(r.out, "hostile: done\ngj_run_a(20) = 6765\n"));
     const std::vector<std::string> warnings = {
         "list of code entries has a cycle: list refused",
-        "code entry 0x10 is not readable: refused",
-        "is not readable client memory or too large: refused",
+        "code entry 0x10 is not word-aligned readable client memory (32 bytes): refused\n",
+        "(0x1000, 4096 bytes) refused: not readable client memory\n",
         "refused: shorter than an ELF header: 40 bytes, the header needs 64",
         "refused: section headers lie outside the object: ",
         "refused: symbol table is malformed: section ",
@@ -472,6 +472,12 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     BOOST_TEST(contains(r.err, "Warning: GDB JIT interface: "));
     for (const auto& w : warnings)
         BOOST_TEST((contains(r.err, w)), w);
+    // The two functions over the program's text: one warning with the
+    // count, the reason and the first of them.
+    static const std::regex overText(
+        R"(Warning: GDB JIT interface: 2 functions of module_a\.c \(entry 0x[0-9a-f]+\) refused: 2 range overlaps the text of a loaded object \(the first: gj_\w+ at 0x[0-9a-f]+, \d+ bytes\)\n)");
+    BOOST_TEST(std::regex_search(r.err, overText), r.err);
+    BOOST_TEST(count_of(r.err, "range overlaps the text of a loaded object") == 1u, r.err);
     // Six objects refused as a whole; the one over the program's text is
     // registered with both its functions refused (and is the known entry
     // unregistered later); the two with bad line tables are registered
@@ -488,6 +494,20 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     // And the good code is still named, with exact counts.
     const cg::Profile p = cg::Profile::parseFile(out);
     BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
+}
+
+BOOST_AUTO_TEST_CASE(an_entry_refused_on_the_first_notification_is_warned_about_once) {
+    TempDir dir;
+    const Result r = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + dir.file("cg.out"), "-v"},
+                                 program("first-refused"));
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "gj_run_a(20) = 6765\n"));
+    // Read with the whole list, then as the relevant entry: one event.
+    static const std::regex refused(
+        R"(Warning: GDB JIT interface: object of entry 0x[0-9a-f]+ \(0x[0-9a-f]+, 40 bytes\) refused: shorter than an ELF header\n)");
+    BOOST_TEST(std::regex_search(r.err, refused), r.err);
+    BOOST_TEST(count_of(r.err, "refused: shorter than an ELF header") == 1u, r.err);
+    BOOST_TEST(contains(r.err, "1 objects registered, 1 unregistered, 1 refused; "), r.err);
 }
 
 BOOST_AUTO_TEST_CASE(lli_jitted_functions_have_names_and_exact_call_counts,

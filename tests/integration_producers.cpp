@@ -292,11 +292,13 @@ BOOST_AUTO_TEST_CASE(malformed_records_between_good_ones_are_skipped_with_warnin
     BOOST_TEST(p.functionsNamed("wraps").empty());
     const auto warnings = warningsAbout(r.vg.err, dump);
     const std::vector<std::string> expected = {
-        "offset 122: CODE_LOAD function name is not NUL-terminated within the record",
+        "offset 122: CODE_LOAD function name is not NUL-terminated within the record (or is longer "
+        "than 64 KiB) (record id 0, total_size 60)",
         "offset 222: CODE_LOAD with an empty name ignored",
         "offset 296: CODE_LOAD with code_size 0 ignored",
-        "offset 362: code address + code size wraps around the address space",
-        "offset 440: CODE_DEBUG_INFO nr_entry is larger than the record can hold",
+        "offset 362: code address + code size wraps around the address space (record id 0, total_size 78)",
+        "offset 440: CODE_DEBUG_INFO nr_entry is larger than the record can hold (record id 2, "
+        "total_size 143)",
         "offset 583: CODE_MOVE 0x1000 -> ",
     };
     BOOST_TEST(warnings.size() == expected.size(), r.vg.err);
@@ -405,6 +407,12 @@ BOOST_AUTO_TEST_CASE(junk_names_are_escaped_and_junk_file_names_never_shown) {
     BOOST_TEST(contains(r.vg.err, "JIT: 1 names escaped and 1 source file names ignored "
                                   "(not UTF-8, or with control characters)"),
                r.vg.err);
+    // The record that lost the entry says so once, with the count and why.
+    static const std::regex dropped(
+        R"(Warning: \S+/jit-\d+\.dump:offset \d+: CODE_LOAD junk_file at 0x[0-9a-f]+ \(\d+ bytes\): )"
+        R"(line-table entries dropped: 1 of 3: 1 whose file name is not UTF-8 or has control characters\n)");
+    BOOST_TEST(std::regex_search(r.vg.err, dropped), r.vg.err);
+    BOOST_TEST(count_of(r.vg.err, "line-table entries dropped: ") == 1u, r.vg.err);
 }
 
 namespace {

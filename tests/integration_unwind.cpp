@@ -277,9 +277,10 @@ BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_w
                             "64-bit DWARF CFI records are not read",
                             "a CIE uses a pointer encoding that is not read",
                             "no FDE describes the code",
-                            "eh_frame is not readable",
-                            "eh_frame_size is 0 or above VG_JIT_MAX_EH_FRAME",
-                            "unknown unwind_kind",
+                            "eh_frame (0x1000, 64 bytes) is not readable client memory\n",
+                            "eh_frame_size is 1048577 bytes, not 1 to 1048576 (VG_JIT_MAX_EH_FRAME)\n",
+                            "eh_frame_size is 0 bytes, not 1 to 1048576 (VG_JIT_MAX_EH_FRAME)\n",
+                            "unknown unwind_kind 99\n",
                             "the frame's offsets are not multiples of 8"}) {
         BOOST_TEST(contains(r.err, std::string("bad unwind information: ") + why), why);
     }

@@ -63,6 +63,9 @@ std::string absolute(const std::string& path);
 std::size_t lineCount(const std::string& text);
 /// Whether `what` occurs in `text`.
 bool contains(const std::string& text, const std::string& what);
+/// How many times `what` occurs in `text` (overlapping occurrences
+/// counted; `what` not empty).
+std::size_t count_of(const std::string& text, const std::string& what);
 /// The first executable file `name` in a directory of $PATH (as given,
 /// symbolic links not resolved), or "" if there is none.
 std::string findOnPath(const std::string& name);

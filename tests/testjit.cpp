@@ -40,6 +40,11 @@
 //            mangled name _ZN5jitvm6reader4readEPi (jitvm::reader::read)
 //   fork     like memerr, but the jitted code runs in a forked child
 //   bad      every kind of bad request; the program must go on
+//   lines    line tables that lose entries, one registration per reason:
+//            "no_file" (3 entries, no file anywhere), "high_line" (2 of 3
+//            entries above line 1048575), "junk_file" (2 entries whose
+//            file name is not UTF-8); then "flood_0" to "flood_149", each
+//            with 1 of 2 entries at an offset past its code
 //   names    registers functions whose names start at every offset of a
 //            word, with every length from 1 to 40, some with control
 //            characters or a byte that is not UTF-8 at either end or in
@@ -604,6 +609,42 @@ int mode_bad() {
     return 0;
 }
 
+int mode_lines() {
+    CodeMemory mem(8192);
+    std::uint8_t* p = mem.base();
+    const std::size_t n = emit_counter(p, 7, 1000);
+    VgJitCode d = VG_JIT_CODE_INITIALIZER;
+    d.start = p;
+    d.size = n;
+    d.name = "no_file";
+    const VgJitLine no_file[] = {{0, 10, nullptr}, {2, 11, nullptr}, {4, 12, nullptr}};
+    d.lines = no_file;
+    d.n_lines = 3;
+    report("no-file", VALGRIND_JIT_REGISTER_CODE(&d));
+    d.name = "high_line";
+    d.file = kFile;
+    const VgJitLine high_line[] = {{0, 10, nullptr}, {2, 1048576, nullptr}, {4, 0x7fffffff, nullptr}};
+    d.lines = high_line;
+    report("high-line", VALGRIND_JIT_REGISTER_CODE(&d));
+    d.name = "junk_file";
+    static const char kJunk[] = "/src/\xff\xfe.js";
+    const VgJitLine junk_file[] = {{0, 10, kJunk}, {2, 11, kJunk}};
+    d.lines = junk_file;
+    d.n_lines = 2;
+    report("junk-file", VALGRIND_JIT_REGISTER_CODE(&d));
+    const VgJitLine flood[] = {{0, 10, nullptr}, {n, 11, nullptr}};
+    d.lines = flood;
+    for (int i = 0; i < 150; ++i) {
+        const std::string name = "flood_" + std::to_string(i);
+        d.name = name.c_str();
+        const unsigned long ret = VALGRIND_JIT_REGISTER_CODE(&d);
+        if (i == 0) report("flood-0", ret);
+    }
+    long r = reinterpret_cast<long (*)()>(p)();
+    std::printf("lines done, code returned %ld\n", r);
+    return 0;
+}
+
 // Emits `count` functions of 16 bytes, `mov eax, i & 0xff; ret`, one
 // after another at the start of `mem` (at least small_functions_bytes).
 constexpr std::size_t kSmallFn = 16;
@@ -775,6 +816,7 @@ int main(int argc, char** argv) {
     if (mode == "nested") return mode_nested();
     if (mode == "race") return mode_race();
     if (mode == "bad") return mode_bad();
+    if (mode == "lines") return mode_lines();
     if (mode == "names") return mode_names();
     if (mode == "compact") return mode_compact();
     if (mode == "many" && argc > 2) return mode_many(std::atol(argv[2]));

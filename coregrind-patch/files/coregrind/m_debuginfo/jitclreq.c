@@ -156,7 +156,7 @@ void ML_(jit_clreq_print_summary) ( void )
 /*--- Reading client memory safely                         ---*/
 /*------------------------------------------------------------*/
 
-static Bool client_readable ( Addr a, SizeT len )
+Bool ML_(jit_client_readable) ( Addr a, SizeT len )
 {
    if (len == 0)
       return True;
@@ -333,7 +333,7 @@ static const HChar* bad_string_why ( const HChar* what, Addr p )
       VG_(snprintf)(buf, sizeof(buf), "%s is NULL", what);
       return buf;
    }
-   if (!client_readable(p, 1)) {
+   if (!ML_(jit_client_readable)(p, 1)) {
       VG_(snprintf)(buf, sizeof(buf),
                     "%s at %#lx is not readable client memory", what, p);
       return buf;
@@ -350,7 +350,7 @@ static const HChar* bad_string_why ( const HChar* what, Addr p )
       VG_(snprintf)(buf, sizeof(buf),
                     "%s is %lld bytes long, above the limit of %d bytes"
                     " (VG_JIT_MAX_STRING)", what, n, VG_JIT_MAX_STRING);
-   else if (n < 0 && client_readable(p, VG_JIT_MAX_STRING + 1))
+   else if (n < 0 && ML_(jit_client_readable)(p, VG_JIT_MAX_STRING + 1))
       VG_(snprintf)(buf, sizeof(buf),
                     "%s has no terminating NUL within 1 MiB (the limit is"
                     " %d bytes, VG_JIT_MAX_STRING)", what, VG_JIT_MAX_STRING);
@@ -359,6 +359,36 @@ static const HChar* bad_string_why ( const HChar* what, Addr p )
                     "%s at %#lx runs into unreadable memory before its"
                     " terminating NUL", what, p);
    return buf;
+}
+
+
+/* A refusal's reason with numbers, formatted: valid until the next
+   call (one request is refused for one reason). */
+static const HChar* why_printf ( const HChar* fmt, ... ) PRINTF_CHECK(1, 2);
+static const HChar* why_printf ( const HChar* fmt, ... )
+{
+   static HChar buf[200];
+   va_list vargs;
+   va_start(vargs, fmt);
+   VG_(vsnprintf)(buf, sizeof(buf), fmt, vargs);
+   va_end(vargs);
+   return buf;
+}
+
+/* Why [start, start+size) is no range a function can have (the checks
+   of ML_(jit_register) that give VG_JIT_ERR_BAD_RANGE), or NULL. */
+static const HChar* bad_range_why ( Addr start, UWord size )
+{
+   if (size == 0)
+      return "the size is 0";
+   if (size > VG_JIT_MAX_CODE_SIZE)
+      return why_printf("the size is %lu bytes, above the limit of %lu"
+                        " bytes (VG_JIT_MAX_CODE_SIZE)", size,
+                        (UWord)VG_JIT_MAX_CODE_SIZE);
+   if (start + size < start)
+      return why_printf("%#lx + %lu bytes wraps around the end of the"
+                        " address space", start, size);
+   return NULL;
 }
 
 
@@ -376,11 +406,16 @@ static Bool unwind_from_client ( const VgJitCode* d, DebugInfo* di,
    switch (d->unwind_kind) {
       case VG_JIT_UNWIND_EH_FRAME:
          if (d->eh_frame_size == 0 || d->eh_frame_size > VG_JIT_MAX_EH_FRAME) {
-            *why = "eh_frame_size is 0 or above VG_JIT_MAX_EH_FRAME";
+            *why = why_printf("eh_frame_size is %lu bytes, not 1 to %lu"
+                              " (VG_JIT_MAX_EH_FRAME)",
+                              (UWord)d->eh_frame_size,
+                              (UWord)VG_JIT_MAX_EH_FRAME);
             return False;
          }
-         if (!client_readable(eh, d->eh_frame_size)) {
-            *why = "eh_frame is not readable";
+         if (!ML_(jit_client_readable)(eh, d->eh_frame_size)) {
+            *why = why_printf("eh_frame (%#lx, %lu bytes) is not readable"
+                              " client memory", eh,
+                              (UWord)d->eh_frame_size);
             return False;
          }
          return ML_(jit_cfi_read_eh_frame)(
@@ -392,7 +427,8 @@ static Bool unwind_from_client ( const VgJitCode* d, DebugInfo* di,
                                         d->prologue_size, d->ra_offset,
                                         d->fp_offset, why);
       default:
-         *why = "unknown unwind_kind";
+         *why = why_printf("unknown unwind_kind %lu",
+                           (UWord)d->unwind_kind);
          return False;
    }
 }
@@ -446,11 +482,14 @@ static Bool inlines_from_client ( const VgJitCode* d, DebugInfo* di,
    Bool               ok = True;
 
    if (n > VG_JIT_MAX_INLINES) {
-      *why = "n_inlines is above VG_JIT_MAX_INLINES";
+      *why = why_printf("n_inlines is %lu, above the limit of %lu"
+                        " (VG_JIT_MAX_INLINES)", n,
+                        (UWord)VG_JIT_MAX_INLINES);
       return False;
    }
-   if (!client_readable((Addr)in, n * sizeof(VgJitInline))) {
-      *why = "inlines is not readable";
+   if (!ML_(jit_client_readable)((Addr)in, n * sizeof(VgJitInline))) {
+      *why = why_printf("inlines (%#lx, %lu entries) is not readable"
+                        " client memory", (Addr)in, n);
       return False;
    }
    tab = ML_(dinfo_zalloc)("di.jitclreq.inlines", n * sizeof(InlEntry));
@@ -458,24 +497,31 @@ static Bool inlines_from_client ( const VgJitCode* d, DebugInfo* di,
       VgJitInline e = in[i];   /* one read of the client's entry */
       InlEntry*   t = &tab[i];
       if (e.size == 0 || e.offset >= size || e.size > size - e.offset) {
-         *why = "an inlined range is empty or not inside the code";
+         *why = why_printf("entry %lu: its range (offset %lu, %lu bytes)"
+                           " is empty or not inside the code (%lu bytes)",
+                           i, (UWord)e.offset, (UWord)e.size, size);
          ok = False;
       } else if (!client_string((Addr)e.name, False, &t->name)
                  || !inl_text_ok(t->name)) {
-         *why = "an inlined function's name is unreadable, too long or "
-                "not clean text";
+         *why = why_printf("entry %lu: the inlined function's name is"
+                           " unreadable, empty, longer than %d bytes or"
+                           " not clean text", i, VG_JIT_MAX_STRING);
          ok = False;
       } else if (!client_string((Addr)e.call_file, True, &t->file)
                  || (t->file != NULL && !inl_text_ok(t->file))) {
-         *why = "an inlined call's file is unreadable, too long or not "
-                "clean text";
+         *why = why_printf("entry %lu: the inlined call's file is"
+                           " unreadable, empty, longer than %d bytes or"
+                           " not clean text", i, VG_JIT_MAX_STRING);
          ok = False;
       } else if (e.call_line == 0 || e.call_line > VG_JIT_MAX_INLINE_LINE) {
-         *why = "an inlined call's line is 0 or above "
-                "VG_JIT_MAX_INLINE_LINE";
+         *why = why_printf("entry %lu: the inlined call's line is %lu,"
+                           " not 1 to %lu (VG_JIT_MAX_INLINE_LINE)", i,
+                           (UWord)e.call_line,
+                           (UWord)VG_JIT_MAX_INLINE_LINE);
          ok = False;
       } else if (e.parent != VG_JIT_INLINE_TOP && e.parent >= i) {
-         *why = "an inlined call's parent is not an earlier entry";
+         *why = why_printf("entry %lu: its parent %lu is not an earlier"
+                           " entry", i, (UWord)e.parent);
          ok = False;
       } else {
          t->lo     = e.offset;
@@ -488,11 +534,15 @@ static Bool inlines_from_client ( const VgJitCode* d, DebugInfo* di,
          if (e.parent != VG_JIT_INLINE_TOP) {
             const InlEntry* p = &tab[e.parent];
             if (t->lo < p->lo || t->hi > p->hi) {
-               *why = "an inlined range is not inside its parent's";
+               *why = why_printf("entry %lu: its range (offset %lu, %lu"
+                                 " bytes) is not inside its parent's"
+                                 " (entry %lu)", i, t->lo, t->hi - t->lo,
+                                 (UWord)e.parent);
                ok = False;
             } else if (p->depth >= VG_JIT_MAX_INLINE_DEPTH) {
-               *why = "inlined calls nest deeper than "
-                      "VG_JIT_MAX_INLINE_DEPTH";
+               *why = why_printf("entry %lu: inlined calls nest deeper"
+                                 " than %lu (VG_JIT_MAX_INLINE_DEPTH)", i,
+                                 (UWord)VG_JIT_MAX_INLINE_DEPTH);
                ok = False;
             } else {
                t->depth = p->depth + 1;
@@ -510,7 +560,9 @@ static Bool inlines_from_client ( const VgJitCode* d, DebugInfo* di,
       VG_(ssort)(tab, n, sizeof(InlEntry), cmp_inl_entry);
       for (i = 1; ok && i < n; i++) {
          if (tab[i].parent == tab[i-1].parent && tab[i].lo < tab[i-1].hi) {
-            *why = "inlined ranges of the same parent overlap";
+            *why = why_printf("the inlined ranges at offsets %lu and %lu"
+                              " of the same parent overlap",
+                              tab[i-1].lo, tab[i].lo);
             ok = False;
          }
       }
@@ -541,11 +593,14 @@ Int register_from_client ( Addr start, UWord size, Addr name,
    Int             st;
    UWord           i;
    DebugInfo*      cfi = NULL;
+   JitLineDrops    drops;
 
    reg.start   = start;
    reg.size    = size;
    reg.lines   = NULL;
    reg.n_lines = 0;
+   reg.drops   = NULL;
+   reg.may_name_unmapped = False;
    reg.loaded  = 0;   /* client requests give no load time */
    if (!client_string_len(name, False, &reg.name, &reg.name_len,
                           &reg.name_is_ascii)) {
@@ -564,10 +619,19 @@ Int register_from_client ( Addr start, UWord size, Addr name,
    }
    if (lines == 0)
       n_lines = 0;
-   if (n_lines > VG_JIT_MAX_LINES
-       || (n_lines > 0 && !client_readable(lines,
-                                           n_lines * sizeof(VgJitLine))))
+   if (n_lines > VG_JIT_MAX_LINES) {
+      *why_out = why_printf("n_lines is %lu, above the limit of %lu"
+                            " (VG_JIT_MAX_LINES)", n_lines,
+                            (UWord)VG_JIT_MAX_LINES);
       return VG_JIT_ERR_BAD_LINE_TABLE;
+   }
+   if (n_lines > 0
+       && !ML_(jit_client_readable)(lines, n_lines * sizeof(VgJitLine))) {
+      *why_out = why_printf("lines (%#lx, %lu entries of %lu bytes) is not"
+                            " readable client memory", lines, n_lines,
+                            (UWord)sizeof(VgJitLine));
+      return VG_JIT_ERR_BAD_LINE_TABLE;
+   }
    if (n_lines > 0) {
       const VgJitLine* in = (const VgJitLine*)lines;
       tab = ML_(dinfo_zalloc)("di.jitclreq.lines",
@@ -578,15 +642,16 @@ Int register_from_client ( Addr start, UWord size, Addr name,
          tab[i].line   = e.line;
          if (e.file != NULL
              && !client_string((Addr)e.file, False, &tab[i].file))
-            tab[i].line = 0;   /* unusable file: dropped */
+            tab[i].file = JIT_SRC_FILE_UNREADABLE;   /* dropped */
       }
       reg.lines   = tab;
       reg.n_lines = n_lines;
+      reg.drops   = &drops;
    }
    if (desc != NULL && (desc->unwind_kind != VG_JIT_UNWIND_NONE
                         || (desc->inlines != NULL && desc->n_inlines > 0))) {
       /* One DebugInfo for the CFI store holds both. */
-      if (size == 0 || size > VG_JIT_MAX_CODE_SIZE || start + size < start) {
+      if ((*why_out = bad_range_why(start, size)) != NULL) {
          st = VG_JIT_ERR_BAD_RANGE;
          goto out;
       }
@@ -606,6 +671,13 @@ Int register_from_client ( Addr start, UWord size, Addr name,
       ML_(jit_cfi_finish_reading)(cfi);
    }
    st = ML_(jit_register)(&reg, JitAtSafePoint);
+   if (UNLIKELY(st == VG_JIT_WARN_LINES_DROPPED)) {
+      static HChar drops_why[400];
+      ML_(jit_line_drops_text)(drops_why, sizeof(drops_why), &drops, size);
+      *why_out = drops_why;
+   } else if (UNLIKELY(st == VG_JIT_ERR_BAD_RANGE)) {
+      *why_out = bad_range_why(start, size);
+   }
    if (cfi != NULL && ML_(jit_status_applied)(st)) {
       ML_(jit_cfi_add)(start, start + size, cfi, JitCfiFunction, start);
       cfi = NULL;   /* the store's */
@@ -666,13 +738,20 @@ UWord VG_(di_jit_register_code) ( ThreadId tid, Addr desc )
    const HChar* why = NULL;
 
    VG_(memset)(&d, 0, sizeof(d));
-   if (!client_readable(desc, sizeof(UWord))) {
-      st = VG_JIT_ERR_BAD_DESCRIPTOR;
+   if (!ML_(jit_client_readable)(desc, sizeof(UWord))) {
+      st  = VG_JIT_ERR_BAD_DESCRIPTOR;
+      why = desc == 0 ? "the descriptor pointer is NULL"
+                      : "its struct_size is not readable client memory";
    } else {
       struct_size = *(const UWord*)desc;
-      if (struct_size < VG_JIT_CODE_MIN_SIZE || struct_size > 4096
-          || !client_readable(desc, struct_size)) {
-         st = VG_JIT_ERR_BAD_DESCRIPTOR;
+      if (struct_size < VG_JIT_CODE_MIN_SIZE || struct_size > 4096) {
+         st  = VG_JIT_ERR_BAD_DESCRIPTOR;
+         why = why_printf("struct_size is %lu, not %lu to 4096 bytes",
+                          struct_size, (UWord)VG_JIT_CODE_MIN_SIZE);
+      } else if (!ML_(jit_client_readable)(desc, struct_size)) {
+         st  = VG_JIT_ERR_BAD_DESCRIPTOR;
+         why = why_printf("its %lu bytes (struct_size) are not readable"
+                          " client memory", struct_size);
       } else {
          /* Fields beyond what this core knows are ignored. */
          VG_(memcpy)(&d, (const void*)desc,

@@ -63,6 +63,7 @@ typedef
 typedef
    struct {
       JitdumpReader jd;
+      JitdumpEvent  ev;             /* the item decoded last */
       /* The last CODE_DEBUG_INFO, for the next CODE_LOAD at its addr. */
       Bool          have_pending;
       Addr          pending_addr;
@@ -100,9 +101,19 @@ static void keep_unwinding ( JitFollower* fl, const JitdumpUnwindingInfo* uw,
    if (eh_size == 0)
       return;
    if (uw->data == NULL || eh_size > VG_JIT_MAX_EH_FRAME) {
+      HChar why[160];
+      if (uw->data == NULL)   /* the record was not held whole */
+         VG_(snprintf)(why, sizeof(why), "CODE_UNWINDING_INFO with %llu"
+                       " bytes of data, more than the %lu bytes read of a"
+                       " record: ignored", uw->data_len,
+                       (UWord)JITDUMP_DEBUG_INFO_MAX);
+      else
+         VG_(snprintf)(why, sizeof(why), "CODE_UNWINDING_INFO with %llu"
+                       " bytes of .eh_frame, above the limit of %lu bytes"
+                       " (VG_JIT_MAX_EH_FRAME): ignored", eh_size,
+                       (UWord)VG_JIT_MAX_EH_FRAME);
       ML_(jit_cfi_note_refused)();
-      ML_(jit_follow_warn)(fl, where, "CODE_UNWINDING_INFO too large to "
-                                      "be read: ignored");
+      ML_(jit_follow_warn)(fl, where, why);
       return;
    }
    VG_(addBytesToXA)(s->pending_unwind, uw->data, (Word)eh_size);
@@ -278,6 +289,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    JitdumpState*   s = fl->state;
    JitRegistration reg;
    JitSrcLine*     lines = NULL;
+   JitLineDrops    drops;
    Word            i, n = 0;
    Int             st;
    HChar           script[VG_JIT_MAX_STRING + 1];
@@ -319,30 +331,17 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
       }
       reg.lines   = lines;
       reg.n_lines = n;
+      reg.drops   = &drops;
    }
    st = ML_(jit_register)(&reg, when);
    if (lines)
       ML_(dinfo_free)(lines);
-   if (st == JIT_STATUS_RANGE_BUSY)
-      return False;   /* replaces code: needs a discard first */
+   if (!ML_(jit_follow_registered)(fl, &reg, st, where))
+      return False;
    clear_pending(s);
-   if (st == JIT_STATUS_NAMED_LATE) {
-      fl->n_named_late++;   /* its unwinding information has no code */
-   } else if (ML_(jit_status_applied)(st)) {
-      fl->n_loaded++;
-      if (VG_(sizeXA)(s->pending_unwind) > 0)
-         apply_unwinding(fl, reg.start, reg.size, ld->name, where);
-   } else {
-      ML_(jit_follow_refused)(fl, st);
-      if (ML_(jit_follow_may_warn)(fl)) {
-         HChar name[JIT_PRINTABLE_BUF];
-         ML_(jit_printable_copy)(name, ld->name);
-         VG_(umsg)("Warning: %s:offset %llu: CODE_LOAD %s at %#llx "
-                   "(%llu bytes) refused: %s\n", fl->path, where,
-                   name, ld->code_addr, ld->code_size,
-                   ML_(jit_status_text)(st));
-      }
-   }
+   /* Code named late has no code for its unwinding information. */
+   if (ML_(jit_status_applied)(st) && VG_(sizeXA)(s->pending_unwind) > 0)
+      apply_unwinding(fl, reg.start, reg.size, ld->name, where);
    /* An unwinding record describes the next CODE_LOAD only. */
    VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
    return True;
@@ -350,24 +349,21 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
 
 /* Handles one decoded event.  Returns False if the record must wait for
    a safe point. */
-static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
-                           JitWhere when )
+static Bool handle_record ( JitFollower* fl, const JitdumpEvent* ev,
+                            JitWhere when )
 {
    switch (ev->kind) {
-      case JITDUMP_EV_HEADER:
-         ((JitdumpState*)fl->state)->arch_clock
-            = (ev->header.flags & JITDUMP_FLAG_ARCH_TIMESTAMP) != 0;
-         if (ev->header.pid != (UInt)fl->pid && VG_(clo_verbosity) > 1)
-            VG_(umsg)("Warning: %s: header pid %u is not this process "
-                      "(%d)\n", fl->path, ev->header.pid, fl->pid);
-         return True;
       case JITDUMP_EV_UNKNOWN:
          fl->n_other++;
          return True;   /* skipped by its total_size */
-      case JITDUMP_EV_BAD_RECORD:
-         ML_(jit_follow_warn)(fl, ev->offset,
-                              ML_(jitdump_strerror)(ev->error));
+      case JITDUMP_EV_BAD_RECORD: {
+         HChar why[200];
+         VG_(snprintf)(why, sizeof(why), "%s (record id %u, total_size %u)",
+                       ML_(jitdump_strerror)(ev->error), ev->rec.id,
+                       ev->rec.total_size);
+         ML_(jit_follow_warn)(fl, ev->offset, why);
          return True;
+      }
       case JITDUMP_EV_RECORD:
          break;
       default:
@@ -417,6 +413,22 @@ static Bool handle_event ( JitFollower* fl, const JitdumpEvent* ev,
 }
 
 
+/* The format's handle: the event decoded last. */
+static JitItem jitdump_handle ( JitFollower* fl, JitWhere when )
+{
+   const JitdumpEvent* ev = &((JitdumpState*)fl->state)->ev;
+   if (ev->kind == JITDUMP_EV_HEADER) {
+      ((JitdumpState*)fl->state)->arch_clock
+         = (ev->header.flags & JITDUMP_FLAG_ARCH_TIMESTAMP) != 0;
+      if (ev->header.pid != (UInt)fl->pid && VG_(clo_verbosity) > 1)
+         VG_(umsg)("Warning: %s: header pid %u is not this process "
+                   "(%d)\n", fl->path, ev->header.pid, fl->pid);
+      return JitItem_NOT_ITEM;
+   }
+   return handle_record(fl, ev, when) ? JitItem_DONE : JitItem_WAIT;
+}
+
+
 /*------------------------------------------------------------*/
 /*--- The format's operations                              ---*/
 /*------------------------------------------------------------*/
@@ -441,30 +453,28 @@ static ULong jitdump_offset ( const JitFollower* fl )
    return s->jd.offset;
 }
 
-static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
-                              JitWhere when, /*OUT*/ULong* n )
+static void* jitdump_reader ( JitFollower* fl )
+{
+   return &((JitdumpState*)fl->state)->jd;
+}
+
+static JitStep jitdump_decode ( JitFollower* fl, const UChar* buf, SizeT len,
+                                /*OUT*/ULong* n )
 {
    JitdumpState* s = fl->state;
-   JitdumpReader saved = s->jd;
-   JitdumpEvent  ev;
-   Int kind = ML_(jitdump_next)(&s->jd, buf, len, &ev);
+   Int kind = ML_(jitdump_next)(&s->jd, buf, len, &s->ev);
    if (kind == JITDUMP_EV_NEED_MORE) {
-      *n = ev.need;
+      *n = s->ev.need;
       return JitStep_NEED_MORE;
    }
    if (kind == JITDUMP_EV_ERROR) {
       fl->n_items++;   /* an item that cannot be read past */
-      ML_(jit_follow_warn)(fl, ev.offset, ML_(jitdump_strerror)(ev.error));
+      ML_(jit_follow_warn)(fl, s->ev.offset,
+                           ML_(jitdump_strerror)(s->ev.error));
       ML_(jit_follow_stop)(fl, "unreadable");
       return JitStep_STOP;
    }
-   if (!handle_event(fl, &ev, when)) {
-      s->jd = saved;   /* not consumed: wait for a safe point */
-      return JitStep_WAIT;
-   }
-   if (kind != JITDUMP_EV_HEADER)
-      fl->n_items++;
-   *n = ev.advance;
+   *n = s->ev.advance;
    return JitStep_ADVANCE;
 }
 
@@ -472,13 +482,17 @@ static const JitFollowerOps jitdump_ops = {
    "jitdump file",
    "offset ",
    "records",
+   "CODE_LOAD ",
    JITDUMP_MIN_BUFFER + 4096,
    /* A CODE_DEBUG_INFO record is held whole; larger ones are skipped by
       the parser. */
    JITDUMP_DEBUG_INFO_MAX,
    jitdump_init,
    jitdump_offset,
-   jitdump_step
+   jitdump_reader,
+   sizeof(JitdumpReader),
+   jitdump_decode,
+   jitdump_handle
 };
 
 

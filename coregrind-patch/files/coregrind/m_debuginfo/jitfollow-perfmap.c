@@ -49,6 +49,7 @@
 typedef
    struct {
       PerfmapReader pm;
+      PerfmapEvent  ev;         /* the line decoded last */
       HChar*        name_buf;   /* NUL-terminated copy of an entry's name */
    }
    PerfmapState;
@@ -56,21 +57,20 @@ typedef
 static Bool perf_map_given_up = False;
 static Bool perf_map_open     = False;
 
-/* Registers one decoded line.  Returns False if it must wait for a safe
-   point. */
-static Bool handle_event ( JitFollower* fl, const PerfmapEvent* ev,
-                           JitWhere when )
+/* Registers the line decoded last. */
+static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
 {
-   PerfmapState*   s = fl->state;
-   JitRegistration reg;
+   PerfmapState*       s  = fl->state;
+   const PerfmapEvent* ev = &s->ev;
+   JitRegistration     reg;
    Int st;
    if (ev->kind == PERFMAP_EV_BAD_LINE) {
       ML_(jit_follow_warn)(fl, ev->line, ML_(perfmap_strerror)(ev->error));
-      return True;
+      return JitItem_DONE;
    }
    if (ev->kind != PERFMAP_EV_ENTRY) {
       fl->n_other++;   /* a blank line */
-      return True;
+      return JitItem_DONE;
    }
    vg_assert(ev->entry.name_len <= PERFMAP_LINE_MAX);
    VG_(memcpy)(s->name_buf, ev->entry.name, ev->entry.name_len);
@@ -82,24 +82,8 @@ static Bool handle_event ( JitFollower* fl, const PerfmapEvent* ev,
    reg.object = fl->path;
    reg.may_name_unmapped = True;   /* a map written at exit */
    st = ML_(jit_register)(&reg, when);
-   if (st == JIT_STATUS_RANGE_BUSY)
-      return False;   /* replaces code: needs a discard first */
-   if (st == JIT_STATUS_NAMED_LATE) {
-      fl->n_named_late++;
-   } else if (ML_(jit_status_applied)(st)) {
-      fl->n_loaded++;
-   } else {
-      ML_(jit_follow_refused)(fl, st);
-      if (ML_(jit_follow_may_warn)(fl)) {
-         HChar name[JIT_PRINTABLE_BUF];
-         ML_(jit_printable_copy)(name, s->name_buf);
-         VG_(umsg)("Warning: %s:line %llu: %s at %#llx (%llu bytes) "
-                   "refused: %s\n", fl->path, ev->line, name,
-                   (ULong)ev->entry.start, (ULong)ev->entry.size,
-                   ML_(jit_status_text)(st));
-      }
-   }
-   return True;
+   return ML_(jit_follow_registered)(fl, &reg, st, ev->line)
+          ? JitItem_DONE : JitItem_WAIT;
 }
 
 static void perfmap_init ( JitFollower* fl )
@@ -118,42 +102,40 @@ static ULong perfmap_offset ( const JitFollower* fl )
    return s->pm.offset;
 }
 
-static JitStep perfmap_step ( JitFollower* fl, const UChar* buf, SizeT len,
-                              JitWhere when, /*OUT*/ULong* n )
+static void* perfmap_reader ( JitFollower* fl )
+{
+   return &((PerfmapState*)fl->state)->pm;
+}
+
+static JitStep perfmap_decode ( JitFollower* fl, const UChar* buf, SizeT len,
+                                /*OUT*/ULong* n )
 {
    PerfmapState* s = fl->state;
-   PerfmapReader saved = s->pm;
-   PerfmapEvent  ev;
-   Int kind = ML_(perfmap_next)(&s->pm, buf, len, &ev);
-   if (kind == PERFMAP_EV_NEED_MORE) {
-      *n = ev.need;   /* a line in progress */
-      return JitStep_NEED_MORE;
-   }
-   if (!handle_event(fl, &ev, when)) {
-      s->pm = saved;
-      return JitStep_WAIT;
-   }
-   fl->n_items++;
-   *n = ev.advance;
-   return JitStep_ADVANCE;
+   Int kind = ML_(perfmap_next)(&s->pm, buf, len, &s->ev);
+   *n = kind == PERFMAP_EV_NEED_MORE ? s->ev.need   /* a line in progress */
+                                     : s->ev.advance;
+   return kind == PERFMAP_EV_NEED_MORE ? JitStep_NEED_MORE : JitStep_ADVANCE;
 }
 
 static const JitFollowerOps perfmap_ops = {
    "perf map",
    "line ",
    "lines",
+   "",
    PERFMAP_MIN_BUFFER + 4096,
    PERFMAP_MIN_BUFFER + 4096,   /* holds the longest line */
    perfmap_init,
    perfmap_offset,
-   perfmap_step
+   perfmap_reader,
+   sizeof(PerfmapReader),
+   perfmap_decode,
+   perfmap_handle
 };
 
 void ML_(jit_perfmap_finish) ( JitFollower* fl )
 {
    PerfmapState*  s = fl->state;
    struct vg_stat st;
-   PerfmapEvent   ev;
    SysRes         sr;
    ULong          avail;
    SizeT          len;
@@ -167,8 +149,9 @@ void ML_(jit_perfmap_finish) ( JitFollower* fl )
    if (sr_isError(sr) || sr_Res(sr) == 0)
       return;
    len = sr_Res(sr);
-   if (ML_(perfmap_finish)(&s->pm, fl->buf, len, &ev) != PERFMAP_EV_NEED_MORE)
-      (void)handle_event(fl, &ev, JitAtSafePoint);
+   if (ML_(perfmap_finish)(&s->pm, fl->buf, len, &s->ev)
+       != PERFMAP_EV_NEED_MORE)
+      (void)perfmap_handle(fl, JitAtSafePoint);
 }
 
 void ML_(jit_perfmap_give_up) ( void )

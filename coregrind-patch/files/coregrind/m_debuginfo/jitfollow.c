@@ -88,6 +88,8 @@ JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
    fl->path    = ML_(dinfo_strdup)("di.jitfollow.path", path);
    fl->buf_cap = ops->buf_initial;
    fl->buf     = ML_(dinfo_zalloc)("di.jitfollow.buf", fl->buf_cap);
+   fl->snapshot = ML_(dinfo_zalloc)("di.jitfollow.snapshot",
+                                    ops->reader_size);
    ops->init(fl);
    if (followers == NULL) {
       followers = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfollow.followers",
@@ -194,6 +196,68 @@ void ML_(jit_follow_warn) ( JitFollower* fl, ULong where, const HChar* what )
                 where, what);
 }
 
+Bool ML_(jit_follow_registered) ( JitFollower* fl,
+                                  const JitRegistration* reg,
+                                  Int st, ULong where )
+{
+   HChar name[JIT_PRINTABLE_BUF];
+   HChar why[400];
+   if (st == JIT_STATUS_RANGE_BUSY)
+      return False;   /* replaces code: needs a discard first */
+   if (st == JIT_STATUS_NAMED_LATE) {
+      fl->n_named_late++;
+      return True;
+   }
+   if (ML_(jit_status_applied)(st)) {
+      fl->n_loaded++;
+      if (st != VG_JIT_WARN_LINES_DROPPED || reg->drops == NULL
+          || !ML_(jit_follow_may_warn)(fl))
+         return True;
+      /* ": line-table entries dropped: 3 of 5: ..." */
+      VG_(snprintf)(why, sizeof(why), ": %s: ", ML_(jit_status_text)(st));
+      ML_(jit_line_drops_text)(why + VG_(strlen)(why),
+                               sizeof(why) - VG_(strlen)(why), reg->drops,
+                               reg->size);
+   } else {
+      ML_(jit_follow_refused)(fl, st);
+      if (!ML_(jit_follow_may_warn)(fl))
+         return True;
+      VG_(snprintf)(why, sizeof(why), " refused: %s",
+                    ML_(jit_status_text)(st));
+   }
+   ML_(jit_printable_copy)(name, reg->name);
+   VG_(umsg)("Warning: %s:%s%llu: %s%s at %#lx (%lu bytes)%s\n",
+             fl->path, fl->ops->position, where, fl->ops->code_item, name,
+             reg->start, reg->size, why);
+   return True;
+}
+
+/* Decodes and handles one item of fl from buf[0 .. len-1] (the file's
+   bytes at the reader's offset): the reader is put back as it was if
+   the item must wait for a safe point. */
+static JitStep follow_step ( JitFollower* fl, const UChar* buf, SizeT len,
+                             JitWhere where, /*OUT*/ULong* n )
+{
+   const JitFollowerOps* ops    = fl->ops;
+   void*                 reader = ops->reader(fl);
+   JitStep               step;
+   VG_(memcpy)(fl->snapshot, reader, ops->reader_size);
+   step = ops->decode(fl, buf, len, n);
+   if (step != JitStep_ADVANCE)
+      return step;
+   switch (ops->handle(fl, where)) {
+      case JitItem_WAIT:
+         VG_(memcpy)(reader, fl->snapshot, ops->reader_size);
+         return JitStep_WAIT;
+      case JitItem_DONE:
+         fl->n_items++;
+         break;
+      case JitItem_NOT_ITEM:
+         break;
+   }
+   return JitStep_ADVANCE;
+}
+
 
 /*------------------------------------------------------------*/
 /*--- Reading                                              ---*/
@@ -233,8 +297,8 @@ static Bool read_follower ( JitFollower* fl, JitWhere where )
 
       while (pos < len && !fl->done) {
          ULong   n = 0;
-         JitStep step = fl->ops->step(fl, fl->buf + pos, len - pos,
-                                      where, &n);
+         JitStep step = follow_step(fl, fl->buf + pos, len - pos, where,
+                                    &n);
          if (step == JitStep_WAIT)
             return fl->n_loaded + fl->n_moved > before;
          if (step == JitStep_STOP)
@@ -249,7 +313,11 @@ static Bool read_follower ( JitFollower* fl, JitWhere where )
                   fl->buf = ML_(dinfo_zalloc)("di.jitfollow.buf",
                                               fl->buf_cap);
                } else if (n > fl->buf_cap) {
-                  ML_(jit_follow_stop)(fl, "record too large to hold");
+                  HChar why[96];
+                  VG_(snprintf)(why, sizeof(why), "an item of %llu bytes,"
+                                " above the %lu bytes held", n,
+                                (UWord)fl->ops->buf_max);
+                  ML_(jit_follow_stop)(fl, why);
                }
             }
             break;   /* re-read from the reader's offset */

@@ -171,7 +171,37 @@ typedef
    }
    GdbDescCache;
 
+/* An entry whose object was refused during the notification being
+   handled, remembered so that seeing it again then (on the list read
+   whole, then as the relevant entry) gives no second warning.  The
+   client does not run during a notification, so the entry cannot
+   change; a later notification reads it again. */
+typedef
+   struct _GdbRefused {
+      struct _GdbRefused* next;   /* VgHashNode */
+      UWord               key;    /* the entry's client address */
+   }
+   GdbRefused;
+
+/* The functions of one object refused or registered with line-table
+   entries dropped, for one warning each per object. */
+typedef
+   struct {
+      UInt         n_refused;
+      ULong        refused_by[JIT_N_STATUS_SLOTS];
+      HChar        first_name[JIT_PRINTABLE_BUF];  /* the first refused */
+      Addr         first_start;
+      UWord        first_size;
+      UInt         n_long_names; /* names above VG_JIT_MAX_STRING */
+      SizeT        longest_name;
+      UInt         n_dropping;   /* functions that lost line entries */
+      JitLineDrops drops;        /* their entries, by reason */
+   }
+   FnTally;
+
 static VgHashTable* objects     = NULL;   /* of GdbObject */
+static VgHashTable* refused     = NULL;   /* of GdbRefused */
+static UWord        n_refused_now = 0;    /* nodes in refused */
 static XArray*      pending     = NULL;   /* of GdbPending */
 static XArray*      desc_cache  = NULL;   /* of GdbDescCache */
 static XArray*      descs_seen  = NULL;   /* of Addr: lists read whole */
@@ -196,15 +226,18 @@ static struct {
 }
 stats;
 
-static UInt n_warnings = 0;
+static UInt  n_warnings = 0;
+static ULong n_warnings_hidden = 0;   /* past MAX_WARNINGS */
 
 static void warn ( const HChar* fmt, ... ) PRINTF_CHECK(1, 2);
 static void warn ( const HChar* fmt, ... )
 {
    va_list vargs;
    HChar   buf[512];
-   if (n_warnings >= MAX_WARNINGS)
+   if (n_warnings >= MAX_WARNINGS) {
+      n_warnings_hidden++;
       return;
+   }
    n_warnings++;
    va_start(vargs, fmt);
    VG_(vsnprintf)(buf, sizeof(buf), fmt, vargs);
@@ -212,7 +245,7 @@ static void warn ( const HChar* fmt, ... )
    VG_(umsg)("Warning: GDB JIT interface: %s", buf);
    if (n_warnings == MAX_WARNINGS)
       VG_(umsg)("Warning: further GDB JIT interface warnings"
-                " are not shown\n");
+                " are only counted\n");
 }
 
 static void init ( void )
@@ -220,6 +253,7 @@ static void init ( void )
    if (objects != NULL)
       return;
    objects    = VG_(HT_construct)("di.jitgdb.objects");
+   refused    = VG_(HT_construct)("di.jitgdb.refused");
    pending    = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.pending",
                            ML_(dinfo_free), sizeof(GdbPending));
    desc_cache = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.desc_cache",
@@ -228,19 +262,10 @@ static void init ( void )
                            ML_(dinfo_free), sizeof(Addr));
 }
 
-static Bool client_readable ( Addr a, SizeT len )
-{
-   if (len == 0)
-      return True;
-   if (a == 0 || a + len < a)
-      return False;
-   return VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ);
-}
-
 /* Reads the client's entry at a; False if it is not readable. */
 static Bool read_entry ( Addr a, /*OUT*/GdbCodeEntry* e )
 {
-   if (!VG_IS_WORD_ALIGNED(a) || !client_readable(a, sizeof(*e)))
+   if (!VG_IS_WORD_ALIGNED(a) || !ML_(jit_client_readable)(a, sizeof(*e)))
       return False;
    VG_(memcpy)(e, (const void*)a, sizeof(*e));
    return True;
@@ -307,7 +332,7 @@ static Addr descriptor_for ( Addr orig_fn )
 
 static Bool read_descriptor ( Addr a, /*OUT*/GdbDescriptor* d )
 {
-   if (!VG_IS_4_ALIGNED(a) || !client_readable(a, sizeof(*d)))
+   if (!VG_IS_4_ALIGNED(a) || !ML_(jit_client_readable)(a, sizeof(*d)))
       return False;
    VG_(memcpy)(d, (const void*)a, sizeof(*d));
    return True;
@@ -396,12 +421,49 @@ static Bool is_exec ( Addr a, UWord len )
    return VG_(am_is_valid_for_client)(a, len, VKI_PROT_EXEC);
 }
 
-/* Registers one function of obj in the registry; True if it is. */
+/* Gives the warnings t has gathered about functions of the object
+   `what` names: one for those refused, one for those that lost
+   line-table entries. */
+static void report_fns ( const FnTally* t, const HChar* what )
+{
+   HChar by[JIT_REFUSALS_BUF];
+   HChar drops[400];
+   if (t->n_refused > 0) {
+      ML_(jit_refusals_text)(by, t->refused_by);
+      warn("%u function%s of %s refused: %s (the first: %s at %#lx, %lu"
+           " bytes)\n", t->n_refused, t->n_refused == 1 ? "" : "s", what,
+           by, t->first_name, t->first_start, t->first_size);
+   }
+   if (t->n_long_names > 0)
+      warn("%u function%s of %s refused: the name is longer than %d bytes"
+           " (VG_JIT_MAX_STRING; the longest is %lu bytes)\n",
+           t->n_long_names, t->n_long_names == 1 ? "" : "s", what,
+           VG_JIT_MAX_STRING, t->longest_name);
+   if (t->n_dropping > 0) {
+      ML_(jit_line_drops_text)(drops, sizeof(drops), &t->drops, 0);
+      warn("line-table entries of %u function%s of %s dropped: %s\n",
+           t->n_dropping, t->n_dropping == 1 ? "" : "s", what, drops);
+   }
+}
+
+/* Counts a function name longer than VG_JIT_MAX_STRING in t. */
+static void tally_long_name ( FnTally* t, SizeT len )
+{
+   stats.functions_refused++;
+   t->n_long_names++;
+   if (len > t->longest_name)
+      t->longest_name = len;
+}
+
+/* Registers one function of obj in the registry; True if it is.  A
+   refusal or dropped line-table entries are counted in t. */
 static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
                           const HChar* name,
-                          const JitSrcLine* lines, UWord n_lines )
+                          const JitSrcLine* lines, UWord n_lines,
+                          FnTally* t )
 {
    JitRegistration reg;
+   JitLineDrops    drops;
    Int             st;
    VG_(memset)(&reg, 0, sizeof(reg));
    reg.start  = start;
@@ -410,12 +472,21 @@ static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
    reg.object = obj->name;
    reg.lines   = lines;
    reg.n_lines = n_lines;
+   reg.drops   = &drops;
    st = ML_(jit_register)(&reg, JitAtSafePoint);
    if (!ML_(jit_status_applied)(st)) {
       stats.functions_refused++;
-      warn("function %s (%#lx, %lu bytes) of %s refused: %s\n",
-           name, start, size, obj->name, ML_(jit_status_text)(st));
+      if (t->n_refused++ == 0) {
+         ML_(jit_printable_copy)(t->first_name, name);
+         t->first_start = start;
+         t->first_size  = size;
+      }
+      t->refused_by[ML_(jit_status_slot)(st)]++;
       return False;
+   }
+   if (st == VG_JIT_WARN_LINES_DROPPED) {
+      t->n_dropping++;
+      ML_(jit_line_drops_add)(&t->drops, &drops);
    }
    VG_(addToXA)(obj->fns, &start);
    stats.functions++;
@@ -468,6 +539,9 @@ static void register_beam_module ( Addr ea, const GdbCodeEntry* e,
    GdbObject* obj = ML_(dinfo_zalloc)("di.jitgdb.object", sizeof(GdbObject));
    Word       i;
    UInt       n_now = 0;
+   FnTally    tally;
+   HChar      what[JIT_PRINTABLE_BUF + 48];
+   VG_(memset)(&tally, 0, sizeof(tally));
    obj->key          = ea;
    obj->symfile_addr = e->symfile_addr;
    obj->symfile_size = e->symfile_size;
@@ -482,7 +556,7 @@ static void register_beam_module ( Addr ea, const GdbCodeEntry* e,
       GdbBeamFn* f = VG_(indexXA)(mod->fns, i);
       if (is_exec(f->start, f->size)) {
          if (register_fn(obj, f->start, f->size, f->name,
-                         f->lines, f->n_lines))
+                         f->lines, f->n_lines, &tally))
             n_now++;
       } else {
          GdbPending p;
@@ -504,7 +578,28 @@ static void register_beam_module ( Addr ea, const GdbCodeEntry* e,
                 " executable code\n",
                 ea, obj->name, e->symfile_addr, e->symfile_size,
                 (UWord)VG_(sizeXA)(mod->fns), n_now, obj->n_pending);
+   ML_(jit_printable_copy)(what, obj->name);
+   VG_(sprintf)(what + VG_(strlen)(what), " (entry %#lx)", ea);
+   report_fns(&tally, what);
    ML_(jit_gdb_beam_free_fns)(mod->fns);
+}
+
+/* Counts the object of entry ea as refused, and remembers it for the
+   rest of the notification (refused_already). */
+static void note_refused ( Addr ea )
+{
+   GdbRefused* r = ML_(dinfo_zalloc)("di.jitgdb.refused", sizeof(GdbRefused));
+   stats.refused++;
+   r->key = ea;
+   VG_(HT_add_node)(refused, r);
+   n_refused_now++;
+}
+
+/* True if the object of entry ea was refused during this
+   notification. */
+static Bool refused_already ( Addr ea )
+{
+   return n_refused_now > 0 && VG_(HT_lookup)(refused, ea) != NULL;
 }
 
 /* The object of the entry at ea (whose copy is img) is not ELF: an
@@ -523,7 +618,7 @@ static void register_non_elf ( Addr ea, const GdbCodeEntry* e,
       return;
    }
    if (kind == BEAMJIT_MALFORMED) {
-      stats.refused++;
+      note_refused(ea);
       if (VG_(clo_verbosity) > 1)
          warn("Erlang/OTP entry %#lx (%#lx, %llu bytes) refused: %s\n",
               ea, e->symfile_addr, e->symfile_size, why);
@@ -551,10 +646,14 @@ static void register_entry ( Addr ea )
    UInt         n_now = 0;
    GdbDwarf     dwarf;
    Addr         code_lo = ~(Addr)0, code_hi = 0;
+   FnTally      tally;
+   HChar        what[JIT_PRINTABLE_BUF + 48];
 
+   VG_(memset)(&tally, 0, sizeof(tally));
    if (!read_entry(ea, &e)) {
       stats.refused++;
-      warn("code entry %#lx is not readable: refused\n", ea);
+      warn("code entry %#lx is not word-aligned readable client memory"
+           " (%lu bytes): refused\n", ea, (UWord)sizeof(GdbCodeEntry));
       return;
    }
    obj = VG_(HT_lookup)(objects, ea);
@@ -565,12 +664,19 @@ static void register_entry ( Addr ea )
       /* The entry's memory was reused without an unregistration. */
       unregister_object(obj, "replace");
    }
-   if (e.symfile_size == 0 || e.symfile_size > MAX_OBJECT_SIZE
-       || !client_readable(e.symfile_addr, e.symfile_size)) {
-      stats.refused++;
-      warn("object of entry %#lx (%#lx, %llu bytes) is not readable client"
-           " memory or too large: refused\n",
-           ea, e.symfile_addr, e.symfile_size);
+   if (refused_already(ea))
+      return;
+   if (e.symfile_size == 0 || e.symfile_size > MAX_OBJECT_SIZE) {
+      note_refused(ea);
+      warn("object of entry %#lx (%#lx) refused: its size, %llu bytes, is"
+           " not 1 to %lu bytes\n", ea, e.symfile_addr, e.symfile_size,
+           MAX_OBJECT_SIZE);
+      return;
+   }
+   if (!ML_(jit_client_readable)(e.symfile_addr, e.symfile_size)) {
+      note_refused(ea);
+      warn("object of entry %#lx (%#lx, %llu bytes) refused: not readable"
+           " client memory\n", ea, e.symfile_addr, e.symfile_size);
       return;
    }
 
@@ -586,7 +692,7 @@ static void register_entry ( Addr ea )
                     sizeof(ObjFn));
    why = parse_object(img, e.symfile_size, fns, &file);
    if (why != NULL) {
-      stats.refused++;
+      note_refused(ea);
       warn("object of entry %#lx (%#lx, %llu bytes) refused: %s\n",
            ea, e.symfile_addr, e.symfile_size, why);
       VG_(deleteXA)(fns);
@@ -639,15 +745,16 @@ static void register_entry ( Addr ea )
       const ObjFn* f = VG_(indexXA)(fns, i);
       UWord        n_lines;
       JitSrcLine*  fn_lines;
-      if (VG_(strlen)(f->name) > VG_JIT_MAX_STRING) {
-         stats.functions_refused++;
+      SizeT        name_len = VG_(strlen)(f->name);
+      if (name_len > VG_JIT_MAX_STRING) {
+         tally_long_name(&tally, name_len);
          continue;
       }
       fn_lines = ML_(jit_gdb_lines_for)(dwarf.lines, f->start, f->size,
                                         &n_lines);
       if (is_exec(f->start, f->size)) {
          if (register_fn(obj, f->start, f->size, f->name,
-                         fn_lines, n_lines))
+                         fn_lines, n_lines, &tally))
             n_now++;
          if (fn_lines != NULL)
             ML_(dinfo_free)(fn_lines);
@@ -673,13 +780,16 @@ static void register_entry ( Addr ea )
                 " executable code\n",
                 ea, e.symfile_addr, e.symfile_size, obj->name,
                 (UWord)VG_(sizeXA)(fns), n_now, obj->n_pending);
+   ML_(jit_printable_copy)(what, obj->name);
+   VG_(sprintf)(what + VG_(strlen)(what), " (entry %#lx)", ea);
+   report_fns(&tally, what);
    VG_(deleteXA)(fns);
    ML_(dinfo_free)(img);
 }
 
 static void unregister_entry ( Addr ea )
 {
-   GdbObject* obj = VG_(HT_lookup)(objects, ea);
+   GdbObject*  obj = VG_(HT_lookup)(objects, ea);
    if (obj == NULL) {
       if (VG_(clo_trace_jit))
          VG_(dmsg)("jit-gdb: unregister entry %#lx: not registered\n", ea);
@@ -748,11 +858,18 @@ void VG_(jit_gdb_notify) ( ThreadId tid, Addr orig_fn )
       return;
    init();
    stats.notifications++;
+   if (n_refused_now > 0) {
+      /* Forget the refusals of the last notification. */
+      VG_(HT_destruct)(refused, ML_(dinfo_free));
+      refused       = VG_(HT_construct)("di.jitgdb.refused");
+      n_refused_now = 0;
+   }
    desc = descriptor_for(orig_fn);
    if (desc == 0)
       return;   /* a __jit_debug_register_code without a descriptor */
    if (!read_descriptor(desc, &d)) {
-      warn("descriptor %#lx is not readable: ignored\n", desc);
+      warn("descriptor %#lx is not 4-aligned readable client memory"
+           " (%lu bytes): ignored\n", desc, (UWord)sizeof(GdbDescriptor));
       return;
    }
    if (d.version != 1) {
@@ -786,10 +903,13 @@ void VG_(jit_gdb_notify) ( ThreadId tid, Addr orig_fn )
 
 void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot )
 {
-   Word i, j;
+   Word    i, j;
+   FnTally tally;
+   HChar   what[64];
    if (pending == NULL || VG_(sizeXA)(pending) == 0
        || !(prot & VKI_PROT_EXEC) || len == 0)
       return;
+   VG_(memset)(&tally, 0, sizeof(tally));
    /* Take the ready ones out first: registering discards translations,
       which calls the tool, which must see a consistent list. */
    for (i = 0; i < VG_(sizeXA)(pending); ) {
@@ -809,12 +929,14 @@ void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot )
       if (obj != NULL) {
          obj->n_pending--;
          (void)register_fn(obj, p.start, p.size, p.name,
-                           p.lines, p.n_lines);
+                           p.lines, p.n_lines, &tally);
       }
       ML_(dinfo_free)(p.name);
       if (p.lines != NULL)
          ML_(dinfo_free)(p.lines);
    }
+   VG_(sprintf)(what, "the code made executable at %#lx-%#lx", a, a + len);
+   report_fns(&tally, what);
 }
 
 void VG_(jit_gdb_print_summary) ( void )
@@ -837,6 +959,9 @@ void VG_(jit_gdb_print_summary) ( void )
              stats.objects_with_cfi, stats.cfi_refused,
              stats.objects_with_inlined, stats.inlined_refused,
              stats.beam_modules, stats.not_elf);
+   if (n_warnings_hidden > 0)
+      VG_(umsg)("JIT GDB interface: %llu further warnings were only"
+                " counted\n", n_warnings_hidden);
 }
 
 /*--------------------------------------------------------------------*/

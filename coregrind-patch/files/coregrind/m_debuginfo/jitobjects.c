@@ -36,6 +36,7 @@
 #include "pub_core_debuginfo.h"
 #include "pub_core_libcbase.h"
 #include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
 #include "pub_core_hashtable.h"
 #include "pub_core_xarray.h"
 
@@ -172,7 +173,7 @@ static Int cmp_tmp_line ( const void* aV, const void* bV )
 
 JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
                                         JitObject* obj,
-                                        /*OUT*/UWord* n_dropped,
+                                        /*OUT*/JitLineDrops* drops,
                                         /*OUT*/UWord* n_bad_files )
 {
    TmpLine*     tmp;
@@ -182,19 +183,29 @@ JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
    UInt         last_fndn_ix = 0;
    UInt         default_fndn_ix = 0;
 
-   *n_dropped = 0;
+   VG_(memset)(drops, 0, sizeof(*drops));
    *n_bad_files = 0;
    if (reg->n_lines == 0 || reg->lines == NULL)
       return NULL;
+   drops->n_given = reg->n_lines;
    if (reg->file != NULL)
       default_fndn_ix = checked_source_file(obj, reg->file, n_bad_files);
    tmp = ML_(dinfo_zalloc)("di.jitobjects.tmplines",
                            reg->n_lines * sizeof(TmpLine));
    for (i = 0; i < reg->n_lines; i++) {
       const JitSrcLine* e = &reg->lines[i];
+      const HChar* path = e->file != NULL ? e->file : reg->file;
       UInt fndn_ix;
-      if (e->offset >= reg->size || e->line == 0 || e->line > MAX_LINENO) {
-         (*n_dropped)++;
+      if (e->offset >= reg->size) {
+         drops->by[JitDrop_OUTSIDE]++;
+         continue;
+      }
+      if (e->line == 0 || e->line > MAX_LINENO) {
+         drops->by[e->line == 0 ? JitDrop_LINE_ZERO : JitDrop_LINE_HIGH]++;
+         continue;
+      }
+      if (e->file == JIT_SRC_FILE_UNREADABLE) {
+         drops->by[JitDrop_UNREADABLE]++;
          continue;
       }
       if (e->file == NULL) {
@@ -207,7 +218,8 @@ JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
          last_fndn_ix = fndn_ix;
       }
       if (fndn_ix == 0) {   /* no file at all: the line means nothing */
-         (*n_dropped)++;
+         drops->by[path == NULL || path[0] == 0 ? JitDrop_NO_FILE
+                                                : JitDrop_BAD_FILE]++;
          continue;
       }
       tmp[n].offset  = (UInt)e->offset;
@@ -237,6 +249,76 @@ JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
    }
    ML_(dinfo_free)(tmp);
    return tab;
+}
+
+UWord ML_(jit_line_drops_total) ( const JitLineDrops* d )
+{
+   UWord n = 0;
+   Int   r;
+   for (r = 0; r < JitDrop_N; r++)
+      n += d->by[r];
+   return n;
+}
+
+void ML_(jit_line_drops_add) ( JitLineDrops* sum, const JitLineDrops* d )
+{
+   Int r;
+   sum->n_given += d->n_given;
+   for (r = 0; r < JitDrop_N; r++)
+      sum->by[r] += d->by[r];
+}
+
+void ML_(jit_line_drops_text) ( HChar* buf, SizeT cap,
+                                const JitLineDrops* d, UWord code_size )
+{
+   SizeT used;
+   Int   r;
+   Bool  first = True;
+   if (cap == 0)
+      return;
+   VG_(snprintf)(buf, cap, "%lu of %lu",
+                 ML_(jit_line_drops_total)(d), d->n_given);
+   for (r = 0; r < JitDrop_N; r++) {
+      used = VG_(strlen)(buf);
+      if (d->by[r] == 0 || used + 1 >= cap)
+         continue;
+      VG_(snprintf)(buf + used, cap - used, "%s%lu ", first ? ": " : ", ",
+                    d->by[r]);
+      first = False;
+      used = VG_(strlen)(buf);
+      switch ((JitDropReason)r) {
+         case JitDrop_OUTSIDE:
+            if (code_size > 0)
+               VG_(snprintf)(buf + used, cap - used, "at an offset at or"
+                             " past the code's size (%lu bytes)", code_size);
+            else
+               VG_(snprintf)(buf + used, cap - used, "at an offset at or"
+                             " past the code's size");
+            break;
+         case JitDrop_LINE_ZERO:
+            VG_(snprintf)(buf + used, cap - used, "with line 0");
+            break;
+         case JitDrop_LINE_HIGH:
+            VG_(snprintf)(buf + used, cap - used, "with a line above %d",
+                          MAX_LINENO);
+            break;
+         case JitDrop_UNREADABLE:
+            VG_(snprintf)(buf + used, cap - used, "whose file name is not"
+                          " readable or longer than %d bytes",
+                          VG_JIT_MAX_STRING);
+            break;
+         case JitDrop_NO_FILE:
+            VG_(snprintf)(buf + used, cap - used, "with no file (neither"
+                          " the entry nor the registration names one)");
+            break;
+         case JitDrop_BAD_FILE:
+            VG_(snprintf)(buf + used, cap - used, "whose file name is not"
+                          " UTF-8 or has control characters");
+            break;
+         default:
+            break;
+      }
+   }
 }
 
 JitLineTab* ML_(jit_line_table_copy) ( const JitLineTab* t )

@@ -67,6 +67,8 @@ static struct {
                             requests and producer files */
    ULong refused_by[JIT_N_STATUS_SLOTS];   /* the same, by status */
    ULong lines_dropped;  /* line-table entries dropped */
+   JitLineDrops drops;   /* the same, by reason (n_given: entries of the
+                            tables that lost some) */
    ULong archived;       /* functions kept for old epochs */
    ULong named_late;     /* records for code unmapped before they were
                             read, archived for the code that ran there
@@ -249,19 +251,23 @@ void ML_(jit_note_refused) ( Int st )
    stats.refused_by[ML_(jit_status_slot)(st)]++;
 }
 
-void ML_(jit_print_refusals) ( const HChar* prefix, const ULong* by )
+Int ML_(jit_refusals_text) ( HChar* buf, const ULong* by )
 {
-   /* One line: each entry is at most 20 digits and a status text of
-      under 80 characters. */
-   HChar line[JIT_N_STATUS_SLOTS * 104];
-   Int   i, n = 0;
+   Int i, n = 0;
+   buf[0] = 0;
    for (i = 0; i < JIT_N_STATUS_SLOTS; i++) {
       if (by[i] == 0)
          continue;
-      n += VG_(sprintf)(line + n, "%s%llu %s", n ? ", " : "", by[i],
+      n += VG_(sprintf)(buf + n, "%s%llu %s", n ? ", " : "", by[i],
                         i == 0 ? "other" : ML_(jit_status_text)(i));
    }
-   if (n > 0)
+   return n;
+}
+
+void ML_(jit_print_refusals) ( const HChar* prefix, const ULong* by )
+{
+   HChar line[JIT_REFUSALS_BUF];
+   if (ML_(jit_refusals_text)(line, by) > 0)
       VG_(umsg)("%s%s\n", prefix, line);
 }
 
@@ -588,6 +594,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    JitLineTab* lines;
    JitNameId   name;
    UWord       n_dropped = 0, n_bad_files = 0;
+   JitLineDrops drops;
    UInt        n_replaced = 0;
    Int         st = VG_JIT_OK;
    SizeT       name_len;
@@ -632,8 +639,15 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       stats.names_escaped++;
    }
    lines = reg->n_lines > 0
-           ? ML_(jit_line_table_build)(reg, obj, &n_dropped, &n_bad_files)
+           ? ML_(jit_line_table_build)(reg, obj, &drops, &n_bad_files)
            : NULL;
+   if (reg->n_lines > 0) {
+      n_dropped = ML_(jit_line_drops_total)(&drops);
+      if (reg->drops != NULL)
+         *reg->drops = drops;
+      if (n_dropped > 0)
+         ML_(jit_line_drops_add)(&stats.drops, &drops);
+   }
    stats.bad_files += n_bad_files;
    if (n_dropped > 0) {
       stats.lines_dropped += n_dropped;
@@ -861,6 +875,12 @@ void VG_(jit_print_summary) ( void )
                 stats.unmapped, stats.refused, stats.lines_dropped,
                 ML_(jit_n_live)());
       ML_(jit_print_refusals)("JIT: refused: ", stats.refused_by);
+      if (stats.lines_dropped > 0) {
+         HChar why[400];
+         ML_(jit_line_drops_text)(why, sizeof(why), &stats.drops, 0);
+         VG_(umsg)("JIT: line-table entries dropped (of the tables that"
+                   " lost some): %s\n", why);
+      }
       if (stats.named_late > 0)
          VG_(umsg)("JIT: %llu names for code unmapped before its record "
                    "was read, kept for the code that ran there\n",

@@ -41,7 +41,7 @@
 
 typedef struct _JitFollower JitFollower;
 
-/* What a format's step did with the bytes it was given. */
+/* What a step did with the bytes it was given. */
 typedef
    enum {
       JitStep_ADVANCE,    /* handled an item; *n: how far the reader's
@@ -55,6 +55,16 @@ typedef
    }
    JitStep;
 
+/* What a format's handle did with the item it decoded. */
+typedef
+   enum {
+      JitItem_DONE,       /* handled: one more item read */
+      JitItem_NOT_ITEM,   /* handled, but counts as no item (a file
+                             header) */
+      JitItem_WAIT        /* needs a safe point: decoded again there */
+   }
+   JitItem;
+
 /* A format. */
 typedef
    struct {
@@ -63,16 +73,27 @@ typedef
                                     position is printed */
       const HChar* items;        /* "records" or "lines": what the exit
                                     summary counts */
+      const HChar* code_item;    /* "CODE_LOAD " or "": what names code,
+                                    in warnings about a registration */
       SizeT        buf_initial;  /* read buffer size */
       SizeT        buf_max;      /* largest item held whole */
       /* Allocates the format's state (fl->state). */
       void     (*init)   ( JitFollower* fl );
       /* File offset of the reader's next unconsumed byte. */
       ULong    (*offset) ( const JitFollower* fl );
+      /* The parser's state (reader_size bytes in fl->state): copied
+         before each item is decoded and put back if the item must wait
+         for a safe point, so that it is decoded again there. */
+      void*    (*reader) ( JitFollower* fl );
+      SizeT        reader_size;
       /* Decodes one item from buf[0 .. len-1], the file's bytes at
-         offset(), and registers what it describes. */
-      JitStep  (*step)   ( JitFollower* fl, const UChar* buf, SizeT len,
-                           JitWhere where, /*OUT*/ULong* n );
+         offset(), keeping it in fl->state: JitStep_ADVANCE (*n: how far
+         the reader's offset moved), JitStep_NEED_MORE (*n: the bytes the
+         item needs) or JitStep_STOP (it stopped following fl). */
+      JitStep  (*decode) ( JitFollower* fl, const UChar* buf, SizeT len,
+                           /*OUT*/ULong* n );
+      /* Registers what the item decode kept describes. */
+      JitItem  (*handle) ( JitFollower* fl, JitWhere where );
    }
    JitFollowerOps;
 
@@ -96,6 +117,8 @@ struct _JitFollower {
    ULong  n_loaded, n_moved, n_refused, n_bad, n_other, n_named_late;
    ULong  refused_by[JIT_N_STATUS_SLOTS];
    ULong  n_warned;     /* problems seen under -v, printed or not */
+   void*  snapshot;     /* ops->reader_size bytes: the reader before the
+                           item being handled */
 };
 
 /* If fl follows a perf map: parses its last line even without its
@@ -125,6 +148,15 @@ extern void ML_(jit_follow_refused) ( JitFollower* fl, Int st );
 
 /* True if one more problem of fl may be printed (counts it). */
 extern Bool ML_(jit_follow_may_warn) ( JitFollower* fl );
+
+/* Counts what the registry answered (st) to reg, made from fl's item at
+   position `where`, and warns (as ML_(jit_follow_warn) does) about a
+   refusal or dropped line-table entries (reg->drops, if not NULL).
+   Returns False if the item must wait for a safe point
+   (JIT_STATUS_RANGE_BUSY), True if it was consumed. */
+extern Bool ML_(jit_follow_registered) ( JitFollower* fl,
+                                         const JitRegistration* reg,
+                                         Int st, ULong where );
 
 /* ---- The formats ----
    jitfollow-jitdump.c starts its followers from

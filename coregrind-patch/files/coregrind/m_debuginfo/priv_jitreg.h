@@ -214,9 +214,59 @@ typedef
    struct {
       UWord        offset;  /* bytes from the function's start */
       UWord        line;    /* 1-based source line; 0 is dropped */
-      const HChar* file;    /* NUL-terminated path; NULL: default file */
+      const HChar* file;    /* NUL-terminated path; NULL: default file;
+                               JIT_SRC_FILE_UNREADABLE: the client's
+                               pointer was unusable (the entry is
+                               dropped) */
    }
    JitSrcLine;
+
+#define JIT_SRC_FILE_UNREADABLE ((const HChar*)1)
+
+/* Why line-table entries of a registration were dropped: one counter
+   per reason (an entry is counted under the first that applies, in
+   this order). */
+typedef
+   enum {
+      JitDrop_OUTSIDE,      /* offset at or past the code's size */
+      JitDrop_LINE_ZERO,    /* line 0 */
+      JitDrop_LINE_HIGH,    /* line above the largest Valgrind keeps */
+      JitDrop_UNREADABLE,   /* the file pointer was unusable */
+      JitDrop_NO_FILE,      /* neither the entry nor the registration
+                               names a file */
+      JitDrop_BAD_FILE,     /* the file name is not UTF-8 or has control
+                               characters */
+      JitDrop_N
+   }
+   JitDropReason;
+
+typedef
+   struct {
+      UWord n_given;           /* entries handed in */
+      UWord by[JitDrop_N];     /* entries dropped, by reason */
+   }
+   JitLineDrops;
+
+/* Entries dropped in d, all reasons together. */
+extern UWord ML_(jit_line_drops_total) ( const JitLineDrops* d );
+
+/* Adds the counts of d to sum. */
+extern void ML_(jit_line_drops_add) ( JitLineDrops* sum,
+                                      const JitLineDrops* d );
+
+/* Writes into buf (cap bytes, truncated) what d says, for a warning:
+   "3 of 5: 1 at an offset at or past the code's size
+   (64 bytes), 1 with line 0, 1 whose file name is not readable ...";
+   code_size is the registration's size (0: not shown). */
+extern void ML_(jit_line_drops_text) ( HChar* buf, SizeT cap,
+                                       const JitLineDrops* d,
+                                       UWord code_size );
+
+/* True if the client may read [a, a+len): mapped and readable client
+   memory, not wrapping, and not at address 0 (len 0: always True).
+   What the client requests (jitclreq.c) and the GDB JIT interface
+   (jitgdb.c) check before they copy a client's structure. */
+extern Bool ML_(jit_client_readable) ( Addr a, SizeT len );
 
 /* A function to register.  All strings NUL-terminated and readable; the
    registry copies what it keeps.  Zero-initialise it, then fill in. */
@@ -251,6 +301,10 @@ typedef
                                      is archived for that code
                                      (JIT_STATUS_NAMED_LATE) instead of
                                      refused */
+      JitLineDrops*     drops;    /* OUT, or NULL: set by ML_(jit_register)
+                                     whenever it reads the line table
+                                     (by VG_JIT_WARN_LINES_DROPPED:
+                                     which entries went, and why) */
    }
    JitRegistration;
 
@@ -343,9 +397,15 @@ extern void ML_(jit_printable_copy) ( HChar* buf, const HChar* s );
    record), refused with status st, for the -v summary. */
 extern void ML_(jit_note_refused) ( Int st );
 
-/* Prints, with VG_(umsg), prefix and then the non-zero counters of `by`
-   (JIT_N_STATUS_SLOTS of them) as "N reason, N reason" on one line;
-   prints nothing if all are zero. */
+/* Writes the non-zero counters of `by` (JIT_N_STATUS_SLOTS of them) into
+   buf (JIT_REFUSALS_BUF bytes: each entry is at most 20 digits and a
+   status text of under 80 characters) as "N reason, N reason"; returns
+   its length (0 if all are zero). */
+#define JIT_REFUSALS_BUF (JIT_N_STATUS_SLOTS * 104)
+extern Int ML_(jit_refusals_text) ( HChar* buf, const ULong* by );
+
+/* Prints, with VG_(umsg), prefix and then ML_(jit_refusals_text) of by
+   on one line; prints nothing if all are zero. */
 extern void ML_(jit_print_refusals) ( const HChar* prefix, const ULong* by );
 
 /* The -v exit summaries of client requests (jitclreq.c) and of each

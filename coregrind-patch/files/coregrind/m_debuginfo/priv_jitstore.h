@@ -123,15 +123,17 @@ extern JitObject* ML_(jit_object_get) ( const HChar* objname );
 extern JitObject* ML_(jit_object_at) ( UInt index );
 
 /* Builds the line table of reg for obj: drops entries outside the code,
-   with line 0 or too large, or with no file at all (a file name that is
-   not UTF-8 or holds control characters, ML_(jit_text_is_clean), counts
-   as none); sorts by offset; of entries with equal offsets keeps the one
-   that came last.  Returns the table (NULL if nothing is left; free with
-   ML_(dinfo_free)), sets *n_dropped and *n_bad_files (file names
-   treated as none, each distinct name of consecutive entries once). */
+   with line 0 or too large, with an unusable file pointer, or with no
+   file at all (a file name that is not UTF-8 or holds control
+   characters, ML_(jit_text_is_clean), counts as none); sorts by offset;
+   of entries with equal offsets keeps the one that came last.  Returns
+   the table (NULL if nothing is left; free with ML_(dinfo_free)), fills
+   *drops (the entries dropped, by reason) and sets *n_bad_files (file
+   names treated as none, each distinct name of consecutive entries
+   once). */
 extern JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
                                                JitObject* obj,
-                                               /*OUT*/UWord* n_dropped,
+                                               /*OUT*/JitLineDrops* drops,
                                                /*OUT*/UWord* n_bad_files );
 
 /* A copy of t (free with ML_(dinfo_free)). */
