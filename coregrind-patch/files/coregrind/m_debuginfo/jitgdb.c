@@ -669,8 +669,8 @@ static void register_entry ( Addr ea )
    if (e.symfile_size == 0 || e.symfile_size > MAX_OBJECT_SIZE) {
       note_refused(ea);
       warn("object of entry %#lx (%#lx) refused: its size, %llu bytes, is"
-           " not 1 to %lu bytes\n", ea, e.symfile_addr, e.symfile_size,
-           MAX_OBJECT_SIZE);
+           " not 1 to %llu bytes\n", ea, e.symfile_addr, e.symfile_size,
+           (ULong)MAX_OBJECT_SIZE);
       return;
    }
    if (!ML_(jit_client_readable)(e.symfile_addr, e.symfile_size)) {
