@@ -18,6 +18,7 @@
 # of the source tree (not committed), for the tests of `vg-jit export`.  A
 # failed npm install is reported and not fatal: those tests then skip.
 # erlang-base: Erlang/OTP, whose JIT the GDB JIT interface tests run.
+# clang-format-14: `make format` and `make check-format` (.clang-format).
 #
 # usage: install-deps.sh [--gui]
 #   --gui  install only what `make check-gui` and `make screenshot` need
@@ -50,6 +51,7 @@ quilt
 binutils
 llvm-14
 clang-14
+clang-format-14
 openjdk-17-jdk-headless
 xsltproc
 docbook-xsl

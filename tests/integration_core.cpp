@@ -30,7 +30,6 @@ namespace {
 
 const std::string kObject = "testjit-obj";
 
-std::string testjit() { return envOr("VGJIT_TESTJIT", testsBuilddir() + "/testjit"); }
 std::string source() { return absolute(srcdir() + "/tests/fixtures/testjit.src"); }
 
 /// testjit's arguments for `mode`, with the real source file.

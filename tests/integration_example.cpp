@@ -41,9 +41,11 @@ using vgjit::test::builddir;
 using vgjit::test::contains;
 using vgjit::test::envOr;
 using vgjit::test::lineCount;
+using vgjit::test::minijit;
 using vgjit::test::readFile;
 using vgjit::test::Result;
 using vgjit::test::RunOptions;
+using vgjit::test::run_checked;
 using vgjit::test::srcdir;
 using vgjit::test::StackFrame;
 using vgjit::test::stage;
@@ -52,24 +54,12 @@ using vgjit::test::valgrind;
 
 namespace {
 
-std::string minijit() {
-    return envOr("VGJIT_MINIJIT", builddir() + "/examples/minijit");
-}
 std::string example(const std::string& name) { return srcdir() + "/examples/" + name; }
 
 /// The scratch directory for this test program's profiles.
 const TempDir& tmp() {
     static TempDir dir("vgjit-example");
     return dir;
-}
-
-/// Runs argv with captured output; fails the test if it had to be killed.
-Result run(const std::vector<std::string>& argv, int timeoutSeconds = 300) {
-    RunOptions options;
-    options.timeoutSeconds = timeoutSeconds;
-    Result r = vgjit::test::run(argv, options);
-    if (r.timedOut) BOOST_ERROR("timed out after " << timeoutSeconds << " s: " << argv[0]);
-    return r;
 }
 
 /// The profiling samples (tens of millions of instructions each).
@@ -164,7 +154,7 @@ BOOST_AUTO_TEST_CASE(native_programs_print_expected_output) {
                 std::vector<std::string> argv{minijit()};
                 argv.insert(argv.end(), opts.begin(), opts.end());
                 argv.push_back(example(s + ".mj"));
-                Result r = run(argv);
+                Result r = run_checked(argv);
                 BOOST_TEST(r.status == 0, r);
                 BOOST_TEST(r.out == expected, r);
                 BOOST_TEST(r.err.empty(), r);
@@ -193,7 +183,7 @@ BOOST_AUTO_TEST_CASE(native_error_programs_report_file_and_line) {
             BOOST_TEST_REQUIRE(src.compare(0, tag.size(), tag) == 0);
             const std::string expect = src.substr(tag.size(), src.find('\n') - tag.size());
             for (const auto& opt : {"--tier-threshold=1000", "--no-tier1", "--tier-threshold=1"}) {
-                Result r = run({minijit(), opt, path});
+                Result r = run_checked({minijit(), opt, path});
                 BOOST_TEST(r.status == 1, r);
                 BOOST_TEST(r.err == path + ":" + expect + "\n", r);
             }
@@ -202,39 +192,39 @@ BOOST_AUTO_TEST_CASE(native_error_programs_report_file_and_line) {
 }
 
 BOOST_AUTO_TEST_CASE(native_command_line) {
-    Result help = run({minijit(), "--help"});
+    Result help = run_checked({minijit(), "--help"});
     BOOST_TEST(help.status == 0);
     BOOST_TEST(help.out.find("usage: minijit") == 0u, help);
 
-    Result none = run({minijit()});
+    Result none = run_checked({minijit()});
     BOOST_TEST(none.status == 2, none);
     BOOST_TEST(none.err.find("no program file given") != std::string::npos, none);
 
-    Result bad = run({minijit(), "--tier-threshold", "0", example("fib.mj")});
+    Result bad = run_checked({minijit(), "--tier-threshold", "0", example("fib.mj")});
     BOOST_TEST(bad.status == 2, bad);
     BOOST_TEST(bad.err.find("invalid --tier-threshold '0'") != std::string::npos, bad);
 
-    Result unknown = run({minijit(), "--fast", example("fib.mj")});
+    Result unknown = run_checked({minijit(), "--fast", example("fib.mj")});
     BOOST_TEST(unknown.status == 2, unknown);
 
-    Result missing = run({minijit(), tmp().path() + "/nope.mj"});
+    Result missing = run_checked({minijit(), tmp().path() + "/nope.mj"});
     BOOST_TEST(missing.status == 1, missing);
     BOOST_TEST(missing.err.find("cannot open") != std::string::npos, missing);
 
     // main's parameters come from the command line.
     const std::string prog = tmp().path() + "/args.mj";
     std::ofstream(prog) << "fn main(a, b) {\n    print a * b, \" \", a / b;\n}\n";
-    Result args = run({minijit(), prog, "-6", "4"});
+    Result args = run_checked({minijit(), prog, "-6", "4"});
     BOOST_TEST(args.status == 0, args);
     BOOST_TEST(args.out == "-24 -1\n", args);
-    Result notInt = run({minijit(), prog, "6", "x"});
+    Result notInt = run_checked({minijit(), prog, "6", "x"});
     BOOST_TEST(notInt.status == 2, notInt);
     BOOST_TEST(notInt.err.find("program argument 'x' is not a 64-bit integer") != std::string::npos, notInt);
-    Result divZero = run({minijit(), prog, "6", "0"});
+    Result divZero = run_checked({minijit(), prog, "6", "0"});
     BOOST_TEST(divZero.status == 1, divZero);
     BOOST_TEST(divZero.err == prog + ":2: runtime error: division by zero\n", divZero);
 
-    Result arity = run({minijit(), example("fib.mj"), "7"});
+    Result arity = run_checked({minijit(), example("fib.mj"), "7"});
     BOOST_TEST(arity.status == 1, arity);
     BOOST_TEST(arity.err == example("fib.mj") + ":12: error: 'main' takes 0 arguments but 1 was given on the command line\n",
                arity);
@@ -246,7 +236,7 @@ BOOST_AUTO_TEST_CASE(memcheck_finds_no_errors_or_leaks) {
     if (!requireStage()) return;
     for (const auto& s : kSamples) {
         BOOST_TEST_CONTEXT("sample " << s) {
-            Result r = run({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99",
+            Result r = run_checked({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99",
                             minijit(), example(s + ".mj")});
             BOOST_TEST(r.status == 0, r);
             BOOST_TEST(r.out == readFile(example("expected/" + s + ".out")), r);
@@ -257,14 +247,14 @@ BOOST_AUTO_TEST_CASE(memcheck_finds_no_errors_or_leaks) {
         }
     }
     // Every construct, with tier-up on the first call.
-    Result f = run({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(),
+    Result f = run_checked({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(),
                     "--tier-threshold", "1", example("features.mj")});
     BOOST_TEST(f.status == 0, f);
     BOOST_TEST(f.out == readFile(example("expected/features.out")), f);
     BOOST_TEST(f.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, f);
     // A runtime error leaves through longjmp past jitted frames: still clean.
     const std::string so = example("errors/stack_overflow.mj");
-    Result r = run({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(), so});
+    Result r = run_checked({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(), so});
     BOOST_TEST(r.status == 1, r);
     BOOST_TEST(r.err.find(so + ":5: runtime error: stack overflow in function 'down'") != std::string::npos, r);
     BOOST_TEST(r.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, r);
@@ -288,7 +278,7 @@ InvalidRead invalidReadInNestedCalls(const std::vector<std::string>& minijitOpti
     argv.insert(argv.end(), minijitOptions.begin(), minijitOptions.end());
     argv.push_back(example("errors/bounds_tier1.mj"));
     InvalidRead out;
-    out.result = run(argv);
+    out.result = run_checked(argv);
     out.frames = vgjit::test::stackTraceAfter(out.result.err, "Invalid read of size 8", 20);
     return out;
 }
@@ -405,7 +395,7 @@ BOOST_AUTO_TEST_CASE(memcheck_shows_the_call_tier1_inlined_as_its_own_frame) {
     BOOST_TEST(!contains(r.result.err, "minijit: warning"), r.result.err);
     for (const auto& sample : kSamples) {
         BOOST_TEST_CONTEXT("sample " << sample) {
-            const Result native = run({minijit(), "--inline", example(sample + ".mj")});
+            const Result native = run_checked({minijit(), "--inline", example(sample + ".mj")});
             BOOST_TEST(native.out == readFile(example("expected/" + sample + ".out")), native);
         }
     }
@@ -421,7 +411,7 @@ BOOST_AUTO_TEST_CASE(callgrind_attributes_jitted_code_to_named_functions) {
             const std::string absSrc = absolute(src);
             const std::string object = "minijit:" + s + ".mj";
             const std::string profile = tmp().path() + "/callgrind." + s + ".out";
-            Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes",
+            Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes",
                             "--callgrind-out-file=" + profile, minijit(), "--verbose", src});
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(r.out == readFile(example("expected/" + s + ".out")), r);
@@ -474,7 +464,7 @@ BOOST_AUTO_TEST_CASE(callgrind_fib_lines_calls_and_tier_replacement) {
     const std::string absSrc = absolute(src);
     const std::string object = "minijit:fib.mj";
     const std::string profile = tmp().path() + "/callgrind.fib-tiers.out";
-    Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=" + profile,
+    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=" + profile,
                     minijit(), "--verbose", src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const cg::Profile p = cg::Profile::parseFile(profile);
@@ -534,7 +524,7 @@ BOOST_AUTO_TEST_CASE(callgrind_tier_names_split_the_tiers) {
     const std::string src = example("fib.mj");
     const std::string absSrc = absolute(src);
     const std::string profile = tmp().path() + "/callgrind.fib-names.out";
-    Result r = run({valgrind(), "--tool=callgrind", "--callgrind-out-file=" + profile, minijit(),
+    Result r = run_checked({valgrind(), "--tool=callgrind", "--callgrind-out-file=" + profile, minijit(),
                     "--tier-names", "--tier-threshold", "5000", src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const cg::Profile p = cg::Profile::parseFile(profile);
@@ -557,7 +547,7 @@ BOOST_AUTO_TEST_CASE(cachegrind_names_jitted_code) {
     const std::string src = example("sieve.mj");
     const std::string absSrc = absolute(src);
     const std::string profile = tmp().path() + "/cachegrind.sieve.out";
-    Result r = run({valgrind(), "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + profile,
+    Result r = run_checked({valgrind(), "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + profile,
                     minijit(), src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == readFile(example("expected/sieve.out")), r);

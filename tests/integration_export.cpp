@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -44,16 +45,17 @@ using nlohmann::json;
 using vgjit::test::builddir;
 using vgjit::test::contains;
 using vgjit::test::envOr;
+using vgjit::test::minijit;
 using vgjit::test::readFile;
 using vgjit::test::Result;
 using vgjit::test::RunOptions;
+using vgjit::test::run_checked;
 using vgjit::test::srcdir;
 using vgjit::test::TempDir;
+using vgjit::test::vg_jit;
 
 namespace {
 
-std::string minijit() { return envOr("VGJIT_MINIJIT", builddir() + "/examples/minijit"); }
-std::string vgJit() { return envOr("VGJIT_TOOL", builddir() + "/tool/vg-jit"); }
 std::string example(const std::string& name) { return srcdir() + "/examples/" + name; }
 std::string profilerCli() {
     return envOr("VGJIT_PROFILER_CLI", srcdir() + "/npm-tools/node_modules/.bin/profiler-cli");
@@ -61,11 +63,6 @@ std::string profilerCli() {
 
 /// The object minijit gives the functions it compiles from `file`.
 std::string jitObject(const std::string& file) { return "minijit:" + file; }
-
-bool exists(const std::string& path) {
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0;
-}
 
 /// Precondition: profiler-cli is installed and node is on $PATH.
 boost::test_tools::assertion_result profilerCliAvailable(boost::unit_test::test_unit_id) {
@@ -83,14 +80,6 @@ boost::test_tools::assertion_result profilerCliAvailable(boost::unit_test::test_
 const TempDir& tmp() {
     static TempDir dir("vgjit-export");
     return dir;
-}
-
-Result run(const std::vector<std::string>& argv, int timeoutSeconds = 300) {
-    RunOptions options;
-    options.timeoutSeconds = timeoutSeconds;
-    Result r = vgjit::test::run(argv, options);
-    if (r.timedOut) BOOST_ERROR("timed out after " << timeoutSeconds << " s: " << argv[0]);
-    return r;
 }
 
 /// Profiles calls.mj under the staged Callgrind with `extra` options,
@@ -115,9 +104,9 @@ std::string contextProfile() { return callgrindProfile("callgrind.ctx", {"--sepa
 
 /// Runs vg-jit export; returns the result.
 Result exportProfile(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {vgJit(), "export"};
+    std::vector<std::string> argv = {vg_jit(), "export"};
     argv.insert(argv.end(), args.begin(), args.end());
-    return run(argv);
+    return run_checked(argv);
 }
 
 /// A profiler-cli session on one profile, in its own session directory;
@@ -455,7 +444,7 @@ BOOST_AUTO_TEST_CASE(timeline_from_dumps) {
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     // callgrind.out.1, .2, ... (the dumps) and callgrind.out (the last part).
     std::vector<std::string> files;
-    for (int i = 1; exists(base + "." + std::to_string(i)); ++i) files.push_back(base + "." + std::to_string(i));
+    for (int i = 1; std::filesystem::exists(base + "." + std::to_string(i)); ++i) files.push_back(base + "." + std::to_string(i));
     files.push_back(base);
     BOOST_TEST_REQUIRE(files.size() >= 3u);
     std::vector<std::uint64_t> partTotals;
@@ -551,8 +540,8 @@ BOOST_AUTO_TEST_CASE(damaged_profiles) {
                 const Result r = exportProfile({"--format=" + format, in, "-o", out});
                 BOOST_TEST(r.status == 1, r);
                 BOOST_TEST(contains(r.err, in + c.where), r.err);
-                BOOST_TEST(!exists(out));
-                BOOST_TEST(!exists(out + ".vg-jit-tmp"));
+                BOOST_TEST(!std::filesystem::exists(out));
+                BOOST_TEST(!std::filesystem::exists(out + ".vg-jit-tmp"));
             }
         }
     }
@@ -565,7 +554,7 @@ BOOST_AUTO_TEST_CASE(damaged_profiles) {
     const Result ev = exportProfile({"--event=Dw", plainProfile(), "-o", tmp().file("ev.json")});
     BOOST_TEST(ev.status == 1, ev);
     BOOST_TEST(contains(ev.err, "no event 'Dw'"), ev.err);
-    BOOST_TEST(!exists(tmp().file("ev.json")));
+    BOOST_TEST(!std::filesystem::exists(tmp().file("ev.json")));
 }
 
 // Counts past 2^53 (where JSON readers lose integers) and past 2^63 stay

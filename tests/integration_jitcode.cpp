@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
@@ -43,33 +44,20 @@ namespace cg = vgjit::callgrind;
 using vgjit::test::builddir;
 using vgjit::test::envOr;
 using vgjit::test::findOnPath;
+using vgjit::test::minijit;
 using vgjit::test::readFile;
 using vgjit::test::Result;
 using vgjit::test::RunOptions;
+using vgjit::test::run_checked;
 using vgjit::test::srcdir;
 using vgjit::test::TempDir;
+using vgjit::test::testjit;
 using vgjit::test::testsBuilddir;
 using vgjit::test::valgrind;
 
 namespace {
 
-std::string minijit() { return envOr("VGJIT_MINIJIT", builddir() + "/examples/minijit"); }
-std::string testjit() { return envOr("VGJIT_TESTJIT", testsBuilddir() + "/testjit"); }
 std::string objdump() { return envOr("VGJIT_OBJDUMP", findOnPath("objdump")); }
-
-/// Runs argv with captured output; fails the test if it had to be killed.
-Result run(const std::vector<std::string>& argv) {
-    RunOptions options;
-    options.timeoutSeconds = 300;
-    Result r = vgjit::test::run(argv, options);
-    if (r.timedOut) BOOST_ERROR("timed out: " << argv[0]);
-    return r;
-}
-
-bool fileExists(const std::string& path) {
-    struct stat st;
-    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 
 /// The names in directory `dir` (without "." and "..").
 std::set<std::string> listDir(const std::string& dir) {
@@ -108,7 +96,7 @@ struct Disassembly {
 /// [first - 20, last + 20] and parses its output.
 Disassembly kcachegrindObjdump(const std::string& file, std::uint64_t first, std::uint64_t last) {
     Disassembly d;
-    Result r = run({objdump(), "-C", "-d", "--start-address=0x" + upperHex(first < 20 ? 0 : first - 20),
+    Result r = run_checked({objdump(), "-C", "-d", "--start-address=0x" + upperHex(first < 20 ? 0 : first - 20),
                     "--stop-address=0x" + upperHex(last + 20), file});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     d.text = r.out;
@@ -207,7 +195,7 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
                      *boost::unit_test::precondition(objdumpAvailable)) {
     TempDir dir("vgjit-jitcode");
     const std::string profile = dir.file("callgrind.out.replace");
-    Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
+    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
                     "--callgrind-out-file=" + profile, testjit(), "replace"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == "replace results 1 2\n");
@@ -236,7 +224,7 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
             BOOST_TEST_REQUIRE(fns.size() == 1u);
             const cg::FunctionCosts& f = *fns[0];
             BOOST_TEST(f.key.object == e.file);
-            BOOST_TEST_REQUIRE(fileExists(objectFile(profile, f.key.object)));
+            BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(objectFile(profile, f.key.object)));
             BOOST_TEST_REQUIRE(!f.instrs.empty());
             const std::uint64_t first = f.instrs.begin()->first, last = f.instrs.rbegin()->first;
             starts[v] = first;
@@ -296,7 +284,7 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
                      *boost::unit_test::precondition(objdumpAvailable)) {
     TempDir dir("vgjit-jitcode");
     const std::string profile = dir.file("callgrind.out.calls");
-    Result r = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
+    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
                     "--callgrind-out-file=" + profile, minijit(), "--verbose",
                     srcdir() + "/examples/calls.mj"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
@@ -319,7 +307,7 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
         if (f.key.name == "minijit_retire_stub") continue;  // the JIT's own stub
         BOOST_TEST_CONTEXT(f.key.object << " " << f.key.name) {
             BOOST_TEST(isJitCodeObject(profile, f.key.object));
-            BOOST_TEST_REQUIRE(fileExists(objectFile(profile, f.key.object)));
+            BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(objectFile(profile, f.key.object)));
             objects.insert(f.key.object);
             if (f.instrs.empty()) continue;
             ++functions;
@@ -384,9 +372,9 @@ BOOST_AUTO_TEST_CASE(profile_without_jit_code_is_unchanged) {
     TempDir on("vgjit-jitcode"), off("vgjit-jitcode");
     const std::string program = findOnPath("true");
     BOOST_TEST_REQUIRE(!program.empty());
-    Result a = run({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
+    Result a = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
                     "--callgrind-out-file=" + on.file("callgrind.out"), program});
-    Result b = run({valgrind(), "--tool=callgrind", "--dump-instr=yes",
+    Result b = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes",
                     "--callgrind-out-file=" + off.file("callgrind.out"), program});
     BOOST_TEST_REQUIRE(a.status == 0, a);
     BOOST_TEST_REQUIRE(b.status == 0, b);
@@ -400,7 +388,7 @@ BOOST_AUTO_TEST_CASE(profile_without_jit_code_is_unchanged) {
 // the option writes nothing and names the JIT object as before.
 BOOST_AUTO_TEST_CASE(option_needs_dump_instr) {
     TempDir dir("vgjit-jitcode");
-    Result r = run({valgrind(), "--tool=callgrind", "--dump-jit-code=yes",
+    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-jit-code=yes",
                     "--callgrind-out-file=" + dir.file("callgrind.out"), testjit(), "replace"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(listDir(dir.path()) == std::set<std::string>{"callgrind.out"});

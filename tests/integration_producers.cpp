@@ -52,13 +52,6 @@ namespace {
 std::string producer() {
     return envOr("VGJIT_JITDUMP_PRODUCER", testsBuilddir() + "/jitdump_producer");
 }
-/// Node.js: $VGJIT_NODE, else the first executable `node` on $PATH, else
-/// /usr/bin/node (Debian's nodejs package).
-std::string nodeBinary() {
-    if (const char* v = std::getenv("VGJIT_NODE"); v && *v) return v;
-    const std::string node = findOnPath("node");
-    return node.empty() ? "/usr/bin/node" : node;
-}
 std::string fibJs() { return absolute(srcdir() + "/tests/fixtures/node/fib.js"); }
 
 
@@ -645,15 +638,6 @@ BOOST_AUTO_TEST_CASE(perf_map_owned_by_another_user_is_ignored_with_a_warning,
 
 namespace {
 
-/// Boost.Test precondition: whether Node.js is installed (nodeBinary() is
-/// executable); if not, the case is reported as skipped, naming it.
-boost::test_tools::assertion_result haveNode(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result ok(access(nodeBinary().c_str(), X_OK) == 0);
-    if (!ok)
-        ok.message() << nodeBinary() << " is not installed (Debian: nodejs; or set VGJIT_NODE)";
-    return ok;
-}
-
 /// How much of the jitted code's cost Callgrind could name.
 struct NamedShare {
     std::uint64_t named = 0;      ///< Ir in functions of `object`
@@ -699,12 +683,12 @@ NodeRun runNode(const TempDir& dir, const std::string& nodeFlag,
     opt.cwd = dir.path();
     opt.timeoutSeconds = 180;
     NodeRun r;
-    r.native = run({nodeBinary(), fibJs()}, opt);
+    r.native = run({node_binary(), fibJs()}, opt);
     BOOST_TEST_REQUIRE(r.native.status == 0, r.native);
     const std::string out = dir.file("callgrind.node");
     std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
     args.insert(args.end(), vgExtra.begin(), vgExtra.end());
-    r.vg = runValgrind(args, {nodeBinary(), nodeFlag, fibJs()}, opt);
+    r.vg = runValgrind(args, {node_binary(), nodeFlag, fibJs()}, opt);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     BOOST_TEST(r.vg.out == r.native.out);
     r.profile = cg::Profile::parseFile(out);
@@ -733,7 +717,7 @@ ShortRun runShortScript(const std::string& script, const std::vector<std::string
     opt.cwd = dir.path();
     opt.timeoutSeconds = 300;
     const std::string path = absolute(srcdir() + "/tests/fixtures/node/" + script);
-    std::vector<std::string> prog{nodeBinary()};
+    std::vector<std::string> prog{node_binary()};
     prog.insert(prog.end(), nodeFlags.begin(), nodeFlags.end());
     prog.push_back(path);
     const Result native = run(prog, opt);
@@ -774,7 +758,7 @@ ShortRun runShortScript(const std::string& script, const std::vector<std::string
 // exit for code that is no longer mapped, these records name the code
 // that ran there (late names), with their line tables, in every run.
 BOOST_AUTO_TEST_CASE(node_perf_prof_short_scripts_name_code_whose_records_arrive_after_unmap,
-                     *boost::unit_test::precondition(haveNode)) {
+                     *boost::unit_test::precondition(node_available)) {
     for (int run = 0; run < 3; ++run) {
         BOOST_TEST_CONTEXT("run " << run) {
             const ShortRun f = runShortScript("short_fib.js", {}, "fib", 5, 7);
@@ -801,7 +785,7 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_short_scripts_name_code_whose_records_arrive
 }
 
 BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript,
-                     *boost::unit_test::precondition(haveNode)) {
+                     *boost::unit_test::precondition(node_available)) {
     TempDir dir;
     const NodeRun r = runNode(dir, "--perf-basic-prof", {"--jit-perf-map=yes"});
     const std::string map = "/tmp/perf-" + r.pid + ".map";
@@ -818,7 +802,7 @@ BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript,
 }
 
 BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
-                     *boost::unit_test::precondition(haveNode)) {
+                     *boost::unit_test::precondition(node_available)) {
     TempDir dir;
     const NodeRun r = runNode(dir, "--perf-prof", {});
     const std::string dump = dir.path() + "/jit-" + r.pid + ".dump";

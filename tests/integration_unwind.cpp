@@ -31,20 +31,6 @@ using namespace vgjit::test;
 
 namespace {
 
-/// Node.js: $VGJIT_NODE, else the first `node` on $PATH, else /usr/bin/node.
-std::string nodeBinary() {
-    if (const char* v = std::getenv("VGJIT_NODE"); v && *v) return v;
-    const std::string node = findOnPath("node");
-    return node.empty() ? "/usr/bin/node" : node;
-}
-
-boost::test_tools::assertion_result haveNode(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result ok(access(nodeBinary().c_str(), X_OK) == 0);
-    if (!ok)
-        ok.message() << nodeBinary() << " is not installed (Debian: nodejs; or set VGJIT_NODE)";
-    return ok;
-}
-
 std::string unwindjit() { return envOr("VGJIT_UNWINDJIT", testsBuilddir() + "/unwindjit"); }
 
 /// The function names of the stack trace printed after the first line
@@ -296,7 +282,7 @@ BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_w
 }
 
 BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
-                     *boost::unit_test::precondition(haveNode)) {
+                     *boost::unit_test::precondition(node_available)) {
     // tests/fixtures/node/alloc.js runs until V8 optimises `hot` and
     // `driver`; with --perf-prof-unwinding-info each optimised function's
     // CODE_UNWINDING_INFO carries an .eh_frame (the others only an
@@ -314,7 +300,7 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
     RunOptions opt;
     opt.cwd = dir.path();
     const Result r = runValgrind({"--tool=memcheck", "-v", "--num-callers=60"},
-                                 {nodeBinary(), "--perf-prof", "--perf-prof-unwinding-info",
+                                 {node_binary(), "--perf-prof", "--perf-prof-unwinding-info",
                                   absolute(srcdir() + "/tests/fixtures/node/alloc.js")},
                                  opt);
     BOOST_TEST_REQUIRE(r.status == 0, r);

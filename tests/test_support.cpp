@@ -2,6 +2,8 @@
 
 #include "test_support.hpp"
 
+#include <boost/test/unit_test.hpp>
+
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -56,6 +58,22 @@ boost::test_tools::assertion_result stockValgrindAvailable(boost::unit_test::tes
     return ok;
 }
 
+std::string vg_jit() { return envOr("VGJIT_TOOL", builddir() + "/tool/vg-jit"); }
+std::string minijit() { return envOr("VGJIT_MINIJIT", builddir() + "/examples/minijit"); }
+std::string testjit() { return envOr("VGJIT_TESTJIT", testsBuilddir() + "/testjit"); }
+
+std::string node_binary() {
+    const std::string node = envOr("VGJIT_NODE", findOnPath("node"));
+    return node.empty() ? "/usr/bin/node" : node;
+}
+
+boost::test_tools::assertion_result node_available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(::access(node_binary().c_str(), X_OK) == 0);
+    if (!ok)
+        ok.message() << node_binary() << " is not installed (Debian: nodejs; or set VGJIT_NODE)";
+    return ok;
+}
+
 std::string python313() {
     if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
     const char* home = std::getenv("HOME");
@@ -89,6 +107,13 @@ std::string readFile(const std::string& path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 std::string absolute(const std::string& path) {
@@ -180,6 +205,14 @@ Result run(const std::vector<std::string>& argv, const RunOptions& options) {
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = readFile(outPath);
     r.err = readFile(errPath);
+    return r;
+}
+
+Result run_checked(const std::vector<std::string>& argv, int timeout_seconds) {
+    RunOptions options;
+    options.timeoutSeconds = timeout_seconds;
+    Result r = run(argv, options);
+    if (r.timedOut) BOOST_ERROR("timed out after " << timeout_seconds << " s: " << argv[0]);
     return r;
 }
 

@@ -47,6 +47,21 @@ std::string stockValgrind();
 /// false with a message naming it, so the case is reported as skipped.
 boost::test_tools::assertion_result stockValgrindAvailable(boost::unit_test::test_unit_id);
 
+/// vg-jit: $VGJIT_TOOL, else builddir() + "/tool/vg-jit".
+std::string vg_jit();
+/// The example JIT: $VGJIT_MINIJIT, else builddir() + "/examples/minijit".
+std::string minijit();
+/// The test JIT of tests/testjit.cpp: $VGJIT_TESTJIT, else
+/// testsBuilddir() + "/testjit".
+std::string testjit();
+
+/// Node.js: $VGJIT_NODE, else the first executable `node` on $PATH, else
+/// /usr/bin/node (Debian's nodejs package).
+std::string node_binary();
+/// Boost.Test precondition: node_binary() is executable; if not, the case
+/// is reported as skipped, naming it.
+boost::test_tools::assertion_result node_available(boost::unit_test::test_unit_id);
+
 /// python3.13 of the pyenv installation (the highest 3.13.x under
 /// $PYENV_ROOT/versions, default ~/.pyenv), "" if none; $VGJIT_PYTHON313
 /// overrides.
@@ -57,6 +72,9 @@ boost::test_tools::assertion_result python313Available(boost::unit_test::test_un
 
 /// The whole content of a file; throws std::runtime_error if unreadable.
 std::string readFile(const std::string& path);
+/// Writes `text` to `path` (created or truncated); throws
+/// std::runtime_error if it cannot.
+void write_file(const std::string& path, const std::string& text);
 /// The canonical absolute path of an existing file.
 std::string absolute(const std::string& path);
 /// Number of '\n'-terminated lines in `text`.
@@ -105,6 +123,10 @@ struct RunOptions {
 /// /dev/null, capturing stdout and stderr.  Throws std::runtime_error if it
 /// cannot fork; an exec failure gives status 127.
 Result run(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+/// run() with a time limit of `timeout_seconds`: a run killed at the limit
+/// is also reported as an error of the running test case (BOOST_ERROR).
+Result run_checked(const std::vector<std::string>& argv, int timeout_seconds = 300);
 
 /// Runs a program under the staged Valgrind: valgrind TOOL-ARGS -- PROGRAM.
 Result runValgrind(const std::vector<std::string>& valgrindArgs,

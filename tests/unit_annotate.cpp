@@ -32,22 +32,11 @@ using namespace vgjit::test;
 
 namespace {
 
-std::string vgjit() { return envOr("VGJIT_TOOL", builddir() + "/tool/vg-jit"); }
 std::string perfmapJit() { return envOr("VGJIT_PERFMAP_JIT", testsBuilddir() + "/perfmap_jit"); }
-
-void writeFile(const std::string& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    BOOST_REQUIRE_MESSAGE(f.good(), "cannot write " << path);
-}
-
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
 
 /// Runs `vg-jit annotate` with the given arguments.
 Result annotate(const std::vector<std::string>& args) {
-    std::vector<std::string> argv{vgjit(), "annotate"};
+    std::vector<std::string> argv{vg_jit(), "annotate"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(argv, RunOptions{60, "", {}});
 }
@@ -142,8 +131,8 @@ const char* const kMap = "1000 20 alpha\n2000 10 beta\n";
 
 BOOST_AUTO_TEST_CASE(renames_merges_and_drops_pieces) {
     TempDir dir("vgjit-annotate");
-    writeFile(dir.file("in.out"), kProfile);
-    writeFile(dir.file("perf-1.map"), kMap);
+    write_file(dir.file("in.out"), kProfile);
+    write_file(dir.file("perf-1.map"), kMap);
     const Result r = annotate({"--map", dir.file("perf-1.map"), dir.file("in.out"), "-o", dir.file("out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.err.empty(), r.err);
@@ -201,7 +190,7 @@ BOOST_AUTO_TEST_CASE(renames_merges_and_drops_pieces) {
 
 BOOST_AUTO_TEST_CASE(without_instruction_addresses_costs_go_by_entry_address) {
     TempDir dir("vgjit-annotate");
-    writeFile(dir.file("in.out"), R"(# callgrind format
+    write_file(dir.file("in.out"), R"(# callgrind format
 events: Ir
 fn=0x1000
 0 5
@@ -213,7 +202,7 @@ fn=0x1010
 fn=0x3000
 0 1
 )");
-    writeFile(dir.file("m.map"), kMap);
+    write_file(dir.file("m.map"), kMap);
     const Result r = annotate({"--map=" + dir.file("m.map"), "--output=" + dir.file("out"), dir.file("in.out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "warning: no instruction addresses"), r.err);
@@ -227,7 +216,7 @@ fn=0x3000
 
 BOOST_AUTO_TEST_CASE(later_map_entries_replace_overlapping_earlier_ones) {
     TempDir dir("vgjit-annotate");
-    writeFile(dir.file("in.out"), R"(positions: instr
+    write_file(dir.file("in.out"), R"(positions: instr
 events: Ir
 ob=???
 fn=0x1000
@@ -239,8 +228,8 @@ fn=0x2000
 )");
     // In one file: "second" replaces "first" (the overlap removes it all);
     // across files: the later file's "gamma" replaces "beta".
-    writeFile(dir.file("a.map"), "1000 10 first\n1008 10 second\n2000 10 beta\n");
-    writeFile(dir.file("b.map"), "2000 10 gamma\n");
+    write_file(dir.file("a.map"), "1000 10 first\n1008 10 second\n2000 10 beta\n");
+    write_file(dir.file("b.map"), "2000 10 gamma\n");
     const Result r = annotate({"--map", dir.file("a.map"), "--map", dir.file("b.map"), "-o",
                                dir.file("out"), dir.file("in.out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
@@ -262,8 +251,8 @@ BOOST_AUTO_TEST_CASE(jitdump_line_tables_and_code_move) {
         .code_load(0x1000, 0x20, "alpha", 1)
         .code_move(0x1000, 0x3000, 0x20, 1);
     const std::string dump = dir.file("jit-4242.dump");
-    writeFile(dump, std::string(b.bytes.begin(), b.bytes.end()));
-    writeFile(dir.file("in.out"), R"(positions: instr line
+    write_file(dump, std::string(b.bytes.begin(), b.bytes.end()));
+    write_file(dir.file("in.out"), R"(positions: instr line
 events: Ir
 ob=(1) ???
 fl=(1) ???
@@ -290,7 +279,7 @@ fn=(2) 0x1000
 
 BOOST_AUTO_TEST_CASE(parts_events_and_jumps) {
     TempDir dir("vgjit-annotate");
-    writeFile(dir.file("in.out"), R"(# callgrind format
+    write_file(dir.file("in.out"), R"(# callgrind format
 version: 1
 part: 1
 positions: instr line
@@ -318,7 +307,7 @@ fn=(1)
 0x1000 0 100
 totals: 100
 )");
-    writeFile(dir.file("m.map"), kMap);
+    write_file(dir.file("m.map"), kMap);
     const Result r = annotate({"--map", dir.file("m.map"), dir.file("in.out")});  // to stdout
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const std::string& o = r.out;
@@ -342,9 +331,9 @@ totals: 100
 
 BOOST_AUTO_TEST_CASE(errors_and_exit_statuses) {
     TempDir dir("vgjit-annotate");
-    writeFile(dir.file("m.map"), kMap);
+    write_file(dir.file("m.map"), kMap);
     const auto bad = [&](const std::string& text, const std::string& expect) {
-        writeFile(dir.file("bad.out"), text);
+        write_file(dir.file("bad.out"), text);
         const Result r = annotate({"--map", dir.file("m.map"), dir.file("bad.out"), "-o", dir.file("o")});
         BOOST_TEST(r.status == 1, r);
         BOOST_TEST(contains(r.err, expect), "expected '" << expect << "' in: " << r.err);
@@ -360,7 +349,7 @@ BOOST_AUTO_TEST_CASE(errors_and_exit_statuses) {
 
     bad("", "bad.out: error: not a Callgrind profile");
 
-    writeFile(dir.file("ok.out"), "events: Ir\nfn=0x1000\n0 1\n");
+    write_file(dir.file("ok.out"), "events: Ir\nfn=0x1000\n0 1\n");
     // Unreadable profile.
     Result r = annotate({"--map", dir.file("m.map"), dir.file("missing.out")});
     BOOST_TEST(r.status == 1, r);
@@ -372,7 +361,7 @@ BOOST_AUTO_TEST_CASE(errors_and_exit_statuses) {
     BOOST_TEST(contains(r.err, "nomap: error: cannot open"), r.err);
     BOOST_TEST(selfOf(cg::Profile::parseFile(dir.file("o2")), "alpha", "Ir") == 1u);
     // A map with a bad line: the good lines are used.
-    writeFile(dir.file("half.map"), "zz 10 broken\n1000 20 alpha\n");
+    write_file(dir.file("half.map"), "zz 10 broken\n1000 20 alpha\n");
     r = annotate({"--map", dir.file("half.map"), dir.file("ok.out"), "-o", dir.file("o3")});
     BOOST_TEST(r.status == 1, r);
     BOOST_TEST(contains(r.err, "half.map:1: error:"), r.err);
@@ -413,7 +402,7 @@ JitRun profileRun(const TempDir& dir, const std::string& valgrind, const std::st
         if (line.rfind("perfmap ", 0) == 0) {
             const std::string src = line.substr(8);
             j.perfmap = dir.file(tag + ".map");
-            writeFile(j.perfmap, readFile(src));
+            write_file(j.perfmap, readFile(src));
             std::remove(src.c_str());
         } else if (line.rfind("jitdump ", 0) == 0) {
             j.jitdump = dir.file(line.substr(8));

@@ -38,15 +38,8 @@ namespace {
 
 using vgjit::test::contains;
 using vgjit::test::envOr;
+using vgjit::test::vg_jit;
 namespace pt = boost::property_tree;
-
-#ifndef VGJIT_BUILDDIR
-#define VGJIT_BUILDDIR "."
-#endif
-
-std::string tool_path() {
-    return envOr("VGJIT_TOOL", envOr("VGJIT_BUILDDIR", VGJIT_BUILDDIR) + "/tool/vg-jit");
-}
 
 /// What one vg-jit run gave: its exit status and its stdout and stderr.
 struct Result {
@@ -58,7 +51,7 @@ struct Result {
 /// Runs vg-jit with `args`; a run that did not exit normally (a crash, a
 /// timeout) fails the test case.
 Result run(const std::vector<std::string>& args) {
-    std::vector<std::string> argv{tool_path()};
+    std::vector<std::string> argv{vg_jit()};
     argv.insert(argv.end(), args.begin(), args.end());
     vgjit::test::RunOptions o;
     o.timeoutSeconds = 60;

@@ -3,9 +3,8 @@
 // the reported offsets and line numbers; also unit-tests the tool's rules
 // for JSON strings and its file-name helpers directly.
 //
-// The program is found as $VGJIT_TOOL, else $VGJIT_BUILDDIR/tool/vg-jit,
-// else VGJIT_BUILDDIR (compiled in); fixtures under $VGJIT_SRCDIR or
-// VGJIT_SRCDIR.
+// The program is vgjit::test::vg_jit() ($VGJIT_TOOL, else the build
+// tree's tool/vg-jit); fixtures under vgjit::test::srcdir().
 #define BOOST_TEST_MODULE unit_tool
 #ifndef BOOST_TEST_DYN_LINK
 #define BOOST_TEST_DYN_LINK
@@ -32,21 +31,10 @@ namespace {
 
 using vgjit::test::contains;
 using vgjit::test::envOr;
+using vgjit::test::srcdir;
+using vgjit::test::vg_jit;
 
-#ifndef VGJIT_BUILDDIR
-#define VGJIT_BUILDDIR "."
-#endif
-#ifndef VGJIT_SRCDIR
-#define VGJIT_SRCDIR ".."
-#endif
-
-std::string tool_path() {
-    return envOr("VGJIT_TOOL", envOr("VGJIT_BUILDDIR", VGJIT_BUILDDIR) + "/tool/vg-jit");
-}
-
-std::string fixture(const std::string& name) {
-    return envOr("VGJIT_SRCDIR", VGJIT_SRCDIR) + "/tests/fixtures/" + name;
-}
+std::string fixture(const std::string& name) { return srcdir() + "/tests/fixtures/" + name; }
 
 /// What one vg-jit run gave: its exit status and its output (stdout, then
 /// stderr).
@@ -58,7 +46,7 @@ struct Result {
 /// Runs vg-jit with `args` (no shell) through vgjit::test::run(); a run that
 /// did not exit normally (signal, timeout) fails the test case.
 Result run(const std::vector<std::string>& args) {
-    std::vector<std::string> argv{tool_path()};
+    std::vector<std::string> argv{vg_jit()};
     argv.insert(argv.end(), args.begin(), args.end());
     const vgjit::test::Result r = vgjit::test::run(argv);
     BOOST_REQUIRE_MESSAGE(!r.timedOut && r.status < 128, "vg-jit did not exit normally: " << r);
@@ -172,7 +160,7 @@ BOOST_AUTO_TEST_CASE(unreadable_file_is_a_problem_not_a_usage_error) {
     const Result r = run({"check", "/nonexistent/jit-1.dump"});
     BOOST_TEST(r.status == 1);
     BOOST_TEST(contains(r.out, "/nonexistent/jit-1.dump: error: cannot open"));
-    const Result d = run({"check", envOr("VGJIT_SRCDIR", VGJIT_SRCDIR)});
+    const Result d = run({"check", srcdir()});
     BOOST_TEST(d.status == 1);
     BOOST_TEST(contains(d.out, "error: is a directory"));
 }

@@ -23,10 +23,8 @@ using jitdump_test::JitdumpBuilder;
 
 namespace {
 
-std::string tool() { return builddir() + "/tool/vg-jit"; }
-
 Result run_tool(const std::vector<std::string>& args) {
-    std::vector<std::string> argv{tool()};
+    std::vector<std::string> argv{vg_jit()};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(argv);
 }
