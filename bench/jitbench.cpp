@@ -450,11 +450,11 @@ std::vector<char> gdb_object(const unsigned char* code, std::size_t count, std::
     }
     const std::string shstrtab = std::string("\0.text\0.symtab\0.strtab\0.shstrtab\0", 33);
     // Layout: header, symbols, strings, section names, section headers.
-    const std::size_t symOff = sizeof(Elf64_Ehdr);
-    const std::size_t strOff = symOff + syms.size() * sizeof(Elf64_Sym);
-    const std::size_t shstrOff = strOff + strtab.size();
-    const std::size_t shOff = (shstrOff + shstrtab.size() + 7) & ~std::size_t(7);
-    std::vector<char> img(shOff + 5 * sizeof(Elf64_Shdr));
+    const std::size_t sym_off = sizeof(Elf64_Ehdr);
+    const std::size_t str_off = sym_off + syms.size() * sizeof(Elf64_Sym);
+    const std::size_t shstr_off = str_off + strtab.size();
+    const std::size_t sh_off = (shstr_off + shstrtab.size() + 7) & ~std::size_t(7);
+    std::vector<char> img(sh_off + 5 * sizeof(Elf64_Shdr));
     Elf64_Ehdr eh{};
     std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
     eh.e_ident[EI_CLASS] = ELFCLASS64;
@@ -464,14 +464,14 @@ std::vector<char> gdb_object(const unsigned char* code, std::size_t count, std::
     eh.e_machine = EM_X86_64;
     eh.e_version = EV_CURRENT;
     eh.e_ehsize = sizeof(Elf64_Ehdr);
-    eh.e_shoff = shOff;
+    eh.e_shoff = sh_off;
     eh.e_shentsize = sizeof(Elf64_Shdr);
     eh.e_shnum = 5;
     eh.e_shstrndx = 4;
     std::memcpy(img.data(), &eh, sizeof eh);
-    std::memcpy(img.data() + symOff, syms.data(), syms.size() * sizeof(Elf64_Sym));
-    std::memcpy(img.data() + strOff, strtab.data(), strtab.size());
-    std::memcpy(img.data() + shstrOff, shstrtab.data(), shstrtab.size());
+    std::memcpy(img.data() + sym_off, syms.data(), syms.size() * sizeof(Elf64_Sym));
+    std::memcpy(img.data() + str_off, strtab.data(), strtab.size());
+    std::memcpy(img.data() + shstr_off, shstrtab.data(), shstrtab.size());
     Elf64_Shdr sh[5]{};
     sh[1].sh_name = 1;                 // .text
     sh[1].sh_type = SHT_PROGBITS;
@@ -480,20 +480,20 @@ std::vector<char> gdb_object(const unsigned char* code, std::size_t count, std::
     sh[1].sh_size = count * kFnBytes;
     sh[2].sh_name = 7;                 // .symtab
     sh[2].sh_type = SHT_SYMTAB;
-    sh[2].sh_offset = symOff;
+    sh[2].sh_offset = sym_off;
     sh[2].sh_size = syms.size() * sizeof(Elf64_Sym);
     sh[2].sh_link = 3;
     sh[2].sh_info = 1;
     sh[2].sh_entsize = sizeof(Elf64_Sym);
     sh[3].sh_name = 15;                // .strtab
     sh[3].sh_type = SHT_STRTAB;
-    sh[3].sh_offset = strOff;
+    sh[3].sh_offset = str_off;
     sh[3].sh_size = strtab.size();
     sh[4].sh_name = 23;                // .shstrtab
     sh[4].sh_type = SHT_STRTAB;
-    sh[4].sh_offset = shstrOff;
+    sh[4].sh_offset = shstr_off;
     sh[4].sh_size = shstrtab.size();
-    std::memcpy(img.data() + shOff, sh, sizeof sh);
+    std::memcpy(img.data() + sh_off, sh, sizeof sh);
     return img;
 }
 

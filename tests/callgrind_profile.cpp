@@ -30,20 +30,20 @@ public:
 private:
     Profile& p_;
     Reader reader_;
-    bool seenPart_ = false;
+    bool seen_part_ = false;
     FunctionCosts* fn_ = nullptr;
 
     Costs zero() const { return Costs(p_.events_.size(), 0); }
 
     void part() override {
-        if (seenPart_) reader_.fail("a second part (multi-part profiles are not supported)");
-        seenPart_ = true;
+        if (seen_part_) reader_.fail("a second part (multi-part profiles are not supported)");
+        seen_part_ = true;
     }
 
     void header(const std::string& key, const std::string& value, const std::string&) override {
         if (key == "events") {
             p_.events_ = reader_.events();
-            p_.selfTotal_ = zero();
+            p_.self_total_ = zero();
         } else if (key == "positions") {
             p_.positions_ = reader_.positions();
         } else if (key == "totals" || key == "summary") {
@@ -68,7 +68,7 @@ private:
 
     void cost(const Position& pos, const Costs& c) override {
         add(fn_->self, c);
-        add(p_.selfTotal_, c);
+        add(p_.self_total_, c);
         for (std::size_t i = 0; i < p_.positions_.size(); ++i) {
             if (p_.positions_[i] == "line") {
                 Costs& l = fn_->lines[{pos.file, pos.subpos[i]}];
@@ -101,25 +101,25 @@ Profile Profile::parse(std::istream& in, const std::string& source) {
     return p;
 }
 
-Profile Profile::parseFile(const std::string& path) {
+Profile Profile::parse_file(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw ParseError(path, 0, std::string("cannot open: ") + std::strerror(errno));
     return parse(in, path);
 }
 
-std::size_t Profile::eventIndex(const std::string& name) const {
+std::size_t Profile::event_index(const std::string& name) const {
     for (std::size_t i = 0; i < events_.size(); ++i)
         if (events_[i] == name) return i;
     throw std::out_of_range("event '" + name + "' is not in the profile");
 }
 
-std::uint64_t lineCost(const FunctionCosts& f, const std::string& file, std::uint64_t line,
+std::uint64_t line_cost(const FunctionCosts& f, const std::string& file, std::uint64_t line,
                        std::size_t event) {
     const auto it = f.lines.find({file, line});
     return it == f.lines.end() ? 0 : it->second.at(event);
 }
 
-std::string stripRecursionSuffix(const std::string& name) {
+std::string strip_recursion_suffix(const std::string& name) {
     const std::size_t q = name.rfind('\'');
     if (q == std::string::npos || q == 0 || q + 1 == name.size()) return name;
     for (std::size_t i = q + 1; i < name.size(); ++i)
@@ -127,21 +127,21 @@ std::string stripRecursionSuffix(const std::string& name) {
     return name.substr(0, q);
 }
 
-std::vector<const FunctionCosts*> Profile::functionsNamed(const std::string& name,
-                                                          bool anyRecursionDepth) const {
+std::vector<const FunctionCosts*> Profile::functions_named(const std::string& name,
+                                                          bool any_recursion_depth) const {
     std::vector<const FunctionCosts*> out;
     for (const auto& f : functions_)
-        if (f.first.name == name || (anyRecursionDepth && stripRecursionSuffix(f.first.name) == name))
+        if (f.first.name == name || (any_recursion_depth && strip_recursion_suffix(f.first.name) == name))
             out.push_back(&f.second);
     return out;
 }
 
 const Costs& Profile::totals() const {
-    return totals_.empty() ? selfTotal_ : totals_;
+    return totals_.empty() ? self_total_ : totals_;
 }
 
-std::uint64_t Profile::objectCost(const std::string& object, const std::string& event) const {
-    const std::size_t e = eventIndex(event);
+std::uint64_t Profile::object_cost(const std::string& object, const std::string& event) const {
+    const std::size_t e = event_index(event);
     std::uint64_t sum = 0;
     for (const auto& f : functions_)
         if (f.first.object == object) sum += f.second.self[e];

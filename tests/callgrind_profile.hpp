@@ -62,28 +62,28 @@ struct CallEdge {
 
 /// Self cost of event column `event` of `f` on line `line` of `file`
 /// (0 if it has none there).
-std::uint64_t lineCost(const FunctionCosts& f, const std::string& file, std::uint64_t line,
+std::uint64_t line_cost(const FunctionCosts& f, const std::string& file, std::uint64_t line,
                        std::size_t event = 0);
 
 /// Callgrind's name for a function without the recursion-depth suffix
 /// ("fib'2" -> "fib").  Under --separate-recs=N (default 2), Callgrind
 /// names the activations of a recursive function at depth d >= 2 NAME'd,
 /// so one source function can appear as several functions in a profile.
-std::string stripRecursionSuffix(const std::string& name);
+std::string strip_recursion_suffix(const std::string& name);
 
 /// A parsed profile.
 class Profile {
 public:
     /// Reads and parses the file at `path`.  Throws ParseError (also if the
     /// file cannot be opened).
-    static Profile parseFile(const std::string& path);
+    static Profile parse_file(const std::string& path);
     /// Parses a profile from `in`; `source` names it in error messages.
     static Profile parse(std::istream& in, const std::string& source = "<profile>");
 
     /// Event names of the "events:" header, in cost-column order.
     const std::vector<std::string>& events() const { return events_; }
     /// Column of event `name`; throws std::out_of_range if absent.
-    std::size_t eventIndex(const std::string& name) const;
+    std::size_t event_index(const std::string& name) const;
     /// Subposition names of the "positions:" header ("line" if absent).
     const std::vector<std::string>& positions() const { return positions_; }
     /// Header values by key ("cmd", "pid", "creator", "desc" lines joined
@@ -93,20 +93,20 @@ public:
     /// All functions with any self-cost line, by key.
     const std::map<FunctionKey, FunctionCosts>& functions() const { return functions_; }
     /// Functions named `name` (in any object/file).  With
-    /// `anyRecursionDepth`, also those named NAME'N (see
-    /// stripRecursionSuffix()).
-    std::vector<const FunctionCosts*> functionsNamed(const std::string& name,
-                                                     bool anyRecursionDepth = false) const;
+    /// `any_recursion_depth`, also those named NAME'N (see
+    /// strip_recursion_suffix()).
+    std::vector<const FunctionCosts*> functions_named(const std::string& name,
+                                                     bool any_recursion_depth = false) const;
     /// Call edges keyed by (caller, callee).
     const std::map<std::pair<FunctionKey, FunctionKey>, CallEdge>& calls() const { return calls_; }
 
     /// Sum of all self costs (every ordinary cost line).
-    const Costs& selfTotal() const { return selfTotal_; }
-    /// The "totals:" line, else the "summary:" line, else selfTotal().
+    const Costs& self_total() const { return self_total_; }
+    /// The "totals:" line, else the "summary:" line, else self_total().
     const Costs& totals() const;
     /// Sum of self costs of event `event` over functions whose object is
     /// `object`.
-    std::uint64_t objectCost(const std::string& object, const std::string& event) const;
+    std::uint64_t object_cost(const std::string& object, const std::string& event) const;
 
 private:
     std::vector<std::string> events_;
@@ -114,7 +114,7 @@ private:
     std::map<std::string, std::string> header_;
     std::map<FunctionKey, FunctionCosts> functions_;
     std::map<std::pair<FunctionKey, FunctionKey>, CallEdge> calls_;
-    Costs selfTotal_;
+    Costs self_total_;
     Costs totals_;   // from totals:/summary:, empty if neither
     friend class ProfileBuilder;
 };

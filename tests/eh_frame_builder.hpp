@@ -22,11 +22,11 @@ using EhFrameFaults = ehframe::Layout;
 /// bytes of frame reserved, released, rbp popped.
 inline ehframe::FrameCfi frameless_cfi(const FramelessShape& s) {
     ehframe::FrameCfi cfi;
-    cfi.setCfaOffset(s.push_end, 16);
-    cfi.saveRegister(s.push_end, ehframe::kRbp, 16);
-    cfi.setCfaOffset(s.frame_end, 32);
-    cfi.setCfaOffset(s.unframe, 16);
-    cfi.setCfaOffset(s.pop_end, 8);
+    cfi.set_cfa_offset(s.push_end, 16);
+    cfi.save_register(s.push_end, ehframe::kRbp, 16);
+    cfi.set_cfa_offset(s.frame_end, 32);
+    cfi.set_cfa_offset(s.unframe, 16);
+    cfi.set_cfa_offset(s.pop_end, 8);
     return cfi;
 }
 
@@ -35,7 +35,7 @@ inline ehframe::FrameCfi frameless_cfi(const FramelessShape& s) {
 inline std::vector<unsigned char> frameless_eh_frame(std::uintptr_t code, const FramelessShape& s,
                                                      std::uintptr_t section_addr,
                                                      const EhFrameFaults& f = {}) {
-    return frameless_cfi(s).ehFrame(code, s.size, section_addr, f);
+    return frameless_cfi(s).eh_frame(code, s.size, section_addr, f);
 }
 
 /// An .eh_frame_hdr (LSB) for a section holding one FDE at `fde_offset`,

@@ -51,7 +51,7 @@ namespace {
 
 const std::size_t kCodeBytes = 1 << 16;
 
-std::vector<char> readFile(const std::string& path) {
+std::vector<char> read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + path);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -73,7 +73,7 @@ Elf64_Shdr* sections(std::vector<char>& img) {
 }
 
 /// Index of the section named `name`.
-int sectionIndex(std::vector<char>& img, const char* name) {
+int section_index(std::vector<char>& img, const char* name) {
     auto* eh = reinterpret_cast<Elf64_Ehdr*>(img.data());
     Elf64_Shdr* sh = sections(img);
     const char* names = img.data() + sh[eh->e_shstrndx].sh_offset;
@@ -84,7 +84,7 @@ int sectionIndex(std::vector<char>& img, const char* name) {
 
 /// The relocations of section `name` (e.g. ".rela.debug_line") of `img`.
 Elf64_Rela* relocations(std::vector<char>& img, const char* name, std::size_t* count) {
-    Elf64_Shdr& rs = sections(img)[sectionIndex(img, name)];
+    Elf64_Shdr& rs = sections(img)[section_index(img, name)];
     *count = rs.sh_size / sizeof(Elf64_Rela);
     return reinterpret_cast<Elf64_Rela*>(img.data() + rs.sh_offset);
 }
@@ -92,7 +92,7 @@ Elf64_Rela* relocations(std::vector<char>& img, const char* name, std::size_t* c
 /// Address of the function `name` of module `m` loaded at `code`.
 void* symbol(Module& m, char* code, const char* name) {
     Elf64_Shdr* sh = sections(m.image);
-    const int symtab = sectionIndex(m.image, ".symtab");
+    const int symtab = section_index(m.image, ".symtab");
     const auto* syms = reinterpret_cast<const Elf64_Sym*>(m.image.data() + sh[symtab].sh_offset);
     const char* strs = m.image.data() + sh[sh[symtab].sh_link].sh_offset;
     for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
@@ -102,20 +102,20 @@ void* symbol(Module& m, char* code, const char* name) {
 
 /// Copies the object's .text to `code` (writable) and rewrites the section
 /// header to hold that address, as LLVM does for debuggers.
-Module load(const std::string& path, char* code, const char* entryName) {
+Module load(const std::string& path, char* code, const char* entry_name) {
     Module m;
-    m.image = readFile(path);
+    m.image = read_file(path);
     Elf64_Shdr* sh = sections(m.image);
-    const int text = sectionIndex(m.image, ".text");
+    const int text = section_index(m.image, ".text");
     if (sh[text].sh_size > kCodeBytes) throw std::runtime_error(".text too large");
     std::memcpy(code, m.image.data() + sh[text].sh_offset, sh[text].sh_size);
     sh[text].sh_addr = reinterpret_cast<std::uintptr_t>(code);
-    m.entry = symbol(m, code, entryName);
+    m.entry = symbol(m, code, entry_name);
     return m;
 }
 
 /// Links `e` (describing `image`) at the head of the list, then notifies.
-void registerEntry(jit_code_entry* e, const std::vector<char>& image, bool notify = true) {
+void register_entry(jit_code_entry* e, const std::vector<char>& image, bool notify = true) {
     e->symfile_addr = image.data();
     e->symfile_size = image.size();
     e->prev_entry = nullptr;
@@ -129,7 +129,7 @@ void registerEntry(jit_code_entry* e, const std::vector<char>& image, bool notif
 }
 
 /// Links `e` (describing `image`) at the tail of the list, then notifies.
-void appendEntry(jit_code_entry* e, const std::vector<char>& image) {
+void append_entry(jit_code_entry* e, const std::vector<char>& image) {
     e->symfile_addr = image.data();
     e->symfile_size = image.size();
     e->next_entry = nullptr;
@@ -146,7 +146,7 @@ void appendEntry(jit_code_entry* e, const std::vector<char>& image) {
 }
 
 /// Unlinks `e`, then notifies.
-void unregisterEntry(jit_code_entry* e) {
+void unregister_entry(jit_code_entry* e) {
     if (e->prev_entry) e->prev_entry->next_entry = e->next_entry;
     else __jit_debug_descriptor.first_entry = e->next_entry;
     if (e->next_entry) e->next_entry->prev_entry = e->prev_entry;
@@ -156,79 +156,79 @@ void unregisterEntry(jit_code_entry* e) {
 }
 
 /// Hands `e` in as a registration without linking it (a lying entry).
-void notifyRegister(jit_code_entry* e) {
+void notify_register(jit_code_entry* e) {
     __jit_debug_descriptor.relevant_entry = e;
     __jit_debug_descriptor.action_flag = JIT_REGISTER_FN;
     __jit_debug_register_code();
 }
 
-char* codeMemory() {
+char* code_memory() {
     void* p = mmap(nullptr, kCodeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::runtime_error("mmap failed");
     return static_cast<char*>(p);
 }
 
-void makeExecutable(char* code) {
+void make_executable(char* code) {
     if (mprotect(code, kCodeBytes, PROT_READ | PROT_EXEC) != 0)
         throw std::runtime_error("mprotect failed");
 }
 
-void makeWritable(char* code) {
+void make_writable(char* code) {
     if (mprotect(code, kCodeBytes, PROT_READ | PROT_WRITE) != 0)
         throw std::runtime_error("mprotect failed");
 }
 
 int call(void* fn, int arg) { return reinterpret_cast<int (*)(int)>(fn)(arg); }
 
-void runA(const std::string& a) {
+void run_a(const std::string& a) {
     static jit_code_entry entry;
-    char* code = codeMemory();
+    char* code = code_memory();
     Module m = load(a, code, "gj_run_a");
-    registerEntry(&entry, m.image);
-    makeExecutable(code);
+    register_entry(&entry, m.image);
+    make_executable(code);
     std::printf("gj_run_a(20) = %d\n", call(m.entry, 20));
-    unregisterEntry(&entry);
+    unregister_entry(&entry);
     munmap(code, kCodeBytes);
 }
 
 void reuse(const std::string& a, const std::string& b) {
     static jit_code_entry entry;
-    char* code = codeMemory();
+    char* code = code_memory();
     Module ma = load(a, code, "gj_run_a");
-    registerEntry(&entry, ma.image);
-    makeExecutable(code);
+    register_entry(&entry, ma.image);
+    make_executable(code);
     std::printf("gj_run_a(20) = %d\n", call(ma.entry, 20));
-    unregisterEntry(&entry);
-    makeWritable(code);
+    unregister_entry(&entry);
+    make_writable(code);
     Module mb = load(b, code, "gj_run_b");
-    registerEntry(&entry, mb.image);
-    makeExecutable(code);
+    register_entry(&entry, mb.image);
+    make_executable(code);
     std::printf("gj_run_b(10) = %d\n", call(mb.entry, 10));
-    unregisterEntry(&entry);
+    unregister_entry(&entry);
     munmap(code, kCodeBytes);
 }
 
 void preexisting(const std::string& a, const std::string& b) {
-    static jit_code_entry entryA, entryB;
-    char* codeA = codeMemory();
-    char* codeB = codeMemory();
-    Module ma = load(a, codeA, "gj_run_a");
-    makeExecutable(codeA);
-    registerEntry(&entryA, ma.image, /*notify=*/false);
-    Module mb = load(b, codeB, "gj_run_b");
+    static jit_code_entry entry_a, entry_b;
+    char* code_a = code_memory();
+    char* code_b = code_memory();
+    Module ma = load(a, code_a, "gj_run_a");
+    make_executable(code_a);
+    register_entry(&entry_a, ma.image, /*notify=*/false);
+    Module mb = load(b, code_b, "gj_run_b");
     // Only the list from first_entry holds A: the notified entry is last.
-    appendEntry(&entryB, mb.image);
-    makeExecutable(codeB);
+    append_entry(&entry_b, mb.image);
+    make_executable(code_b);
     std::printf("gj_run_a(20) = %d\n", call(ma.entry, 20));
     std::printf("gj_run_b(10) = %d\n", call(mb.entry, 10));
 }
 
 void memerr(const std::string& b) {
     static jit_code_entry entry;
-    char* code = codeMemory();
+    char* code = code_memory();
     Module m = load(b, code, "gj_run_b");
-    registerEntry(&entry, m.image);
-    makeExecutable(code);
+    register_entry(&entry, m.image);
+    make_executable(code);
     int* volatile block = static_cast<int*>(std::malloc(sizeof(int)));
     *block = 42;
     std::free(block);
@@ -236,11 +236,11 @@ void memerr(const std::string& b) {
     volatile int value = peek(block);   // what it reads is undefined
     (void)value;
     std::printf("gj_peek called\n");
-    unregisterEntry(&entry);
+    unregister_entry(&entry);
 }
 
 /// Writes the `size` bytes at `addr` to `path`.
-void saveImage(const char* addr, std::uint64_t size, const std::string& path) {
+void save_image(const char* addr, std::uint64_t size, const std::string& path) {
     std::ofstream out(path, std::ios::binary);
     out.write(addr, static_cast<std::streamsize>(size));
     if (!out) throw std::runtime_error("cannot write " + path);
@@ -248,32 +248,32 @@ void saveImage(const char* addr, std::uint64_t size, const std::string& path) {
 
 void save(const std::string& a, const std::string& b, const std::string& dir) {
     static jit_code_entry ea, eb;
-    char* codeA = codeMemory();
-    char* codeB = codeMemory();
-    Module ma = load(a, codeA, "gj_run_a");
-    Module mb = load(b, codeB, "gj_run_b");
-    registerEntry(&ea, ma.image);
-    registerEntry(&eb, mb.image);
-    makeExecutable(codeA);
-    makeExecutable(codeB);
-    saveImage(ea.symfile_addr, ea.symfile_size, dir + "/module_a.o");
-    saveImage(eb.symfile_addr, eb.symfile_size, dir + "/module_b.o");
+    char* code_a = code_memory();
+    char* code_b = code_memory();
+    Module ma = load(a, code_a, "gj_run_a");
+    Module mb = load(b, code_b, "gj_run_b");
+    register_entry(&ea, ma.image);
+    register_entry(&eb, mb.image);
+    make_executable(code_a);
+    make_executable(code_b);
+    save_image(ea.symfile_addr, ea.symfile_size, dir + "/module_a.o");
+    save_image(eb.symfile_addr, eb.symfile_size, dir + "/module_b.o");
     std::printf("gj_run_a at %p\n", ma.entry);
     std::printf("gj_run_b at %p\n", mb.entry);
     std::printf("gj_run_a(20) = %d\n", call(ma.entry, 20));
     std::printf("gj_run_b(10) = %d\n", call(mb.entry, 10));
-    unregisterEntry(&eb);
-    unregisterEntry(&ea);
-    munmap(codeA, kCodeBytes);
-    munmap(codeB, kCodeBytes);
+    unregister_entry(&eb);
+    unregister_entry(&ea);
+    munmap(code_a, kCodeBytes);
+    munmap(code_b, kCodeBytes);
 }
 
 void heap(const std::string& b) {
     static jit_code_entry entry;
-    char* code = codeMemory();
+    char* code = code_memory();
     Module m = load(b, code, "gj_run_b");
-    registerEntry(&entry, m.image);
-    makeExecutable(code);
+    register_entry(&entry, m.image);
+    make_executable(code);
     using Alloc = void* (*)(void* (*)(unsigned long), unsigned long);
     auto alloc = reinterpret_cast<Alloc>(symbol(m, code, "gj_alloc"));
     void* blocks[8];
@@ -293,7 +293,7 @@ void say(const char* what) {
 
 void hostile(const std::string& a) {
     static jit_code_entry e1, e2, e3;
-    char* code = codeMemory();
+    char* code = code_memory();
 
     // Before any notification: a list with a cycle (e1 -> e2 -> e1).
     say("cycle");
@@ -306,43 +306,43 @@ void hostile(const std::string& a) {
     __jit_debug_descriptor.first_entry = nullptr;
 
     say("unreadable entry");
-    notifyRegister(reinterpret_cast<jit_code_entry*>(16));
+    notify_register(reinterpret_cast<jit_code_entry*>(16));
 
     say("unreadable object");
     e3 = {nullptr, nullptr, reinterpret_cast<const char*>(4096), 4096};
-    notifyRegister(&e3);
+    notify_register(&e3);
 
     say("truncated header");
     e3 = {nullptr, nullptr, m.image.data(), 40};
-    notifyRegister(&e3);
+    notify_register(&e3);
 
     say("truncated section headers");
     e3 = {nullptr, nullptr, m.image.data(), m.image.size() - 8};
-    notifyRegister(&e3);
+    notify_register(&e3);
 
     say("lying symbol table size");
     {
         std::vector<char> bad = m.image;
-        sections(bad)[sectionIndex(bad, ".symtab")].sh_size = std::uint64_t(1) << 40;
+        sections(bad)[section_index(bad, ".symtab")].sh_size = std::uint64_t(1) << 40;
         e3 = {nullptr, nullptr, bad.data(), bad.size()};
-        notifyRegister(&e3);
+        notify_register(&e3);
     }
 
     say("lying code section size");
     {
         std::vector<char> bad = m.image;
-        sections(bad)[sectionIndex(bad, ".text")].sh_size = 4;
+        sections(bad)[section_index(bad, ".text")].sh_size = 4;
         e3 = {nullptr, nullptr, bad.data(), bad.size()};
-        notifyRegister(&e3);
+        notify_register(&e3);
     }
 
     say("code over the program's own text");
     {
         std::vector<char> bad = m.image;
-        sections(bad)[sectionIndex(bad, ".text")].sh_addr =
+        sections(bad)[section_index(bad, ".text")].sh_addr =
             reinterpret_cast<std::uintptr_t>(&hostile);
         e3 = {nullptr, nullptr, bad.data(), bad.size()};
-        notifyRegister(&e3);
+        notify_register(&e3);
     }
 
     // Objects whose names are fine but whose line tables or call frame
@@ -350,29 +350,29 @@ void hostile(const std::string& a) {
     // becomes executable, so they wait), the rest refused.
     static jit_code_entry e4;
     say("line table string offset past its section");
-    std::vector<char> badLineStr = m.image;
+    std::vector<char> bad_line_str = m.image;
     {
         std::size_t n = 0;
-        Elf64_Rela* r = relocations(badLineStr, ".rela.debug_line", &n);
+        Elf64_Rela* r = relocations(bad_line_str, ".rela.debug_line", &n);
         for (std::size_t i = 0; i < n; ++i)
             if (ELF64_R_TYPE(r[i].r_info) == R_X86_64_32) r[i].r_addend = 1 << 24;
-        registerEntry(&e4, badLineStr);
+        register_entry(&e4, bad_line_str);
     }
     say("line table and CFI relocations of another type");
-    std::vector<char> badRelType = m.image;
+    std::vector<char> bad_rel_type = m.image;
     {
         std::size_t n = 0;
-        Elf64_Rela* r = relocations(badRelType, ".rela.debug_line", &n);
+        Elf64_Rela* r = relocations(bad_rel_type, ".rela.debug_line", &n);
         r[0].r_info = ELF64_R_INFO(ELF64_R_SYM(r[0].r_info), R_X86_64_PC32);
         // Its call frame information too.
-        Elf64_Rela* f = relocations(badRelType, ".rela.debug_frame", &n);
+        Elf64_Rela* f = relocations(bad_rel_type, ".rela.debug_frame", &n);
         f[0].r_info = ELF64_R_INFO(ELF64_R_SYM(f[0].r_info), R_X86_64_GOTPCREL);
         // The same entry, another object: replaces the one before.
-        e4.symfile_addr = badRelType.data();
-        e4.symfile_size = badRelType.size();
-        notifyRegister(&e4);
+        e4.symfile_addr = bad_rel_type.data();
+        e4.symfile_size = bad_rel_type.size();
+        notify_register(&e4);
     }
-    unregisterEntry(&e4);
+    unregister_entry(&e4);
 
     // Two functions of one object that overlap (gj_run_a moved to 4 bytes
     // into gj_fib), in executable memory: the later one replaces the
@@ -380,10 +380,10 @@ void hostile(const std::string& a) {
     say("overlapping functions");
     {
         static jit_code_entry e5;
-        char* other = codeMemory();
+        char* other = code_memory();
         Module o = load(a, other, "gj_run_a");
         Elf64_Shdr* sh = sections(o.image);
-        const int symtab = sectionIndex(o.image, ".symtab");
+        const int symtab = section_index(o.image, ".symtab");
         auto* syms = reinterpret_cast<Elf64_Sym*>(o.image.data() + sh[symtab].sh_offset);
         const char* strs = o.image.data() + sh[sh[symtab].sh_link].sh_offset;
         Elf64_Addr fib = 0;
@@ -391,9 +391,9 @@ void hostile(const std::string& a) {
             if (std::strcmp(strs + syms[i].st_name, "gj_fib") == 0) fib = syms[i].st_value;
         for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
             if (std::strcmp(strs + syms[i].st_name, "gj_run_a") == 0) syms[i].st_value = fib + 4;
-        makeExecutable(other);
-        registerEntry(&e5, o.image);
-        unregisterEntry(&e5);
+        make_executable(other);
+        register_entry(&e5, o.image);
+        unregister_entry(&e5);
         munmap(other, kCodeBytes);
     }
 
@@ -408,18 +408,18 @@ void hostile(const std::string& a) {
 
     say("done");
     munmap(code, kCodeBytes);
-    runA(a);
+    run_a(a);
 }
 
 void first_refused(const std::string& a) {
     static jit_code_entry e;
-    char* code = codeMemory();
+    char* code = code_memory();
     Module m = load(a, code, "gj_run_a");
     std::vector<char> cut(m.image.begin(), m.image.begin() + 40);
-    registerEntry(&e, cut);
-    unregisterEntry(&e);
+    register_entry(&e, cut);
+    unregister_entry(&e);
     munmap(code, kCodeBytes);
-    runA(a);
+    run_a(a);
 }
 
 } // namespace
@@ -434,7 +434,7 @@ int main(int argc, char** argv) {
     const std::string mode = argv[1], a = argv[2], b = argv[3];
     try {
         if (saving) save(a, b, argv[4]);
-        else if (mode == "run") runA(a);
+        else if (mode == "run") run_a(a);
         else if (mode == "reuse") reuse(a, b);
         else if (mode == "preexisting") preexisting(a, b);
         else if (mode == "hostile") hostile(a);

@@ -95,8 +95,8 @@ struct Options {
     std::vector<std::string> replay;
     bool verbose = false;
     bool keep = false;
-    bool dryRun = false;
-    bool strictReaders = false;
+    bool dry_run = false;
+    bool strict_readers = false;
 };
 
 void usage() {
@@ -148,25 +148,25 @@ std::string hex(std::uint64_t v) {
     return b;
 }
 
-Bytes readFile(const fs::path& p) {
+Bytes read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + p.string());
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::string readText(const fs::path& p) {
-    Bytes b = readFile(p);
+std::string read_text(const fs::path& p) {
+    Bytes b = read_file(p);
     return std::string(b.begin(), b.end());
 }
 
-void writeFile(const fs::path& p, const Bytes& b) {
+void write_file(const fs::path& p, const Bytes& b) {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
     if (!out) throw std::runtime_error("cannot write " + p.string());
 }
 
-void writeText(const fs::path& p, const std::string& s) {
-    writeFile(p, Bytes(s.begin(), s.end()));
+void write_text(const fs::path& p, const std::string& s) {
+    write_file(p, Bytes(s.begin(), s.end()));
 }
 
 // ---------------------------------------------------------------------
@@ -189,13 +189,13 @@ struct Rng {
 // ---------------------------------------------------------------------
 // Little-endian access to a byte buffer (bounds checked by the callers).
 
-std::uint64_t getLE(const Bytes& b, std::size_t at, int width) {
+std::uint64_t get_le(const Bytes& b, std::size_t at, int width) {
     std::uint64_t v = 0;
     for (int i = width - 1; i >= 0; --i) v = (v << 8) | b[at + static_cast<std::size_t>(i)];
     return v;
 }
 
-void putLE(Bytes& b, std::size_t at, int width, std::uint64_t v) {
+void put_le(Bytes& b, std::size_t at, int width, std::uint64_t v) {
     for (int i = 0; i < width && at + static_cast<std::size_t>(i) < b.size(); ++i)
         b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
 }
@@ -216,7 +216,7 @@ bool uleb(const Bytes& b, std::size_t& at, std::size_t end, std::uint64_t* v) {
     return false;
 }
 
-void putUleb(Bytes& out, std::uint64_t v) {
+void put_uleb(Bytes& out, std::uint64_t v) {
     do {
         std::uint8_t c = v & 0x7f;
         v >>= 7;
@@ -225,7 +225,7 @@ void putUleb(Bytes& out, std::uint64_t v) {
     } while (v);
 }
 
-void putSleb(Bytes& out, std::int64_t v) {
+void put_sleb(Bytes& out, std::int64_t v) {
     bool more = true;
     while (more) {
         std::uint8_t c = v & 0x7f;
@@ -266,7 +266,7 @@ struct Mutator {
     void field(std::size_t at, int width, std::uint64_t region, const std::string& what) {
         if (at >= b.size()) return;
         const std::uint64_t v = interesting(r, width, b.size(), region);
-        putLE(b, at, width, v);
+        put_le(b, at, width, v);
         note(what + "=" + hex(v));
     }
     void flip(std::size_t lo, std::size_t hi, const std::string& where) {
@@ -280,7 +280,7 @@ struct Mutator {
             note("flip " + where + "+" + hex(at - lo) + " bit " + std::to_string(bit));
         }
     }
-    void randomBytes(std::size_t lo, std::size_t hi, const std::string& where) {
+    void random_bytes(std::size_t lo, std::size_t hi, const std::string& where) {
         if (lo >= hi || lo >= b.size()) return;
         hi = std::min(hi, b.size());
         const std::size_t at = lo + r.below(hi - lo);
@@ -288,7 +288,7 @@ struct Mutator {
         for (std::size_t i = 0; i < n; ++i) b[at + i] = static_cast<std::uint8_t>(r.next());
         note("random " + where + "+" + hex(at - lo) + " x" + std::to_string(n));
     }
-    void interestingAt(std::size_t lo, std::size_t hi, const std::string& where) {
+    void interesting_at(std::size_t lo, std::size_t hi, const std::string& where) {
         if (lo >= hi || lo >= b.size()) return;
         hi = std::min(hi, b.size());
         const int widths[] = {1, 2, 4, 8};
@@ -319,17 +319,17 @@ struct CfiLayout {
 
 /// Finds the records of the CFI section at [lo, hi) of `b`; `eh` for
 /// .eh_frame (CIE id 0, pc-relative 4-byte pointers), else .debug_frame.
-CfiLayout cfiLayout(const Bytes& b, std::size_t lo, std::size_t hi, bool eh) {
+CfiLayout cfi_layout(const Bytes& b, std::size_t lo, std::size_t hi, bool eh) {
     CfiLayout l;
     std::size_t off = lo;
     int n = 0;
     while (off + 8 <= hi && n < 64) {
-        const std::uint64_t len = getLE(b, off, 4);
+        const std::uint64_t len = get_le(b, off, 4);
         const std::string rec = "rec" + std::to_string(n++);
         l.fields.push_back({off, 4, rec + ".length"});
         if (len == 0 || len == 0xffffffff || off + 4 + len > hi) break;
         const std::size_t end = off + 4 + len;
-        const std::uint64_t id = getLE(b, off + 4, 4);
+        const std::uint64_t id = get_le(b, off + 4, 4);
         l.fields.push_back({off + 4, 4, rec + ".id"});
         const bool cie = eh ? id == 0 : id == 0xffffffff;
         std::size_t p = off + 8;
@@ -378,15 +378,15 @@ CfiLayout cfiLayout(const Bytes& b, std::size_t lo, std::size_t hi, bool eh) {
 }
 
 /// A random DWARF expression of about `n` bytes.
-Bytes randomExpr(Rng& r, std::size_t n) {
+Bytes random_expr(Rng& r, std::size_t n) {
     Bytes e;
     while (e.size() < n) {
         switch (r.below(8)) {
-        case 0: e.push_back(0x77); putSleb(e, static_cast<std::int64_t>(r.below(64)) - 8); break;  // breg7
+        case 0: e.push_back(0x77); put_sleb(e, static_cast<std::int64_t>(r.below(64)) - 8); break;  // breg7
         case 1: e.push_back(0x06); break;                                                         // deref
-        case 2: e.push_back(0x23); putUleb(e, r.below(256)); break;                               // plus_uconst
+        case 2: e.push_back(0x23); put_uleb(e, r.below(256)); break;                               // plus_uconst
         case 3: e.push_back(static_cast<std::uint8_t>(0x30 + r.below(32))); break;                // litN
-        case 4: e.push_back(static_cast<std::uint8_t>(0x70 + r.below(17))); putSleb(e, 8); break;  // bregN
+        case 4: e.push_back(static_cast<std::uint8_t>(0x70 + r.below(17))); put_sleb(e, 8); break;  // bregN
         case 5: e.push_back(0x94); e.push_back(static_cast<std::uint8_t>(r.below(9))); break;     // deref_size
         default: e.push_back(static_cast<std::uint8_t>(r.next())); break;                         // any opcode
         }
@@ -395,32 +395,32 @@ Bytes randomExpr(Rng& r, std::size_t n) {
 }
 
 /// A random CFA program of about `n` bytes (DW_CFA_*), expressions included.
-Bytes randomCfaProgram(Rng& r, std::size_t n) {
+Bytes random_cfa_program(Rng& r, std::size_t n) {
     Bytes p;
     while (p.size() < n) {
         const std::uint8_t reg = static_cast<std::uint8_t>(r.chance(80) ? r.below(17) : r.next() & 0x7f);
         switch (r.below(14)) {
         case 0: case 1: {  // def_cfa_expression
-            Bytes e = randomExpr(r, 1 + r.below(8));
-            p.push_back(0x0f); putUleb(p, e.size()); p.insert(p.end(), e.begin(), e.end());
+            Bytes e = random_expr(r, 1 + r.below(8));
+            p.push_back(0x0f); put_uleb(p, e.size()); p.insert(p.end(), e.begin(), e.end());
             break;
         }
         case 2: {  // expression / val_expression
-            Bytes e = randomExpr(r, 1 + r.below(8));
-            p.push_back(r.chance(50) ? 0x10 : 0x16); putUleb(p, reg); putUleb(p, e.size());
+            Bytes e = random_expr(r, 1 + r.below(8));
+            p.push_back(r.chance(50) ? 0x10 : 0x16); put_uleb(p, reg); put_uleb(p, e.size());
             p.insert(p.end(), e.begin(), e.end());
             break;
         }
-        case 3: p.push_back(0x0c); putUleb(p, reg); putUleb(p, r.below(128)); break;  // def_cfa
-        case 4: p.push_back(0x0e); putUleb(p, r.below(4096)); break;                   // def_cfa_offset
-        case 5: p.push_back(0x0d); putUleb(p, reg); break;                             // def_cfa_register
-        case 6: p.push_back(static_cast<std::uint8_t>(0x80 | (reg & 0x3f))); putUleb(p, r.below(16)); break;
+        case 3: p.push_back(0x0c); put_uleb(p, reg); put_uleb(p, r.below(128)); break;  // def_cfa
+        case 4: p.push_back(0x0e); put_uleb(p, r.below(4096)); break;                   // def_cfa_offset
+        case 5: p.push_back(0x0d); put_uleb(p, reg); break;                             // def_cfa_register
+        case 6: p.push_back(static_cast<std::uint8_t>(0x80 | (reg & 0x3f))); put_uleb(p, r.below(16)); break;
         case 7: p.push_back(static_cast<std::uint8_t>(0xc0 | (reg & 0x3f))); break;    // restore
         case 8: p.push_back(static_cast<std::uint8_t>(0x40 | r.below(64))); break;     // advance_loc
         case 9: p.push_back(r.chance(50) ? 0x0a : 0x0b); break;                        // remember/restore_state
-        case 10: p.push_back(0x09); putUleb(p, reg); putUleb(p, r.below(17)); break;   // register
-        case 11: p.push_back(r.chance(50) ? 0x07 : 0x08); putUleb(p, reg); break;      // undefined/same_value
-        case 12: p.push_back(0x2e); putUleb(p, r.below(64)); break;                    // GNU_args_size
+        case 10: p.push_back(0x09); put_uleb(p, reg); put_uleb(p, r.below(17)); break;   // register
+        case 11: p.push_back(r.chance(50) ? 0x07 : 0x08); put_uleb(p, reg); break;      // undefined/same_value
+        case 12: p.push_back(0x2e); put_uleb(p, r.below(64)); break;                    // GNU_args_size
         default: p.push_back(static_cast<std::uint8_t>(r.next())); break;
         }
     }
@@ -428,8 +428,8 @@ Bytes randomCfaProgram(Rng& r, std::size_t n) {
 }
 
 /// One mutation of the CFI section at [lo, hi).
-void mutateCfi(Mutator& m, std::size_t lo, std::size_t hi, bool eh, const std::string& where) {
-    const CfiLayout l = cfiLayout(m.b, lo, hi, eh);
+void mutate_cfi(Mutator& m, std::size_t lo, std::size_t hi, bool eh, const std::string& where) {
+    const CfiLayout l = cfi_layout(m.b, lo, hi, eh);
     const std::uint64_t op = m.r.below(10);
     if (op < 4 && !l.fields.empty()) {
         const CfiField& f = l.fields[m.r.below(l.fields.size())];
@@ -437,16 +437,16 @@ void mutateCfi(Mutator& m, std::size_t lo, std::size_t hi, bool eh, const std::s
     } else if (op < 7 && !l.insns.empty()) {
         const auto [plo, phi] = l.insns[m.r.below(l.insns.size())];
         const std::size_t at = plo + m.r.below(phi - plo);
-        Bytes prog = randomCfaProgram(m.r, 1 + m.r.below(phi - at));
+        Bytes prog = random_cfa_program(m.r, 1 + m.r.below(phi - at));
         std::size_t k = 0;
         for (; k < prog.size() && at + k < phi; ++k) m.b[at + k] = prog[k];
         m.note(where + " CFA program at +" + hex(at - lo) + " replaced, " + std::to_string(k) + " bytes");
     } else if (op == 7) {
         m.flip(lo, hi, where);
     } else if (op == 8) {
-        m.randomBytes(lo, hi, where);
+        m.random_bytes(lo, hi, where);
     } else {
-        m.interestingAt(lo, hi, where);
+        m.interesting_at(lo, hi, where);
     }
 }
 
@@ -457,7 +457,7 @@ struct Section {
     std::string name;
     std::size_t index = 0;
     Elf64_Shdr sh{};
-    std::size_t hdrAt = 0;  // file offset of its header
+    std::size_t hdr_at = 0;  // file offset of its header
 };
 
 struct Elf {
@@ -470,7 +470,7 @@ struct Elf {
     }
 };
 
-Elf parseElf(const Bytes& b) {
+Elf parse_elf(const Bytes& b) {
     Elf e;
     if (b.size() < sizeof(Elf64_Ehdr)) throw std::runtime_error("short ELF");
     std::memcpy(&e.eh, b.data(), sizeof e.eh);
@@ -485,7 +485,7 @@ Elf parseElf(const Bytes& b) {
         Section s;
         s.index = i;
         s.sh = sh[i];
-        s.hdrAt = e.eh.e_shoff + i * sizeof(Elf64_Shdr);
+        s.hdr_at = e.eh.e_shoff + i * sizeof(Elf64_Shdr);
         if (names.sh_offset + sh[i].sh_name < b.size())
             s.name = reinterpret_cast<const char*>(b.data() + names.sh_offset + sh[i].sh_name);
         e.sections.push_back(s);
@@ -494,10 +494,10 @@ Elf parseElf(const Bytes& b) {
 }
 
 /// The data of section `s`, or empty for SHT_NOBITS.
-std::pair<std::size_t, std::size_t> dataRange(const Section& s, std::size_t fileSize) {
+std::pair<std::size_t, std::size_t> data_range(const Section& s, std::size_t file_size) {
     if (s.sh.sh_type == SHT_NOBITS) return {0, 0};
-    const std::size_t lo = std::min<std::size_t>(s.sh.sh_offset, fileSize);
-    return {lo, std::min<std::size_t>(lo + s.sh.sh_size, fileSize)};
+    const std::size_t lo = std::min<std::size_t>(s.sh.sh_offset, file_size);
+    return {lo, std::min<std::size_t>(lo + s.sh.sh_size, file_size)};
 }
 
 struct Seed {
@@ -506,53 +506,53 @@ struct Seed {
     Bytes image;           // the object
     Bytes text;            // its .text
     std::size_t entry = 0; // hz_entry's offset in .text
-    std::size_t textAddrField = 0;  // file offset of .text's sh_addr
-    Bytes ehFrame;         // .eh_frame resolved for the code (clreq, jitdump)
-    fs::path textPath;
+    std::size_t text_addr_field = 0;  // file offset of .text's sh_addr
+    Bytes eh_frame;         // .eh_frame resolved for the code (clreq, jitdump)
+    fs::path text_path;
 };
 
 /// .eh_frame of `e`, its R_X86_64_PC32 relocations resolved as if the
 /// section lay at the code's end rounded up to 8 bytes (where the client
 /// and the jitdump follower put it); empty if it has none or other
 /// relocations.
-Bytes resolvedEhFrame(const Bytes& b, const Elf& e, std::size_t textIndex, std::size_t textSize) {
+Bytes resolved_eh_frame(const Bytes& b, const Elf& e, std::size_t text_index, std::size_t text_size) {
     const Section* eh = e.find(".eh_frame");
     const Section* rela = e.find(".rela.eh_frame");
     const Section* symtab = e.find(".symtab");
     if (!eh || !rela || !symtab) return {};
-    auto [lo, hi] = dataRange(*eh, b.size());
+    auto [lo, hi] = data_range(*eh, b.size());
     Bytes out(b.begin() + static_cast<long>(lo), b.begin() + static_cast<long>(hi));
-    const std::int64_t sectionAt = static_cast<std::int64_t>((textSize + 7) & ~std::size_t{7});
+    const std::int64_t section_at = static_cast<std::int64_t>((text_size + 7) & ~std::size_t{7});
     for (std::size_t i = 0; i < rela->sh.sh_size / sizeof(Elf64_Rela); ++i) {
         Elf64_Rela r;
         std::memcpy(&r, b.data() + rela->sh.sh_offset + i * sizeof r, sizeof r);
         Elf64_Sym sym;
-        const std::size_t symAt = symtab->sh.sh_offset + ELF64_R_SYM(r.r_info) * sizeof(Elf64_Sym);
-        if (symAt + sizeof sym > b.size()) return {};
-        std::memcpy(&sym, b.data() + symAt, sizeof sym);
-        if (ELF64_R_TYPE(r.r_info) != R_X86_64_PC32 || sym.st_shndx != textIndex ||
+        const std::size_t sym_at = symtab->sh.sh_offset + ELF64_R_SYM(r.r_info) * sizeof(Elf64_Sym);
+        if (sym_at + sizeof sym > b.size()) return {};
+        std::memcpy(&sym, b.data() + sym_at, sizeof sym);
+        if (ELF64_R_TYPE(r.r_info) != R_X86_64_PC32 || sym.st_shndx != text_index ||
             r.r_offset + 4 > out.size())
             return {};
-        const std::int64_t v = static_cast<std::int64_t>(sym.st_value) + r.r_addend - sectionAt -
+        const std::int64_t v = static_cast<std::int64_t>(sym.st_value) + r.r_addend - section_at -
                                static_cast<std::int64_t>(r.r_offset);
-        putLE(out, r.r_offset, 4, static_cast<std::uint64_t>(v));
+        put_le(out, r.r_offset, 4, static_cast<std::uint64_t>(v));
     }
     return out;
 }
 
-Seed loadSeed(const std::string& name, const fs::path& object, const fs::path& dir) {
+Seed load_seed(const std::string& name, const fs::path& object, const fs::path& dir) {
     Seed s;
     s.name = name;
     s.object = object;
-    s.image = readFile(object);
-    const Elf e = parseElf(s.image);
+    s.image = read_file(object);
+    const Elf e = parse_elf(s.image);
     const Section* text = e.find(".text");
     const Section* symtab = e.find(".symtab");
     if (!text || !symtab || text->sh.sh_size == 0) throw std::runtime_error(name + ": no .text");
     if (e.find(".rela.text")) throw std::runtime_error(name + ": its .text needs relocation");
-    auto [lo, hi] = dataRange(*text, s.image.size());
+    auto [lo, hi] = data_range(*text, s.image.size());
     s.text.assign(s.image.begin() + static_cast<long>(lo), s.image.begin() + static_cast<long>(hi));
-    s.textAddrField = text->hdrAt + offsetof(Elf64_Shdr, sh_addr);
+    s.text_addr_field = text->hdr_at + offsetof(Elf64_Shdr, sh_addr);
     const Section& strtab = e.sections.at(symtab->sh.sh_link);
     bool found = false;
     for (std::size_t i = 0; i < symtab->sh.sh_size / sizeof(Elf64_Sym); ++i) {
@@ -565,19 +565,19 @@ Seed loadSeed(const std::string& name, const fs::path& object, const fs::path& d
         }
     }
     if (!found) throw std::runtime_error(name + ": no hz_entry");
-    s.ehFrame = resolvedEhFrame(s.image, e, text->index, s.text.size());
-    s.textPath = dir / (name + ".text");
-    writeFile(s.textPath, s.text);
+    s.eh_frame = resolved_eh_frame(s.image, e, text->index, s.text.size());
+    s.text_path = dir / (name + ".text");
+    write_file(s.text_path, s.text);
     return s;
 }
 
 /// Header fields of the DWARF sections, by the unit's version.
-std::vector<CfiField> dwarfHeaderFields(const Bytes& b, const std::string& name, std::size_t lo, std::size_t hi) {
+std::vector<CfiField> dwarf_header_fields(const Bytes& b, const std::string& name, std::size_t lo, std::size_t hi) {
     std::vector<CfiField> f;
     if (hi - lo < 12) return f;
     f.push_back({lo, 4, "unit_length"});
     const bool line = name == ".debug_line";
-    const std::size_t v = getLE(b, lo + 4, 2);
+    const std::size_t v = get_le(b, lo + 4, 2);
     f.push_back({lo + 4, 2, "version"});
     if (name == ".debug_info") {
         if (v >= 5) {
@@ -617,7 +617,7 @@ std::vector<CfiField> dwarfHeaderFields(const Bytes& b, const std::string& name,
 }
 
 /// Offsets of the form codes in .debug_abbrev at [lo, hi).
-std::vector<std::size_t> abbrevForms(const Bytes& b, std::size_t lo, std::size_t hi) {
+std::vector<std::size_t> abbrev_forms(const Bytes& b, std::size_t lo, std::size_t hi) {
     std::vector<std::size_t> forms;
     std::size_t p = lo;
     for (int n = 0; n < 256 && p < hi; ++n) {
@@ -640,12 +640,12 @@ std::vector<std::size_t> abbrevForms(const Bytes& b, std::size_t lo, std::size_t
 
 /// Offsets of the form codes in the directory and file entry formats of
 /// a DWARF 5 line table header at [lo, hi).
-std::vector<std::size_t> lineForms(const Bytes& b, std::size_t lo, std::size_t hi) {
+std::vector<std::size_t> line_forms(const Bytes& b, std::size_t lo, std::size_t hi) {
     std::vector<std::size_t> forms;
-    if (hi - lo < 20 || getLE(b, lo + 4, 2) < 5) return forms;
+    if (hi - lo < 20 || get_le(b, lo + 4, 2) < 5) return forms;
     std::size_t p = lo + 17;  // opcode_base
-    const std::size_t opcodeBase = b[p];
-    p += opcodeBase;          // past the standard opcode lengths
+    const std::size_t opcode_base = b[p];
+    p += opcode_base;          // past the standard opcode lengths
     for (int table = 0; table < 2 && p < hi; ++table) {
         const std::size_t count = b[p++];
         for (std::size_t i = 0; i < count; ++i) {
@@ -673,23 +673,23 @@ std::vector<std::size_t> lineForms(const Bytes& b, std::size_t lo, std::size_t h
 }
 
 /// The DWARF forms (1-byte codes) and a few that are not.
-std::uint8_t randomForm(Rng& r) {
+std::uint8_t random_form(Rng& r) {
     return r.chance(85) ? static_cast<std::uint8_t>(1 + r.below(0x2c)) : static_cast<std::uint8_t>(r.next() & 0x7f);
 }
 
 /// One mutation of an object image (the .text header's sh_addr at
 /// `addrField` holds 0: the client stores the code's address there).
-void mutateObject(Mutator& m) {
-    const Elf e = parseElf(m.b);
+void mutate_object(Mutator& m) {
+    const Elf e = parse_elf(m.b);
     const std::size_t size = m.b.size();
     const std::uint64_t op = m.r.below(16);
-    auto pickSection = [&](auto pred) -> const Section* {
+    auto pick_section = [&](auto pred) -> const Section* {
         std::vector<const Section*> v;
         for (const Section& s : e.sections)
             if (pred(s)) v.push_back(&s);
         return v.empty() ? nullptr : v[m.r.below(v.size())];
     };
-    auto anySection = [&](const Section& s) { return s.index != 0 && dataRange(s, size).second > dataRange(s, size).first; };
+    auto any_section = [&](const Section& s) { return s.index != 0 && data_range(s, size).second > data_range(s, size).first; };
     switch (op) {
     case 0: case 1: case 2: {  // bytes of a region: a section, the ELF header or the section headers
         const std::uint64_t which = m.r.below(e.sections.size() + 2);
@@ -701,20 +701,20 @@ void mutateObject(Mutator& m) {
             lo = e.eh.e_shoff; hi = lo + e.sections.size() * sizeof(Elf64_Shdr); where = "shdrs";
         } else {
             const Section& s = e.sections[which];
-            std::tie(lo, hi) = dataRange(s, size);
+            std::tie(lo, hi) = data_range(s, size);
             where = s.name.empty() ? "section" + std::to_string(s.index) : s.name;
-            if (lo >= hi) { lo = s.hdrAt; hi = lo + sizeof(Elf64_Shdr); where += "(hdr)"; }
+            if (lo >= hi) { lo = s.hdr_at; hi = lo + sizeof(Elf64_Shdr); where += "(hdr)"; }
         }
         if (op == 0) m.flip(lo, hi, where);
-        else if (op == 1) m.randomBytes(lo, hi, where);
-        else m.interestingAt(lo, hi, where);
+        else if (op == 1) m.random_bytes(lo, hi, where);
+        else m.interesting_at(lo, hi, where);
         break;
     }
     case 3: {  // truncation: anywhere, or at a section's start or end
         if (m.r.chance(50)) {
             m.truncate(m.r.below(size));
-        } else if (const Section* s = pickSection(anySection)) {
-            auto [lo, hi] = dataRange(*s, size);
+        } else if (const Section* s = pick_section(any_section)) {
+            auto [lo, hi] = data_range(*s, size);
             m.truncate(m.r.chance(50) ? lo + m.r.below(4) : hi - m.r.below(4));
         }
         break;
@@ -734,10 +734,10 @@ void mutateObject(Mutator& m) {
             const std::uint32_t types[] = {SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA,
                                            SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_X86_64_UNWIND};
             const std::uint32_t t = types[m.r.below(9)];
-            putLE(m.b, s.hdrAt + f.off, 4, t);
+            put_le(m.b, s.hdr_at + f.off, 4, t);
             m.note(what + "=" + hex(t));
         } else {
-            m.field(s.hdrAt + f.off, f.w, s.sh.sh_size, what);
+            m.field(s.hdr_at + f.off, f.w, s.sh.sh_size, what);
         }
         break;
     }
@@ -753,7 +753,7 @@ void mutateObject(Mutator& m) {
         break;
     }
     case 7: case 8: {  // a relocation entry
-        const Section* s = pickSection([&](const Section& x) { return x.sh.sh_type == SHT_RELA && x.sh.sh_size >= sizeof(Elf64_Rela); });
+        const Section* s = pick_section([&](const Section& x) { return x.sh.sh_type == SHT_RELA && x.sh.sh_size >= sizeof(Elf64_Rela); });
         if (!s) break;
         const std::size_t n = s->sh.sh_size / sizeof(Elf64_Rela);
         const std::size_t i = m.r.below(n);
@@ -766,7 +766,7 @@ void mutateObject(Mutator& m) {
                                            R_X86_64_32S, R_X86_64_PC64, R_X86_64_GOTPCREL, R_X86_64_DTPOFF32,
                                            static_cast<std::uint32_t>(m.r.next())};
             const std::uint32_t t = types[m.r.below(9)];
-            putLE(m.b, at + offsetof(Elf64_Rela, r_info), 4, t);
+            put_le(m.b, at + offsetof(Elf64_Rela, r_info), 4, t);
             m.note(what + ".type=" + hex(t));
             break;
         }
@@ -791,12 +791,12 @@ void mutateObject(Mutator& m) {
         break;
     }
     case 10: case 11: {  // a DWARF header field
-        const Section* s = pickSection([&](const Section& x) {
-            return !dwarfHeaderFields(m.b, x.name, dataRange(x, size).first, dataRange(x, size).second).empty();
+        const Section* s = pick_section([&](const Section& x) {
+            return !dwarf_header_fields(m.b, x.name, data_range(x, size).first, data_range(x, size).second).empty();
         });
         if (!s) break;
-        auto [lo, hi] = dataRange(*s, size);
-        const std::vector<CfiField> f = dwarfHeaderFields(m.b, s->name, lo, hi);
+        auto [lo, hi] = data_range(*s, size);
+        const std::vector<CfiField> f = dwarf_header_fields(m.b, s->name, lo, hi);
         const CfiField& x = f[m.r.below(f.size())];
         m.field(x.at, x.width, hi - lo, s->name + "." + x.name);
         break;
@@ -806,32 +806,32 @@ void mutateObject(Mutator& m) {
         std::vector<std::pair<std::size_t, std::string>> forms;
         const bool line = m.r.chance(50);
         if (const Section* l = e.find(".debug_line"); l && line) {
-            auto [lo, hi] = dataRange(*l, size);
-            for (std::size_t at : lineForms(m.b, lo, hi)) forms.push_back({at, ".debug_line+" + hex(at - lo)});
+            auto [lo, hi] = data_range(*l, size);
+            for (std::size_t at : line_forms(m.b, lo, hi)) forms.push_back({at, ".debug_line+" + hex(at - lo)});
         }
         if (const Section* a = e.find(".debug_abbrev"); a && forms.empty()) {
-            auto [lo, hi] = dataRange(*a, size);
-            for (std::size_t at : abbrevForms(m.b, lo, hi)) forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
+            auto [lo, hi] = data_range(*a, size);
+            for (std::size_t at : abbrev_forms(m.b, lo, hi)) forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
         }
         if (forms.empty()) break;
         const auto& [at, what] = forms[m.r.below(forms.size())];
-        const std::uint8_t form = randomForm(m.r);
+        const std::uint8_t form = random_form(m.r);
         m.b[at] = form;
         m.note(what + " form=" + hex(form));
         break;
     }
     case 13: case 14: {  // CFI records and programs
-        const Section* s = pickSection([](const Section& x) { return x.name == ".eh_frame" || x.name == ".debug_frame"; });
+        const Section* s = pick_section([](const Section& x) { return x.name == ".eh_frame" || x.name == ".debug_frame"; });
         if (!s) break;
-        auto [lo, hi] = dataRange(*s, size);
-        mutateCfi(m, lo, hi, s->name == ".eh_frame", s->name);
+        auto [lo, hi] = data_range(*s, size);
+        mutate_cfi(m, lo, hi, s->name == ".eh_frame", s->name);
         break;
     }
     default: {  // several at once
         const int n = 2 + static_cast<int>(m.r.below(3));
         for (int i = 0; i < n && m.b.size() >= sizeof(Elf64_Ehdr); ++i) {
             try {
-                mutateObject(m);
+                mutate_object(m);
             } catch (const std::exception&) {
                 break;  // the headers no longer parse: stop here
             }
@@ -842,40 +842,40 @@ void mutateObject(Mutator& m) {
 }
 
 /// One mutation of .eh_frame bytes (clreq, jitdump).
-void mutateEhFrame(Mutator& m) {
+void mutate_eh_frame(Mutator& m) {
     const std::size_t size = m.b.size();
     switch (m.r.below(8)) {
     case 0: m.truncate(m.r.below(size)); break;
     case 1: {  // several
         const int n = 2 + static_cast<int>(m.r.below(3));
-        for (int i = 0; i < n; ++i) mutateCfi(m, 0, m.b.size(), true, ".eh_frame");
+        for (int i = 0; i < n; ++i) mutate_cfi(m, 0, m.b.size(), true, ".eh_frame");
         break;
     }
-    default: mutateCfi(m, 0, size, true, ".eh_frame"); break;
+    default: mutate_cfi(m, 0, size, true, ".eh_frame"); break;
     }
 }
 
 /// A jitdump CODE_UNWINDING_INFO payload for `eh`: unwinding_size,
 /// eh_frame_hdr_size, mapped_size, the .eh_frame and an .eh_frame_hdr,
 /// padded to 8 bytes.
-Bytes unwindingPayload(const Bytes& eh, std::size_t codeSize) {
+Bytes unwinding_payload(const Bytes& eh, std::size_t code_size) {
     // The .eh_frame_hdr (version 1, pc-relative table), laid out after
     // the .eh_frame, describing its first FDE; only distances matter.
     const std::uint64_t code = 0x100000;
-    const std::uint64_t ehAt = code + ((codeSize + 7) & ~std::size_t{7});
-    const std::uint64_t hdrAt = ehAt + eh.size();
-    const std::uint64_t cieLen = eh.size() >= 4 ? getLE(eh, 0, 4) : 0;
+    const std::uint64_t eh_at = code + ((code_size + 7) & ~std::size_t{7});
+    const std::uint64_t hdr_at = eh_at + eh.size();
+    const std::uint64_t cie_len = eh.size() >= 4 ? get_le(eh, 0, 4) : 0;
     Bytes hdr = {1, 0x1b, 0x03, 0x3b};
     Bytes v(16);
-    putLE(v, 0, 4, ehAt - (hdrAt + 4));
-    putLE(v, 4, 4, 1);
-    putLE(v, 8, 4, code - hdrAt);
-    putLE(v, 12, 4, ehAt + 4 + cieLen - hdrAt);
+    put_le(v, 0, 4, eh_at - (hdr_at + 4));
+    put_le(v, 4, 4, 1);
+    put_le(v, 8, 4, code - hdr_at);
+    put_le(v, 12, 4, eh_at + 4 + cie_len - hdr_at);
     hdr.insert(hdr.end(), v.begin(), v.end());
     Bytes p(24);
-    putLE(p, 0, 8, eh.size() + hdr.size());
-    putLE(p, 8, 8, hdr.size());
-    putLE(p, 16, 8, 0);
+    put_le(p, 0, 8, eh.size() + hdr.size());
+    put_le(p, 8, 8, hdr.size());
+    put_le(p, 16, 8, 0);
     p.insert(p.end(), eh.begin(), eh.end());
     p.insert(p.end(), hdr.begin(), hdr.end());
     while (p.size() % 8) p.push_back(0);
@@ -899,12 +899,12 @@ struct Seeds {
     std::vector<const Seed*> eh;   // clreq, jitdump: distinct .eh_frames
 };
 
-std::string familyOf(std::uint64_t n) { return kFamilyCycle[(n / kBlock) % kFamilyCycle.size()]; }
+std::string family_of(std::uint64_t n) { return kFamilyCycle[(n / kBlock) % kFamilyCycle.size()]; }
 
-Case makeCase(const Options& o, const Seeds& seeds, std::uint64_t n) {
+Case make_case(const Options& o, const Seeds& seeds, std::uint64_t n) {
     Case c;
     c.number = n;
-    c.family = familyOf(n);
+    c.family = family_of(n);
     c.tool = o.tools[(n / kBlock) % o.tools.size()];
     Rng r(o.seed * 0x100000001B3ull + n * 0x9E3779B97F4A7C15ull + 7);
     r.next();
@@ -913,24 +913,24 @@ Case makeCase(const Options& o, const Seeds& seeds, std::uint64_t n) {
         c.s = &s;
         c.input = s.image;
         Mutator m{c.input, r, {}};
-        mutateObject(m);
+        mutate_object(m);
         c.mutation = m.desc;
         // The client stores the code's address in .text's sh_addr unless
         // the mutation wrote there (or cut it off).
-        c.arg = c.input.size() >= s.textAddrField + 8 && getLE(c.input, s.textAddrField, 8) == 0
-                    ? static_cast<long long>(s.textAddrField) : -1;
+        c.arg = c.input.size() >= s.text_addr_field + 8 && get_le(c.input, s.text_addr_field, 8) == 0
+                    ? static_cast<long long>(s.text_addr_field) : -1;
     } else {
         const Seed& s = *seeds.eh[r.below(seeds.eh.size())];
         c.s = &s;
-        Bytes eh = s.ehFrame;
+        Bytes eh = s.eh_frame;
         Mutator m{eh, r, {}};
-        mutateEhFrame(m);
+        mutate_eh_frame(m);
         c.mutation = m.desc;
         if (c.family == "clreq") {
             if (eh.empty()) eh.push_back(0);  // an empty buffer is refused before any reading
             c.input = eh;
         } else {
-            c.input = unwindingPayload(eh, s.text.size());
+            c.input = unwinding_payload(eh, s.text.size());
             if (r.chance(15)) {
                 Mutator h{c.input, r, {}};
                 static const char* kF[] = {"unwinding_size", "eh_frame_hdr_size", "mapped_size"};
@@ -949,7 +949,7 @@ Case makeCase(const Options& o, const Seeds& seeds, std::uint64_t n) {
 // Running.
 
 struct RunResult {
-    bool timedOut = false;
+    bool timed_out = false;
     int status = 0;  // waitpid status
     std::string out, err;
 };
@@ -958,14 +958,14 @@ struct RunResult {
 /// process group after `timeout` seconds.
 RunResult run(const std::vector<std::string>& argv, const fs::path& dir, unsigned timeout,
               const std::string& tag) {
-    const fs::path outPath = dir / (tag + ".stdout"), errPath = dir / (tag + ".stderr");
+    const fs::path out_path = dir / (tag + ".stdout"), err_path = dir / (tag + ".stderr");
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
         setpgid(0, 0);
         if (chdir(dir.c_str()) != 0) _exit(126);
-        const int out = open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (out < 0 || err < 0) _exit(126);
         dup2(out, 1);
         dup2(err, 2);
@@ -982,19 +982,19 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& dir, unsigne
         const pid_t w = waitpid(pid, &r.status, WNOHANG);
         if (w == pid) break;
         if (std::chrono::steady_clock::now() > deadline) {
-            r.timedOut = true;
+            r.timed_out = true;
             kill(-pid, SIGKILL);
             waitpid(pid, &r.status, 0);
             break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    r.out = readText(outPath);
-    r.err = readText(errPath);
+    r.out = read_text(out_path);
+    r.err = read_text(err_path);
     return r;
 }
 
-std::vector<std::string> toolArgs(const std::string& tool) {
+std::vector<std::string> tool_args(const std::string& tool) {
     std::vector<std::string> a = {"--tool=" + tool, "-v"};
     if (tool == "callgrind") a.push_back("--callgrind-out-file=tool.out");
     if (tool == "cachegrind") a.push_back("--cachegrind-out-file=tool.out");
@@ -1005,7 +1005,7 @@ std::vector<std::string> toolArgs(const std::string& tool) {
 
 /// The first frames of Valgrind's own stack in `err` after its assertion
 /// and signal machinery ("fn (file:line) < caller (...) < ..."), or "".
-std::string hostStack(const std::string& err, int frames = 4) {
+std::string host_stack(const std::string& err, int frames = 4) {
     static const std::regex frame(R"((?:at|by) 0x[0-9A-Fa-f]+: (\S+) \(([^)]*)\))");
     const std::size_t stack = err.find("host stacktrace");
     if (stack == std::string::npos) return "";
@@ -1025,11 +1025,11 @@ std::string hostStack(const std::string& err, int frames = 4) {
 }
 
 /// What a run's failure looks like: "" when it passed.
-std::string signatureOf(const RunResult& r, const std::string& nativeOut) {
+std::string signature_of(const RunResult& r, const std::string& native_out) {
     static const std::regex assertion(R"(valgrind: (?:\S+/)?([^/\s]+:\d+) \(([^)]*)\): (Assertion '.*' failed\.?))");
     static const std::regex frame(R"((?:at|by) 0x[0-9A-Fa-f]+: (\S+) \(([^)]*)\))");
-    static const std::regex clientSignal(R"(Process terminating with default action of signal (\d+) \((\w+)\))");
-    if (r.timedOut) return "hang (timeout)";
+    static const std::regex client_signal(R"(Process terminating with default action of signal (\d+) \((\w+)\))");
+    if (r.timed_out) return "hang (timeout)";
     std::smatch m;
     if (std::regex_search(r.err, m, assertion)) return m[1].str() + " (" + m[2].str() + "): " + m[3].str();
     // The first frame of Valgrind's own stack after a crash or panic.
@@ -1070,7 +1070,7 @@ std::string signatureOf(const RunResult& r, const std::string& nativeOut) {
         line.erase(0, line.find_first_not_of("=0123456789 -"));
         return line;
     }
-    if (std::regex_search(r.err, m, clientSignal)) {
+    if (std::regex_search(r.err, m, client_signal)) {
         std::string where;
         const std::string rest = m.suffix().str();
         std::smatch f;
@@ -1080,7 +1080,7 @@ std::string signatureOf(const RunResult& r, const std::string& nativeOut) {
     if (WIFSIGNALED(r.status)) return "killed by signal " + std::to_string(WTERMSIG(r.status));
     if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != kClientExit)
         return "exit status " + std::to_string(WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1);
-    if (r.out != nativeOut) return "client output differs from the native run";
+    if (r.out != native_out) return "client output differs from the native run";
     return "";
 }
 
@@ -1089,7 +1089,7 @@ std::string signatureOf(const RunResult& r, const std::string& nativeOut) {
 /// an upstream reader ("a failed check: 'dstxa' at ..."), or "".  Such an
 /// input no longer kills Valgrind, but it reached a reader bug that part 1
 /// of the series should fix at its root.
-std::string guardCatchOf(const RunResult& r) {
+std::string guard_catch_of(const RunResult& r) {
     static const std::regex caught(R"((a failed check: [^\n]*|a fault \(signal \d+ at address [^)]*\)))");
     std::smatch m;
     if (std::regex_search(r.err, m, caught)) return "caught by the guard: " + m[1].str();
@@ -1106,66 +1106,66 @@ struct Campaign {
     std::set<std::string> known;
     std::mutex mu;
     std::vector<Failure> failures;
-    std::set<std::string> passedKnown;
+    std::set<std::string> passed_known;
     std::atomic<std::uint64_t> runs{0}, passed{0}, total{0};
 
-    std::vector<std::string> valgrindArgv(const std::string& tool, const std::string& list) const {
+    std::vector<std::string> valgrind_argv(const std::string& tool, const std::string& list) const {
         std::vector<std::string> a = {o.valgrind};
-        for (const std::string& x : toolArgs(tool)) a.push_back(x);
+        for (const std::string& x : tool_args(tool)) a.push_back(x);
         a.push_back(o.client);
         a.push_back(list);
         return a;
     }
 
     /// Writes the batch's inputs and list into `dir`.
-    void writeCases(const std::vector<Case>& cases, const fs::path& dir) const {
+    void write_cases(const std::vector<Case>& cases, const fs::path& dir) const {
         fs::create_directories(dir);
         std::string list;
         std::set<std::string> texts;
         for (const Case& c : cases) {
             const std::string input = c.family + "-" + std::to_string(c.number) + ".in";
-            writeFile(dir / input, c.input);
+            write_file(dir / input, c.input);
             const std::string text = c.seed + ".text";
-            if (texts.insert(text).second) writeFile(dir / text, c.s->text);
+            if (texts.insert(text).second) write_file(dir / text, c.s->text);
             list += c.id() + " " + c.family + " " + text + " " + std::to_string(c.s->entry) + " " +
                     input + " " + std::to_string(c.arg) + "\n";
         }
-        writeText(dir / "list", list);
+        write_text(dir / "list", list);
     }
 
     /// Runs the list in `dir` natively and under `tool`; the failure's
     /// signature or "".
-    std::string runList(const fs::path& dir, const std::string& tool, std::string* log) {
+    std::string run_list(const fs::path& dir, const std::string& tool, std::string* log) {
         const RunResult native = run({o.client, "list"}, dir, o.timeout, "native");
-        if (native.timedOut || !WIFEXITED(native.status) || WEXITSTATUS(native.status) != kClientExit)
+        if (native.timed_out || !WIFEXITED(native.status) || WEXITSTATUS(native.status) != kClientExit)
             throw std::runtime_error("the client fails natively in " + dir.string() + ": " + native.err);
-        const RunResult vg = run(valgrindArgv(tool, "list"), dir, o.timeout, "valgrind");
+        const RunResult vg = run(valgrind_argv(tool, "list"), dir, o.timeout, "valgrind");
         ++runs;
         if (vg.err.find("failed to start tool") != std::string::npos)
             throw std::runtime_error("the staged Valgrind cannot start " + tool + " (" + o.valgrind + ")");
         if (log) *log = vg.err;
-        const std::string sig = signatureOf(vg, native.out);
-        if (sig.empty() && o.strictReaders) return guardCatchOf(vg);
+        const std::string sig = signature_of(vg, native.out);
+        if (sig.empty() && o.strict_readers) return guard_catch_of(vg);
         return sig;
     }
 
     /// Saves a reproducer of `c` under the repro directory: its files, the
     /// tool, Valgrind's output and run.sh.
-    std::string saveRepro(const Case& c, const fs::path& from, const std::string& sig) const {
+    std::string save_repro(const Case& c, const fs::path& from, const std::string& sig) const {
         const fs::path dir = fs::path(o.repro) / (c.family + "-" + std::to_string(c.number) + "-" + c.tool);
         fs::remove_all(dir);
-        writeCases({c}, dir);
-        writeText(dir / "tool", c.tool + "\n");
-        writeText(dir / "signature", sig + "\n");
-        writeText(dir / "mutation", "seed " + c.seed + ", campaign seed " + std::to_string(o.seed) +
+        write_cases({c}, dir);
+        write_text(dir / "tool", c.tool + "\n");
+        write_text(dir / "signature", sig + "\n");
+        write_text(dir / "mutation", "seed " + c.seed + ", campaign seed " + std::to_string(o.seed) +
                                         ", case " + c.id() + ": " + c.mutation + "\n");
         if (fs::exists(from / "valgrind.stderr"))
             fs::copy_file(from / "valgrind.stderr", dir / "valgrind.log", fs::copy_options::overwrite_existing);
         std::string sh = "#!/bin/sh\n# Reproduces " + c.id() + " under " + c.tool + ": " + sig +
                          "\ncd \"$(dirname \"$0\")\" && exec \"${VALGRIND:-" + o.valgrind + "}\"";
-        for (const std::string& a : toolArgs(c.tool)) sh += " " + a;
+        for (const std::string& a : tool_args(c.tool)) sh += " " + a;
         sh += " \"${HOSTILE_CLIENT:-../hostile_client}\" list\n";
-        writeText(dir / "run.sh", sh);
+        write_text(dir / "run.sh", sh);
         fs::permissions(dir / "run.sh", fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
         return fs::absolute(dir).string();
     }
@@ -1180,11 +1180,11 @@ struct Campaign {
         failures.push_back(f);
     }
 
-    void runBatch(const std::vector<Case>& batch, std::size_t index) {
+    void run_batch(const std::vector<Case>& batch, std::size_t index) {
         const fs::path dir = fs::path(o.out) / "work" / ("b" + std::to_string(index));
         fs::remove_all(dir);
-        writeCases(batch, dir);
-        const std::string sig = runList(dir, batch.front().tool, nullptr);
+        write_cases(batch, dir);
+        const std::string sig = run_list(dir, batch.front().tool, nullptr);
         total += batch.size();
         if (o.verbose) {
             std::lock_guard<std::mutex> g(mu);
@@ -1193,22 +1193,22 @@ struct Campaign {
         }
         if (sig.empty()) {
             passed += batch.size();
-            for (const Case& c : batch) notePassed(c.id());
+            for (const Case& c : batch) note_passed(c.id());
             if (!o.keep) fs::remove_all(dir);
             return;
         }
         // Halves of the batch, recursively, down to one case per process,
         // to name the culprits.
         if (batch.size() == 1) {
-            record(batch.front(), sig, saveRepro(batch.front(), dir, sig),
-                   hostStack(readText(dir / "valgrind.stderr")));
+            record(batch.front(), sig, save_repro(batch.front(), dir, sig),
+                   host_stack(read_text(dir / "valgrind.stderr")));
             return;
         }
         if (!bisect(batch, dir)) {
             Case whole = batch.front();
             whole.mutation = "only together with the rest of its batch, up to " + batch.back().id();
             record(whole, sig + " (batch)", fs::absolute(dir).string(),
-                   hostStack(readText(dir / "valgrind.stderr")));
+                   host_stack(read_text(dir / "valgrind.stderr")));
         }
     }
 
@@ -1223,21 +1223,21 @@ struct Campaign {
                                          h ? cases.end() : cases.begin() + static_cast<long>(mid));
             const fs::path sub = dir / (half.front().family + "-" + std::to_string(half.front().number) + "-" +
                                         std::to_string(half.size()));
-            writeCases(half, sub);
-            const std::string s = runList(sub, half.front().tool, nullptr);
+            write_cases(half, sub);
+            const std::string s = run_list(sub, half.front().tool, nullptr);
             if (s.empty()) {
                 passed += half.size();
-                for (const Case& c : half) notePassed(c.id());
+                for (const Case& c : half) note_passed(c.id());
             } else if (half.size() == 1) {
                 named = true;
-                record(half.front(), s, saveRepro(half.front(), sub, s),
-                       hostStack(readText(sub / "valgrind.stderr")));
+                record(half.front(), s, save_repro(half.front(), sub, s),
+                       host_stack(read_text(sub / "valgrind.stderr")));
             } else {
                 if (!bisect(half, sub)) {
                     Case whole = half.front();
                     whole.mutation = "only together with the rest of its run, up to " + half.back().id();
                     record(whole, s + " (batch)", fs::absolute(sub).string(),
-                           hostStack(readText(sub / "valgrind.stderr")));
+                           host_stack(read_text(sub / "valgrind.stderr")));
                 }
                 named = true;
             }
@@ -1245,29 +1245,29 @@ struct Campaign {
         return named;
     }
 
-    void notePassed(const std::string& id) {
+    void note_passed(const std::string& id) {
         if (!known.count(id)) return;
         std::lock_guard<std::mutex> g(mu);
-        passedKnown.insert(id);
+        passed_known.insert(id);
     }
 
     /// Replays a saved reproducer (a directory with list and tool).
     void replay(const fs::path& dir) {
-        std::string tool = readText(dir / "tool");
+        std::string tool = read_text(dir / "tool");
         tool.erase(tool.find_last_not_of(" \n") + 1);
         const fs::path work = fs::path(o.out) / "replay" / dir.filename();
         fs::remove_all(work);
         fs::create_directories(work);
         for (const auto& f : fs::directory_iterator(dir))
             if (f.is_regular_file()) fs::copy_file(f.path(), work / f.path().filename());
-        const std::string sig = runList(work, tool, nullptr);
+        const std::string sig = run_list(work, tool, nullptr);
         ++total;
         Case c;
         c.family = "replay";
         const std::string name = dir.filename().string();
         if (sig.empty()) {
             ++passed;
-            notePassed(name);
+            note_passed(name);
             if (o.verbose) std::printf("pass %s %s\n", name.c_str(), tool.c_str());
             return;
         }
@@ -1275,46 +1275,46 @@ struct Campaign {
         Failure f{name, tool, "-", "replayed " + dir.string(), sig, fs::absolute(dir).string(),
                   known.count(name) ? "known" : ""};
         std::printf("%s %s %s sig=\"%s\" from=\"%s\" repro=%s\n", f.known.empty() ? "FAIL" : "XFAIL",
-                    name.c_str(), tool.c_str(), sig.c_str(), hostStack(readText(work / "valgrind.stderr")).c_str(),
+                    name.c_str(), tool.c_str(), sig.c_str(), host_stack(read_text(work / "valgrind.stderr")).c_str(),
                     f.repro.c_str());
         failures.push_back(f);
     }
 };
 
-bool isExecutable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
+bool is_executable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
 
 /// Compiles the seed objects into DIR; a compiler that is missing is
 /// skipped with a note.
-Seeds buildSeeds(const Options& o, const fs::path& dir) {
+Seeds build_seeds(const Options& o, const fs::path& dir) {
     Seeds s;
     fs::create_directories(dir);
     const fs::path src = fs::path(o.srcdir) / "tests" / "fixtures" / "hostile" / "seed.c";
     if (!fs::exists(src)) throw std::runtime_error("no " + src.string());
-    std::set<std::string> ehSeen;
+    std::set<std::string> eh_seen;
     for (const std::string& cc : {o.cc, o.clang}) {
         if (std::system(("command -v " + cc + " >/dev/null 2>&1").c_str()) != 0) {
             std::printf("note: no %s: its seed objects are skipped\n", cc.c_str());
             continue;
         }
-        const std::string ccName = cc.find("clang") != std::string::npos ? "clang" : "gcc";
+        const std::string cc_name = cc.find("clang") != std::string::npos ? "clang" : "gcc";
         for (const char* dw : {"4", "5"})
             for (const char* opt : {"O0", "O2"})
                 for (const char* cfi : {"eh", "df"}) {
-                    const std::string name = ccName + "-dw" + dw + "-" + opt + "-" + cfi;
+                    const std::string name = cc_name + "-dw" + dw + "-" + opt + "-" + cfi;
                     const fs::path obj = dir / (name + ".o");
                     const std::string cmd = cc + " -c -" + opt + " -gdwarf-" + dw +
                         (std::string(cfi) == "eh" ? " -fasynchronous-unwind-tables" : " -fno-asynchronous-unwind-tables") +
                         " -fno-pic -fno-stack-protector -fcf-protection=none -fno-builtin -o " + obj.string() +
                         " " + src.string();
                     if (std::system(cmd.c_str()) != 0) throw std::runtime_error("failed: " + cmd);
-                    s.objects.push_back(loadSeed(name, obj, dir));
+                    s.objects.push_back(load_seed(name, obj, dir));
                 }
     }
     if (s.objects.empty()) throw std::runtime_error("no seed objects");
     for (const Seed& x : s.objects) {
-        if (x.ehFrame.empty()) continue;
-        const std::string key(x.ehFrame.begin(), x.ehFrame.end());
-        if (ehSeen.insert(key + std::string(x.text.begin(), x.text.end())).second) s.eh.push_back(&x);
+        if (x.eh_frame.empty()) continue;
+        const std::string key(x.eh_frame.begin(), x.eh_frame.end());
+        if (eh_seen.insert(key + std::string(x.text.begin(), x.text.end())).second) s.eh.push_back(&x);
     }
     if (s.eh.empty()) throw std::runtime_error("no seed .eh_frame");
     return s;
@@ -1364,8 +1364,8 @@ int main(int argc, char** argv) {
             else if (k == "--clang") o.clang = v;
             else if (k == "--verbose") o.verbose = true;
             else if (k == "--keep") o.keep = true;
-            else if (k == "--dry-run") o.dryRun = true;
-            else if (k == "--strict-readers") o.strictReaders = true;
+            else if (k == "--dry-run") o.dry_run = true;
+            else if (k == "--strict-readers") o.strict_readers = true;
             else if (k == "--help" || k == "-h") { usage(); return 0; }
             else { std::fprintf(stderr, "hostile_campaign: unknown option %s\n", a.c_str()); usage(); return 2; }
         }
@@ -1377,7 +1377,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "hostile_campaign: %s\n", e.what());
         return 2;
     }
-    if (!isExecutable(o.valgrind) || !isExecutable(o.client)) {
+    if (!is_executable(o.valgrind) || !is_executable(o.client)) {
         std::printf("SKIP: no staged Valgrind (%s) or client (%s)\n", o.valgrind.c_str(), o.client.c_str());
         return 77;
     }
@@ -1396,7 +1396,7 @@ int main(int argc, char** argv) {
         // The reproducers' run.sh runs ../hostile_client.
         fs::copy_file(o.client, fs::path(o.repro) / "hostile_client", fs::copy_options::overwrite_existing);
         if (!o.known.empty()) {
-            std::istringstream in(readText(o.known));
+            std::istringstream in(read_text(o.known));
             std::string line;
             while (std::getline(in, line)) {
                 line = line.substr(0, line.find('#'));
@@ -1408,16 +1408,16 @@ int main(int argc, char** argv) {
         std::vector<std::vector<Case>> batches;
         std::vector<fs::path> replays;
         if (o.replay.empty()) {
-            c.seeds = buildSeeds(o, fs::path(o.out) / "seeds");
+            c.seeds = build_seeds(o, fs::path(o.out) / "seeds");
             std::printf("seeds: %zu objects, %zu .eh_frame; campaign seed %llu, cases %llu..%llu, tools %zu\n",
                         c.seeds.objects.size(), c.seeds.eh.size(), static_cast<unsigned long long>(o.seed),
                         static_cast<unsigned long long>(o.first),
                         static_cast<unsigned long long>(o.first + o.cases - 1), o.tools.size());
             std::fflush(stdout);
             for (std::uint64_t n = o.first; n < o.first + o.cases; ++n) {
-                if (!o.families.count(familyOf(n))) continue;
-                Case k = makeCase(o, c.seeds, n);
-                if (o.dryRun) {
+                if (!o.families.count(family_of(n))) continue;
+                Case k = make_case(o, c.seeds, n);
+                if (o.dry_run) {
                     std::printf("%s %s %s %s\n", k.id().c_str(), k.tool.c_str(), k.seed.c_str(), k.mutation.c_str());
                     continue;
                 }
@@ -1437,7 +1437,7 @@ int main(int argc, char** argv) {
         }
         std::atomic<std::size_t> next{0}, finished{0};
         std::atomic<bool> broken{false};
-        std::string brokenWhy;
+        std::string broken_why;
         auto worker = [&] {
             for (;;) {
                 const std::size_t i = next++;
@@ -1445,7 +1445,7 @@ int main(int argc, char** argv) {
                 try {
                     if (o.replay.empty()) {
                         if (i >= batches.size()) return;
-                        c.runBatch(batches[i], i);
+                        c.run_batch(batches[i], i);
                         const std::size_t done = ++finished, step = std::max<std::size_t>(1, batches.size() / 10);
                         if (done % step == 0 && done < batches.size()) {
                             std::lock_guard<std::mutex> g(c.mu);
@@ -1459,24 +1459,24 @@ int main(int argc, char** argv) {
                 } catch (const std::exception& e) {
                     std::lock_guard<std::mutex> g(c.mu);
                     broken = true;
-                    brokenWhy = e.what();
+                    broken_why = e.what();
                 }
             }
         };
         std::vector<std::thread> threads;
         for (unsigned j = 0; j < o.jobs; ++j) threads.emplace_back(worker);
         for (std::thread& t : threads) t.join();
-        if (broken) throw std::runtime_error(brokenWhy);
+        if (broken) throw std::runtime_error(broken_why);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "hostile_campaign: %s\n", e.what());
         return 2;
     }
 
     // Summary by signature.
-    std::map<std::string, std::vector<const Failure*>> bySig;
+    std::map<std::string, std::vector<const Failure*>> by_sig;
     std::size_t unexpected = 0;
     for (const Failure& f : c.failures) {
-        bySig[f.signature].push_back(&f);
+        by_sig[f.signature].push_back(&f);
         if (f.known.empty()) ++unexpected;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -1484,8 +1484,8 @@ int main(int argc, char** argv) {
                 "%zu distinct signatures\n",
                 static_cast<unsigned long long>(c.total.load()), static_cast<unsigned long long>(c.runs.load()),
                 secs, static_cast<unsigned long long>(c.passed.load()), c.failures.size(), unexpected,
-                bySig.size());
-    for (const auto& [sig, fs_] : bySig) {
+                by_sig.size());
+    for (const auto& [sig, fs_] : by_sig) {
         std::set<std::string> tools;
         for (const Failure* f : fs_) tools.insert(f->tool);
         std::string t;
@@ -1493,7 +1493,7 @@ int main(int argc, char** argv) {
         std::printf("  %4zu  %s\n        tools %s; first %s, reproducer %s\n", fs_.size(), sig.c_str(),
                     t.c_str(), fs_.front()->id.c_str(), fs_.front()->repro.c_str());
     }
-    for (const std::string& id : c.passedKnown)
+    for (const std::string& id : c.passed_known)
         std::printf("XPASS %s: listed in --known but passes now (remove it from %s)\n", id.c_str(), o.known.c_str());
     return unexpected == 0 ? 0 : 1;
 }

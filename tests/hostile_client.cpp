@@ -79,7 +79,7 @@ constexpr std::size_t kCodeBytes = 1 << 16;
 
 using Entry = unsigned long (*)(unsigned long (*)(unsigned long), unsigned long);
 
-std::vector<char> readFile(const std::string& path) {
+std::vector<char> read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + path);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -92,7 +92,7 @@ struct Case {
 };
 
 /// Fresh code memory holding `text`, executable.
-char* placeCode(const std::vector<char>& text) {
+char* place_code(const std::vector<char>& text) {
     if (text.empty() || text.size() > kCodeBytes) throw std::runtime_error("bad text size");
     void* p = mmap(nullptr, kCodeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::runtime_error("mmap failed");
@@ -102,16 +102,16 @@ char* placeCode(const std::vector<char>& text) {
     return static_cast<char*>(p);
 }
 
-void runCode(const Case& c, char* code) {
+void run_code(const Case& c, char* code) {
     auto f = reinterpret_cast<Entry>(code + c.entry);
     std::printf("%s = %lu\n", c.id.c_str(), f(&hostile_callback, 3));
     std::fflush(stdout);
 }
 
-void gdbCase(const Case& c, const std::vector<char>& text) {
+void gdb_case(const Case& c, const std::vector<char>& text) {
     static jit_code_entry entry;
-    char* code = placeCode(text);
-    std::vector<char> image = readFile(c.input_path);
+    char* code = place_code(text);
+    std::vector<char> image = read_file(c.input_path);
     if (c.arg >= 0 && static_cast<std::size_t>(c.arg) + 8 <= image.size()) {
         const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(code);
         std::memcpy(image.data() + c.arg, &addr, 8);
@@ -121,7 +121,7 @@ void gdbCase(const Case& c, const std::vector<char>& text) {
     __jit_debug_descriptor.relevant_entry = &entry;
     __jit_debug_descriptor.action_flag = JIT_REGISTER_FN;
     __jit_debug_register_code();
-    runCode(c, code);
+    run_code(c, code);
     __jit_debug_descriptor.first_entry = nullptr;
     __jit_debug_descriptor.relevant_entry = &entry;
     __jit_debug_descriptor.action_flag = JIT_UNREGISTER_FN;
@@ -129,9 +129,9 @@ void gdbCase(const Case& c, const std::vector<char>& text) {
     munmap(code, kCodeBytes);
 }
 
-void clreqCase(const Case& c, const std::vector<char>& text) {
-    char* code = placeCode(text);
-    std::vector<char> eh = readFile(c.input_path);
+void clreq_case(const Case& c, const std::vector<char>& text) {
+    char* code = place_code(text);
+    std::vector<char> eh = read_file(c.input_path);
     VgJitCode d = VG_JIT_CODE_INITIALIZER;
     d.start = code;
     d.size = text.size();
@@ -144,7 +144,7 @@ void clreqCase(const Case& c, const std::vector<char>& text) {
     const unsigned long ret = VALGRIND_JIT_REGISTER_CODE(&d);
     std::fprintf(stderr, "status %s %lu %d\n", c.id.c_str(), ret,
                  static_cast<int>(VALGRIND_JIT_LAST_ERROR()));
-    runCode(c, code);
+    run_code(c, code);
     VALGRIND_JIT_UNREGISTER(code);
     munmap(code, kCodeBytes);
 }
@@ -152,7 +152,7 @@ void clreqCase(const Case& c, const std::vector<char>& text) {
 /// All jitdump cases: one file, a CODE_UNWINDING_INFO record (the case's
 /// payload) before each CODE_LOAD, mapped when complete; then each
 /// case's code runs.
-void jitdumpCases(const std::vector<const Case*>& cases, std::map<std::string, std::vector<char>>& texts) {
+void jitdump_cases(const std::vector<const Case*>& cases, std::map<std::string, std::vector<char>>& texts) {
     if (cases.empty()) return;
     const std::uint32_t pid = static_cast<std::uint32_t>(getpid());
     jitdump_test::JitdumpBuilder b;
@@ -161,9 +161,9 @@ void jitdumpCases(const std::vector<const Case*>& cases, std::map<std::string, s
     std::uint64_t ts = 100, index = 0;
     for (const Case* c : cases) {
         const std::vector<char>& text = texts.at(c->text_path);
-        char* code = placeCode(text);
+        char* code = place_code(text);
         codes.push_back(code);
-        std::vector<char> payload = readFile(c->input_path);
+        std::vector<char> payload = read_file(c->input_path);
         b.record(4, ts++, std::vector<unsigned char>(payload.begin(), payload.end()));
         b.code_load(reinterpret_cast<std::uintptr_t>(code), text.size(), "hz_entry_" + c->id,
                     index++, ts++, pid, pid, std::vector<unsigned char>(text.begin(), text.end()));
@@ -179,7 +179,7 @@ void jitdumpCases(const std::vector<const Case*>& cases, std::map<std::string, s
     // The follower reads the file at its next time slice: run other code
     // first, as a JIT would.
     for (int i = 0; i < 1000000; ++i) asm volatile("" ::: "memory");
-    for (std::size_t i = 0; i < cases.size(); ++i) runCode(*cases[i], codes[i]);
+    for (std::size_t i = 0; i < cases.size(); ++i) run_code(*cases[i], codes[i]);
 }
 
 }  // namespace
@@ -204,15 +204,15 @@ int main(int argc, char** argv) {
         }
         std::map<std::string, std::vector<char>> texts;
         for (const Case& c : cases)
-            if (!texts.count(c.text_path)) texts[c.text_path] = readFile(c.text_path);
+            if (!texts.count(c.text_path)) texts[c.text_path] = read_file(c.text_path);
         std::vector<const Case*> jitdump;
         for (const Case& c : cases) {
-            if (c.kind == "gdb") gdbCase(c, texts.at(c.text_path));
-            else if (c.kind == "clreq") clreqCase(c, texts.at(c.text_path));
+            if (c.kind == "gdb") gdb_case(c, texts.at(c.text_path));
+            else if (c.kind == "clreq") clreq_case(c, texts.at(c.text_path));
             else if (c.kind == "jitdump") jitdump.push_back(&c);
             else throw std::runtime_error("unknown kind " + c.kind);
         }
-        jitdumpCases(jitdump, texts);
+        jitdump_cases(jitdump, texts);
         std::printf("done %zu\n", cases.size());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "hostile_client: %s\n", e.what());

@@ -24,7 +24,7 @@
 
 namespace cg = vgjit::callgrind;
 using namespace vgjit::test;
-using cg::lineCost;
+using cg::line_cost;
 
 namespace {
 
@@ -58,14 +58,14 @@ std::map<std::string, Status> statuses(const std::string& err) {
 }
 
 /// Runs testjit under Callgrind and parses the profile.
-cg::Profile callgrindProfile(const TempDir& dir, const std::string& mode,
+cg::Profile callgrind_profile(const TempDir& dir, const std::string& mode,
                              std::vector<std::string> extra = {}) {
     const std::string out = dir.file("callgrind." + mode);
     std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
     args.insert(args.end(), extra.begin(), extra.end());
-    const Result r = runValgrind(args, program(mode));
+    const Result r = run_valgrind(args, program(mode));
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    return cg::Profile::parseFile(out);
+    return cg::Profile::parse_file(out);
 }
 
 const cg::FunctionCosts& function(const cg::Profile& p, const std::string& name) {
@@ -77,7 +77,7 @@ const cg::FunctionCosts& function(const cg::Profile& p, const std::string& name)
 
 
 /// Valgrind options that make `tool` write its output file into `dir`.
-std::vector<std::string> toolArgs(const std::string& tool, const TempDir& dir,
+std::vector<std::string> tool_args(const std::string& tool, const TempDir& dir,
                                   std::vector<std::string> extra = {}) {
     std::vector<std::string> args{"--tool=" + tool};
     if (tool == "callgrind") args.push_back("--callgrind-out-file=" + dir.file("callgrind.out"));
@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(output_is_identical_natively_and_under_every_tool) {
             BOOST_TEST(!native.out.empty());
             for (const std::string tool : {"memcheck", "callgrind", "cachegrind"}) {
                 TempDir dir;
-                const Result vg = runValgrind(toolArgs(tool, dir), program(mode));
+                const Result vg = run_valgrind(tool_args(tool, dir), program(mode));
                 BOOST_TEST(vg.status == 0, tool << ": " << vg);
                 BOOST_TEST(vg.out == native.out, tool);
             }
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(requests_report_not_running_natively) {
 
 BOOST_AUTO_TEST_CASE(line_tables_that_lose_entries_say_how_many_and_why_once) {
     TempDir dir;
-    const Result r = runValgrind(toolArgs("memcheck", dir, {"-v"}), program("lines"));
+    const Result r = run_valgrind(tool_args("memcheck", dir, {"-v"}), program("lines"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.out, "lines done, code returned 7"));
     const auto st = statuses(r.err);
@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
     for (const std::string tool : {"memcheck", "callgrind", "cachegrind"}) {
         BOOST_TEST_CONTEXT("tool " << tool) {
             TempDir dir;
-            const Result r = runValgrind(toolArgs(tool, dir, {"-v"}), program("bad"));
+            const Result r = run_valgrind(tool_args(tool, dir, {"-v"}), program("bad"));
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(contains(r.out, "bad inputs survived, code returned 7"));
             const auto st = statuses(r.err);
@@ -187,9 +187,9 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
             // Each refusal is explained under -v, and the run goes on.
             BOOST_TEST(contains(r.err, "Warning: JIT register refused"));
             // Warnings name the function and show only arguments that apply.
-            static const std::regex sizeZero(
+            static const std::regex size_zero(
                 R"(Warning: JIT register refused of "f" \(start 0x[0-9a-f]+, size 0\): bad address range)");
-            BOOST_TEST(std::regex_search(r.err, sizeZero), r.err);
+            BOOST_TEST(std::regex_search(r.err, size_zero), r.err);
             static const std::regex unregister(
                 R"(Warning: JIT unregister refused \(start 0x[0-9a-f]+\): nothing registered there)");
             BOOST_TEST(std::regex_search(r.err, unregister), r.err);
@@ -203,12 +203,12 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
                   "(VG_JIT_MAX_STRING)\n"}) {
                 BOOST_TEST(contains(r.err, why), why);
             }
-            static const std::regex runsOff(
+            static const std::regex runs_off(
                 R"(bad name: the name at 0x[0-9a-f]+ runs into unreadable memory before its terminating NUL\n)");
-            BOOST_TEST(std::regex_search(r.err, runsOff), r.err);
-            static const std::regex badObject(
+            BOOST_TEST(std::regex_search(r.err, runs_off), r.err);
+            static const std::regex bad_object(
                 R"(Warning: JIT register refused of "badlines" \(start 0x[0-9a-f]+, size [0-9]+\): bad object or file name: the object name at 0x[0-9a-f]+ runs into unreadable memory before its terminating NUL)");
-            BOOST_TEST(std::regex_search(r.err, badObject), r.err);
+            BOOST_TEST(std::regex_search(r.err, bad_object), r.err);
             // Refusals of descriptors, line tables and ranges give the value
             // and the limit.
             for (const char* why :
@@ -250,7 +250,7 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
 
 BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
     TempDir dir;
-    const cg::Profile p = callgrindProfile(dir, "calls");
+    const cg::Profile p = callgrind_profile(dir, "calls");
     const std::string file = source();
     const auto& leaf = function(p, "jit_leaf");
     const auto& middle = function(p, "jit_middle");
@@ -263,33 +263,33 @@ BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
     // each: leaf's loop (line 11) runs 5 instructions per iteration plus the
     // final compare and branch; its entry (line 10) is 2 instructions and
     // its return (line 12) 1.
-    BOOST_TEST(lineCost(leaf, file, 10) == 2u * 1000);
-    BOOST_TEST(lineCost(leaf, file, 11) == (5u * 1000 + 2) * 1000);
-    BOOST_TEST(lineCost(leaf, file, 12) == 1u * 1000);
-    BOOST_TEST(leaf.self.at(0) == lineCost(leaf, file, 10) + lineCost(leaf, file, 11) +
-                                      lineCost(leaf, file, 12));
-    BOOST_TEST(lineCost(middle, file, 21) > 0u);
-    BOOST_TEST(lineCost(top, file, 31) > 0u);
+    BOOST_TEST(line_cost(leaf, file, 10) == 2u * 1000);
+    BOOST_TEST(line_cost(leaf, file, 11) == (5u * 1000 + 2) * 1000);
+    BOOST_TEST(line_cost(leaf, file, 12) == 1u * 1000);
+    BOOST_TEST(leaf.self.at(0) == line_cost(leaf, file, 10) + line_cost(leaf, file, 11) +
+                                      line_cost(leaf, file, 12));
+    BOOST_TEST(line_cost(middle, file, 21) > 0u);
+    BOOST_TEST(line_cost(top, file, 31) > 0u);
 
     auto edge = [&](const cg::FunctionCosts& from, const std::string& to) -> const cg::CallEdge* {
         for (const auto& [k, e] : p.calls())
             if (k.first == from.key && k.second.name == to) return &e;
         return nullptr;
     };
-    const cg::CallEdge* topMid = edge(top, "jit_middle");
-    const cg::CallEdge* midLeaf = edge(middle, "jit_leaf");
-    const cg::CallEdge* midElf = edge(middle, "elf_helper");
-    BOOST_TEST_REQUIRE(topMid != nullptr);
-    BOOST_TEST_REQUIRE(midLeaf != nullptr);
-    BOOST_TEST_REQUIRE(midElf != nullptr);
-    BOOST_TEST(topMid->count == 100u);
-    BOOST_TEST(midLeaf->count == 1000u);
-    BOOST_TEST(midElf->count == 100u);
+    const cg::CallEdge* top_mid = edge(top, "jit_middle");
+    const cg::CallEdge* mid_leaf = edge(middle, "jit_leaf");
+    const cg::CallEdge* mid_elf = edge(middle, "elf_helper");
+    BOOST_TEST_REQUIRE(top_mid != nullptr);
+    BOOST_TEST_REQUIRE(mid_leaf != nullptr);
+    BOOST_TEST_REQUIRE(mid_elf != nullptr);
+    BOOST_TEST(top_mid->count == 100u);
+    BOOST_TEST(mid_leaf->count == 1000u);
+    BOOST_TEST(mid_elf->count == 100u);
     // The ELF callee keeps its own object (the testjit executable).
-    BOOST_TEST(contains(midElf->callee.object, "testjit"));
-    BOOST_TEST(midElf->callee.object != kObject);
+    BOOST_TEST(contains(mid_elf->callee.object, "testjit"));
+    BOOST_TEST(mid_elf->callee.object != kObject);
     // Inclusive cost of the leaf calls is exactly the leaf's self cost.
-    BOOST_TEST(midLeaf->inclusive.at(0) == leaf.self.at(0));
+    BOOST_TEST(mid_leaf->inclusive.at(0) == leaf.self.at(0));
 
     // callgrind_annotate shows the functions and annotates the source.
     const Result ann = run({stage() + "/bin/callgrind_annotate", "--auto=yes",
@@ -309,22 +309,22 @@ BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
 BOOST_AUTO_TEST_CASE(callgrind_records_keep_long_and_many_names) {
     TempDir dir;
     const std::string out = dir.file("callgrind.long_names");
-    const Result r = runValgrind({"--tool=callgrind", "--stats=yes",
+    const Result r = run_valgrind({"--tool=callgrind", "--stats=yes",
                                   "--callgrind-out-file=" + out},
-                                 {testsBuilddir() + "/long_names"});
+                                 {tests_builddir() + "/long_names"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
 
-    std::string longName = "long_name_";
-    for (int i = 0; i < 4096; ++i) longName += "abc";
-    std::map<std::string, unsigned long long> callsFromMain;
+    std::string long_name = "long_name_";
+    for (int i = 0; i < 4096; ++i) long_name += "abc";
+    std::map<std::string, unsigned long long> calls_from_main;
     for (const auto& [k, e] : p.calls())
-        if (k.first.name == "main") callsFromMain[k.second.name] += e.count;
-    BOOST_TEST(callsFromMain[longName] == 3u);
-    BOOST_TEST(function(p, longName).self.at(0) > 0u);
+        if (k.first.name == "main") calls_from_main[k.second.name] += e.count;
+    BOOST_TEST(calls_from_main[long_name] == 3u);
+    BOOST_TEST(function(p, long_name).self.at(0) > 0u);
     for (unsigned k = 0; k < 300; ++k) {
         const std::string name = "short_" + std::to_string(k);
-        BOOST_TEST(callsFromMain[name] == k + 1, name);
+        BOOST_TEST(calls_from_main[name] == k + 1, name);
         BOOST_TEST(function(p, name).self.at(0) > 0u, name);
     }
 
@@ -333,23 +333,23 @@ BOOST_AUTO_TEST_CASE(callgrind_records_keep_long_and_many_names) {
     std::smatch m;
     BOOST_TEST_REQUIRE(std::regex_search(r.err, m, stats), r.err);
     // At least the 301 function nodes with their names, and the long one.
-    BOOST_TEST(std::stoull(m[1]) > 301u * 80u + longName.size());
+    BOOST_TEST(std::stoull(m[1]) > 301u * 80u + long_name.size());
     BOOST_TEST(std::stoul(m[2]) >= 1u);
 }
 
 BOOST_AUTO_TEST_CASE(cachegrind_attributes_file_function_and_lines) {
     TempDir dir;
     const std::string out = dir.file("cachegrind.out");
-    const Result r = runValgrind({"--tool=cachegrind", "--cache-sim=no",
+    const Result r = run_valgrind({"--tool=cachegrind", "--cache-sim=no",
                                   "--cachegrind-out-file=" + out},
                                  program("calls"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string file = source();
     const auto& leaf = function(p, "jit_leaf");
     BOOST_TEST(leaf.key.file == file);
-    BOOST_TEST(lineCost(leaf, file, 11) == 5002u * 1000);
-    BOOST_TEST(lineCost(leaf, file, 10) == 2u * 1000);
+    BOOST_TEST(line_cost(leaf, file, 11) == 5002u * 1000);
+    BOOST_TEST(line_cost(leaf, file, 10) == 2u * 1000);
     const Result ann = run({stage() + "/bin/cg_annotate", out});
     BOOST_TEST_REQUIRE(ann.status == 0, ann);
     static const std::regex row(R"(jit_leaf:\S*testjit\.src)");
@@ -359,14 +359,14 @@ BOOST_AUTO_TEST_CASE(cachegrind_attributes_file_function_and_lines) {
 
 BOOST_AUTO_TEST_CASE(replaced_code_keeps_separate_costs_per_name) {
     TempDir dir;
-    const cg::Profile p = callgrindProfile(dir, "replace");
+    const cg::Profile p = callgrind_profile(dir, "replace");
     const std::string file = source();
     // Both versions start at the same address.  Each ran its own loop:
     // 2 instructions per iteration plus 3.
     const auto& first = function(p, "first_version");
     const auto& second = function(p, "second_version");
-    BOOST_TEST(lineCost(first, file, 40) == 2u * 100000 + 3);
-    BOOST_TEST(lineCost(second, file, 50) == 2u * 300000 + 3);
+    BOOST_TEST(line_cost(first, file, 40) == 2u * 100000 + 3);
+    BOOST_TEST(line_cost(second, file, 50) == 2u * 300000 + 3);
     BOOST_TEST(first.self.at(0) == 2u * 100000 + 3);
     BOOST_TEST(second.self.at(0) == 2u * 300000 + 3);
 }
@@ -388,9 +388,9 @@ BOOST_AUTO_TEST_CASE(code_registered_over_running_code_gets_only_its_own_costs) 
     for (const std::string tool : {"callgrind", "cachegrind"}) {
         BOOST_TEST_CONTEXT("tool " << tool) {
             TempDir dir;
-            std::vector<std::string> args = toolArgs(tool, dir);
+            std::vector<std::string> args = tool_args(tool, dir);
             if (tool == "cachegrind") args.push_back("--cache-sim=no");
-            const Result r = runValgrind(args, program("patch"));
+            const Result r = run_valgrind(args, program("patch"));
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(contains(r.out, "patch results 3 0"), r.out);
             // The second registration replaced the first (VG_JIT_WARN_REPLACED).
@@ -398,13 +398,13 @@ BOOST_AUTO_TEST_CASE(code_registered_over_running_code_gets_only_its_own_costs) 
             BOOST_TEST_REQUIRE(st.count("patch_second") == 1, r.err);
             BOOST_TEST(st.at("patch_second").ret == 1u);
             BOOST_TEST(st.at("patch_second").err == 64);
-            const cg::Profile p = cg::Profile::parseFile(dir.file(tool + ".out"));
+            const cg::Profile p = cg::Profile::parse_file(dir.file(tool + ".out"));
             for (const auto& [name, lines] : want) {
-                const auto fns = p.functionsNamed(name);
+                const auto fns = p.functions_named(name);
                 BOOST_TEST_REQUIRE(fns.size() == 1u, name);
                 std::uint64_t total = 0;
                 for (const auto& [line, ir] : lines) {
-                    const std::uint64_t got = lineCost(*fns.front(), file, line);
+                    const std::uint64_t got = line_cost(*fns.front(), file, line);
                     BOOST_TEST(got == ir, name << " line " << line << ": " << got << " Ir, want " << ir);
                     total += ir;
                 }
@@ -414,7 +414,7 @@ BOOST_AUTO_TEST_CASE(code_registered_over_running_code_gets_only_its_own_costs) 
         }
     }
     // Memcheck names the new code in the error it raises.
-    const Result m = runValgrind({"--tool=memcheck"}, program("patch"));
+    const Result m = run_valgrind({"--tool=memcheck"}, program("patch"));
     BOOST_TEST_REQUIRE(m.status == 0, m);
     static const std::regex frame(
         R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: patch_second \(testjit\.src:122\))");
@@ -427,16 +427,16 @@ BOOST_AUTO_TEST_CASE(unregistered_code_that_runs_again_has_no_name) {
     // instructions), then twice after VALGRIND_JIT_UNREGISTER with the
     // code still mapped: those runs must not be charged to the name.
     TempDir dir;
-    const cg::Profile p = callgrindProfile(dir, "forget");
-    const auto fns = p.functionsNamed("forgotten");
-    std::uint64_t named = 0, onLine = 0;
+    const cg::Profile p = callgrind_profile(dir, "forget");
+    const auto fns = p.functions_named("forgotten");
+    std::uint64_t named = 0, on_line = 0;
     for (const auto* f : fns) {
         named += f->self.at(0);
-        onLine += lineCost(*f, source(), 130);
+        on_line += line_cost(*f, source(), 130);
     }
     BOOST_TEST(fns.size() == 1u);
     BOOST_TEST(named == 2003u);
-    BOOST_TEST(onLine == 2003u);
+    BOOST_TEST(on_line == 2003u);
     // The two later runs went to address-named blocks.
     std::uint64_t unnamed = 0;
     for (const auto& [key, f] : p.functions())
@@ -445,21 +445,21 @@ BOOST_AUTO_TEST_CASE(unregistered_code_that_runs_again_has_no_name) {
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_jitted_frame_with_file_and_line) {
-    const Result r = runValgrind({"--tool=memcheck"}, program("memerr"));
+    const Result r = run_valgrind({"--tool=memcheck"}, program("memerr"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     static const std::regex frame(R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: jit_reader \(testjit\.src:61\))");
     BOOST_TEST(std::regex_search(r.err, frame), r.err);
 }
 
 BOOST_AUTO_TEST_CASE(registered_names_are_demangled_like_elf_names) {
-    const Result d = runValgrind({"--tool=memcheck"}, program("mangled"));
+    const Result d = run_valgrind({"--tool=memcheck"}, program("mangled"));
     BOOST_TEST(contains(d.err, ": jitvm::reader::read(int*) (testjit.src:61)"), d.err);
-    const Result m = runValgrind({"--tool=memcheck", "--demangle=no"}, program("mangled"));
+    const Result m = run_valgrind({"--tool=memcheck", "--demangle=no"}, program("mangled"));
     BOOST_TEST(contains(m.err, ": _ZN5jitvm6reader4readEPi (testjit.src:61)"), m.err);
 }
 
 BOOST_AUTO_TEST_CASE(forked_child_keeps_registrations) {
-    const Result r = runValgrind({"--tool=memcheck"}, program("fork"));
+    const Result r = run_valgrind({"--tool=memcheck"}, program("fork"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, ": jit_reader (testjit.src:61)"), r.err);
 }
@@ -469,11 +469,11 @@ BOOST_AUTO_TEST_CASE(keep_debuginfo_keeps_names_of_replaced_code) {
     // registered at its address; the leak's stack was recorded before.
     static const std::regex leak(R"(77 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
     std::smatch m;
-    const Result kept = runValgrind({"--leak-check=full", "--keep-debuginfo=yes"},
+    const Result kept = run_valgrind({"--leak-check=full", "--keep-debuginfo=yes"},
                                     program("leak"));
     BOOST_TEST_REQUIRE(std::regex_search(kept.err, m, leak), kept.err);
     BOOST_TEST(m[1].str() == "jit_allocator (testjit.src:71)");
-    const Result dropped = runValgrind({"--leak-check=full"}, program("leak"));
+    const Result dropped = run_valgrind({"--leak-check=full"}, program("leak"));
     BOOST_TEST_REQUIRE(std::regex_search(dropped.err, m, leak), dropped.err);
     BOOST_TEST(m[1].str() == "???");
 }
@@ -485,7 +485,7 @@ BOOST_AUTO_TEST_CASE(keep_debuginfo_finds_an_archived_function_past_one_archived
     // archive must still find big_fn behind the shorter, later function.
     static const std::regex leak(R"(88 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
     std::smatch m;
-    const Result kept = runValgrind({"--leak-check=full", "--keep-debuginfo=yes"},
+    const Result kept = run_valgrind({"--leak-check=full", "--keep-debuginfo=yes"},
                                     program("nested"));
     BOOST_TEST_REQUIRE(kept.status == 0, kept);
     BOOST_TEST(contains(kept.out, "nested allocated yes"), kept.out);
@@ -493,7 +493,7 @@ BOOST_AUTO_TEST_CASE(keep_debuginfo_finds_an_archived_function_past_one_archived
     BOOST_TEST(m[1].str() == "big_fn (in testjit-obj)", kept.err);
     // Without archived functions the frame has no name (the test would
     // otherwise not tell the archive's answer from a live lookup).
-    const Result dropped = runValgrind({"--leak-check=full"}, program("nested"));
+    const Result dropped = run_valgrind({"--leak-check=full"}, program("nested"));
     BOOST_TEST_REQUIRE(std::regex_search(dropped.err, m, leak), dropped.err);
     BOOST_TEST(m[1].str() == "???");
 }
@@ -501,16 +501,16 @@ BOOST_AUTO_TEST_CASE(keep_debuginfo_finds_an_archived_function_past_one_archived
 BOOST_AUTO_TEST_CASE(massif_names_jitted_allocation_sites) {
     TempDir dir;
     const std::string out = dir.file("massif.out");
-    const Result r = runValgrind({"--tool=massif", "--threshold=0", "--detailed-freq=1",
+    const Result r = run_valgrind({"--tool=massif", "--threshold=0", "--detailed-freq=1",
                                   "--massif-out-file=" + out},
                                  program("alloc"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const std::string text = readFile(out);
+    const std::string text = read_file(out);
     BOOST_TEST(contains(text, "jit_allocator (testjit.src:71)"), text);
 }
 
 BOOST_AUTO_TEST_CASE(jitted_function_named_malloc_is_not_redirected) {
-    const Result r = runValgrind({"--tool=memcheck"}, program("malloc"));
+    const Result r = run_valgrind({"--tool=memcheck"}, program("malloc"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     // Had the core redirected it to Memcheck's malloc, it would have
     // returned a pointer, not 5.
@@ -519,7 +519,7 @@ BOOST_AUTO_TEST_CASE(jitted_function_named_malloc_is_not_redirected) {
 }
 
 BOOST_AUTO_TEST_CASE(verbose_summary_and_trace_report_registrations) {
-    const Result r = runValgrind({"--tool=none", "-v", "--trace-jit=yes"}, program("calls"));
+    const Result r = run_valgrind({"--tool=none", "-v", "--trace-jit=yes"}, program("calls"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "jit: register"), r.err);
     BOOST_TEST(contains(r.err, "jit_leaf (" + kObject + "), 3 lines"), r.err);
@@ -533,7 +533,7 @@ BOOST_AUTO_TEST_CASE(names_are_read_exactly_at_every_offset_length_and_mapping_e
     // The core reads a name a word at a time within its mapping: each
     // name must come out whole, escaped where it holds junk bytes, also
     // when it ends on the last byte of a mapping or runs into the next.
-    const Result r = runValgrind({"--tool=none", "--trace-jit=yes"}, program("names"));
+    const Result r = run_valgrind({"--tool=none", "--trace-jit=yes"}, program("names"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST_REQUIRE(contains(r.out, "names registered: 322"), r.out);
     std::vector<std::string> expected(322), traced;
@@ -569,7 +569,7 @@ BOOST_AUTO_TEST_CASE(names_in_use_survive_name_pool_compactions) {
     // testjit compact: one name shared by two live functions, one used by
     // one, while the names of 60000 others die and the pool is compacted;
     // --trace-jit prints each name when its function is unregistered.
-    const Result r = runValgrind({"--tool=none", "-v", "--trace-jit=yes"}, program("compact"));
+    const Result r = run_valgrind({"--tool=none", "-v", "--trace-jit=yes"}, program("compact"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST_REQUIRE(contains(r.out, "compact done"), r.out);
     static const std::regex pool(R"(JIT: name pool: \d+ bytes in use, \d+ bytes unused, (\d+) compactions)");
@@ -599,9 +599,9 @@ BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
     const std::string out = dir.file("callgrind.many");
     std::vector<std::string> prog = program("many");
     prog.push_back("2000");
-    const Result r = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out}, prog);
+    const Result r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out}, prog);
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     std::size_t named = 0;
     for (const auto& [key, f] : p.functions()) {
         if (key.name.rfind("many_", 0) != 0) continue;
@@ -625,7 +625,7 @@ BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
 /// A counter of Valgrind's --stats=yes output: the number (with thousands
 /// separators) matched by the first group of `pattern`, e.g.
 /// R"(transtab: new +([\d,]+))".
-static std::uint64_t statsCounter(const std::string& err, const std::string& pattern) {
+static std::uint64_t stats_counter(const std::string& err, const std::string& pattern) {
     std::smatch m;
     if (!std::regex_search(err, m, std::regex(pattern)))
         throw std::runtime_error("no match for " + pattern + " in --stats output");
@@ -643,41 +643,41 @@ BOOST_AUTO_TEST_CASE(translation_lookups_are_exact_with_the_entry_filter) {
     // hidden one is translated again) and forgets discarded ones.  The
     // program's own translations are measured with a small N.
     const std::string kFiltered = R"(tt/tc: ([\d,]+) lookups answered by the entry filter)";
-    auto newTranslations = [](long n) {
+    auto new_translations = [](long n) {
         const Result native = run({testjit(), "retranslate", std::to_string(n)});
-        const Result r = runValgrind({"--tool=none", "--stats=yes"},
+        const Result r = run_valgrind({"--tool=none", "--stats=yes"},
                                      {testjit(), "retranslate", std::to_string(n)});
         BOOST_TEST_REQUIRE(r.status == 0, r);
         BOOST_TEST(r.out == native.out);
         BOOST_TEST(contains(r.out, "retranslate sum "), r.out);
-        return std::make_pair(r, statsCounter(r.err, R"(transtab: new +([\d,]+))"));
+        return std::make_pair(r, stats_counter(r.err, R"(transtab: new +([\d,]+))"));
     };
-    const auto [small, smallNew] = newTranslations(1000);
+    const auto [small, small_new] = new_translations(1000);
     BOOST_TEST(contains(small.err, "lookups answered by the entry filter (not in use)"));
     const long n = 120000;  // about 4 sectors of 42,588 translations
-    const auto [big, bigNew] = newTranslations(n);
+    const auto [big, big_new] = new_translations(n);
     BOOST_TEST(contains(big.err, "transtab: allocate entry filter"));
     // The same program code around both runs: allow a few blocks of
     // difference (the number printed at the end is longer).
-    const std::int64_t extra = static_cast<std::int64_t>(bigNew - smallNew) - (n - 1000) * 3 / 2;
+    const std::int64_t extra = static_cast<std::int64_t>(big_new - small_new) - (n - 1000) * 3 / 2;
     BOOST_TEST(std::llabs(extra) <= 16, "translations beyond N + N/2: " << extra);
     // The second pass's first half missed everywhere after its discard:
     // the filter, counted down by the discard, answered nearly all of them.
-    BOOST_TEST(statsCounter(big.err, kFiltered) >= std::uint64_t(n / 2 * 9 / 10));
-    BOOST_TEST(statsCounter(big.err, R"(transtab: discarded +([\d,]+))") >= std::uint64_t(n / 2));
+    BOOST_TEST(stats_counter(big.err, kFiltered) >= std::uint64_t(n / 2 * 9 / 10));
+    BOOST_TEST(stats_counter(big.err, R"(transtab: discarded +([\d,]+))") >= std::uint64_t(n / 2));
 
     // Three sectors: the filter exists from the third on, the oldest
     // sector is recycled (its translations counted out of the filter),
     // and --sanity-level=4 checks at each discard that the filter counts
     // every translation in every sector.
     const Result native = run({testjit(), "retranslate", "100000"});
-    const Result r = runValgrind({"--tool=none", "--stats=yes", "--num-transtab-sectors=3", "--sanity-level=4"},
+    const Result r = run_valgrind({"--tool=none", "--stats=yes", "--num-transtab-sectors=3", "--sanity-level=4"},
                                  {testjit(), "retranslate", "100000"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == native.out);
     BOOST_TEST(!contains(r.err, "sanity fail"), r.err.substr(0, 4000));
-    BOOST_TEST(statsCounter(r.err, R"(sectors recycled ([\d,]+))") >= 1u, r.err);
-    BOOST_TEST(statsCounter(r.err, kFiltered) > 0u);
+    BOOST_TEST(stats_counter(r.err, R"(sectors recycled ([\d,]+))") >= 1u, r.err);
+    BOOST_TEST(stats_counter(r.err, kFiltered) > 0u);
 }
 
 BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
@@ -689,7 +689,7 @@ BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
     for (const char* seed : {"1", "2", "3"}) {
         std::vector<std::string> prog = program("churn");
         prog.insert(prog.end(), {seed, "300000"});
-        const Result r = runValgrind({"--tool=none"}, prog);
+        const Result r = run_valgrind({"--tool=none"}, prog);
         BOOST_TEST_REQUIRE(r.status == 0, r);
         BOOST_TEST(contains(r.err, "churn mismatches 0,"), "seed " << seed << ": " << r.err.substr(0, 4000));
     }
@@ -701,7 +701,7 @@ BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
     const std::string out = dir.file("callgrind.churn");
     std::vector<std::string> prog = program("churn");
     prog.insert(prog.end(), {"7", "300000"});
-    const Result r = runValgrind({"--tool=callgrind", "-v", "--callgrind-out-file=" + out}, prog);
+    const Result r = run_valgrind({"--tool=callgrind", "-v", "--callgrind-out-file=" + out}, prog);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST_REQUIRE(contains(r.err, "churn mismatches 0,"), r.err.substr(0, 4000));
     std::map<std::string, std::uint64_t> expected;
@@ -712,7 +712,7 @@ BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
             if (line.rfind("churn live ", 0) == 0) expected[line.substr(11)] += 2;
     }
     BOOST_TEST_REQUIRE(expected.size() > 500u);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     std::map<std::string, std::uint64_t> actual;
     for (const auto& [key, f] : p.functions()) {
         if (key.name.rfind("churn_", 0) != 0) continue;
@@ -733,33 +733,33 @@ BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
 }
 
 BOOST_AUTO_TEST_CASE(helgrind_and_drd_name_racing_jitted_code) {
-    const Result hg = runValgrind({"--tool=helgrind"}, program("race"));
+    const Result hg = run_valgrind({"--tool=helgrind"}, program("race"));
     BOOST_TEST_REQUIRE(hg.status == 0, hg);
-    static const std::regex hgRace(R"(Possible data race during (read|write) of size 4[^\n]*\n==\d+== Locks held: none\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
-    BOOST_TEST(std::regex_search(hg.err, hgRace), hg.err);
-    const Result drd = runValgrind({"--tool=drd"}, program("race"));
+    static const std::regex hg_race(R"(Possible data race during (read|write) of size 4[^\n]*\n==\d+== Locks held: none\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
+    BOOST_TEST(std::regex_search(hg.err, hg_race), hg.err);
+    const Result drd = run_valgrind({"--tool=drd"}, program("race"));
     BOOST_TEST_REQUIRE(drd.status == 0, drd);
-    static const std::regex drdRace(R"(Conflicting (load|store) by thread \d+[^\n]*\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
-    BOOST_TEST(std::regex_search(drd.err, drdRace), drd.err);
+    static const std::regex drd_race(R"(Conflicting (load|store) by thread \d+[^\n]*\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
+    BOOST_TEST(std::regex_search(drd.err, drd_race), drd.err);
 }
 
 BOOST_AUTO_TEST_CASE(dhat_names_jitted_allocation_sites) {
     TempDir dir;
     const std::string out = dir.file("dhat.json");
-    const Result r = runValgrind({"--tool=dhat", "--dhat-out-file=" + out}, program("alloc"));
+    const Result r = run_valgrind({"--tool=dhat", "--dhat-out-file=" + out}, program("alloc"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     static const std::regex frame(R"re("0x[0-9A-F]+: jit_allocator \(testjit\.src:71\)")re");
-    const std::string text = readFile(out);
+    const std::string text = read_file(out);
     BOOST_TEST(std::regex_search(text, frame), text.substr(0, 2000));
 }
 
 BOOST_AUTO_TEST_CASE(stock_valgrind_ignores_the_requests,
-                     *boost::unit_test::precondition(stockValgrindAvailable)) {
+                     *boost::unit_test::precondition(stock_valgrind_available)) {
     // Under a Valgrind without JIT support (the unpatched build of the same
     // release), every request yields its "not recorded" value and the
     // program behaves as it does natively.
     const Result native = run(program("bad"));
-    const Result r = run({stockValgrind(), "-q", "--tool=memcheck", "--", testjit(),
+    const Result r = run({stock_valgrind(), "-q", "--tool=memcheck", "--", testjit(),
                           "--source=" + source(), "bad"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == native.out);

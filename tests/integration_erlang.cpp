@@ -33,31 +33,31 @@ using namespace vgjit::test;
 
 namespace {
 
-std::string erlBinary() { return envOr("VGJIT_ERL", "/usr/bin/erl"); }
-std::string erlcBinary() { return envOr("VGJIT_ERLC", "/usr/bin/erlc"); }
+std::string erl_binary() { return env_or("VGJIT_ERL", "/usr/bin/erl"); }
+std::string erlc_binary() { return env_or("VGJIT_ERLC", "/usr/bin/erlc"); }
 
-boost::test_tools::assertion_result haveErlang(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result ok(access(erlBinary().c_str(), X_OK) == 0 &&
-                                           access(erlcBinary().c_str(), X_OK) == 0);
+boost::test_tools::assertion_result have_erlang(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(access(erl_binary().c_str(), X_OK) == 0 &&
+                                           access(erlc_binary().c_str(), X_OK) == 0);
     if (!ok)
-        ok.message() << erlBinary() << " or " << erlcBinary()
+        ok.message() << erl_binary() << " or " << erlc_binary()
                      << " is not installed (Debian: erlang-base; or set VGJIT_ERL, VGJIT_ERLC)";
     return ok;
 }
 
 /// vgfib.beam compiled into dir.
-void compileVgfib(const TempDir& dir) {
+void compile_vgfib(const TempDir& dir) {
     RunOptions opt;
     opt.cwd = dir.path();
-    const Result r = run({erlcBinary(), absolute(srcdir() + "/tests/fixtures/erlang/vgfib.erl")},
+    const Result r = run({erlc_binary(), absolute(srcdir() + "/tests/fixtures/erlang/vgfib.erl")},
                          opt);
     BOOST_TEST_REQUIRE(r.status == 0, r);
 }
 
 /// erl's arguments for vgfib: one scheduler, no shell.
-std::vector<std::string> vgfibProgram(const TempDir& dir, bool perfMap = false) {
-    std::vector<std::string> p{erlBinary(), "+S", "1"};
-    if (perfMap) {
+std::vector<std::string> vgfib_program(const TempDir& dir, bool perf_map = false) {
+    std::vector<std::string> p{erl_binary(), "+S", "1"};
+    if (perf_map) {
         p.push_back("+JPperf");
         p.push_back("map");
     }
@@ -69,11 +69,11 @@ std::vector<std::string> vgfibProgram(const TempDir& dir, bool perfMap = false) 
 
 /// The profile of beam.smp among the files Callgrind wrote for erl's
 /// process chain (out.<pid>): the one whose command is beam.smp.
-cg::Profile beamProfile(const TempDir& dir) {
+cg::Profile beam_profile(const TempDir& dir) {
     for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
         const std::string f = e.path().filename().string();
         if (f.rfind("cg.out.", 0) != 0) continue;
-        cg::Profile p = cg::Profile::parseFile(e.path().string());
+        cg::Profile p = cg::Profile::parse_file(e.path().string());
         const auto cmd = p.header().find("cmd");
         if (cmd != p.header().end() && cmd->second.find("beam.smp") != std::string::npos)
             return p;
@@ -86,29 +86,29 @@ struct ErlRun {
     Result vg;
     std::map<std::string, std::uint64_t> ir;      ///< by name, vgfib's functions
     std::map<std::string, std::uint64_t> calls;   ///< calls into them
-    std::uint64_t fibOnLines = 0;                 ///< fib/1's Ir on lines 8..9
-    std::uint64_t fibOnLine8 = 0;                 ///< of which on line 8
-    std::size_t dollarNames = 0;                  ///< "$vgfib:..." functions
+    std::uint64_t fib_on_lines = 0;                 ///< fib/1's Ir on lines 8..9
+    std::uint64_t fib_on_line8 = 0;                 ///< of which on line 8
+    std::size_t dollar_names = 0;                  ///< "$vgfib:..." functions
 };
 
-ErlRun callgrindVgfib(bool perfMap) {
+ErlRun callgrind_vgfib(bool perf_map) {
     TempDir dir;
-    compileVgfib(dir);
+    compile_vgfib(dir);
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 600;
+    opt.timeout_seconds = 600;
     ErlRun r;
     std::vector<std::string> args{"--tool=callgrind", "--trace-children=yes", "--smc-check=all",
                                   "--callgrind-out-file=" + dir.path() + "/cg.out.%p", "-v"};
-    if (perfMap) args.push_back("--jit-perf-map=yes");
-    r.vg = runValgrind(args, vgfibProgram(dir, perfMap), opt);
+    if (perf_map) args.push_back("--jit-perf-map=yes");
+    r.vg = run_valgrind(args, vgfib_program(dir, perf_map), opt);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     BOOST_TEST(contains(r.vg.out, "vgfib 6765"), r.vg.out);
-    const cg::Profile p = beamProfile(dir);
-    if (perfMap) ::unlink(("/tmp/perf-" + p.header().at("pid") + ".map").c_str());
+    const cg::Profile p = beam_profile(dir);
+    if (perf_map) ::unlink(("/tmp/perf-" + p.header().at("pid") + ".map").c_str());
     for (const auto& [key, f] : p.functions()) {
-        const std::string name = cg::stripRecursionSuffix(key.name);
-        if (name.rfind("$vgfib:", 0) == 0) ++r.dollarNames;
+        const std::string name = cg::strip_recursion_suffix(key.name);
+        if (name.rfind("$vgfib:", 0) == 0) ++r.dollar_names;
         if (name.rfind("vgfib:", 0) != 0) continue;
         r.ir[name] += f.self.at(0);
         if (name == "vgfib:fib/1")
@@ -118,12 +118,12 @@ ErlRun callgrindVgfib(bool perfMap) {
                 if ((std::filesystem::path(pos.first).filename() == "vgfib.erl" ||
                      pos.first == "???") &&
                     pos.second >= 8 && pos.second <= 9) {
-                    r.fibOnLines += c.at(0);
-                    if (pos.second == 8) r.fibOnLine8 += c.at(0);
+                    r.fib_on_lines += c.at(0);
+                    if (pos.second == 8) r.fib_on_line8 += c.at(0);
                 }
     }
     for (const auto& [key, e] : p.calls()) {
-        const std::string name = cg::stripRecursionSuffix(key.second.name);
+        const std::string name = cg::strip_recursion_suffix(key.second.name);
         if (name.rfind("vgfib:", 0) == 0) r.calls[name] += e.count;
     }
     return r;
@@ -132,50 +132,50 @@ ErlRun callgrindVgfib(bool perfMap) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(erlang_modules_are_named_with_no_flag_under_callgrind,
-                     *boost::unit_test::precondition(haveErlang)) {
-    const ErlRun r = callgrindVgfib(false);
+                     *boost::unit_test::precondition(have_erlang)) {
+    const ErlRun r = callgrind_vgfib(false);
     BOOST_TEST(r.ir.count("vgfib:fib/1") == 1u, r.vg.err);
     BOOST_TEST(r.ir.count("vgfib:main/0") == 1u, r.vg.err);
     // fib(20) calls fib/1 21891 times; each call runs instructions of
     // fib/1's own code, on lines 8..9 of vgfib.erl, and BEAM's shared
     // code that fib/1 jumps to (no call: charged to fib/1, without lines).
     if (r.ir.count("vgfib:fib/1")) BOOST_TEST(r.ir.at("vgfib:fib/1") > 21891u * 10u);
-    BOOST_TEST(r.fibOnLines > 21891u * 5u);
+    BOOST_TEST(r.fib_on_lines > 21891u * 5u);
     // OTP writes the line of fib/1's first instructions (8) before the
     // range starts: it is the line in effect there, run by every call.
-    BOOST_TEST(r.fibOnLine8 >= 21891u);
+    BOOST_TEST(r.fib_on_line8 >= 21891u);
     BOOST_TEST(std::regex_search(r.vg.err, std::regex(R"(JIT GDB interface: .* [1-9]\d* Erlang/OTP modules)")),
                r.vg.err);
     BOOST_TEST(!contains(r.vg.err, "not an ELF object"), r.vg.err);
 }
 
 BOOST_AUTO_TEST_CASE(erlang_gdb_entries_and_perf_map_give_one_name_per_range,
-                     *boost::unit_test::precondition(haveErlang)) {
-    const ErlRun plain = callgrindVgfib(false);
-    const ErlRun both = callgrindVgfib(true);
+                     *boost::unit_test::precondition(have_erlang)) {
+    const ErlRun plain = callgrind_vgfib(false);
+    const ErlRun both = callgrind_vgfib(true);
     // The same functions, each once, with OTP's names (no '$'); the
     // calls of fib/1 are exact in both (BEAM's own work around them,
     // garbage collection, varies from run to run).
-    BOOST_TEST(both.dollarNames == 0u);
-    std::vector<std::string> namesPlain, namesBoth;
-    for (const auto& [n, ir] : plain.ir) namesPlain.push_back(n);
-    for (const auto& [n, ir] : both.ir) namesBoth.push_back(n);
-    BOOST_TEST(namesBoth == namesPlain, both.vg.err);
+    BOOST_TEST(both.dollar_names == 0u);
+    std::vector<std::string> names_plain, names_both;
+    for (const auto& [n, ir] : plain.ir) names_plain.push_back(n);
+    for (const auto& [n, ir] : both.ir) names_both.push_back(n);
+    BOOST_TEST(names_both == names_plain, both.vg.err);
     if (both.calls.count("vgfib:fib/1") && plain.calls.count("vgfib:fib/1"))
         BOOST_TEST(both.calls.at("vgfib:fib/1") == plain.calls.at("vgfib:fib/1"));
 }
 
 BOOST_AUTO_TEST_CASE(erlang_under_memcheck_q_prints_nothing_and_names_errors,
-                     *boost::unit_test::precondition(haveErlang)) {
+                     *boost::unit_test::precondition(have_erlang)) {
     TempDir dir;
-    compileVgfib(dir);
+    compile_vgfib(dir);
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 600;
-    const Result native = run(vgfibProgram(dir), opt);
+    opt.timeout_seconds = 600;
+    const Result native = run(vgfib_program(dir), opt);
     BOOST_TEST_REQUIRE(native.status == 0, native);
-    const Result q = runValgrind({"--tool=memcheck", "--trace-children=yes", "--smc-check=all", "-q"},
-                                 vgfibProgram(dir), opt);
+    const Result q = run_valgrind({"--tool=memcheck", "--trace-children=yes", "--smc-check=all", "-q"},
+                                 vgfib_program(dir), opt);
     BOOST_TEST_REQUIRE(q.status == 0, q);
     BOOST_TEST(q.out == native.out);
     // Memcheck reports what it finds in BEAM itself (its garbage
@@ -187,8 +187,8 @@ BOOST_AUTO_TEST_CASE(erlang_under_memcheck_q_prints_nothing_and_names_errors,
     BOOST_TEST(std::regex_search(q.err, std::regex(R"(: [a-z_]+::?[^ ]+ \(in [a-z_]+\))")),
                q.err.substr(0, 4000));
     // -v counts the modules read and the emulator's entry skipped.
-    const Result v = runValgrind({"--tool=memcheck", "--trace-children=yes", "--smc-check=all", "-v"},
-                                 vgfibProgram(dir), opt);
+    const Result v = run_valgrind({"--tool=memcheck", "--trace-children=yes", "--smc-check=all", "-v"},
+                                 vgfib_program(dir), opt);
     BOOST_TEST_REQUIRE(v.status == 0, v);
     BOOST_TEST(std::regex_search(v.err, std::regex(R"([1-9]\d* Erlang/OTP modules, [1-9]\d* other objects not ELF \(skipped\))")),
                v.err);

@@ -44,9 +44,9 @@ namespace cg = vgjit::callgrind;
 using nlohmann::json;
 using vgjit::test::builddir;
 using vgjit::test::contains;
-using vgjit::test::envOr;
+using vgjit::test::env_or;
 using vgjit::test::minijit;
-using vgjit::test::readFile;
+using vgjit::test::read_file;
 using vgjit::test::Result;
 using vgjit::test::RunOptions;
 using vgjit::test::run_checked;
@@ -57,22 +57,22 @@ using vgjit::test::vg_jit;
 namespace {
 
 std::string example(const std::string& name) { return srcdir() + "/examples/" + name; }
-std::string profilerCli() {
-    return envOr("VGJIT_PROFILER_CLI", srcdir() + "/npm-tools/node_modules/.bin/profiler-cli");
+std::string profiler_cli() {
+    return env_or("VGJIT_PROFILER_CLI", srcdir() + "/npm-tools/node_modules/.bin/profiler-cli");
 }
 
 /// The object minijit gives the functions it compiles from `file`.
-std::string jitObject(const std::string& file) { return "minijit:" + file; }
+std::string jit_object(const std::string& file) { return "minijit:" + file; }
 
 /// Precondition: profiler-cli is installed and node is on $PATH.
-boost::test_tools::assertion_result profilerCliAvailable(boost::unit_test::test_unit_id) {
+boost::test_tools::assertion_result profiler_cli_available(boost::unit_test::test_unit_id) {
     boost::test_tools::assertion_result r(true);
-    if (vgjit::test::findOnPath("node").empty()) {
+    if (vgjit::test::find_on_path("node").empty()) {
         r = false;
         r.message() << "no node on $PATH";
-    } else if (::access(profilerCli().c_str(), X_OK) != 0) {
+    } else if (::access(profiler_cli().c_str(), X_OK) != 0) {
         r = false;
-        r.message() << profilerCli() << " is not installed (build-aux/install-deps.sh installs it)";
+        r.message() << profiler_cli() << " is not installed (build-aux/install-deps.sh installs it)";
     }
     return r;
 }
@@ -84,26 +84,26 @@ const TempDir& tmp() {
 
 /// Profiles calls.mj under the staged Callgrind with `extra` options,
 /// once per distinct `name`; returns the profile's path.
-std::string callgrindProfile(const std::string& name, const std::vector<std::string>& extra) {
+std::string callgrind_profile(const std::string& name, const std::vector<std::string>& extra) {
     static std::map<std::string, std::string> done;
     auto it = done.find(name);
     if (it != done.end()) return it->second;
     const std::string out = tmp().file(name);
     std::vector<std::string> args = {"--tool=callgrind", "--callgrind-out-file=" + out};
     args.insert(args.end(), extra.begin(), extra.end());
-    const Result r = vgjit::test::runValgrind(args, {minijit(), example("calls.mj")});
+    const Result r = vgjit::test::run_valgrind(args, {minijit(), example("calls.mj")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     done[name] = out;
     return out;
 }
 
-std::string plainProfile() { return callgrindProfile("callgrind.plain", {}); }
+std::string plain_profile() { return callgrind_profile("callgrind.plain", {}); }
 /// Contexts deep enough for the whole call chain of calls.mj's code
 /// except its deepest recursions.
-std::string contextProfile() { return callgrindProfile("callgrind.ctx", {"--separate-callers=50"}); }
+std::string context_profile() { return callgrind_profile("callgrind.ctx", {"--separate-callers=50"}); }
 
 /// Runs vg-jit export; returns the result.
-Result exportProfile(const std::vector<std::string>& args) {
+Result export_profile(const std::vector<std::string>& args) {
     std::vector<std::string> argv = {vg_jit(), "export"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_checked(argv);
@@ -114,7 +114,7 @@ Result exportProfile(const std::vector<std::string>& args) {
 class ProfilerCli {
 public:
     explicit ProfilerCli(const std::string& profile) : dir_("vgjit-profiler-cli") {
-        options_.timeoutSeconds = 180;
+        options_.timeout_seconds = 180;
         options_.env["PROFILER_CLI_SESSION_DIR"] = dir_.path();
         const Result load = cli({"load", profile});
         // The daemon may answer after load's own wait: ask until it does.
@@ -128,7 +128,7 @@ public:
     ~ProfilerCli() { cli({"stop"}); }
 
     Result cli(const std::vector<std::string>& args) {
-        std::vector<std::string> argv = {vgjit::test::findOnPath("node"), profilerCli()};
+        std::vector<std::string> argv = {vgjit::test::find_on_path("node"), profiler_cli()};
         argv.insert(argv.end(), args.begin(), args.end());
         return vgjit::test::run(argv, options_);
     }
@@ -153,17 +153,17 @@ struct Expected {
     /// whose chain of callers does not hold the function again, self plus
     /// their calls' inclusive costs.
     std::map<std::string, std::uint64_t> total;
-    std::set<std::string> jitFunctions;  ///< "OBJECT!NAME" of minijit's code
-    std::uint64_t jitSelf = 0;           ///< self cost of minijit's code
+    std::set<std::string> jit_functions;  ///< "OBJECT!NAME" of minijit's code
+    std::uint64_t jit_self = 0;           ///< self cost of minijit's code
 };
 
-std::string keyOf(const cg::FunctionKey& k) {
+std::string key_of(const cg::FunctionKey& k) {
     return k.object + "!" + cg::split_context_name(k.name).function;
 }
 
-Expected expected(const cg::Profile& p, const std::string& jitObj) {
+Expected expected(const cg::Profile& p, const std::string& jit_obj) {
     Expected e;
-    const std::size_t ev = p.eventIndex("Ir");
+    const std::size_t ev = p.event_index("Ir");
     std::map<cg::FunctionKey, std::uint64_t> out;
     std::map<cg::FunctionKey, std::vector<cg::FunctionKey>> callers;
     for (const auto& [key, edge] : p.calls()) {
@@ -176,11 +176,11 @@ Expected expected(const cg::Profile& p, const std::string& jitObj) {
     for (const cg::FunctionKey& k : nodes) {
         const auto f = p.functions().find(k);
         const std::uint64_t self = f == p.functions().end() ? 0 : f->second.self[ev];
-        const std::string name = keyOf(k);
+        const std::string name = key_of(k);
         e.self[name] += self;
-        if (k.object == jitObj) {
-            e.jitFunctions.insert(name);
-            e.jitSelf += self;
+        if (k.object == jit_obj) {
+            e.jit_functions.insert(name);
+            e.jit_self += self;
         }
         // Nested: a node of the same function among its callers' callers.
         bool nested = cg::split_context_name(k.name).recursion > 1;
@@ -190,7 +190,7 @@ Expected expected(const cg::Profile& p, const std::string& jitObj) {
             const cg::FunctionKey c = todo.back();
             todo.pop_back();
             if (!seen.insert(c).second) continue;
-            if (keyOf(c) == name) nested = true;
+            if (key_of(c) == name) nested = true;
             for (const cg::FunctionKey& cc : callers[c]) todo.push_back(cc);
         }
         if (!nested) e.total[name] += self + out[k];
@@ -199,7 +199,7 @@ Expected expected(const cg::Profile& p, const std::string& jitObj) {
 }
 
 /// The functions profiler-cli lists: "LIBRARY!NAME" -> (self, total).
-std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> cliFunctions(ProfilerCli& cli) {
+std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> cli_functions(ProfilerCli& cli) {
     const json j = cli.query({"thread", "functions", "--limit", "10000000"});
     std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> m;
     for (const json& f : j.at("functions")) {
@@ -210,16 +210,16 @@ std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> cliFunctions(Prof
     return m;
 }
 
-std::uint64_t categorySamples(const json& samples, const std::string& category) {
+std::uint64_t category_samples(const json& samples, const std::string& category) {
     for (const json& c : samples.at("categoryBreakdown").at("categories"))
         if (c.at("name") == category) return c.at("samples").get<std::uint64_t>();
     return 0;
 }
 
 /// Functions defined in a MiniJit source ("fn NAME(").
-std::vector<std::string> definedFunctions(const std::string& source) {
+std::vector<std::string> defined_functions(const std::string& source) {
     std::vector<std::string> names;
-    const std::string text = readFile(source);
+    const std::string text = read_file(source);
     const std::regex re(R"(\bfn\s+([A-Za-z_][A-Za-z_0-9]*)\s*\()");
     for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
         names.push_back((*it)[1]);
@@ -230,13 +230,13 @@ std::vector<std::string> definedFunctions(const std::string& source) {
 /// function's self cost exactly, the categories, calls.mj's functions
 /// present under their object; returns the listed functions.
 std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>
-checkFunctions(ProfilerCli& cli, const cg::Profile& profile, const Expected& e) {
-    const std::uint64_t total = profile.totals()[profile.eventIndex("Ir")];
+check_functions(ProfilerCli& cli, const cg::Profile& profile, const Expected& e) {
+    const std::uint64_t total = profile.totals()[profile.event_index("Ir")];
     const json samples = cli.query({"thread", "samples"});
     BOOST_TEST(samples.at("categoryBreakdown").at("totalSamples").get<std::uint64_t>() == total);
-    BOOST_TEST(categorySamples(samples, "JIT") == e.jitSelf);
-    BOOST_TEST(e.jitSelf > total / 2);  // calls.mj spends most of its time in its code
-    const auto listed = cliFunctions(cli);
+    BOOST_TEST(category_samples(samples, "JIT") == e.jit_self);
+    BOOST_TEST(e.jit_self > total / 2);  // calls.mj spends most of its time in its code
+    const auto listed = cli_functions(cli);
     for (const auto& [name, self] : e.self) {
         if (self == 0) continue;
         const auto it = listed.find(name);
@@ -245,11 +245,11 @@ checkFunctions(ProfilerCli& cli, const cg::Profile& profile, const Expected& e) 
             BOOST_TEST(it->second.first == self);
         }
     }
-    std::uint64_t listedSelf = 0;
-    for (const auto& [name, st] : listed) listedSelf += st.first;
-    BOOST_TEST(listedSelf == total);
-    for (const std::string& fn : definedFunctions(example("calls.mj")))
-        BOOST_TEST(e.jitFunctions.count(jitObject("calls.mj") + "!" + fn) == 1u, fn);
+    std::uint64_t listed_self = 0;
+    for (const auto& [name, st] : listed) listed_self += st.first;
+    BOOST_TEST(listed_self == total);
+    for (const std::string& fn : defined_functions(example("calls.mj")))
+        BOOST_TEST(e.jit_functions.count(jit_object("calls.mj") + "!" + fn) == 1u, fn);
     return listed;
 }
 
@@ -284,27 +284,27 @@ BOOST_AUTO_TEST_CASE(context_names_split) {
 
 // Without contexts: exact self costs, the JIT's functions under their
 // names and category, and stacks reported as rebuilt.
-BOOST_AUTO_TEST_CASE(firefox_without_contexts, *boost::unit_test::precondition(profilerCliAvailable)) {
-    const std::string prof = plainProfile();
+BOOST_AUTO_TEST_CASE(firefox_without_contexts, *boost::unit_test::precondition(profiler_cli_available)) {
+    const std::string prof = plain_profile();
     const std::string out = tmp().file("plain.json");
-    const Result r = exportProfile({"--format=firefox", prof, "-o", out});
+    const Result r = export_profile({"--format=firefox", prof, "-o", out});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "warning: stacks rebuilt from call edges"), r.err);
     BOOST_TEST(contains(r.err, "--separate-callers"), r.err);
-    const json doc = json::parse(readFile(out));
+    const json doc = json::parse(read_file(out));
     BOOST_TEST(doc.at("meta").at("preprocessedProfileVersion").get<int>() == 75);
     BOOST_TEST(doc.at("meta").at("vgjitStacks") == "rebuilt");
 
-    const cg::Profile p = cg::Profile::parseFile(prof);
-    const Expected e = expected(p, jitObject("calls.mj"));
+    const cg::Profile p = cg::Profile::parse_file(prof);
+    const Expected e = expected(p, jit_object("calls.mj"));
     ProfilerCli cli(out);
     const json meta = cli.query({"profile", "meta"});
     BOOST_TEST(contains(meta.dump(), "rebuilt from call edges"));
-    const auto listed = checkFunctions(cli, p, e);
+    const auto listed = check_functions(cli, p, e);
     // Rebuilt stacks are a guess, but a close one here: each JIT function's
     // total within 1% of Callgrind's inclusive cost.
-    for (const std::string& name : definedFunctions(example("calls.mj"))) {
-        const std::string fn = jitObject("calls.mj") + "!" + name;
+    for (const std::string& name : defined_functions(example("calls.mj"))) {
+        const std::string fn = jit_object("calls.mj") + "!" + name;
         BOOST_TEST_CONTEXT(fn) {
             BOOST_TEST_REQUIRE(listed.count(fn) == 1u);
             BOOST_TEST_REQUIRE(e.total.count(fn) == 1u);
@@ -316,20 +316,20 @@ BOOST_AUTO_TEST_CASE(firefox_without_contexts, *boost::unit_test::precondition(p
 
 // With contexts: exact self and total costs per function, and a top-down
 // tree whose nodes are Callgrind's contexts with their costs.
-BOOST_AUTO_TEST_CASE(firefox_with_contexts, *boost::unit_test::precondition(profilerCliAvailable)) {
-    const std::string prof = contextProfile();
+BOOST_AUTO_TEST_CASE(firefox_with_contexts, *boost::unit_test::precondition(profiler_cli_available)) {
+    const std::string prof = context_profile();
     const std::string out = tmp().file("ctx.json");
-    const Result r = exportProfile({prof, "--output=" + out});
+    const Result r = export_profile({prof, "--output=" + out});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     // minijit's compiler recurses deeper than Callgrind separates: the
     // warning says for how much the stacks are exact.
     BOOST_TEST(contains(r.err, "warning: stacks exact for "), r.err);
     BOOST_TEST(!contains(r.err, "rebuilt from call edges:"), r.err);
-    const cg::Profile p = cg::Profile::parseFile(prof);
-    const Expected e = expected(p, jitObject("calls.mj"));
+    const cg::Profile p = cg::Profile::parse_file(prof);
+    const Expected e = expected(p, jit_object("calls.mj"));
     ProfilerCli cli(out);
-    const auto listed = checkFunctions(cli, p, e);
-    for (const std::string& fn : e.jitFunctions) {
+    const auto listed = check_functions(cli, p, e);
+    for (const std::string& fn : e.jit_functions) {
         BOOST_TEST_CONTEXT(fn) {
             BOOST_TEST_REQUIRE(listed.count(fn) == 1u);
             BOOST_TEST_REQUIRE(e.total.count(fn) == 1u);
@@ -343,12 +343,12 @@ BOOST_AUTO_TEST_CASE(firefox_with_contexts, *boost::unit_test::precondition(prof
     // total.
     const json tree = cli.query({"thread", "samples-top-down", "--max-lines", "10000000"});
     const json& root = tree.at("regularCallTree");
-    const std::size_t ev = p.eventIndex("Ir");
+    const std::size_t ev = p.event_index("Ir");
     std::map<cg::FunctionKey, std::uint64_t> out_incl;
     for (const auto& [key, edge] : p.calls()) out_incl[key.first] += edge.inclusive[ev];
     std::size_t checked = 0;
     for (const auto& [key, f] : p.functions()) {
-        if (key.object != jitObject("calls.mj")) continue;
+        if (key.object != jit_object("calls.mj")) continue;
         const cg::ContextName cn = cg::split_context_name(key.name);
         if (cn.recursion > 1 || cn.callers.size() >= 50) continue;
         std::vector<std::string> path(cn.callers.rbegin(), cn.callers.rend());
@@ -361,41 +361,41 @@ BOOST_AUTO_TEST_CASE(firefox_with_contexts, *boost::unit_test::precondition(prof
         }
         ++checked;
     }
-    BOOST_TEST(checked >= definedFunctions(example("calls.mj")).size());
+    BOOST_TEST(checked >= defined_functions(example("calls.mj")).size());
 }
 
 // Folded stacks: the line sums are the Callgrind profile's costs.
 BOOST_AUTO_TEST_CASE(folded_line_sums) {
-    for (const std::string& prof : {plainProfile(), contextProfile()}) {
+    for (const std::string& prof : {plain_profile(), context_profile()}) {
         BOOST_TEST_CONTEXT(prof) {
-            const Result r = exportProfile({"--format=folded", prof});
+            const Result r = export_profile({"--format=folded", prof});
             BOOST_TEST_REQUIRE(r.status == 0, r);
-            const cg::Profile p = cg::Profile::parseFile(prof);
-            const std::size_t ev = p.eventIndex("Ir");
-            std::map<std::string, std::uint64_t> leafSums, selfByName;
+            const cg::Profile p = cg::Profile::parse_file(prof);
+            const std::size_t ev = p.event_index("Ir");
+            std::map<std::string, std::uint64_t> leaf_sums, self_by_name;
             std::uint64_t sum = 0;
             std::istringstream in(r.out);
             std::string line;
-            std::size_t jitStacks = 0;
+            std::size_t jit_stacks = 0;
             while (std::getline(in, line)) {
                 const std::size_t sp = line.rfind(' ');
                 BOOST_TEST_REQUIRE(sp != std::string::npos);
                 const std::uint64_t w = std::stoull(line.substr(sp + 1));
                 const std::string stack = line.substr(0, sp);
                 const std::size_t semi = stack.rfind(';');
-                leafSums[semi == std::string::npos ? stack : stack.substr(semi + 1)] += w;
+                leaf_sums[semi == std::string::npos ? stack : stack.substr(semi + 1)] += w;
                 sum += w;
-                if (contains(stack, ";collatz_length;collatz_next")) ++jitStacks;
+                if (contains(stack, ";collatz_length;collatz_next")) ++jit_stacks;
             }
             BOOST_TEST(sum == p.totals()[ev]);
             for (const auto& [key, f] : p.functions()) {
                 std::string n = cg::split_context_name(key.name).function;
                 std::replace(n.begin(), n.end(), ';', ':');
-                selfByName[n] += f.self[ev];
+                self_by_name[n] += f.self[ev];
             }
-            for (const auto& [name, self] : selfByName)
-                if (self) BOOST_TEST(leafSums[name] == self, name);
-            BOOST_TEST(jitStacks > 0u);
+            for (const auto& [name, self] : self_by_name)
+                if (self) BOOST_TEST(leaf_sums[name] == self, name);
+            BOOST_TEST(jit_stacks > 0u);
         }
     }
 }
@@ -403,34 +403,34 @@ BOOST_AUTO_TEST_CASE(folded_line_sums) {
 // Cachegrind's profile has no calls: one frame per sample.
 BOOST_AUTO_TEST_CASE(cachegrind_flat) {
     const std::string prof = tmp().file("cachegrind.out");
-    const Result vg = vgjit::test::runValgrind({"--tool=cachegrind", "--cachegrind-out-file=" + prof},
+    const Result vg = vgjit::test::run_valgrind({"--tool=cachegrind", "--cachegrind-out-file=" + prof},
                                                {minijit(), example("calls.mj")});
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
-    const Result r = exportProfile({"--format=folded", prof});
+    const Result r = export_profile({"--format=folded", prof});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const cg::Profile p = cg::Profile::parseFile(prof);
-    const std::size_t ev = p.eventIndex("Ir");
+    const cg::Profile p = cg::Profile::parse_file(prof);
+    const std::size_t ev = p.event_index("Ir");
     std::uint64_t sum = 0;
-    std::map<std::string, std::uint64_t> byName;
+    std::map<std::string, std::uint64_t> by_name;
     std::istringstream in(r.out);
     std::string line;
     while (std::getline(in, line)) {
         const std::size_t sp = line.rfind(' ');
         const std::string stack = line.substr(0, sp);
         BOOST_TEST(stack.find(';') == std::string::npos, line);
-        byName[stack] += std::stoull(line.substr(sp + 1));
+        by_name[stack] += std::stoull(line.substr(sp + 1));
         sum += std::stoull(line.substr(sp + 1));
     }
     BOOST_TEST(sum == p.totals()[ev]);
-    for (const std::string& fn : definedFunctions(example("calls.mj"))) {
+    for (const std::string& fn : defined_functions(example("calls.mj"))) {
         std::uint64_t self = 0;
-        for (const auto* f : p.functionsNamed(fn)) self += f->self[ev];
+        for (const auto* f : p.functions_named(fn)) self += f->self[ev];
         BOOST_TEST(self > 0u, fn);
-        BOOST_TEST(byName[fn] == self, fn);
+        BOOST_TEST(by_name[fn] == self, fn);
     }
-    const Result j = exportProfile({prof, "-o", tmp().file("cachegrind.json")});
+    const Result j = export_profile({prof, "-o", tmp().file("cachegrind.json")});
     BOOST_TEST_REQUIRE(j.status == 0, j);
-    BOOST_TEST(json::parse(readFile(tmp().file("cachegrind.json"))).at("meta").at("vgjitStacks") == "flat");
+    BOOST_TEST(json::parse(read_file(tmp().file("cachegrind.json"))).at("meta").at("vgjitStacks") == "flat");
 }
 
 // Successive dumps of one run: one time line, each dump's samples after
@@ -438,7 +438,7 @@ BOOST_AUTO_TEST_CASE(cachegrind_flat) {
 BOOST_AUTO_TEST_CASE(timeline_from_dumps) {
     TempDir dir("vgjit-export-dumps");
     const std::string base = dir.file("callgrind.out");
-    const Result vg = vgjit::test::runValgrind(
+    const Result vg = vgjit::test::run_valgrind(
         {"--tool=callgrind", "--dump-every-bb=4000000", "--callgrind-out-file=" + base},
         {minijit(), example("calls.mj")});
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
@@ -447,18 +447,18 @@ BOOST_AUTO_TEST_CASE(timeline_from_dumps) {
     for (int i = 1; std::filesystem::exists(base + "." + std::to_string(i)); ++i) files.push_back(base + "." + std::to_string(i));
     files.push_back(base);
     BOOST_TEST_REQUIRE(files.size() >= 3u);
-    std::vector<std::uint64_t> partTotals;
+    std::vector<std::uint64_t> part_totals;
     std::uint64_t total = 0;
     for (const std::string& f : files) {
-        const cg::Profile p = cg::Profile::parseFile(f);
-        partTotals.push_back(p.totals()[p.eventIndex("Ir")]);
-        total += partTotals.back();
+        const cg::Profile p = cg::Profile::parse_file(f);
+        part_totals.push_back(p.totals()[p.event_index("Ir")]);
+        total += part_totals.back();
     }
     std::vector<std::string> args = {"-o", dir.file("dumps.json")};
     args.insert(args.end(), files.begin(), files.end());
-    const Result r = exportProfile(args);
+    const Result r = export_profile(args);
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const json doc = json::parse(readFile(dir.file("dumps.json")));
+    const json doc = json::parse(read_file(dir.file("dumps.json")));
     const json& samples = doc.at("threads").at(0).at("samples");
     const json& time = samples.at("time");
     const json& weight = samples.at("weight");
@@ -466,8 +466,8 @@ BOOST_AUTO_TEST_CASE(timeline_from_dumps) {
     // Each sample's start, in Ir (the time axis counts millions of Ir).
     std::vector<std::uint64_t> ends;
     std::uint64_t cum = 0;
-    for (std::uint64_t t : partTotals) ends.push_back(cum += t);
-    std::vector<std::uint64_t> inPart(files.size(), 0);
+    for (std::uint64_t t : part_totals) ends.push_back(cum += t);
+    std::vector<std::uint64_t> in_part(files.size(), 0);
     std::uint64_t last = 0, sum = 0;
     for (std::size_t i = 0; i < time.size(); ++i) {
         const auto start = static_cast<std::uint64_t>(std::llround(time[i].get<double>() * 1e6));
@@ -479,16 +479,16 @@ BOOST_AUTO_TEST_CASE(timeline_from_dumps) {
         const std::size_t k = static_cast<std::size_t>(
             std::upper_bound(ends.begin(), ends.end(), start) - ends.begin());
         BOOST_TEST_REQUIRE(k < files.size());
-        inPart[k] += w;
+        in_part[k] += w;
     }
     BOOST_TEST(sum == total);
-    BOOST_TEST(inPart == partTotals, boost::test_tools::per_element());
+    BOOST_TEST(in_part == part_totals, boost::test_tools::per_element());
 }
 
 // Damaged profiles: an error with the file and line, and no file written
 // (an existing OUT is left as it was).
 BOOST_AUTO_TEST_CASE(damaged_profiles) {
-    const std::string text = readFile(plainProfile());
+    const std::string text = read_file(plain_profile());
     std::vector<std::string> lines;
     {
         std::istringstream in(text);
@@ -507,19 +507,19 @@ BOOST_AUTO_TEST_CASE(damaged_profiles) {
         return s;
     };
     // The first cost line after a fn= line, to change.
-    std::size_t costLine = 0;
-    for (std::size_t i = 1; i < lines.size() && !costLine; ++i)
+    std::size_t cost_line = 0;
+    for (std::size_t i = 1; i < lines.size() && !cost_line; ++i)
         if (lines[i - 1].rfind("fn=", 0) == 0 && !lines[i].empty() && std::isdigit(static_cast<unsigned char>(lines[i][0])))
-            costLine = i;
-    BOOST_TEST_REQUIRE(costLine > 0u);
+            cost_line = i;
+    BOOST_TEST_REQUIRE(cost_line > 0u);
     std::vector<std::string> changed = lines;
-    changed[costLine] += "1";  // its last cost, ten times and more
-    std::string changedText;
-    for (const std::string& l : changed) changedText += l + "\n";
+    changed[cost_line] += "1";  // its last cost, ten times and more
+    std::string changed_text;
+    for (const std::string& l : changed) changed_text += l + "\n";
     std::vector<std::string> garbled = lines;
     garbled[600] = "this is not a profile line";
-    std::string garbledText;
-    for (const std::string& l : garbled) garbledText += l + "\n";
+    std::string garbled_text;
+    for (const std::string& l : garbled) garbled_text += l + "\n";
 
     struct Case {
         std::string name, content, where;
@@ -528,8 +528,8 @@ BOOST_AUTO_TEST_CASE(damaged_profiles) {
     const std::vector<Case> cases = {
         {"cut-at-line", join(half), ":" + std::to_string(half) + ": error: "},
         {"cut-in-line", join(half) + lines[half].substr(0, lines[half].size() / 2), ":"},
-        {"garbled", garbledText, ":601: error: malformed line"},
-        {"changed-cost", changedText, ":" + std::to_string(lines.size()) + ": error: \"totals:\""},
+        {"garbled", garbled_text, ":601: error: malformed line"},
+        {"changed-cost", changed_text, ":" + std::to_string(lines.size()) + ": error: \"totals:\""},
         {"empty", "", ": error: not a Callgrind profile"},
     };
     for (const Case& c : cases) {
@@ -537,7 +537,7 @@ BOOST_AUTO_TEST_CASE(damaged_profiles) {
             const std::string in = write(c.name + ".out", c.content);
             for (const std::string format : {"firefox", "folded"}) {
                 const std::string out = tmp().file(c.name + "." + format);
-                const Result r = exportProfile({"--format=" + format, in, "-o", out});
+                const Result r = export_profile({"--format=" + format, in, "-o", out});
                 BOOST_TEST(r.status == 1, r);
                 BOOST_TEST(contains(r.err, in + c.where), r.err);
                 BOOST_TEST(!std::filesystem::exists(out));
@@ -547,11 +547,11 @@ BOOST_AUTO_TEST_CASE(damaged_profiles) {
     }
     // An existing output file stays as it was.
     const std::string kept = write("kept.json", "previous\n");
-    const Result r = exportProfile({tmp().file("garbled.out"), "-o", kept});
+    const Result r = export_profile({tmp().file("garbled.out"), "-o", kept});
     BOOST_TEST(r.status == 1, r);
-    BOOST_TEST(readFile(kept) == "previous\n");
+    BOOST_TEST(read_file(kept) == "previous\n");
     // An unknown event is an error too.
-    const Result ev = exportProfile({"--event=Dw", plainProfile(), "-o", tmp().file("ev.json")});
+    const Result ev = export_profile({"--event=Dw", plain_profile(), "-o", tmp().file("ev.json")});
     BOOST_TEST(ev.status == 1, ev);
     BOOST_TEST(contains(ev.err, "no event 'Dw'"), ev.err);
     BOOST_TEST(!std::filesystem::exists(tmp().file("ev.json")));
@@ -573,10 +573,10 @@ BOOST_AUTO_TEST_CASE(large_counts_and_plain_names) {
     const std::string in = tmp().file("large.out");
     std::ofstream(in, std::ios::binary) << prof.str();
     const std::string out = tmp().file("large.json");
-    const Result r = exportProfile({in, "-o", out});
+    const Result r = export_profile({in, "-o", out});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(!contains(r.err, "warning"), r.err);
-    const json doc = json::parse(readFile(out));
+    const json doc = json::parse(read_file(out));
     BOOST_TEST(doc.at("meta").at("vgjitStacks") == "exact");
     BOOST_TEST(doc.at("meta").at("vgjitTotal") == std::to_string(big * 8 + 10));
     unsigned __int128 sum = 0;
@@ -590,7 +590,7 @@ BOOST_AUTO_TEST_CASE(large_counts_and_plain_names) {
         names.insert(doc.at("shared").at("stringArray").at(n.get<std::size_t>()).get<std::string>());
     BOOST_TEST(names.count("f'x") == 1u);
 
-    const Result f = exportProfile({"--format=folded", in});
+    const Result f = export_profile({"--format=folded", in});
     BOOST_TEST_REQUIRE(f.status == 0, f);
     // The weights as the profile has them (its total, 2^63 + 10, is exact too).
     BOOST_TEST(f.out == "main " + std::to_string(big * 7 + 10) + "\nmain;f'x " + std::to_string(big) + "\n");

@@ -29,12 +29,12 @@ using namespace vgjit::test;
 
 namespace {
 
-std::string gdbjit() { return testsBuilddir() + "/gdbjit"; }
-std::string moduleA() { return testsBuilddir() + "/gdbjit_module_a.o"; }
-std::string moduleB() { return testsBuilddir() + "/gdbjit_module_b.o"; }
+std::string gdbjit() { return tests_builddir() + "/gdbjit"; }
+std::string module_a() { return tests_builddir() + "/gdbjit_module_a.o"; }
+std::string module_b() { return tests_builddir() + "/gdbjit_module_b.o"; }
 
 std::vector<std::string> program(const std::string& mode) {
-    return {gdbjit(), mode, moduleA(), moduleB()};
+    return {gdbjit(), mode, module_a(), module_b()};
 }
 
 /// Runs `prog` under Callgrind (with `extra` options) and parses the profile.
@@ -43,25 +43,25 @@ cg::Profile callgrind(const TempDir& dir, const std::vector<std::string>& prog,
     const std::string out = dir.file("callgrind.out");
     std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
     args.insert(args.end(), extra.begin(), extra.end());
-    const Result r = runValgrind(args, prog);
+    const Result r = run_valgrind(args, prog);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     if (result) *result = r;
-    return cg::Profile::parseFile(out);
+    return cg::Profile::parse_file(out);
 }
 
 /// Functions named `name` (any recursion level), as (object, file) keys.
 std::vector<cg::FunctionKey> named(const cg::Profile& p, const std::string& name) {
     std::vector<cg::FunctionKey> out;
     for (const auto& [key, f] : p.functions())
-        if (cg::stripRecursionSuffix(key.name) == name) out.push_back(key);
+        if (cg::strip_recursion_suffix(key.name) == name) out.push_back(key);
     return out;
 }
 
 /// Calls of `callee` (any recursion level) from anywhere.
-std::uint64_t callsTo(const cg::Profile& p, const std::string& callee) {
+std::uint64_t calls_to(const cg::Profile& p, const std::string& callee) {
     std::uint64_t n = 0;
     for (const auto& [keys, edge] : p.calls())
-        if (cg::stripRecursionSuffix(keys.second.name) == callee) n += edge.count;
+        if (cg::strip_recursion_suffix(keys.second.name) == callee) n += edge.count;
     return n;
 }
 
@@ -69,8 +69,8 @@ std::uint64_t callsTo(const cg::Profile& p, const std::string& callee) {
 std::uint64_t calls(const cg::Profile& p, const std::string& caller, const std::string& callee) {
     std::uint64_t n = 0;
     for (const auto& [keys, edge] : p.calls())
-        if (cg::stripRecursionSuffix(keys.first.name) == caller
-            && cg::stripRecursionSuffix(keys.second.name) == callee)
+        if (cg::strip_recursion_suffix(keys.first.name) == caller
+            && cg::strip_recursion_suffix(keys.second.name) == callee)
             n += edge.count;
     return n;
 }
@@ -87,10 +87,10 @@ std::size_t unnamed(const cg::Profile& p) {
 /// Self cost (event 0) per (source file's last path component, line) of
 /// the functions named `name` (any recursion level) in `p`.
 std::map<std::pair<std::string, std::uint64_t>, std::uint64_t>
-lineCosts(const cg::Profile& p, const std::string& name) {
+line_costs(const cg::Profile& p, const std::string& name) {
     std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> out;
     for (const auto& [key, f] : p.functions()) {
-        if (cg::stripRecursionSuffix(key.name) != name) continue;
+        if (cg::strip_recursion_suffix(key.name) != name) continue;
         for (const auto& [pos, costs] : f.lines)
             out[{std::filesystem::path(pos.first).filename().string(), pos.second}] += costs.at(0);
     }
@@ -98,24 +98,24 @@ lineCosts(const cg::Profile& p, const std::string& name) {
 }
 
 /// Self cost (event 0) of the functions named `name` (any recursion level).
-std::uint64_t selfCost(const cg::Profile& p, const std::string& name) {
+std::uint64_t self_cost(const cg::Profile& p, const std::string& name) {
     std::uint64_t n = 0;
     for (const auto& [key, f] : p.functions())
-        if (cg::stripRecursionSuffix(key.name) == name) n += f.self.at(0);
+        if (cg::strip_recursion_suffix(key.name) == name) n += f.self.at(0);
     return n;
 }
 
 /// Runs `prog` under Cachegrind (no cache simulation) and parses its output.
 cg::Profile cachegrind(const TempDir& dir, const std::vector<std::string>& prog) {
     const std::string out = dir.file("cachegrind.out");
-    const Result r = runValgrind({"--tool=cachegrind", "--cache-sim=no",
+    const Result r = run_valgrind({"--tool=cachegrind", "--cache-sim=no",
                                   "--cachegrind-out-file=" + out}, prog);
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    return cg::Profile::parseFile(out);
+    return cg::Profile::parse_file(out);
 }
 
 /// Number of calls fib(n) makes of itself, the first call included.
-std::uint64_t fibCalls(int n) { return n < 2 ? 1 : 1 + fibCalls(n - 1) + fibCalls(n - 2); }
+std::uint64_t fib_calls(int n) { return n < 2 ? 1 : 1 + fib_calls(n - 1) + fib_calls(n - 2); }
 
 bool executable(const std::string& path) {
     return ::access(path.c_str(), X_OK) == 0;
@@ -124,7 +124,7 @@ bool executable(const std::string& path) {
 const std::string kLli = "/usr/bin/lli-14";
 const std::string kClang = "/usr/bin/clang-14";
 
-boost::test_tools::assertion_result llvmAvailable(boost::unit_test::test_unit_id) {
+boost::test_tools::assertion_result llvm_available(boost::unit_test::test_unit_id) {
     boost::test_tools::assertion_result ok(executable(kLli) && executable(kClang));
     ok.message() << kLli << " and " << kClang
                  << " are needed (build-aux/install-deps.sh installs llvm-14 and clang-14)";
@@ -157,7 +157,7 @@ int main(void)
 )";
 
 /// Number of calls fib(n) makes with n < 2 (the leaves of its call tree).
-std::uint64_t fibLeaves(int n) { return n < 2 ? 1 : fibLeaves(n - 1) + fibLeaves(n - 2); }
+std::uint64_t fib_leaves(int n) { return n < 2 ? 1 : fib_leaves(n - 1) + fib_leaves(n - 2); }
 
 /// Checks the per-line costs of kFibC's fib (lines 3-8 of fib.c) computing
 /// fib(15): every cost on fib.c's lines of fib, none elsewhere, and each
@@ -165,22 +165,22 @@ std::uint64_t fibLeaves(int n) { return n < 2 ? 1 : fibLeaves(n - 1) + fibLeaves
 /// in the leaves, the recursive calls (line 7) in the other calls, the
 /// rest in every call.  Code attributed to a neighbouring line breaks the
 /// multiples.
-void checkFibLines(const cg::Profile& p) {
-    const auto lines = lineCosts(p, "fib");
+void check_fib_lines(const cg::Profile& p) {
+    const auto lines = line_costs(p, "fib");
     BOOST_TEST_REQUIRE(!lines.empty(), "fib has no line costs");
     std::uint64_t sum = 0;
     for (const auto& [pos, cost] : lines) {
         BOOST_TEST_CONTEXT("fib.c line " << pos.second << " of " << pos.first) {
             BOOST_TEST(pos.first == "fib.c");
             BOOST_TEST((pos.second >= 3 && pos.second <= 8));
-            const std::uint64_t runs = pos.second == 6 ? fibLeaves(15)
-                                     : pos.second == 7 ? fibCalls(15) - fibLeaves(15)
-                                                       : fibCalls(15);
+            const std::uint64_t runs = pos.second == 6 ? fib_leaves(15)
+                                     : pos.second == 7 ? fib_calls(15) - fib_leaves(15)
+                                                       : fib_calls(15);
             BOOST_TEST(cost % runs == 0u, cost << " is not a multiple of " << runs);
         }
         sum += cost;
     }
-    BOOST_TEST(sum == selfCost(p, "fib"));
+    BOOST_TEST(sum == self_cost(p, "fib"));
     for (const std::uint64_t line : {5u, 6u, 7u})
         BOOST_TEST(lines.count({"fib.c", line}) == 1u, "no cost on line " << line);
 }
@@ -239,7 +239,7 @@ int main(void)
 /// The frames ("fn (file:line)", the file without its directory) of the
 /// first Memcheck error in `err` whose first line contains `what`, down to
 /// the first frame of `main`.
-std::vector<std::string> errorFrames(const std::string& err, const std::string& what) {
+std::vector<std::string> error_frames(const std::string& err, const std::string& what) {
     std::vector<std::string> frames;
     const auto at = err.find(what);
     if (at == std::string::npos) return frames;
@@ -321,7 +321,7 @@ BOOST_AUTO_TEST_CASE(jit_runs_the_same_natively_and_under_valgrind) {
             BOOST_TEST_REQUIRE(native.status == 0, native);
             TempDir dir;
             // Memcheck finds no error but the one "memerr" plants.
-            const Result vg = runValgrind({"--tool=memcheck", "--error-exitcode=3"}, program(mode));
+            const Result vg = run_valgrind({"--tool=memcheck", "--error-exitcode=3"}, program(mode));
             BOOST_TEST(vg.status == (mode == "memerr" ? 3 : 0), vg);
             BOOST_TEST(vg.out == native.out);
         }
@@ -338,17 +338,17 @@ BOOST_AUTO_TEST_CASE(callgrind_names_functions_of_registered_objects_with_exact_
         BOOST_TEST_REQUIRE(!keys.empty(), fn << " is not in the profile");
         for (const auto& k : keys) BOOST_TEST(k.object == "module_a.c", fn);
     }
-    BOOST_TEST(callsTo(p, "gj_run_a") == 1u);
+    BOOST_TEST(calls_to(p, "gj_run_a") == 1u);
     BOOST_TEST(calls(p, "gj_run_a", "gj_fib") == 1u);
-    BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
+    BOOST_TEST(calls_to(p, "gj_fib") == fib_calls(20));
 }
 
 BOOST_AUTO_TEST_CASE(reused_code_memory_and_entry_get_the_new_names) {
     TempDir dir;
     const cg::Profile p = callgrind(dir, program("reuse"));
-    BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
-    BOOST_TEST(callsTo(p, "gj_run_b") == 1u);
-    BOOST_TEST(callsTo(p, "gj_fact") == 10u);
+    BOOST_TEST(calls_to(p, "gj_fib") == fib_calls(20));
+    BOOST_TEST(calls_to(p, "gj_run_b") == 1u);
+    BOOST_TEST(calls_to(p, "gj_fact") == 10u);
     for (const auto& k : named(p, "gj_fact")) BOOST_TEST(k.object == "module_b.c");
 }
 
@@ -357,29 +357,29 @@ BOOST_AUTO_TEST_CASE(entries_listed_before_the_first_notification_are_read) {
     // it and notified: only a walk from first_entry finds A.
     TempDir dir;
     const cg::Profile p = callgrind(dir, program("preexisting"));
-    BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
-    BOOST_TEST(callsTo(p, "gj_fact") == 10u);
+    BOOST_TEST(calls_to(p, "gj_fib") == fib_calls(20));
+    BOOST_TEST(calls_to(p, "gj_fact") == 10u);
 }
 
 BOOST_AUTO_TEST_CASE(option_no_leaves_the_interface_unread) {
-    TempDir dir, dirYes;
+    TempDir dir, dir_yes;
     const cg::Profile no = callgrind(dir, program("run"), {"--jit-gdb-interface=no"});
-    const cg::Profile yes = callgrind(dirYes, program("run"));
+    const cg::Profile yes = callgrind(dir_yes, program("run"));
     BOOST_TEST(named(no, "gj_fib").empty());
-    BOOST_TEST(callsTo(no, "gj_fib") == 0u);
+    BOOST_TEST(calls_to(no, "gj_fib") == 0u);
     // The jitted blocks are named after their addresses instead.
     BOOST_TEST(unnamed(no) > unnamed(yes));
 }
 
 BOOST_AUTO_TEST_CASE(line_costs_of_a_registered_object_equal_the_same_object_linked_natively) {
-    TempDir dirJit, dirNative;
-    const cg::Profile jit = callgrind(dirJit, program("run"));
-    const cg::Profile native = callgrind(dirNative, {testsBuilddir() + "/gdbjit_native"});
+    TempDir dir_jit, dir_native;
+    const cg::Profile jit = callgrind(dir_jit, program("run"));
+    const cg::Profile native = callgrind(dir_native, {tests_builddir() + "/gdbjit_native"});
     for (const std::string fn : {"gj_fib", "gj_run_a"}) {
         BOOST_TEST_CONTEXT(fn) {
-            const auto lines = lineCosts(jit, fn);
+            const auto lines = line_costs(jit, fn);
             BOOST_TEST_REQUIRE(!lines.empty());
-            BOOST_TEST(lines == lineCosts(native, fn));
+            BOOST_TEST(lines == line_costs(native, fn));
             for (const auto& [pos, cost] : lines) BOOST_TEST(pos.first == "module_a.c");
         }
     }
@@ -389,12 +389,12 @@ BOOST_AUTO_TEST_CASE(line_costs_of_a_registered_object_equal_the_same_object_lin
 }
 
 BOOST_AUTO_TEST_CASE(cachegrind_line_costs_of_a_registered_object_equal_native_ones) {
-    TempDir dirJit, dirNative;
-    const cg::Profile jit = cachegrind(dirJit, program("run"));
-    const cg::Profile native = cachegrind(dirNative, {testsBuilddir() + "/gdbjit_native"});
-    const auto lines = lineCosts(jit, "gj_fib");
+    TempDir dir_jit, dir_native;
+    const cg::Profile jit = cachegrind(dir_jit, program("run"));
+    const cg::Profile native = cachegrind(dir_native, {tests_builddir() + "/gdbjit_native"});
+    const auto lines = line_costs(jit, "gj_fib");
     BOOST_TEST_REQUIRE(!lines.empty());
-    BOOST_TEST(lines == lineCosts(native, "gj_fib"));
+    BOOST_TEST(lines == line_costs(native, "gj_fib"));
 }
 
 BOOST_AUTO_TEST_CASE(trace_and_verbose_summary_report_each_object) {
@@ -423,18 +423,18 @@ BOOST_AUTO_TEST_CASE(massif_and_dhat_name_the_jitted_allocation_site) {
     // still registered when the tools write their profiles at exit.
     TempDir dir;
     const std::string ms = dir.file("massif.out"), dh = dir.file("dhat.out");
-    const Result m = runValgrind({"--tool=massif", "--massif-out-file=" + ms}, program("heap"));
+    const Result m = run_valgrind({"--tool=massif", "--massif-out-file=" + ms}, program("heap"));
     BOOST_TEST_REQUIRE(m.status == 0, m);
-    const Result d = runValgrind({"--tool=dhat", "--dhat-out-file=" + dh}, program("heap"));
+    const Result d = run_valgrind({"--tool=dhat", "--dhat-out-file=" + dh}, program("heap"));
     BOOST_TEST_REQUIRE(d.status == 0, d);
     static const std::regex massif(R"re(n1: 800000 0x[0-9A-F]+: gj_alloc \(module_b\.c:27\))re");
-    BOOST_TEST(std::regex_search(readFile(ms), massif), "no 800000-byte gj_alloc node in " << ms);
+    BOOST_TEST(std::regex_search(read_file(ms), massif), "no 800000-byte gj_alloc node in " << ms);
     static const std::regex dhat(R"re("0x[0-9A-F]+: gj_alloc \(module_b\.c:27\)")re");
-    BOOST_TEST(std::regex_search(readFile(dh), dhat), "no gj_alloc frame in " << dh);
+    BOOST_TEST(std::regex_search(read_file(dh), dhat), "no gj_alloc frame in " << dh);
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_the_jitted_frame_of_an_error) {
-    const Result r = runValgrind({"--tool=memcheck"}, program("memerr"));
+    const Result r = run_valgrind({"--tool=memcheck"}, program("memerr"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     static const std::regex frame(
         R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: gj_peek \(module_b\.c:20\)\n==\d+==    by 0x[0-9A-F]+: )");
@@ -445,11 +445,11 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     TempDir dir;
     Result r;
     RunOptions opts;
-    opts.timeoutSeconds = 120;
+    opts.timeout_seconds = 120;
     const std::string out = dir.file("callgrind.out");
-    r = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"},
+    r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"},
                     program("hostile"), opts);
-    BOOST_TEST_REQUIRE(!r.timedOut, r);
+    BOOST_TEST_REQUIRE(!r.timed_out, r);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.out, "hostile: done\ngj_run_a(20) = 6765\n"));
     const std::vector<std::string> warnings = {
@@ -473,9 +473,9 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
         BOOST_TEST((contains(r.err, w)), w);
     // The two functions over the program's text: one warning with the
     // count, the reason and the first of them.
-    static const std::regex overText(
+    static const std::regex over_text(
         R"(Warning: GDB JIT interface: 2 functions of module_a\.c \(entry 0x[0-9a-f]+\) refused: 2 range overlaps the text of a loaded object \(the first: gj_\w+ at 0x[0-9a-f]+, \d+ bytes\)\n)");
-    BOOST_TEST(std::regex_search(r.err, overText), r.err);
+    BOOST_TEST(std::regex_search(r.err, over_text), r.err);
     BOOST_TEST(count_of(r.err, "range overlaps the text of a loaded object") == 1u, r.err);
     // Six objects refused as a whole; the one over the program's text is
     // registered with both its functions refused (and is the known entry
@@ -491,13 +491,13 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
                                "4 objects with CFI, 1 refused"));
     BOOST_TEST(contains(r.err, "JIT: 4 registered, 3 unregistered, 1 replaced,"), r.err);
     // And the good code is still named, with exact counts.
-    const cg::Profile p = cg::Profile::parseFile(out);
-    BOOST_TEST(callsTo(p, "gj_fib") == fibCalls(20));
+    const cg::Profile p = cg::Profile::parse_file(out);
+    BOOST_TEST(calls_to(p, "gj_fib") == fib_calls(20));
 }
 
 BOOST_AUTO_TEST_CASE(an_entry_refused_on_the_first_notification_is_warned_about_once) {
     TempDir dir;
-    const Result r = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + dir.file("cg.out"), "-v"},
+    const Result r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + dir.file("cg.out"), "-v"},
                                  program("first-refused"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.out, "gj_run_a(20) = 6765\n"));
@@ -510,7 +510,7 @@ BOOST_AUTO_TEST_CASE(an_entry_refused_on_the_first_notification_is_warned_about_
 }
 
 BOOST_AUTO_TEST_CASE(lli_jitted_functions_have_names_and_exact_call_counts,
-                     *boost::unit_test::precondition(llvmAvailable)) {
+                     *boost::unit_test::precondition(llvm_available)) {
     TempDir dir;
     const std::string bc = bitcode(dir, "fib", kFibC);
     const Result native = run({kLli, bc});
@@ -522,24 +522,24 @@ BOOST_AUTO_TEST_CASE(lli_jitted_functions_have_names_and_exact_call_counts,
     const auto keys = named(p, "fib");
     BOOST_TEST_REQUIRE(!keys.empty(), r.err);
     for (const auto& k : keys) BOOST_TEST(k.object == "fib.c");
-    BOOST_TEST(callsTo(p, "fib") == fibCalls(15));
+    BOOST_TEST(calls_to(p, "fib") == fib_calls(15));
     BOOST_TEST(calls(p, "main", "fib") == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(lli_line_costs_fall_on_the_c_source_lines,
-                     *boost::unit_test::precondition(llvmAvailable)) {
+                     *boost::unit_test::precondition(llvm_available)) {
     TempDir dir;
     const std::string bc = bitcode(dir, "fib", kFibC);
-    BOOST_TEST_CONTEXT("callgrind") { checkFibLines(callgrind(dir, {kLli, bc})); }
-    TempDir dirCachegrind;
-    BOOST_TEST_CONTEXT("cachegrind") { checkFibLines(cachegrind(dirCachegrind, {kLli, bc})); }
+    BOOST_TEST_CONTEXT("callgrind") { check_fib_lines(callgrind(dir, {kLli, bc})); }
+    TempDir dir_cachegrind;
+    BOOST_TEST_CONTEXT("cachegrind") { check_fib_lines(cachegrind(dir_cachegrind, {kLli, bc})); }
 }
 
 BOOST_AUTO_TEST_CASE(lli_memcheck_error_in_jitted_code_has_file_lines_and_jitted_callers,
-                     *boost::unit_test::precondition(llvmAvailable)) {
+                     *boost::unit_test::precondition(llvm_available)) {
     TempDir dir;
     const std::string bc = bitcode(dir, "memerr", kMemerrC);
-    const Result r = runValgrind({"--tool=memcheck"}, {kLli, bc});
+    const Result r = run_valgrind({"--tool=memcheck"}, {kLli, bc});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     static const std::regex error(
         R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: peek \(memerr\.c:5\)\n)"
@@ -552,7 +552,7 @@ BOOST_AUTO_TEST_CASE(lli_memcheck_error_in_jitted_code_has_file_lines_and_jitted
 }
 
 BOOST_AUTO_TEST_CASE(lli_leak_from_code_without_frame_pointers_unwinds_by_its_cfi_to_main,
-                     *boost::unit_test::precondition(llvmAvailable)) {
+                     *boost::unit_test::precondition(llvm_available)) {
     // -O1 -fomit-frame-pointer: leaf and middle keep no frame pointer, so
     // only the objects' .eh_frame (relocated as a debugger does) leads from
     // malloc through the jitted frames to main and on into lli.  The names
@@ -562,7 +562,7 @@ BOOST_AUTO_TEST_CASE(lli_leak_from_code_without_frame_pointers_unwinds_by_its_cf
     std::ofstream(c) << kLeakC;
     const Result cc = run({kClang, "-g", "-O1", "-fomit-frame-pointer", "-emit-llvm", "-c", c, "-o", bc});
     BOOST_TEST_REQUIRE(cc.status == 0, cc);
-    const Result r = runValgrind({"--tool=memcheck", "--leak-check=full", "--keep-debuginfo=yes", "-v"},
+    const Result r = run_valgrind({"--tool=memcheck", "--leak-check=full", "--keep-debuginfo=yes", "-v"},
                                  {kLli, bc});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     static const std::regex leak(
@@ -578,7 +578,7 @@ BOOST_AUTO_TEST_CASE(lli_leak_from_code_without_frame_pointers_unwinds_by_its_cf
 }
 
 BOOST_AUTO_TEST_CASE(lli_inlined_frames_appear_as_for_the_same_code_compiled_natively,
-                     *boost::unit_test::precondition(llvmAvailable)) {
+                     *boost::unit_test::precondition(llvm_available)) {
     // clang-14 -O2 inlines peek into get: under --read-inline-info=yes the
     // error inside it shows peek and get at one address, read from the
     // object's .debug_info, exactly as for the same source compiled to an
@@ -587,30 +587,30 @@ BOOST_AUTO_TEST_CASE(lli_inlined_frames_appear_as_for_the_same_code_compiled_nat
     TempDir dir;
     const std::string c = dir.file("inlined.c"), bc = dir.file("inlined.bc"), exe = dir.file("inlined");
     std::ofstream(c) << kInlinedC;
-    const Result ccJit = run({kClang, "-g", "-O2", "-emit-llvm", "-c", c, "-o", bc});
-    BOOST_TEST_REQUIRE(ccJit.status == 0, ccJit);
-    const Result ccNative = run({kClang, "-g", "-O2", c, "-o", exe});
-    BOOST_TEST_REQUIRE(ccNative.status == 0, ccNative);
+    const Result cc_jit = run({kClang, "-g", "-O2", "-emit-llvm", "-c", c, "-o", bc});
+    BOOST_TEST_REQUIRE(cc_jit.status == 0, cc_jit);
+    const Result cc_native = run({kClang, "-g", "-O2", c, "-o", exe});
+    BOOST_TEST_REQUIRE(cc_native.status == 0, cc_native);
     const std::string what = "Invalid read of size 4";
-    const Result native = runValgrind({"--tool=memcheck", "--read-inline-info=yes"}, {exe});
-    const Result jit = runValgrind({"--tool=memcheck", "--read-inline-info=yes", "-v"}, {kLli, bc});
+    const Result native = run_valgrind({"--tool=memcheck", "--read-inline-info=yes"}, {exe});
+    const Result jit = run_valgrind({"--tool=memcheck", "--read-inline-info=yes", "-v"}, {kLli, bc});
     BOOST_TEST_REQUIRE(jit.status == 0, jit);
-    const auto nativeFrames = errorFrames(native.err, what);
-    const auto jitFrames = errorFrames(jit.err, what);
-    BOOST_TEST_REQUIRE(nativeFrames.size() == 3u, native.err);
-    BOOST_TEST(nativeFrames.front() == "peek (inlined.c:5)");
-    BOOST_TEST(jitFrames == nativeFrames, jit.err);
+    const auto native_frames = error_frames(native.err, what);
+    const auto jit_frames = error_frames(jit.err, what);
+    BOOST_TEST_REQUIRE(native_frames.size() == 3u, native.err);
+    BOOST_TEST(native_frames.front() == "peek (inlined.c:5)");
+    BOOST_TEST(jit_frames == native_frames, jit.err);
     static const std::regex inl(R"(JIT GDB interface: .*; ([1-9]\d*) objects with inlined calls)");
     BOOST_TEST(std::regex_search(jit.err, inl), jit.err);
     // Without inline info the inlined frame is not there (the test can fail).
-    const Result plain = runValgrind({"--tool=memcheck", "--read-inline-info=no"}, {kLli, bc});
-    const auto plainFrames = errorFrames(plain.err, what);
-    BOOST_TEST_REQUIRE(!plainFrames.empty(), plain.err);
-    BOOST_TEST(plainFrames.front().rfind("get (", 0) == 0u, plain.err);
+    const Result plain = run_valgrind({"--tool=memcheck", "--read-inline-info=no"}, {kLli, bc});
+    const auto plain_frames = error_frames(plain.err, what);
+    BOOST_TEST_REQUIRE(!plain_frames.empty(), plain.err);
+    BOOST_TEST(plain_frames.front().rfind("get (", 0) == 0u, plain.err);
 }
 
 BOOST_AUTO_TEST_CASE(clang_dwarf5_inlined_callers_show_their_file_in_elf_and_jit_code,
-                     *boost::unit_test::precondition(llvmAvailable)) {
+                     *boost::unit_test::precondition(llvm_available)) {
     // DWARF 5 numbers a line table's files from 0, and clang gives the
     // primary source file index 0: the call site of peek in get
     // (DW_AT_call_file 0) must print as inlined.c:10, in the executable
@@ -618,19 +618,19 @@ BOOST_AUTO_TEST_CASE(clang_dwarf5_inlined_callers_show_their_file_in_elf_and_jit
     TempDir dir;
     const std::string c = dir.file("inlined.c"), bc = dir.file("inlined.bc"), exe = dir.file("inlined");
     std::ofstream(c) << kInlinedC;
-    const Result ccJit = run({kClang, "-gdwarf-5", "-O2", "-emit-llvm", "-c", c, "-o", bc});
-    BOOST_TEST_REQUIRE(ccJit.status == 0, ccJit);
-    const Result ccNative = run({kClang, "-gdwarf-5", "-O2", c, "-o", exe});
-    BOOST_TEST_REQUIRE(ccNative.status == 0, ccNative);
+    const Result cc_jit = run({kClang, "-gdwarf-5", "-O2", "-emit-llvm", "-c", c, "-o", bc});
+    BOOST_TEST_REQUIRE(cc_jit.status == 0, cc_jit);
+    const Result cc_native = run({kClang, "-gdwarf-5", "-O2", c, "-o", exe});
+    BOOST_TEST_REQUIRE(cc_native.status == 0, cc_native);
     const std::string what = "Invalid read of size 4";
     for (const bool jitted : {false, true}) {
         BOOST_TEST_CONTEXT((jitted ? "lli" : "executable")) {
-            const Result r = jitted ? runValgrind({"--tool=memcheck", "--read-inline-info=yes"},
+            const Result r = jitted ? run_valgrind({"--tool=memcheck", "--read-inline-info=yes"},
                                                   {kLli, bc})
-                                    : runValgrind({"--tool=memcheck", "--read-inline-info=yes"},
+                                    : run_valgrind({"--tool=memcheck", "--read-inline-info=yes"},
                                                   {exe});
             BOOST_TEST_REQUIRE(r.status == 0, r);
-            const auto frames = errorFrames(r.err, what);
+            const auto frames = error_frames(r.err, what);
             BOOST_TEST_REQUIRE(frames.size() >= 2u, r.err);
             BOOST_TEST(frames[0] == "peek (inlined.c:5)", r.err);
             BOOST_TEST(frames[1] == "get (inlined.c:10)", r.err);
@@ -639,13 +639,13 @@ BOOST_AUTO_TEST_CASE(clang_dwarf5_inlined_callers_show_their_file_in_elf_and_jit
 }
 
 BOOST_AUTO_TEST_CASE(lli_race_and_heap_profile_name_jitted_frames_in_helgrind_drd_and_dhat,
-                     *boost::unit_test::precondition(llvmAvailable)) {
+                     *boost::unit_test::precondition(llvm_available)) {
     // Two threads bump a counter without a lock (bump, race.c:9, from
     // worker and main), then main allocates in make_block (race.c:21).
     TempDir dir;
     const std::string bc = bitcode(dir, "race", kRaceC);
     BOOST_TEST_CONTEXT("helgrind") {
-        const Result r = runValgrind({"--tool=helgrind"}, {kLli, bc});
+        const Result r = run_valgrind({"--tool=helgrind"}, {kLli, bc});
         BOOST_TEST_REQUIRE(r.status == 0, r);
         static const std::regex race(
             R"(Possible data race during (read|write) of size \d+ at 0x[0-9A-F]+ by thread #\d+\n)"
@@ -656,7 +656,7 @@ BOOST_AUTO_TEST_CASE(lli_race_and_heap_profile_name_jitted_frames_in_helgrind_dr
         BOOST_TEST(contains(r.err, ": worker (race.c:15)"), r.err);
     }
     BOOST_TEST_CONTEXT("drd") {
-        const Result r = runValgrind({"--tool=drd"}, {kLli, bc});
+        const Result r = run_valgrind({"--tool=drd"}, {kLli, bc});
         BOOST_TEST_REQUIRE(r.status == 0, r);
         static const std::regex race(
             R"(Conflicting (load|store) by thread \d+ at 0x[0-9a-f]+ size \d+\n)"
@@ -667,10 +667,10 @@ BOOST_AUTO_TEST_CASE(lli_race_and_heap_profile_name_jitted_frames_in_helgrind_dr
         // DHAT describes its stacks at exit, after lli unregistered the
         // code: --keep-debuginfo=yes keeps the names for that.
         const std::string out = dir.file("dhat.out");
-        const Result r = runValgrind({"--tool=dhat", "--keep-debuginfo=yes",
+        const Result r = run_valgrind({"--tool=dhat", "--keep-debuginfo=yes",
                                       "--dhat-out-file=" + out}, {kLli, bc});
         BOOST_TEST_REQUIRE(r.status == 0, r);
-        const std::string json = readFile(out);
+        const std::string json = read_file(out);
         static const std::regex frame(R"re("0x[0-9A-F]+: make_block \(race\.c:21\)")re");
         BOOST_TEST(std::regex_search(json, frame), "no make_block frame in " << out);
         BOOST_TEST(contains(json, ": main (race.c:34)\""), "no main frame in " << out);

@@ -26,13 +26,13 @@ namespace cg = vgjit::callgrind;
 
 namespace {
 
-std::string inlinejit() { return envOr("VGJIT_INLINEJIT", testsBuilddir() + "/inlinejit"); }
+std::string inlinejit() { return env_or("VGJIT_INLINEJIT", tests_builddir() + "/inlinejit"); }
 
 /// "fn (where)" for each frame of the stack printed after the first line
 /// of `err` holding `what`.
 std::vector<std::string> frames(const std::string& err, const std::string& what) {
     std::vector<std::string> out;
-    for (const StackFrame& f : stackTraceAfter(err, what))
+    for (const StackFrame& f : stack_trace_after(err, what))
         out.push_back(f.function + " (" + f.where + ")");
     return out;
 }
@@ -41,24 +41,24 @@ std::vector<std::string> frames(const std::string& err, const std::string& what)
 const std::vector<std::string> kInlined = {"deeper (lib.src:2)", "square (lib.src:6)",
                                            "jit_inlining (inline.src:21)"};
 
-bool startsWith(const std::vector<std::string>& v, const std::vector<std::string>& prefix) {
+bool starts_with(const std::vector<std::string>& v, const std::vector<std::string>& prefix) {
     return v.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), v.begin());
 }
 
 /// The frame after the inlined ones is the C caller.
-bool callerFollows(const std::vector<std::string>& v, std::size_t at) {
+bool caller_follows(const std::vector<std::string>& v, std::size_t at) {
     return v.size() > at && v[at].rfind("enter_jit (", 0) == 0;
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(memcheck_shows_each_inlined_level_at_the_same_address) {
-    const Result r = runValgrind({"--tool=memcheck"}, {inlinejit(), "memerr"});
+    const Result r = run_valgrind({"--tool=memcheck"}, {inlinejit(), "memerr"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "status jit_inlining 1 0"), r.err);
     const auto f = frames(r.err, "Invalid read of size 4");
-    BOOST_TEST(startsWith(f, kInlined), r.err);
-    BOOST_TEST(callerFollows(f, kInlined.size()), r.err);
+    BOOST_TEST(starts_with(f, kInlined), r.err);
+    BOOST_TEST(caller_follows(f, kInlined.size()), r.err);
     // One address for the three levels, as for ELF code.
     static const std::regex at(R"(==\d+==    at (0x[0-9A-F]+): deeper)");
     std::smatch m;
@@ -70,29 +70,29 @@ BOOST_AUTO_TEST_CASE(memcheck_shows_each_inlined_level_at_the_same_address) {
 BOOST_AUTO_TEST_CASE(code_without_a_line_table_shows_its_inlined_frames_too) {
     // The innermost frame has no line of its own then, the callers keep
     // their call sites.
-    const Result r = runValgrind({"--tool=memcheck"}, {inlinejit(), "nolines"});
+    const Result r = run_valgrind({"--tool=memcheck"}, {inlinejit(), "nolines"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const auto f = frames(r.err, "Invalid read of size 4");
     BOOST_TEST_REQUIRE(f.size() > 3u, r.err);
     BOOST_TEST(f[0] == "deeper (in inlinejit)", r.err);
     BOOST_TEST(f[1] == kInlined[1], r.err);
     BOOST_TEST(f[2] == kInlined[2], r.err);
-    BOOST_TEST(callerFollows(f, 3), r.err);
+    BOOST_TEST(caller_follows(f, 3), r.err);
 }
 
 BOOST_AUTO_TEST_CASE(without_read_inline_info_only_the_registered_function_shows) {
-    const Result r = runValgrind({"--tool=memcheck", "--read-inline-info=no"},
+    const Result r = run_valgrind({"--tool=memcheck", "--read-inline-info=no"},
                                  {inlinejit(), "memerr"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const auto f = frames(r.err, "Invalid read of size 4");
     BOOST_TEST_REQUIRE(!f.empty(), r.err);
     BOOST_TEST(f[0] == "jit_inlining (lib.src:2)", r.err);
-    BOOST_TEST(callerFollows(f, 1), r.err);
+    BOOST_TEST(caller_follows(f, 1), r.err);
 }
 
 BOOST_AUTO_TEST_CASE(a_version_2_descriptor_has_no_inline_table) {
     // struct_size says version 2: the inline fields are not read.
-    const Result r = runValgrind({"--tool=memcheck"}, {inlinejit(), "v2"});
+    const Result r = run_valgrind({"--tool=memcheck"}, {inlinejit(), "v2"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "status jit_inlining 1 0"), r.err);
     const auto f = frames(r.err, "Invalid read of size 4");
@@ -102,25 +102,25 @@ BOOST_AUTO_TEST_CASE(a_version_2_descriptor_has_no_inline_table) {
 
 BOOST_AUTO_TEST_CASE(callgrind_and_cachegrind_attribute_inlined_code_to_the_outer_function) {
     TempDir dir;
-    const std::string clOut = dir.file("callgrind.out"), cgOut = dir.file("cachegrind.out");
-    const Result cl = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + clOut},
+    const std::string cl_out = dir.file("callgrind.out"), cg_out = dir.file("cachegrind.out");
+    const Result cl = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + cl_out},
                                   {inlinejit(), "run", "1000"});
     BOOST_TEST_REQUIRE(cl.status == 0, cl);
-    const Result cgr = runValgrind({"--tool=cachegrind", "--cachegrind-out-file=" + cgOut},
+    const Result cgr = run_valgrind({"--tool=cachegrind", "--cachegrind-out-file=" + cg_out},
                                    {inlinejit(), "run", "1000"});
     BOOST_TEST_REQUIRE(cgr.status == 0, cgr);
-    for (const std::string& path : {clOut, cgOut}) {
+    for (const std::string& path : {cl_out, cg_out}) {
         BOOST_TEST_CONTEXT(path) {
-            const cg::Profile p = cg::Profile::parseFile(path);
-            BOOST_TEST(p.functionsNamed("square").empty());
-            BOOST_TEST(p.functionsNamed("deeper").empty());
+            const cg::Profile p = cg::Profile::parse_file(path);
+            BOOST_TEST(p.functions_named("square").empty());
+            BOOST_TEST(p.functions_named("deeper").empty());
             // Cachegrind files a function under each source file its
             // lines are in: sum over them.
-            const auto fns = p.functionsNamed("jit_inlining");
+            const auto fns = p.functions_named("jit_inlining");
             BOOST_TEST_REQUIRE(!fns.empty());
             auto cost = [&](const char* file, std::uint64_t line) {
                 std::uint64_t sum = 0;
-                for (const cg::FunctionCosts* f : fns) sum += cg::lineCost(*f, file, line);
+                for (const cg::FunctionCosts* f : fns) sum += cg::line_cost(*f, file, line);
                 return sum;
             };
             // 1000 runs of 5 instructions, on the line table's lines:
@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(callgrind_and_cachegrind_attribute_inlined_code_to_the_oute
 }
 
 BOOST_AUTO_TEST_CASE(malformed_inline_tables_are_refused_with_a_status_and_a_warning) {
-    const Result r = runValgrind({"--tool=memcheck", "-v"}, {inlinejit(), "hostile"});
+    const Result r = run_valgrind({"--tool=memcheck", "-v"}, {inlinejit(), "hostile"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(!contains(r.err, "Assertion"), r.err);
     static const std::regex line(R"(^(case|limit) (\S+) (\d+) (\d+)$)");
@@ -174,5 +174,5 @@ BOOST_AUTO_TEST_CASE(malformed_inline_tables_are_refused_with_a_status_and_a_war
         BOOST_TEST(std::regex_search(r.err, std::regex(std::string("bad inline table: ") + why + "\n")), why);
     }
     // The good table registered after them is used.
-    BOOST_TEST(startsWith(frames(r.err, "Invalid read of size 4"), kInlined), r.err);
+    BOOST_TEST(starts_with(frames(r.err, "Invalid read of size 4"), kInlined), r.err);
 }

@@ -42,25 +42,25 @@
 
 namespace cg = vgjit::callgrind;
 using vgjit::test::builddir;
-using vgjit::test::envOr;
-using vgjit::test::findOnPath;
+using vgjit::test::env_or;
+using vgjit::test::find_on_path;
 using vgjit::test::minijit;
-using vgjit::test::readFile;
+using vgjit::test::read_file;
 using vgjit::test::Result;
 using vgjit::test::RunOptions;
 using vgjit::test::run_checked;
 using vgjit::test::srcdir;
 using vgjit::test::TempDir;
 using vgjit::test::testjit;
-using vgjit::test::testsBuilddir;
+using vgjit::test::tests_builddir;
 using vgjit::test::valgrind;
 
 namespace {
 
-std::string objdump() { return envOr("VGJIT_OBJDUMP", findOnPath("objdump")); }
+std::string objdump() { return env_or("VGJIT_OBJDUMP", find_on_path("objdump")); }
 
 /// The names in directory `dir` (without "." and "..").
-std::set<std::string> listDir(const std::string& dir) {
+std::set<std::string> list_dir(const std::string& dir) {
     std::set<std::string> out;
     if (DIR* d = opendir(dir.c_str())) {
         while (dirent* e = readdir(d))
@@ -70,7 +70,7 @@ std::set<std::string> listDir(const std::string& dir) {
     return out;
 }
 
-std::string upperHex(std::uint64_t v) {
+std::string upper_hex(std::uint64_t v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%llX", static_cast<unsigned long long>(v));
     return buf;
@@ -94,24 +94,24 @@ struct Disassembly {
 
 /// Runs objdump with KCachegrind's arguments on `file` for the addresses
 /// [first - 20, last + 20] and parses its output.
-Disassembly kcachegrindObjdump(const std::string& file, std::uint64_t first, std::uint64_t last) {
+Disassembly kcachegrind_objdump(const std::string& file, std::uint64_t first, std::uint64_t last) {
     Disassembly d;
-    Result r = run_checked({objdump(), "-C", "-d", "--start-address=0x" + upperHex(first < 20 ? 0 : first - 20),
-                    "--stop-address=0x" + upperHex(last + 20), file});
+    Result r = run_checked({objdump(), "-C", "-d", "--start-address=0x" + upper_hex(first < 20 ? 0 : first - 20),
+                    "--stop-address=0x" + upper_hex(last + 20), file});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     d.text = r.out;
-    static const std::regex insnRe(R"(^\s*([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*(?:\t(\S+)\s*(.*))?$)");
-    static const std::regex labelRe(R"(^([0-9a-f]+) <(.+)>:$)");
+    static const std::regex insn_re(R"(^\s*([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*(?:\t(\S+)\s*(.*))?$)");
+    static const std::regex label_re(R"(^([0-9a-f]+) <(.+)>:$)");
     std::istringstream in(r.out);
     std::string line;
     Insn* prev = nullptr;
     while (std::getline(in, line)) {
         std::smatch m;
-        if (std::regex_match(line, m, labelRe)) {
+        if (std::regex_match(line, m, label_re)) {
             d.labels[std::stoull(m[1], nullptr, 16)] = m[2];
             continue;
         }
-        if (!std::regex_match(line, m, insnRe)) continue;
+        if (!std::regex_match(line, m, insn_re)) continue;
         std::vector<std::uint8_t> bytes;
         std::istringstream hex(m[2].str());
         std::string b;
@@ -132,13 +132,13 @@ Disassembly kcachegrindObjdump(const std::string& file, std::uint64_t first, std
 
 /// Profile directory + "/" + object name: where KCachegrind finds an ob=
 /// name without directory.
-std::string objectFile(const std::string& profile, const std::string& object) {
+std::string object_file(const std::string& profile, const std::string& object) {
     return profile.substr(0, profile.rfind('/')) + "/" + object;
 }
 
 /// Whether `object` names an ELF file of JIT code written for `profile`
 /// ("<profile>.<object>[.vN].elf", without directory).
-bool isJitCodeObject(const std::string& profile, const std::string& object) {
+bool is_jit_code_object(const std::string& profile, const std::string& object) {
     const std::string base = profile.substr(profile.rfind('/') + 1) + ".";
     return object.compare(0, base.size(), base) == 0 && object.size() > base.size() + 4 &&
            object.compare(object.size() - 4, 4, ".elf") == 0;
@@ -150,7 +150,7 @@ struct CodeRange {
     std::uint64_t start, size;
 };
 
-std::vector<CodeRange> compiledRanges(const std::string& log) {
+std::vector<CodeRange> compiled_ranges(const std::string& log) {
     std::vector<CodeRange> out;
     std::regex re(R"(minijit: compiled '([^']+)' \(tier \d\) at 0x([0-9a-f]+), (\d+) bytes)");
     for (std::sregex_iterator it(log.begin(), log.end(), re), end; it != end; ++it)
@@ -160,7 +160,7 @@ std::vector<CodeRange> compiledRanges(const std::string& log) {
 
 /// The profile with every "pid:" line removed (the only line that differs
 /// between two runs of a deterministic program).
-std::string withoutPid(const std::string& text) {
+std::string without_pid(const std::string& text) {
     std::istringstream in(text);
     std::string line, out;
     while (std::getline(in, line))
@@ -170,17 +170,17 @@ std::string withoutPid(const std::string& text) {
 
 /// The function symbols of the ELF file at `path` (name, st_value,
 /// st_size), read by vg-jit's ELF reader.
-std::vector<vgjit::ElfFunction> elfFunctions(const std::string& path) {
+std::vector<vgjit::ElfFunction> elf_functions(const std::string& path) {
     const vgjit::ElfObjectInfo info = vgjit::read_elf_object_file(path);
     BOOST_TEST_REQUIRE(info.header_read, path);
     return info.functions;
 }
 
-bool haveObjdump() { return !objdump().empty(); }
+bool have_objdump() { return !objdump().empty(); }
 
-boost::test_tools::assertion_result objdumpAvailable(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result r(haveObjdump());
-    if (!haveObjdump()) r.message() << "no objdump on PATH (binutils)";
+boost::test_tools::assertion_result objdump_available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result r(have_objdump());
+    if (!have_objdump()) r.message() << "no objdump on PATH (binutils)";
     return r;
 }
 
@@ -192,15 +192,15 @@ boost::test_tools::assertion_result objdumpAvailable(boost::unit_test::test_unit
 // objdump shows exactly the bytes registered, at the profile's addresses,
 // with the loop's costs on the loop's instructions.
 BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
-                     *boost::unit_test::precondition(objdumpAvailable)) {
+                     *boost::unit_test::precondition(objdump_available)) {
     TempDir dir("vgjit-jitcode");
     const std::string profile = dir.file("callgrind.out.replace");
     Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
                     "--callgrind-out-file=" + profile, testjit(), "replace"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == "replace results 1 2\n");
-    const cg::Profile p = cg::Profile::parseFile(profile);
-    const std::size_t ir = p.eventIndex("Ir");
+    const cg::Profile p = cg::Profile::parse_file(profile);
+    const std::size_t ir = p.event_index("Ir");
 
     // mov rcx, N; loop: dec rcx; jnz loop; mov rax, K; ret (emit_counter).
     struct Expected {
@@ -220,15 +220,15 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
     for (std::size_t v = 0; v < expected.size(); ++v) {
         const Expected& e = expected[v];
         BOOST_TEST_CONTEXT(e.name) {
-            auto fns = p.functionsNamed(e.name);
+            auto fns = p.functions_named(e.name);
             BOOST_TEST_REQUIRE(fns.size() == 1u);
             const cg::FunctionCosts& f = *fns[0];
             BOOST_TEST(f.key.object == e.file);
-            BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(objectFile(profile, f.key.object)));
+            BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(object_file(profile, f.key.object)));
             BOOST_TEST_REQUIRE(!f.instrs.empty());
             const std::uint64_t first = f.instrs.begin()->first, last = f.instrs.rbegin()->first;
             starts[v] = first;
-            Disassembly d = kcachegrindObjdump(objectFile(profile, f.key.object), first, last);
+            Disassembly d = kcachegrind_objdump(object_file(profile, f.key.object), first, last);
             BOOST_TEST_MESSAGE(d.text);
             // Exactly the registered instructions: nothing else in the file
             // within 20 bytes either side.
@@ -249,7 +249,7 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
             // KCachegrind attribute the bytes after its end to nothing),
             // not only its last block (mov rax, K; ret).
             std::size_t symbols = 0;
-            for (const vgjit::ElfFunction& s : elfFunctions(objectFile(profile, f.key.object))) {
+            for (const vgjit::ElfFunction& s : elf_functions(object_file(profile, f.key.object))) {
                 if (s.name != e.name) continue;
                 ++symbols;
                 BOOST_TEST(s.start == first);
@@ -281,37 +281,37 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
 // instructions only inside code minijit compiled for that function, and
 // every instruction address with costs is where an instruction starts.
 BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
-                     *boost::unit_test::precondition(objdumpAvailable)) {
+                     *boost::unit_test::precondition(objdump_available)) {
     TempDir dir("vgjit-jitcode");
     const std::string profile = dir.file("callgrind.out.calls");
     Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
                     "--callgrind-out-file=" + profile, minijit(), "--verbose",
                     srcdir() + "/examples/calls.mj"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const std::vector<CodeRange> ranges = compiledRanges(r.err);
+    const std::vector<CodeRange> ranges = compiled_ranges(r.err);
     BOOST_TEST_REQUIRE(!ranges.empty(), r.err);
     // The code minijit compiled for `function` that holds [a, a+n).
-    auto rangeOf = [&](const std::string& function, std::uint64_t a,
+    auto range_of = [&](const std::string& function, std::uint64_t a,
                        std::uint64_t n) -> const CodeRange* {
         for (const auto& c : ranges)
             if (c.function == function && a >= c.start && a + n <= c.start + c.size) return &c;
         return nullptr;
     };
 
-    const cg::Profile p = cg::Profile::parseFile(profile);
+    const cg::Profile p = cg::Profile::parse_file(profile);
     std::set<std::string> objects;
-    std::size_t functions = 0, costLines = 0, symbolChecks = 0;
+    std::size_t functions = 0, cost_lines = 0, symbol_checks = 0;
     for (const auto& fk : p.functions()) {
         const cg::FunctionCosts& f = fk.second;
         if (f.key.object.find("minijit:calls.mj") == std::string::npos) continue;
         if (f.key.name == "minijit_retire_stub") continue;  // the JIT's own stub
         BOOST_TEST_CONTEXT(f.key.object << " " << f.key.name) {
-            BOOST_TEST(isJitCodeObject(profile, f.key.object));
-            BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(objectFile(profile, f.key.object)));
+            BOOST_TEST(is_jit_code_object(profile, f.key.object));
+            BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(object_file(profile, f.key.object)));
             objects.insert(f.key.object);
             if (f.instrs.empty()) continue;
             ++functions;
-            const std::string name = cg::stripRecursionSuffix(f.key.name);
+            const std::string name = cg::strip_recursion_suffix(f.key.name);
             // KCachegrind runs objdump once per group of cost addresses no
             // more than 10000 bytes apart (a function's tiers are apart).
             std::vector<std::pair<std::uint64_t, std::uint64_t>> groups;
@@ -323,43 +323,43 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
             // Every instruction with costs lies inside a symbol of the
             // function (st_value .. st_value + st_size), and each such
             // symbol inside code minijit compiled for it.
-            const auto symbols = elfFunctions(objectFile(profile, f.key.object));
+            const auto symbols = elf_functions(object_file(profile, f.key.object));
             for (const vgjit::ElfFunction& s : symbols)
                 if (s.name == name)
-                    BOOST_TEST(rangeOf(name, s.start, s.size) != nullptr,
+                    BOOST_TEST(range_of(name, s.start, s.size) != nullptr,
                                "symbol at 0x" << std::hex << s.start << " size " << std::dec << s.size);
             for (const auto& c : f.instrs) {
-                ++symbolChecks;
+                ++symbol_checks;
                 const bool inside = std::any_of(symbols.begin(), symbols.end(), [&](const vgjit::ElfFunction& s) {
                     return s.name == name && c.first >= s.start && c.first < s.start + s.size;
                 });
                 BOOST_TEST(inside, "cost at 0x" << std::hex << c.first << " outside every symbol " << name);
             }
             for (const auto& g : groups) {
-                Disassembly d = kcachegrindObjdump(objectFile(profile, f.key.object), g.first, g.second);
+                Disassembly d = kcachegrind_objdump(object_file(profile, f.key.object), g.first, g.second);
                 BOOST_TEST(!d.insns.empty());
                 for (const auto& i : d.insns) {
                     // Between the group's first and last costs: only code
                     // compiled for this function, whole instructions;
                     // around them, code compiled for some function.
-                    bool inGroup = i.first >= g.first && i.first <= g.second;
-                    bool ok = inGroup ? rangeOf(name, i.first, i.second.bytes.size()) != nullptr
+                    bool in_group = i.first >= g.first && i.first <= g.second;
+                    bool ok = in_group ? range_of(name, i.first, i.second.bytes.size()) != nullptr
                                       : std::any_of(ranges.begin(), ranges.end(), [&](const CodeRange& c) {
-                                            return rangeOf(c.function, i.first, i.second.bytes.size());
+                                            return range_of(c.function, i.first, i.second.bytes.size());
                                         });
                     BOOST_TEST(ok, "instruction at 0x" << std::hex << i.first);
                 }
                 for (auto it = f.instrs.lower_bound(g.first); it != f.instrs.end() && it->first <= g.second; ++it) {
-                    ++costLines;
+                    ++cost_lines;
                     BOOST_TEST(d.insns.count(it->first) == 1u, "cost at 0x" << std::hex << it->first);
                 }
             }
         }
     }
-    BOOST_TEST_MESSAGE(functions << " functions, " << costLines << " instructions with costs, "
+    BOOST_TEST_MESSAGE(functions << " functions, " << cost_lines << " instructions with costs, "
                                  << objects.size() << " ELF files");
     BOOST_TEST(functions >= 7u);
-    BOOST_TEST(symbolChecks == costLines);
+    BOOST_TEST(symbol_checks == cost_lines);
     // Tier-1 code reused freed tier-0 addresses: a second version.
     BOOST_TEST(objects.count("callgrind.out.calls.minijit:calls.mj.elf") == 1u);
     BOOST_TEST(objects.count("callgrind.out.calls.minijit:calls.mj.v2.elf") == 1u);
@@ -370,7 +370,7 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
 // is written.
 BOOST_AUTO_TEST_CASE(profile_without_jit_code_is_unchanged) {
     TempDir on("vgjit-jitcode"), off("vgjit-jitcode");
-    const std::string program = findOnPath("true");
+    const std::string program = find_on_path("true");
     BOOST_TEST_REQUIRE(!program.empty());
     Result a = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
                     "--callgrind-out-file=" + on.file("callgrind.out"), program});
@@ -378,10 +378,10 @@ BOOST_AUTO_TEST_CASE(profile_without_jit_code_is_unchanged) {
                     "--callgrind-out-file=" + off.file("callgrind.out"), program});
     BOOST_TEST_REQUIRE(a.status == 0, a);
     BOOST_TEST_REQUIRE(b.status == 0, b);
-    BOOST_TEST(listDir(on.path()) == std::set<std::string>{"callgrind.out"});
-    const std::string withOption = readFile(on.file("callgrind.out"));
-    BOOST_TEST(withoutPid(withOption) == withoutPid(readFile(off.file("callgrind.out"))));
-    BOOST_TEST(withOption.find(".elf") == std::string::npos);
+    BOOST_TEST(list_dir(on.path()) == std::set<std::string>{"callgrind.out"});
+    const std::string with_option = read_file(on.file("callgrind.out"));
+    BOOST_TEST(without_pid(with_option) == without_pid(read_file(off.file("callgrind.out"))));
+    BOOST_TEST(with_option.find(".elf") == std::string::npos);
 }
 
 // Without --dump-instr=yes there are no instruction addresses to annotate:
@@ -391,9 +391,9 @@ BOOST_AUTO_TEST_CASE(option_needs_dump_instr) {
     Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-jit-code=yes",
                     "--callgrind-out-file=" + dir.file("callgrind.out"), testjit(), "replace"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    BOOST_TEST(listDir(dir.path()) == std::set<std::string>{"callgrind.out"});
-    const cg::Profile p = cg::Profile::parseFile(dir.file("callgrind.out"));
-    auto fns = p.functionsNamed("second_version");
+    BOOST_TEST(list_dir(dir.path()) == std::set<std::string>{"callgrind.out"});
+    const cg::Profile p = cg::Profile::parse_file(dir.file("callgrind.out"));
+    auto fns = p.functions_named("second_version");
     BOOST_TEST_REQUIRE(fns.size() == 1u);
     BOOST_TEST(fns[0]->key.object == "testjit-obj");
 }

@@ -21,7 +21,7 @@ using namespace vgjit::test;
 
 namespace {
 
-std::string client() { return testsBuilddir() + "/jithpp_client"; }
+std::string client() { return tests_builddir() + "/jithpp_client"; }
 
 /// The events of a --trace-jit=yes log, in order, as short strings:
 /// "mark X", "register NAME", "unregister NAME", "replaced NAME".
@@ -63,7 +63,7 @@ using Events = std::vector<std::string>;
 
 /// One run under the staged Valgrind (shared by the cases below).
 const Result& traced() {
-    static const Result r = runValgrind({"--tool=none", "--trace-jit=yes"}, {client()});
+    static const Result r = run_valgrind({"--tool=none", "--trace-jit=yes"}, {client()});
     return r;
 }
 

@@ -38,7 +38,7 @@ using namespace vgjit::test;
 namespace {
 
 std::string producer() {
-    return envOr("VGJIT_JITDUMP_PRODUCER", testsBuilddir() + "/jitdump_producer");
+    return env_or("VGJIT_JITDUMP_PRODUCER", tests_builddir() + "/jitdump_producer");
 }
 
 const std::set<std::string> kJitted = {"names_leaf", "names_middle", "names_top", "names_fib"};
@@ -52,12 +52,12 @@ struct Reduced {
     std::map<std::pair<cg::FunctionKey, cg::FunctionKey>, std::pair<std::uint64_t, cg::Costs>>
         calls;
     /// Ir of address-named functions ("0x...") inside the jitted code.
-    std::uint64_t addressNamedIr = 0;
+    std::uint64_t address_named_ir = 0;
 };
 
 /// [start, end) of the jitted functions, from the producer's stderr
 /// ("fn NAME 0xADDR SIZE").
-std::vector<std::pair<std::uint64_t, std::uint64_t>> jittedRanges(const std::string& err) {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> jitted_ranges(const std::string& err) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
     std::istringstream in(err);
     std::string line;
@@ -73,34 +73,34 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> jittedRanges(const std::str
     return out;
 }
 
-cg::FunctionKey normalize(cg::FunctionKey k, const std::string& producerFile) {
-    if (k.object == producerFile) k.object = "JIT";
+cg::FunctionKey normalize(cg::FunctionKey k, const std::string& producer_file) {
+    if (k.object == producer_file) k.object = "JIT";
     return k;
 }
 
-bool isJitted(const cg::FunctionKey& k) {
-    return k.object == "JIT" && kJitted.count(cg::stripRecursionSuffix(k.name)) > 0;
+bool is_jitted(const cg::FunctionKey& k) {
+    return k.object == "JIT" && kJitted.count(cg::strip_recursion_suffix(k.name)) > 0;
 }
 
-Reduced reduce(const cg::Profile& p, const std::string& producerFile,
+Reduced reduce(const cg::Profile& p, const std::string& producer_file,
                const std::vector<std::pair<std::uint64_t, std::uint64_t>>& jitted) {
     Reduced r;
     for (const auto& [key, f] : p.functions()) {
-        const cg::FunctionKey k = normalize(key, producerFile);
+        const cg::FunctionKey k = normalize(key, producer_file);
         if (k.name.rfind("0x", 0) == 0 &&
             k.name.find_first_not_of("0123456789abcdef", 2) == std::string::npos) {
             const std::uint64_t a = std::stoull(k.name, nullptr, 16);
             for (const auto& [lo, hi] : jitted)
-                if (lo <= a && a < hi) r.addressNamedIr += f.self.at(0);
+                if (lo <= a && a < hi) r.address_named_ir += f.self.at(0);
         }
-        if (!isJitted(k)) continue;
+        if (!is_jitted(k)) continue;
         r.self[k] = f.self;
         r.lines[k] = f.lines;
     }
     for (const auto& [key, e] : p.calls()) {
-        const cg::FunctionKey from = normalize(key.first, producerFile);
-        const cg::FunctionKey to = normalize(key.second, producerFile);
-        if (!isJitted(from) && !isJitted(to)) continue;
+        const cg::FunctionKey from = normalize(key.first, producer_file);
+        const cg::FunctionKey to = normalize(key.second, producer_file);
+        if (!is_jitted(from) && !is_jitted(to)) continue;
         r.calls[{from, to}] = {e.count, e.inclusive};
     }
     return r;
@@ -114,12 +114,12 @@ struct NamesRun {
     Reduced profile;
 };
 
-NamesRun runNames(const std::string& when, const std::string& file,
+NamesRun run_names(const std::string& when, const std::string& file,
                   std::vector<std::string> extra = {}, const std::string& tail = "") {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 180;
+    opt.timeout_seconds = 180;
     const std::string out = dir.file("callgrind.out");
     std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
     if (file == "map") args.push_back("--jit-perf-map=yes");
@@ -127,21 +127,21 @@ NamesRun runNames(const std::string& when, const std::string& file,
     NamesRun r;
     std::vector<std::string> prog{producer(), "names", when, file};
     if (!tail.empty()) prog.push_back(tail);
-    r.vg = runValgrind(args, prog, opt);
+    r.vg = run_valgrind(args, prog, opt);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string pid = p.header().at("pid");
-    const std::string producerFile = file == "map" ? "/tmp/perf-" + pid + ".map"
+    const std::string producer_file = file == "map" ? "/tmp/perf-" + pid + ".map"
                                                    : dir.path() + "/jit-" + pid + ".dump";
-    if (file == "map") ::unlink(producerFile.c_str());
-    const auto jitted = jittedRanges(r.vg.err);
+    if (file == "map") ::unlink(producer_file.c_str());
+    const auto jitted = jitted_ranges(r.vg.err);
     BOOST_TEST(jitted.size() == kJitted.size(), r.vg.err);
-    r.profile = reduce(p, producerFile, jitted);
+    r.profile = reduce(p, producer_file, jitted);
     return r;
 }
 
 /// Every jitted function, line and call edge of `late` equals `early`.
-void requireSameProfile(const Reduced& early, const Reduced& late, bool withLines) {
+void require_same_profile(const Reduced& early, const Reduced& late, bool with_lines) {
     BOOST_TEST(early.self.size() >= kJitted.size(), "early run names every jitted function");
     for (const auto& [k, c] : early.self) {
         const auto it = late.self.find(k);
@@ -149,7 +149,7 @@ void requireSameProfile(const Reduced& early, const Reduced& late, bool withLine
         if (it == late.self.end()) continue;
         BOOST_TEST((it->second == c), show(k) << " self Ir early " << c.at(0) << " late "
                                             << it->second.at(0));
-        if (withLines)
+        if (with_lines)
             BOOST_TEST((late.lines.at(k) == early.lines.at(k)), show(k) << " per-line costs");
     }
     for (const auto& [k, c] : late.self)
@@ -166,16 +166,16 @@ void requireSameProfile(const Reduced& early, const Reduced& late, bool withLine
                    show(edge.first) << " -> " << show(edge.second) << " inclusive cost");
     }
     // Nothing of the jitted code is left under an address name.
-    BOOST_TEST(early.addressNamedIr == 0u);
-    BOOST_TEST(late.addressNamedIr == 0u);
+    BOOST_TEST(early.address_named_ir == 0u);
+    BOOST_TEST(late.address_named_ir == 0u);
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(jitdump_written_after_the_code_ran_names_the_profile) {
-    const NamesRun early = runNames("early", "dump");
-    const NamesRun late = runNames("late", "dump", {"-v"});
-    requireSameProfile(early.profile, late.profile, true);
+    const NamesRun early = run_names("early", "dump");
+    const NamesRun late = run_names("late", "dump", {"-v"});
+    require_same_profile(early.profile, late.profile, true);
     // The program's own call counts: names_top once, names_middle 20 x,
     // names_leaf 200 x; names_fib(10) makes 177 calls, 1 from names_top.
     const cg::FunctionKey top{"JIT", "/virtual/names.src", "names_top"};
@@ -202,9 +202,9 @@ BOOST_AUTO_TEST_CASE(jitdump_written_after_the_code_ran_names_the_profile) {
 // number the address name): its contexts move to a function node of the
 // name instead, with the same result.
 BOOST_AUTO_TEST_CASE(late_names_bind_the_same_when_dumps_share_one_file) {
-    const NamesRun early = runNames("early", "dump", {"--combine-dumps=yes"});
-    const NamesRun late = runNames("late", "dump", {"--combine-dumps=yes"});
-    requireSameProfile(early.profile, late.profile, true);
+    const NamesRun early = run_names("early", "dump", {"--combine-dumps=yes"});
+    const NamesRun late = run_names("late", "dump", {"--combine-dumps=yes"});
+    require_same_profile(early.profile, late.profile, true);
 }
 
 BOOST_AUTO_TEST_CASE(jitdump_that_grows_by_a_gib_or_turns_corrupt_at_exit_keeps_the_profile) {
@@ -212,16 +212,16 @@ BOOST_AUTO_TEST_CASE(jitdump_that_grows_by_a_gib_or_turns_corrupt_at_exit_keeps_
     // 1 GiB of CODE_LOAD records for memory that is not code, or a
     // malformed record and garbage: the profile is the one the names give
     // (as if written early), and the rest is refused with a count.
-    const NamesRun early = runNames("early", "dump");
+    const NamesRun early = run_names("early", "dump");
     BOOST_TEST_CONTEXT("grow") {
-        const NamesRun grown = runNames("late", "dump", {"-v"}, "grow");
-        requireSameProfile(early.profile, grown.profile, true);
+        const NamesRun grown = run_names("late", "dump", {"-v"}, "grow");
+        require_same_profile(early.profile, grown.profile, true);
         BOOST_TEST(contains(grown.vg.err, "1032 records read: 4 loaded, 0 moved, 1024 refused"),
                    grown.vg.err);
     }
     BOOST_TEST_CONTEXT("corrupt") {
-        const NamesRun corrupt = runNames("late", "dump", {"-v"}, "corrupt");
-        requireSameProfile(early.profile, corrupt.profile, true);
+        const NamesRun corrupt = run_names("late", "dump", {"-v"}, "corrupt");
+        require_same_profile(early.profile, corrupt.profile, true);
         BOOST_TEST(contains(corrupt.vg.err, "record total_size is smaller than the record's fixed part"),
                    corrupt.vg.err);
         BOOST_TEST(contains(corrupt.vg.err, "4 loaded, 0 moved, 0 refused, 1 malformed"), corrupt.vg.err);
@@ -229,9 +229,9 @@ BOOST_AUTO_TEST_CASE(jitdump_that_grows_by_a_gib_or_turns_corrupt_at_exit_keeps_
 }
 
 BOOST_AUTO_TEST_CASE(perf_map_created_at_exit_names_the_profile) {
-    const NamesRun early = runNames("early", "map");
-    const NamesRun late = runNames("late", "map");
-    requireSameProfile(early.profile, late.profile, false);
+    const NamesRun early = run_names("early", "map");
+    const NamesRun late = run_names("late", "map");
+    require_same_profile(early.profile, late.profile, false);
     const cg::FunctionKey leaf{"JIT", "???", "names_leaf"};
     BOOST_TEST(late.profile.self.count(leaf) == 1u);
     if (late.profile.self.count(leaf))
@@ -252,20 +252,20 @@ struct CachegrindRun {
     std::uint64_t unnamed = 0;   ///< Ir of "???"
 };
 
-CachegrindRun runCachegrind(const std::string& when, const std::string& file,
+CachegrindRun run_cachegrind(const std::string& when, const std::string& file,
                             std::vector<std::string> extra = {}) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 180;
+    opt.timeout_seconds = 180;
     const std::string out = dir.file("cachegrind.out");
     std::vector<std::string> args{"--tool=cachegrind", "--cachegrind-out-file=" + out};
     if (file == "map") args.push_back("--jit-perf-map=yes");
     args.insert(args.end(), extra.begin(), extra.end());
     CachegrindRun r;
-    r.vg = runValgrind(args, {producer(), "names", when, file}, opt);
+    r.vg = run_valgrind(args, {producer(), "names", when, file}, opt);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     for (const auto& [key, f] : p.functions()) {
         r.total += f.self.at(0);
         if (key.name == "???") r.unnamed += f.self.at(0);
@@ -278,7 +278,7 @@ CachegrindRun runCachegrind(const std::string& when, const std::string& file,
 
 /// Removes /tmp/perf-<pid>.map files the producer left (their pids are in
 /// the "==PID==" prefixes of Valgrind's stderr).
-void removePerfMapOf(const Result& r) {
+void remove_perf_map_of(const Result& r) {
     const auto at = r.err.find("==");
     if (at == std::string::npos) return;
     const auto end = r.err.find("==", at + 2);
@@ -290,20 +290,20 @@ void removePerfMapOf(const Result& r) {
 
 /// Self Ir of jd_dispatch and jd_chained in a run of
 /// `jitdump_producer chained WHEN` under Callgrind.
-std::map<std::string, std::uint64_t> chainedSelfIr(const std::string& when) {
+std::map<std::string, std::uint64_t> chained_self_ir(const std::string& when) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 180;
+    opt.timeout_seconds = 180;
     const std::string out = dir.file("callgrind.out");
-    const Result vg = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
+    const Result vg = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
                                   {producer(), "chained", when}, opt);
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     BOOST_TEST(contains(vg.out, "chained 127500"), vg.out);
     std::map<std::string, std::uint64_t> ir;
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     for (const auto& [key, f] : p.functions()) {
-        const std::string name = cg::stripRecursionSuffix(key.name);
+        const std::string name = cg::strip_recursion_suffix(key.name);
         if (name == "jd_dispatch" || name == "jd_chained") ir[name] += f.self.at(0);
     }
     return ir;
@@ -314,8 +314,8 @@ std::map<std::string, std::uint64_t> chainedSelfIr(const std::string& when) {
 // function that jumped there; named late, it gets its own costs, as when
 // named early.
 BOOST_AUTO_TEST_CASE(code_entered_by_jumps_gets_its_late_name_costs) {
-    const auto early = chainedSelfIr("early");
-    const auto late = chainedSelfIr("late");
+    const auto early = chained_self_ir("early");
+    const auto late = chained_self_ir("late");
     // jd_chained(50): 2 + 3 * 50 + 1 instructions, 100 times; jd_dispatch
     // (mov, jmp) 2 instructions, 100 times.
     BOOST_TEST(early.count("jd_chained") == 1u);
@@ -329,10 +329,10 @@ BOOST_AUTO_TEST_CASE(code_entered_by_jumps_gets_its_late_name_costs) {
 BOOST_AUTO_TEST_CASE(cachegrind_binds_names_that_arrive_late) {
     for (const std::string file : {"dump", "map"}) {
         BOOST_TEST_CONTEXT("announced in a " << file) {
-            const CachegrindRun early = runCachegrind("early", file);
-            const CachegrindRun late = runCachegrind("late", file, {"-v"});
-            removePerfMapOf(early.vg);
-            removePerfMapOf(late.vg);
+            const CachegrindRun early = run_cachegrind("early", file);
+            const CachegrindRun late = run_cachegrind("late", file, {"-v"});
+            remove_perf_map_of(early.vg);
+            remove_perf_map_of(late.vg);
             BOOST_TEST(early.self.size() >= kJitted.size(), "early run names every function");
             for (const auto& [k, c] : early.self) {
                 BOOST_TEST(late.self.count(k) == 1u, "late output lacks " << k.first << ":" << k.second);
@@ -357,8 +357,8 @@ BOOST_AUTO_TEST_CASE(leak_check_names_code_whose_name_arrived_at_exit) {
             TempDir dir;
             RunOptions opt;
             opt.cwd = dir.path();
-            opt.timeoutSeconds = 120;
-            const Result r = runValgrind({"--leak-check=full", "--show-leak-kinds=all"},
+            opt.timeout_seconds = 120;
+            const Result r = run_valgrind({"--leak-check=full", "--show-leak-kinds=all"},
                                          {producer(), "leak", when}, opt);
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(contains(r.err, "24 bytes in 1 blocks are definitely lost"), r.err);
@@ -380,8 +380,8 @@ BOOST_AUTO_TEST_CASE(name_read_at_exit_describes_a_stack_frozen_before_it_arrive
             TempDir dir;
             RunOptions opt;
             opt.cwd = dir.path();
-            opt.timeoutSeconds = 120;
-            const Result r = runValgrind({"--leak-check=full", "--keep-debuginfo=yes"},
+            opt.timeout_seconds = 120;
+            const Result r = run_valgrind({"--leak-check=full", "--keep-debuginfo=yes"},
                                          {producer(), "leak", when, "freed-caller"}, opt);
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(r.out == "leak done\n", r.out);
@@ -397,14 +397,14 @@ BOOST_AUTO_TEST_CASE(line_tables_0x40_past_their_code_land_on_their_lines) {
     // past the code; Linux perf reads them as code addresses.  The core
     // recognizes the convention from the records (every function here has
     // entries past its end that fit once 0x40 is taken off).
-    const NamesRun direct = runNames("early", "dump");
-    const NamesRun plus40 = runNames("early", "dump40", {"-v"});
-    requireSameProfile(direct.profile, plus40.profile, true);
+    const NamesRun direct = run_names("early", "dump");
+    const NamesRun plus40 = run_names("early", "dump40", {"-v"});
+    require_same_profile(direct.profile, plus40.profile, true);
     BOOST_TEST(contains(plus40.vg.err, "line tables are 0x40 bytes past their code"),
                plus40.vg.err);
     BOOST_TEST(contains(plus40.vg.err, " 0 line entries dropped"), plus40.vg.err);
-    const NamesRun late40 = runNames("late", "dump40");
-    requireSameProfile(direct.profile, late40.profile, true);
+    const NamesRun late40 = run_names("late", "dump40");
+    require_same_profile(direct.profile, late40.profile, true);
 }
 
 // ---------------------------------------------------------------------------
@@ -425,60 +425,60 @@ constexpr std::uint64_t kReuseBIr = 50u * (3u * 25u + 3u);
 /// address-named inside [X, X+64).
 struct ReuseRun {
     Result vg;
-    std::map<std::string, std::uint64_t> selfIr;
+    std::map<std::string, std::uint64_t> self_ir;
     std::map<std::string, std::uint64_t> calls;
-    std::uint64_t addressNamedIr = 0;
-    std::uint64_t addressNamedCalls = 0;
+    std::uint64_t address_named_ir = 0;
+    std::uint64_t address_named_calls = 0;
     /// Per name (reuse_*): Ir per (file, line).
     std::map<std::string, std::map<std::pair<std::string, std::uint64_t>, std::uint64_t>> lines;
 };
 
 /// X, from the producer's "fn reuse_a 0xADDR SIZE" line.
-std::uint64_t reuseAddress(const std::string& err) {
-    const auto ranges = jittedRanges(err);
+std::uint64_t reuse_address(const std::string& err) {
+    const auto ranges = jitted_ranges(err);
     BOOST_TEST_REQUIRE(!ranges.empty(), err);
     return ranges.front().first;
 }
 
 /// The address of an address-named function ("0x..."), or nullopt.
-std::optional<std::uint64_t> addressOf(const std::string& name) {
+std::optional<std::uint64_t> address_of(const std::string& name) {
     if (name.rfind("0x", 0) != 0 || name.size() <= 2 ||
         name.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
         return std::nullopt;
     return std::stoull(name, nullptr, 16);
 }
 
-ReuseRun runReuse(const std::string& tool, const std::string& when, const std::string& file) {
+ReuseRun run_reuse(const std::string& tool, const std::string& when, const std::string& file) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 180;
+    opt.timeout_seconds = 180;
     const std::string out = dir.file(tool + ".out");
     std::vector<std::string> args{"--tool=" + tool, "--" + tool + "-out-file=" + out, "-v"};
     if (file.rfind("map", 0) == 0) args.push_back("--jit-perf-map=yes");
     ReuseRun r;
-    r.vg = runValgrind(args, {producer(), "reuse", when, file}, opt);
-    removePerfMapOf(r.vg);
+    r.vg = run_valgrind(args, {producer(), "reuse", when, file}, opt);
+    remove_perf_map_of(r.vg);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     BOOST_TEST(contains(r.vg.out, "reuse 24630 16350"), r.vg.out);
-    const std::uint64_t x = reuseAddress(r.vg.err);
-    const auto inCode = [&](const std::string& name) {
-        const auto a = addressOf(name);
+    const std::uint64_t x = reuse_address(r.vg.err);
+    const auto in_code = [&](const std::string& name) {
+        const auto a = address_of(name);
         return a && *a >= x && *a < x + 64;
     };
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     for (const auto& [key, f] : p.functions()) {
-        const std::string name = cg::stripRecursionSuffix(key.name);
+        const std::string name = cg::strip_recursion_suffix(key.name);
         if (name.rfind("reuse_", 0) == 0) {
-            r.selfIr[name] += f.self.at(0);
+            r.self_ir[name] += f.self.at(0);
             for (const auto& [pos, c] : f.lines) r.lines[name][pos] += c.at(0);
         }
-        if (inCode(name)) r.addressNamedIr += f.self.at(0);
+        if (in_code(name)) r.address_named_ir += f.self.at(0);
     }
     for (const auto& [key, e] : p.calls()) {
-        const std::string name = cg::stripRecursionSuffix(key.second.name);
+        const std::string name = cg::strip_recursion_suffix(key.second.name);
         if (name.rfind("reuse_", 0) == 0) r.calls[name] += e.count;
-        if (inCode(name)) r.addressNamedCalls += e.count;
+        if (in_code(name)) r.address_named_calls += e.count;
     }
     return r;
 }
@@ -488,23 +488,23 @@ ReuseRun runReuse(const std::string& tool, const std::string& when, const std::s
 BOOST_AUTO_TEST_CASE(address_that_hosted_two_functions_both_named_late_gets_each_its_own_executions) {
     // A jitdump whose CODE_LOAD timestamps (CLOCK_MONOTONIC, taken when
     // each code was emitted) are both written at exit.
-    const ReuseRun early = runReuse("callgrind", "early", "dump");
-    const ReuseRun late = runReuse("callgrind", "late", "dump");
+    const ReuseRun early = run_reuse("callgrind", "early", "dump");
+    const ReuseRun late = run_reuse("callgrind", "late", "dump");
     for (const ReuseRun* r : {&early, &late}) {
         BOOST_TEST_CONTEXT((r == &early ? "early" : "late")) {
-            BOOST_TEST(r->selfIr.size() == 2u);
-            BOOST_TEST(r->selfIr.count("reuse_a") == 1u);
-            BOOST_TEST(r->selfIr.count("reuse_b") == 1u);
-            if (r->selfIr.count("reuse_a")) BOOST_TEST(r->selfIr.at("reuse_a") == kReuseAIr);
-            if (r->selfIr.count("reuse_b")) BOOST_TEST(r->selfIr.at("reuse_b") == kReuseBIr);
+            BOOST_TEST(r->self_ir.size() == 2u);
+            BOOST_TEST(r->self_ir.count("reuse_a") == 1u);
+            BOOST_TEST(r->self_ir.count("reuse_b") == 1u);
+            if (r->self_ir.count("reuse_a")) BOOST_TEST(r->self_ir.at("reuse_a") == kReuseAIr);
+            if (r->self_ir.count("reuse_b")) BOOST_TEST(r->self_ir.at("reuse_b") == kReuseBIr);
             if (r->calls.count("reuse_a")) BOOST_TEST(r->calls.at("reuse_a") == 30u);
             if (r->calls.count("reuse_b")) BOOST_TEST(r->calls.at("reuse_b") == 50u);
             BOOST_TEST(r->calls.size() == 2u);
-            BOOST_TEST(r->addressNamedIr == 0u);
-            BOOST_TEST(r->addressNamedCalls == 0u);
+            BOOST_TEST(r->address_named_ir == 0u);
+            BOOST_TEST(r->address_named_calls == 0u);
         }
     }
-    BOOST_TEST((late.selfIr == early.selfIr));
+    BOOST_TEST((late.self_ir == early.self_ir));
     BOOST_TEST((late.calls == early.calls));
     // (The block of the final `ret`, the same bytes in both, is
     // translated once and ran for both: left without a name of its own,
@@ -529,7 +529,7 @@ BOOST_AUTO_TEST_CASE(reused_address_named_late_gets_the_lines_of_the_function_th
     for (const std::string tool : {"callgrind", "cachegrind"}) {
         for (const std::string when : {"early", "late"}) {
             BOOST_TEST_CONTEXT(tool << " " << when) {
-                const ReuseRun r = runReuse(tool, when, "dump-lines");
+                const ReuseRun r = run_reuse(tool, when, "dump-lines");
                 BOOST_TEST_REQUIRE(r.lines.count("reuse_a") == 1u);
                 BOOST_TEST_REQUIRE(r.lines.count("reuse_b") == 1u);
                 if (tool == "cachegrind" && when == "late") {
@@ -559,27 +559,27 @@ BOOST_AUTO_TEST_CASE(reused_address_without_load_times_stays_unnamed_unless_the_
     // CLOCK_REALTIME, has none on Valgrind's clock: the files do not tell
     // which of reuse_a and reuse_b ran, so neither name is given; all 80
     // calls stay with the address.
-    const ReuseRun early = runReuse("callgrind", "early", "map");
-    BOOST_TEST(early.selfIr.count("reuse_a") == 1u);
-    if (early.selfIr.count("reuse_a")) BOOST_TEST(early.selfIr.at("reuse_a") == kReuseAIr);
-    if (early.selfIr.count("reuse_b")) BOOST_TEST(early.selfIr.at("reuse_b") == kReuseBIr);
+    const ReuseRun early = run_reuse("callgrind", "early", "map");
+    BOOST_TEST(early.self_ir.count("reuse_a") == 1u);
+    if (early.self_ir.count("reuse_a")) BOOST_TEST(early.self_ir.at("reuse_a") == kReuseAIr);
+    if (early.self_ir.count("reuse_b")) BOOST_TEST(early.self_ir.at("reuse_b") == kReuseBIr);
     for (const std::string file : {"map", "dump-tsc", "dump-realtime"}) {
         BOOST_TEST_CONTEXT(file) {
-            const ReuseRun late = runReuse("callgrind", "late", file);
-            BOOST_TEST(late.selfIr.empty());
+            const ReuseRun late = run_reuse("callgrind", "late", file);
+            BOOST_TEST(late.self_ir.empty());
             BOOST_TEST(late.calls.empty());
-            BOOST_TEST(late.addressNamedIr == kReuseAIr + kReuseBIr);
-            BOOST_TEST(late.addressNamedCalls == 80u);
+            BOOST_TEST(late.address_named_ir == kReuseAIr + kReuseBIr);
+            BOOST_TEST(late.address_named_calls == 80u);
             BOOST_TEST(contains(late.vg.err, " 0 pieces named by load time"), late.vg.err);
         }
     }
     // Both lines of the map name the same function: that name.
-    const ReuseRun same = runReuse("callgrind", "late", "map-same");
-    BOOST_TEST(same.selfIr.size() == 1u);
-    if (same.selfIr.count("reuse_same"))
-        BOOST_TEST(same.selfIr.at("reuse_same") == kReuseAIr + kReuseBIr);
+    const ReuseRun same = run_reuse("callgrind", "late", "map-same");
+    BOOST_TEST(same.self_ir.size() == 1u);
+    if (same.self_ir.count("reuse_same"))
+        BOOST_TEST(same.self_ir.at("reuse_same") == kReuseAIr + kReuseBIr);
     if (same.calls.count("reuse_same")) BOOST_TEST(same.calls.at("reuse_same") == 80u);
-    BOOST_TEST(same.addressNamedIr == 0u);
+    BOOST_TEST(same.address_named_ir == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(cachegrind_gives_each_function_at_a_reused_address_only_its_own_executions) {
@@ -588,25 +588,25 @@ BOOST_AUTO_TEST_CASE(cachegrind_gives_each_function_at_a_reused_address_only_its
     // place in both, translated once) cannot be split and goes to "???"
     // (one instruction per call, 80 calls).  Everything else goes to the
     // function that was at the address when it ran.
-    const ReuseRun early = runReuse("cachegrind", "early", "dump");
-    const ReuseRun late = runReuse("cachegrind", "late", "dump");
-    BOOST_TEST_REQUIRE(early.selfIr.count("reuse_a") == 1u);
-    BOOST_TEST_REQUIRE(early.selfIr.count("reuse_b") == 1u);
-    BOOST_TEST(early.selfIr.at("reuse_a") == kReuseAIr);
-    BOOST_TEST(early.selfIr.at("reuse_b") == kReuseBIr);
-    BOOST_TEST_REQUIRE(late.selfIr.count("reuse_a") == 1u);
-    BOOST_TEST_REQUIRE(late.selfIr.count("reuse_b") == 1u);
-    BOOST_TEST(late.selfIr.at("reuse_a") == kReuseAIr - 30u);
-    BOOST_TEST(late.selfIr.at("reuse_b") == kReuseBIr - 50u);
+    const ReuseRun early = run_reuse("cachegrind", "early", "dump");
+    const ReuseRun late = run_reuse("cachegrind", "late", "dump");
+    BOOST_TEST_REQUIRE(early.self_ir.count("reuse_a") == 1u);
+    BOOST_TEST_REQUIRE(early.self_ir.count("reuse_b") == 1u);
+    BOOST_TEST(early.self_ir.at("reuse_a") == kReuseAIr);
+    BOOST_TEST(early.self_ir.at("reuse_b") == kReuseBIr);
+    BOOST_TEST_REQUIRE(late.self_ir.count("reuse_a") == 1u);
+    BOOST_TEST_REQUIRE(late.self_ir.count("reuse_b") == 1u);
+    BOOST_TEST(late.self_ir.at("reuse_a") == kReuseAIr - 30u);
+    BOOST_TEST(late.self_ir.at("reuse_b") == kReuseBIr - 50u);
     BOOST_TEST(contains(late.vg.err, "7510 instructions attributed through names"), late.vg.err);
     // Without load times, neither name; with the same name, all of it.
-    const ReuseRun map = runReuse("cachegrind", "late", "map");
-    BOOST_TEST(map.selfIr.empty());
+    const ReuseRun map = run_reuse("cachegrind", "late", "map");
+    BOOST_TEST(map.self_ir.empty());
     BOOST_TEST(contains(map.vg.err, " 0 instructions attributed through names"), map.vg.err);
-    const ReuseRun same = runReuse("cachegrind", "late", "map-same");
-    BOOST_TEST(same.selfIr.size() == 1u);
-    if (same.selfIr.count("reuse_same"))
-        BOOST_TEST(same.selfIr.at("reuse_same") == kReuseAIr + kReuseBIr);
+    const ReuseRun same = run_reuse("cachegrind", "late", "map-same");
+    BOOST_TEST(same.self_ir.size() == 1u);
+    if (same.self_ir.count("reuse_same"))
+        BOOST_TEST(same.self_ir.at("reuse_same") == kReuseAIr + kReuseBIr);
 }
 
 // ---------------------------------------------------------------------------
@@ -627,40 +627,40 @@ BOOST_AUTO_TEST_CASE(code_reuse_stays_exact_across_a_code_move) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 180;
+    opt.timeout_seconds = 180;
     const std::string out = dir.file("callgrind.out");
-    const Result vg = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"},
+    const Result vg = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"},
                                   {producer(), "reuse-move"}, opt);
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     BOOST_TEST(contains(vg.out, "reuse-move 24630 16350 1120"), vg.out);
-    const auto ranges = jittedRanges(vg.err);
+    const auto ranges = jitted_ranges(vg.err);
     BOOST_TEST_REQUIRE(ranges.size() == 3u, vg.err);
-    const auto inCode = [&](const std::string& name) {
-        const auto a = addressOf(name);
+    const auto in_code = [&](const std::string& name) {
+        const auto a = address_of(name);
         if (!a) return false;
         for (const auto& [lo, hi] : ranges)
             if (*a >= lo && *a < hi) return true;
         return false;
     };
-    std::map<std::string, std::uint64_t> selfIr, calls;
-    std::uint64_t addressNamedIr = 0;
-    const cg::Profile p = cg::Profile::parseFile(out);
+    std::map<std::string, std::uint64_t> self_ir, calls;
+    std::uint64_t address_named_ir = 0;
+    const cg::Profile p = cg::Profile::parse_file(out);
     for (const auto& [key, f] : p.functions()) {
-        const std::string name = cg::stripRecursionSuffix(key.name);
-        if (name.rfind("reuse_", 0) == 0) selfIr[name] += f.self.at(0);
-        if (inCode(name)) addressNamedIr += f.self.at(0);
+        const std::string name = cg::strip_recursion_suffix(key.name);
+        if (name.rfind("reuse_", 0) == 0) self_ir[name] += f.self.at(0);
+        if (in_code(name)) address_named_ir += f.self.at(0);
     }
     for (const auto& [key, e] : p.calls()) {
-        const std::string name = cg::stripRecursionSuffix(key.second.name);
+        const std::string name = cg::strip_recursion_suffix(key.second.name);
         if (name.rfind("reuse_", 0) == 0) calls[name] += e.count;
     }
     // reuse_a: 30 x (3 x 40 + 3) at X and 20 x (3 x 10 + 3) at Y.
-    const std::map<std::string, std::uint64_t> wantIr = {{"reuse_a", 30u * 123u + 20u * 33u},
+    const std::map<std::string, std::uint64_t> want_ir = {{"reuse_a", 30u * 123u + 20u * 33u},
                                                          {"reuse_b", 50u * 78u}};
-    const std::map<std::string, std::uint64_t> wantCalls = {{"reuse_a", 50u}, {"reuse_b", 50u}};
-    BOOST_TEST((selfIr == wantIr), vg.err);
-    BOOST_TEST((calls == wantCalls));
-    BOOST_TEST(addressNamedIr == 0u);
+    const std::map<std::string, std::uint64_t> want_calls = {{"reuse_a", 50u}, {"reuse_b", 50u}};
+    BOOST_TEST((self_ir == want_ir), vg.err);
+    BOOST_TEST((calls == want_calls));
+    BOOST_TEST(address_named_ir == 0u);
     BOOST_TEST(contains(vg.err, "1 moved, 0 refused"), vg.err);
 }
 
@@ -677,44 +677,44 @@ BOOST_AUTO_TEST_CASE(name_read_after_its_code_was_unmapped_names_the_code_that_r
                 TempDir dir;
                 RunOptions opt;
                 opt.cwd = dir.path();
-                opt.timeoutSeconds = 180;
+                opt.timeout_seconds = 180;
                 const std::string out = dir.file("callgrind.out");
                 std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out,
                                               "-v"};
                 if (file == "map") args.push_back("--jit-perf-map=yes");
-                const Result vg = runValgrind(args, {producer(), "unmapped", when, file}, opt);
-                removePerfMapOf(vg);
+                const Result vg = run_valgrind(args, {producer(), "unmapped", when, file}, opt);
+                remove_perf_map_of(vg);
                 BOOST_TEST_REQUIRE(vg.status == 0, vg);
                 BOOST_TEST(contains(vg.out, "unmapped 18760"), vg.out);
-                const auto ranges = jittedRanges(vg.err);
+                const auto ranges = jitted_ranges(vg.err);
                 BOOST_TEST_REQUIRE(ranges.size() == 2u, vg.err);
                 const auto [lo, hi] = ranges.front();   // gone_fn
-                std::uint64_t goneIr = 0, goneCalls = 0, addressNamedIr = 0;
-                std::map<std::uint64_t, std::uint64_t> lineIr;
+                std::uint64_t gone_ir = 0, gone_calls = 0, address_named_ir = 0;
+                std::map<std::uint64_t, std::uint64_t> line_ir;
                 bool never = false;
-                const cg::Profile p = cg::Profile::parseFile(out);
+                const cg::Profile p = cg::Profile::parse_file(out);
                 for (const auto& [key, f] : p.functions()) {
-                    const std::string name = cg::stripRecursionSuffix(key.name);
+                    const std::string name = cg::strip_recursion_suffix(key.name);
                     if (name == "never_fn") never = true;
-                    if (const auto a = addressOf(name); a && *a >= lo && *a < hi)
-                        addressNamedIr += f.self.at(0);
+                    if (const auto a = address_of(name); a && *a >= lo && *a < hi)
+                        address_named_ir += f.self.at(0);
                     if (name != "gone_fn") continue;
-                    goneIr += f.self.at(0);
+                    gone_ir += f.self.at(0);
                     for (const auto& [pos, c] : f.lines)
-                        if (pos.first == "/virtual/unmapped.src") lineIr[pos.second] += c.at(0);
+                        if (pos.first == "/virtual/unmapped.src") line_ir[pos.second] += c.at(0);
                 }
                 for (const auto& [key, e] : p.calls())
-                    if (cg::stripRecursionSuffix(key.second.name) == "gone_fn")
-                        goneCalls += e.count;
-                BOOST_TEST(goneIr == 40u * (3u * 30u + 3u));
-                BOOST_TEST(goneCalls == 40u);
-                BOOST_TEST(addressNamedIr == 0u);
+                    if (cg::strip_recursion_suffix(key.second.name) == "gone_fn")
+                        gone_calls += e.count;
+                BOOST_TEST(gone_ir == 40u * (3u * 30u + 3u));
+                BOOST_TEST(gone_calls == 40u);
+                BOOST_TEST(address_named_ir == 0u);
                 BOOST_TEST(!never);
                 if (file == "dump") {
                     // mov, mov (line 40); the loop, 3 x 30 (41); ret (42).
                     const std::map<std::uint64_t, std::uint64_t> want = {
                         {40, 80}, {41, 3600}, {42, 40}};
-                    BOOST_TEST((lineIr == want), vg.err);
+                    BOOST_TEST((line_ir == want), vg.err);
                 }
                 BOOST_TEST(contains(vg.err, "JIT: 1 names for code unmapped before its record "
                                             "was read"),
@@ -727,7 +727,7 @@ BOOST_AUTO_TEST_CASE(name_read_after_its_code_was_unmapped_names_the_code_that_r
 }
 
 BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_named_with_exact_call_counts,
-                     *boost::unit_test::precondition(python313Available)) {
+                     *boost::unit_test::precondition(python313_available)) {
     TempDir dir;
     const std::string script = dir.file("fib.py");
     {
@@ -740,22 +740,22 @@ BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_named_with_exact_call_counts,
     }
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 300;
+    opt.timeout_seconds = 300;
     const std::string out = dir.file("callgrind.out");
-    const Result r = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
+    const Result r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
                                  {python313(), "-X", "perf_jit", script}, opt);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == "610\n");
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     ::unlink(("/tmp/jit-" + p.header().at("pid") + ".dump").c_str());
     // fib(15) makes 2 * fib(16) - 1 = 1973 calls; each goes through the
     // trampoline CPython names py::fib:<script>.
     const std::string name = "py::fib:" + script;
     std::uint64_t calls = 0;
     for (const auto& [edge, e] : p.calls())
-        if (cg::stripRecursionSuffix(edge.second.name) == name) calls += e.count;
+        if (cg::strip_recursion_suffix(edge.second.name) == name) calls += e.count;
     BOOST_TEST(calls == 1973u);
-    BOOST_TEST(!p.functionsNamed(name, true).empty());
+    BOOST_TEST(!p.functions_named(name, true).empty());
 }
 
 namespace {
@@ -763,26 +763,26 @@ namespace {
 /// OpenJDK's real launcher: $VGJIT_JAVA, else `java` on $PATH with its
 /// symbolic links resolved (under Valgrind, the launcher's $ORIGIN lookups
 /// fail through Debian's alternatives link), or "".
-std::string javaLauncher() {
+std::string java_launcher() {
     if (const char* p = std::getenv("VGJIT_JAVA"); p && *p) return p;
-    const std::string java = findOnPath("java");
+    const std::string java = find_on_path("java");
     std::error_code ec;
     const auto real = java.empty() ? std::filesystem::path() : std::filesystem::canonical(java, ec);
     return ec ? "" : real.string();
 }
 
 /// javac next to the real launcher, else on $PATH, or "".
-std::string javacCompiler() {
-    const std::string java = javaLauncher();
+std::string javac_compiler() {
+    const std::string java = java_launcher();
     if (!java.empty()) {
         const std::string next = (std::filesystem::path(java).parent_path() / "javac").string();
         if (::access(next.c_str(), X_OK) == 0) return next;
     }
-    return findOnPath("javac");
+    return find_on_path("javac");
 }
 
-boost::test_tools::assertion_result javaAvailable(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result ok(!javaLauncher().empty() && !javacCompiler().empty());
+boost::test_tools::assertion_result java_available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(!java_launcher().empty() && !javac_compiler().empty());
     if (!ok) ok.message() << "no java and javac (a JDK: openjdk-17-jdk-headless) on $PATH or $VGJIT_JAVA";
     return ok;
 }
@@ -796,7 +796,7 @@ boost::test_tools::assertion_result javaAvailable(boost::unit_test::test_unit_id
 // recursive call a call, and C1 only (-XX:TieredStopAtLevel=1) keeps one
 // compiled copy, so Callgrind must count the program's own calls.
 BOOST_AUTO_TEST_CASE(hotspot_perf_map_written_at_exit_names_exact_call_counts,
-                     *boost::unit_test::precondition(javaAvailable)) {
+                     *boost::unit_test::precondition(java_available)) {
     TempDir dir;
     {
         std::ofstream src(dir.file("JitWork.java"));
@@ -809,19 +809,19 @@ BOOST_AUTO_TEST_CASE(hotspot_perf_map_written_at_exit_names_exact_call_counts,
     }
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 600;
-    const Result javac = run({javacCompiler(), "-d", dir.path(), dir.file("JitWork.java")}, opt);
+    opt.timeout_seconds = 600;
+    const Result javac = run({javac_compiler(), "-d", dir.path(), dir.file("JitWork.java")}, opt);
     BOOST_TEST_REQUIRE(javac.status == 0, javac);
     const std::string out = dir.file("callgrind.out");
-    const Result r = runValgrind(
+    const Result r = run_valgrind(
         {"--tool=callgrind", "--jit-perf-map=yes", "-v", "--callgrind-out-file=" + out},
-        {javaLauncher(), "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-Xcomp",
+        {java_launcher(), "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-Xcomp",
          "-XX:CompileOnly=JitWork.fib", "-XX:-Inline", "-XX:TieredStopAtLevel=1", "-cp",
          dir.path(), "JitWork", "18"},
         opt);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.out, "fib 2584"), r.out);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
     ::unlink(map.c_str());
     // fib(18) makes 2 * fib(19) - 1 = 8361 calls: 8360 from fib itself.
@@ -830,12 +830,12 @@ BOOST_AUTO_TEST_CASE(hotspot_perf_map_written_at_exit_names_exact_call_counts,
     const std::string name = "int JitWork.fib(int)";
     std::uint64_t recursive = 0, resolved = 0, named = 0;
     for (const auto& [edge, e] : p.calls()) {
-        if (cg::stripRecursionSuffix(edge.first.name) != name) continue;
-        const std::string callee = cg::stripRecursionSuffix(edge.second.name);
+        if (cg::strip_recursion_suffix(edge.first.name) != name) continue;
+        const std::string callee = cg::strip_recursion_suffix(edge.second.name);
         if (callee == name) recursive += e.count;
         if (callee == "resolve_static_call") resolved += e.count;
     }
-    const auto fns = p.functionsNamed(name, true);
+    const auto fns = p.functions_named(name, true);
     for (const auto* f : fns) {
         BOOST_TEST(f->key.object == map);
         named += f->self.at(0);

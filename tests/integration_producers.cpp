@@ -45,14 +45,14 @@
 
 namespace cg = vgjit::callgrind;
 using namespace vgjit::test;
-using cg::lineCost;
+using cg::line_cost;
 
 namespace {
 
 std::string producer() {
-    return envOr("VGJIT_JITDUMP_PRODUCER", testsBuilddir() + "/jitdump_producer");
+    return env_or("VGJIT_JITDUMP_PRODUCER", tests_builddir() + "/jitdump_producer");
 }
-std::string fibJs() { return absolute(srcdir() + "/tests/fixtures/node/fib.js"); }
+std::string fib_js() { return absolute(srcdir() + "/tests/fixtures/node/fib.js"); }
 
 
 /// A jitted function as the producer reports it on stderr.
@@ -63,7 +63,7 @@ struct FnRange {
 };
 
 /// "fn NAME 0xADDR SIZE" lines of jitdump_producer's stderr.
-std::map<std::string, FnRange> functionRanges(const std::string& err) {
+std::map<std::string, FnRange> function_ranges(const std::string& err) {
     std::map<std::string, FnRange> out;
     std::istringstream in(err);
     std::string line;
@@ -78,7 +78,7 @@ std::map<std::string, FnRange> functionRanges(const std::string& err) {
 
 /// Instructions one call of a producer "sum" function executes: 3n + 3
 /// (see jitdump_producer.cpp), `mover` one more.
-constexpr std::uint64_t sumCall(std::uint64_t n) { return 3 * n + 3; }
+constexpr std::uint64_t sum_call(std::uint64_t n) { return 3 * n + 3; }
 
 /// One run of the producer under Valgrind in a scratch directory.
 struct ProducerRun {
@@ -89,24 +89,24 @@ struct ProducerRun {
 
 /// Runs `mode` natively and under Valgrind with `args`, both in `dir`;
 /// requires both to succeed and to print the same stdout.
-ProducerRun runProducer(const TempDir& dir, const std::string& mode,
+ProducerRun run_producer(const TempDir& dir, const std::string& mode,
                         const std::vector<std::string>& args) {
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 120;
+    opt.timeout_seconds = 120;
     ProducerRun r;
     r.native = run({producer(), mode}, opt);
     BOOST_TEST_REQUIRE(r.native.status == 0, r.native);
-    r.vg = runValgrind(args, {producer(), mode}, opt);
+    r.vg = run_valgrind(args, {producer(), mode}, opt);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     BOOST_TEST(r.vg.out == r.native.out, "stdout natively and under Valgrind");
     BOOST_TEST(!r.native.out.empty());
-    r.fns = functionRanges(r.vg.err);
+    r.fns = function_ranges(r.vg.err);
     return r;
 }
 
 /// Callgrind options writing instruction-level costs to `out`.
-std::vector<std::string> callgrindArgs(const std::string& out, std::vector<std::string> extra = {}) {
+std::vector<std::string> callgrind_args(const std::string& out, std::vector<std::string> extra = {}) {
     std::vector<std::string> a{"--tool=callgrind", "--dump-instr=yes",
                                "--callgrind-out-file=" + out};
     a.insert(a.end(), extra.begin(), extra.end());
@@ -115,8 +115,8 @@ std::vector<std::string> callgrindArgs(const std::string& out, std::vector<std::
 
 /// The (only) function named `name` (any recursion depth merged is not
 /// needed here: the producer's functions do not recurse).
-const cg::FunctionCosts* functionNamed(const cg::Profile& p, const std::string& name) {
-    const auto v = p.functionsNamed(name);
+const cg::FunctionCosts* function_named(const cg::Profile& p, const std::string& name) {
+    const auto v = p.functions_named(name);
     BOOST_TEST(v.size() <= 1u, name << " appears " << v.size() << " times");
     return v.empty() ? nullptr : v.front();
 }
@@ -124,7 +124,7 @@ const cg::FunctionCosts* functionNamed(const cg::Profile& p, const std::string& 
 /// Ir at instruction addresses inside `r`, summed over functions whose
 /// object is "???" (code no DebugInfo describes) or, if `object` is not
 /// empty, over functions in `object`.  Needs --dump-instr=yes.
-std::uint64_t costInRange(const cg::Profile& p, const FnRange& r, const std::string& object) {
+std::uint64_t cost_in_range(const cg::Profile& p, const FnRange& r, const std::string& object) {
     std::uint64_t c = 0;
     for (const auto& [key, f] : p.functions()) {
         if (key.object != object) continue;
@@ -136,7 +136,7 @@ std::uint64_t costInRange(const cg::Profile& p, const FnRange& r, const std::str
 
 
 /// Lines of Valgrind's stderr that mention `path` and say "Warning".
-std::vector<std::string> warningsAbout(const std::string& err, const std::string& path) {
+std::vector<std::string> warnings_about(const std::string& err, const std::string& path) {
     std::vector<std::string> out;
     std::istringstream in(err);
     std::string line;
@@ -159,17 +159,17 @@ BOOST_AUTO_TEST_CASE(name_arriving_late_names_earlier_and_later_executions_exact
     // name it had last still applies).
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
-    const ProducerRun r = runProducer(dir, "late", callgrindArgs(out));
+    const ProducerRun r = run_producer(dir, "late", callgrind_args(out));
     BOOST_TEST_REQUIRE(r.fns.count("late_fn") == 1u, r.vg.err);
     const FnRange late = r.fns.at("late_fn");
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
-    const cg::FunctionCosts* f = functionNamed(p, "late_fn");
+    const cg::FunctionCosts* f = function_named(p, "late_fn");
     BOOST_TEST_REQUIRE(f != nullptr);
     BOOST_TEST(f->key.object == dump);
-    BOOST_TEST(f->self.at(0) == 2000 * sumCall(1000));
-    BOOST_TEST(costInRange(p, late, dump) == 2000 * sumCall(1000));
-    BOOST_TEST(costInRange(p, late, "???") == 0u);
+    BOOST_TEST(f->self.at(0) == 2000 * sum_call(1000));
+    BOOST_TEST(cost_in_range(p, late, dump) == 2000 * sum_call(1000));
+    BOOST_TEST(cost_in_range(p, late, "???") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(name_read_during_a_lookup_names_later_executions_exactly) {
@@ -183,16 +183,16 @@ BOOST_AUTO_TEST_CASE(name_read_during_a_lookup_names_later_executions_exactly) {
     // every discard and who asked for it.
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
-    const ProducerRun r = runProducer(dir, "late-lookup", callgrindArgs(out, {"-d", "-d"}));
+    const ProducerRun r = run_producer(dir, "late-lookup", callgrind_args(out, {"-d", "-d"}));
     BOOST_TEST_REQUIRE(r.fns.count("late_fn") == 1u, r.vg.err);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
-    const cg::FunctionCosts* next = functionNamed(p, "next_fn");
+    const cg::FunctionCosts* next = function_named(p, "next_fn");
     BOOST_TEST_REQUIRE(next != nullptr);
-    BOOST_TEST(next->self.at(0) == sumCall(1000));
+    BOOST_TEST(next->self.at(0) == sum_call(1000));
     const FnRange late = r.fns.at("late_fn");
-    BOOST_TEST(costInRange(p, late, dump) == 2000 * sumCall(1000));
-    BOOST_TEST(costInRange(p, late, "???") == 0u);
+    BOOST_TEST(cost_in_range(p, late, dump) == 2000 * sum_call(1000));
+    BOOST_TEST(cost_in_range(p, late, "???") == 0u);
     char discard[96];
     std::snprintf(discard, sizeof discard, "discard_translations(0x%llx, %llu) req by jitreg.late_name",
                   static_cast<unsigned long long>(late.addr),
@@ -203,36 +203,36 @@ BOOST_AUTO_TEST_CASE(name_read_during_a_lookup_names_later_executions_exactly) {
 BOOST_AUTO_TEST_CASE(code_move_keeps_name_and_line_table) {
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
-    const ProducerRun r = runProducer(dir, "move", callgrindArgs(out, {"-v"}));
+    const ProducerRun r = run_producer(dir, "move", callgrind_args(out, {"-v"}));
     BOOST_TEST_REQUIRE(r.fns.count("mover") == 1u, r.vg.err);
     BOOST_TEST_REQUIRE(r.fns.count("mover-moved") == 1u, r.vg.err);
     const FnRange a = r.fns.at("mover"), b = r.fns.at("mover-moved");
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
     const std::string file = "/virtual/jitdump_producer.src";
-    const cg::FunctionCosts* f = functionNamed(p, "mover");
+    const cg::FunctionCosts* f = function_named(p, "mover");
     BOOST_TEST_REQUIRE(f != nullptr);
     BOOST_TEST(f->key.object == dump);
     BOOST_TEST(f->key.file == file);
     // 1000 calls of mover(500) at A, 1000 at B, then mover(1) at B; each
     // call is 3n + 4 instructions.
-    const std::uint64_t perCall = sumCall(500) + 1;
-    BOOST_TEST(costInRange(p, a, dump) == 1000 * perCall);
-    BOOST_TEST(costInRange(p, b, dump) == 1000 * perCall + sumCall(1) + 1);
-    BOOST_TEST(costInRange(p, a, "???") == 0u);
-    BOOST_TEST(costInRange(p, b, "???") == 0u);
-    BOOST_TEST(f->self.at(0) == 2000 * perCall + sumCall(1) + 1);
+    const std::uint64_t per_call = sum_call(500) + 1;
+    BOOST_TEST(cost_in_range(p, a, dump) == 1000 * per_call);
+    BOOST_TEST(cost_in_range(p, b, dump) == 1000 * per_call + sum_call(1) + 1);
+    BOOST_TEST(cost_in_range(p, a, "???") == 0u);
+    BOOST_TEST(cost_in_range(p, b, "???") == 0u);
+    BOOST_TEST(f->self.at(0) == 2000 * per_call + sum_call(1) + 1);
     // The line table moved with the code: line 10 (2 instructions per
     // call), 11 (the loop), 12 (the read and the return).
-    BOOST_TEST(lineCost(*f, file, 10) == 2u * 2001);
-    BOOST_TEST(lineCost(*f, file, 11) == 3u * (2000 * 500 + 1));
-    BOOST_TEST(lineCost(*f, file, 12) == 2u * 2001);
+    BOOST_TEST(line_cost(*f, file, 10) == 2u * 2001);
+    BOOST_TEST(line_cost(*f, file, 11) == 3u * (2000 * 500 + 1));
+    BOOST_TEST(line_cost(*f, file, 12) == 2u * 2001);
     BOOST_TEST(contains(r.vg.err, "1 loaded, 1 moved, 0 refused, 0 malformed"), r.vg.err);
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_names_moved_jitdump_code_with_file_and_line) {
     TempDir dir;
-    const ProducerRun r = runProducer(dir, "move", {"--tool=memcheck"});
+    const ProducerRun r = run_producer(dir, "move", {"--tool=memcheck"});
     static const std::regex frame(
         R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: mover \(jitdump_producer\.src:12\))");
     BOOST_TEST(std::regex_search(r.vg.err, frame), r.vg.err);
@@ -244,20 +244,20 @@ BOOST_AUTO_TEST_CASE(truncated_final_record_leaves_earlier_names) {
     // mid-write.  Each function runs 100 x (n = 1000).
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
-    const ProducerRun r = runProducer(dir, "truncate", callgrindArgs(out, {"-v"}));
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const ProducerRun r = run_producer(dir, "truncate", callgrind_args(out, {"-v"}));
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
     for (const std::string name : {"trunc_a", "trunc_b", "trunc_c"}) {
-        const cg::FunctionCosts* f = functionNamed(p, name);
+        const cg::FunctionCosts* f = function_named(p, name);
         BOOST_TEST_REQUIRE(f != nullptr, name);
         BOOST_TEST(f->key.object == dump);
-        BOOST_TEST(f->self.at(0) == 100 * sumCall(1000), name);
+        BOOST_TEST(f->self.at(0) == 100 * sum_call(1000), name);
     }
-    BOOST_TEST(p.functionsNamed("trunc_d").empty());
+    BOOST_TEST(p.functions_named("trunc_d").empty());
     BOOST_TEST_REQUIRE(r.fns.count("trunc_d") == 1u);
-    BOOST_TEST(costInRange(p, r.fns.at("trunc_d"), "???") == 100 * sumCall(1000));
+    BOOST_TEST(cost_in_range(p, r.fns.at("trunc_d"), "???") == 100 * sum_call(1000));
     // Nothing fatal: no warning about the file, it was not given up.
-    BOOST_TEST(warningsAbout(r.vg.err, dump).empty(), r.vg.err);
+    BOOST_TEST(warnings_about(r.vg.err, dump).empty(), r.vg.err);
     BOOST_TEST(!contains(r.vg.err, "stopped following"), r.vg.err);
     BOOST_TEST(contains(r.vg.err, "JIT: 3 registered"), r.vg.err);
 }
@@ -265,25 +265,25 @@ BOOST_AUTO_TEST_CASE(truncated_final_record_leaves_earlier_names) {
 BOOST_AUTO_TEST_CASE(malformed_records_between_good_ones_are_skipped_with_warnings) {
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
-    const ProducerRun r = runProducer(dir, "garbage", callgrindArgs(out, {"-v"}));
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const ProducerRun r = run_producer(dir, "garbage", callgrind_args(out, {"-v"}));
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
     for (const std::string name : {"good_one", "good_two"}) {
-        const cg::FunctionCosts* f = functionNamed(p, name);
+        const cg::FunctionCosts* f = function_named(p, name);
         BOOST_TEST_REQUIRE(f != nullptr, name);
         BOOST_TEST(f->key.object == dump);
-        BOOST_TEST(f->self.at(0) == 100 * sumCall(1000), name);
+        BOOST_TEST(f->self.at(0) == 100 * sum_call(1000), name);
         // good_two's line table was malformed: no file.
         BOOST_TEST(f->key.file == "???", name);
     }
     // The code announced with an empty name (and by the other bad records)
     // stays unnamed.
     BOOST_TEST_REQUIRE(r.fns.count("no_name") == 1u);
-    BOOST_TEST(costInRange(p, r.fns.at("no_name"), "???") == 100 * sumCall(1000));
-    BOOST_TEST(p.functionsNamed("liar_name").empty());
-    BOOST_TEST(p.functionsNamed("zero_size").empty());
-    BOOST_TEST(p.functionsNamed("wraps").empty());
-    const auto warnings = warningsAbout(r.vg.err, dump);
+    BOOST_TEST(cost_in_range(p, r.fns.at("no_name"), "???") == 100 * sum_call(1000));
+    BOOST_TEST(p.functions_named("liar_name").empty());
+    BOOST_TEST(p.functions_named("zero_size").empty());
+    BOOST_TEST(p.functions_named("wraps").empty());
+    const auto warnings = warnings_about(r.vg.err, dump);
     const std::vector<std::string> expected = {
         "offset 122: CODE_LOAD function name is not NUL-terminated within the record (or is longer "
         "than 64 KiB) (record id 0, total_size 60)",
@@ -305,8 +305,8 @@ BOOST_AUTO_TEST_CASE(malformed_records_between_good_ones_are_skipped_with_warnin
                r.vg.err);
     BOOST_TEST(contains(r.vg.err, "refused: nothing registered there"), r.vg.err);
     // Without -v, nothing about the file.
-    const std::string quietOut = dir.file("callgrind.quiet");
-    const Result quiet = runValgrind(callgrindArgs(quietOut), {producer(), "garbage"},
+    const std::string quiet_out = dir.file("callgrind.quiet");
+    const Result quiet = run_valgrind(callgrind_args(quiet_out), {producer(), "garbage"},
                                      RunOptions{120, dir.path(), {}});
     BOOST_TEST(quiet.status == 0, quiet);
     BOOST_TEST(!contains(quiet.err, "Warning"), quiet.err);
@@ -314,7 +314,7 @@ BOOST_AUTO_TEST_CASE(malformed_records_between_good_ones_are_skipped_with_warnin
 
 /// The numbers of the -v exit summary line matching `re` (one capture group
 /// per number), or an empty vector if no line matches.
-std::vector<std::uint64_t> summaryNumbers(const std::string& err, const std::regex& re) {
+std::vector<std::uint64_t> summary_numbers(const std::string& err, const std::regex& re) {
     std::smatch m;
     std::vector<std::uint64_t> v;
     if (std::regex_search(err, m, re))
@@ -328,15 +328,15 @@ BOOST_AUTO_TEST_CASE(summary_counts_every_record_once_and_add_up) {
     // nothing), 2 malformed, 3 without code.
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
-    const ProducerRun r = runProducer(dir, "counts", callgrindArgs(out, {"-v"}));
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const ProducerRun r = run_producer(dir, "counts", callgrind_args(out, {"-v"}));
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
     for (const std::string name : {"count_a", "count_b", "count_c"}) {
-        const cg::FunctionCosts* f = functionNamed(p, name);
+        const cg::FunctionCosts* f = function_named(p, name);
         BOOST_TEST_REQUIRE(f != nullptr, name);
-        BOOST_TEST(f->self.at(0) == 10 * sumCall(100), name);
+        BOOST_TEST(f->self.at(0) == 10 * sum_call(100), name);
     }
-    const auto file = summaryNumbers(
+    const auto file = summary_numbers(
         r.vg.err, std::regex("JIT: jitdump file " + dump +
                              R"(: (\d+) records read: (\d+) loaded, (\d+) moved, (\d+) refused, )"
                              R"((\d+) malformed, (\d+) without code)"));
@@ -354,21 +354,21 @@ BOOST_AUTO_TEST_CASE(summary_counts_every_record_once_and_add_up) {
                                 "1 nothing registered there";
     BOOST_TEST(contains(r.vg.err, "JIT: jitdump file " + dump + " refused: " + reasons), r.vg.err);
     BOOST_TEST(contains(r.vg.err, "JIT: refused: " + reasons), r.vg.err);
-    const auto total = summaryNumbers(
+    const auto total = summary_numbers(
         r.vg.err, std::regex(R"(JIT: (\d+) registered, (\d+) unregistered, (\d+) replaced, )"
                              R"((\d+) unmapped, (\d+) refused,)"));
     BOOST_TEST_REQUIRE(total.size() == 5u, r.vg.err);
     BOOST_TEST(total[0] == 3u);
     BOOST_TEST(total[4] == 15u);
     // 17 problems: 10 printed, the other 7 counted and said so at exit.
-    BOOST_TEST(warningsAbout(r.vg.err, dump).size() == 10u + 1u, r.vg.err);  // + "only counted"
+    BOOST_TEST(warnings_about(r.vg.err, dump).size() == 10u + 1u, r.vg.err);  // + "only counted"
     BOOST_TEST(contains(r.vg.err, "JIT: jitdump file " + dump +
                                       ": 7 further problems were only counted"),
                r.vg.err);
 }
 
 /// True if every byte of `s` is printable ASCII.
-static bool printableAscii(const std::string& s) {
+static bool printable_ascii(const std::string& s) {
     for (unsigned char c : s)
         if (c < 0x20 || c >= 0x7f) return false;
     return true;
@@ -377,25 +377,25 @@ static bool printableAscii(const std::string& s) {
 BOOST_AUTO_TEST_CASE(junk_names_are_escaped_and_junk_file_names_never_shown) {
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
-    const ProducerRun r = runProducer(dir, "junk-names", callgrindArgs(out, {"-v"}));
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const ProducerRun r = run_producer(dir, "junk-names", callgrind_args(out, {"-v"}));
+    const cg::Profile p = cg::Profile::parse_file(out);
     // The name's control characters and its non-UTF-8 byte are escaped.
-    const cg::FunctionCosts* named = functionNamed(p, R"(junk_\x01name\x7f\xff)");
+    const cg::FunctionCosts* named = function_named(p, R"(junk_\x01name\x7f\xff)");
     BOOST_TEST_REQUIRE(named != nullptr, r.vg.err);
-    BOOST_TEST(named->self.at(0) == 100 * sumCall(1000));
+    BOOST_TEST(named->self.at(0) == 100 * sum_call(1000));
     // The junk file name is no file: its entry is dropped, so the loop
     // counts under line 50 of the good file; the other two entries stay.
     const std::string ok = "/virtual/ok.src";
-    const cg::FunctionCosts* lined = functionNamed(p, "junk_file");
+    const cg::FunctionCosts* lined = function_named(p, "junk_file");
     BOOST_TEST_REQUIRE(lined != nullptr);
     BOOST_TEST(lined->key.file == ok);
-    BOOST_TEST(lineCost(*lined, ok, 50) == 100u * (2 + 3 * 1000));
-    BOOST_TEST(lineCost(*lined, ok, 51) == 0u);
-    BOOST_TEST(lineCost(*lined, ok, 52) == 100u);
+    BOOST_TEST(line_cost(*lined, ok, 50) == 100u * (2 + 3 * 1000));
+    BOOST_TEST(line_cost(*lined, ok, 51) == 0u);
+    BOOST_TEST(line_cost(*lined, ok, 52) == 100u);
     for (const auto& [key, f] : p.functions()) {
-        BOOST_TEST(printableAscii(key.file), key.file);
-        BOOST_TEST(printableAscii(key.name), key.name);
-        for (const auto& [pos, costs] : f.lines) BOOST_TEST(printableAscii(pos.first), pos.first);
+        BOOST_TEST(printable_ascii(key.file), key.file);
+        BOOST_TEST(printable_ascii(key.name), key.name);
+        for (const auto& [pos, costs] : f.lines) BOOST_TEST(printable_ascii(pos.first), pos.first);
     }
     BOOST_TEST(contains(r.vg.err, "JIT: 1 names escaped and 1 source file names ignored "
                                   "(not UTF-8, or with control characters)"),
@@ -445,10 +445,10 @@ public:
     Background(const Background&) = delete;
     Background& operator=(const Background&) = delete;
     pid_t pid() const { return pid_; }
-    std::string err() const { return readFile(err_); }
-    std::string out() const { return readFile(out_); }
+    std::string err() const { return read_file(err_); }
+    std::string out() const { return read_file(out_); }
     /// Waits until stderr contains `what` (true) or `seconds` passed.
-    bool waitFor(const std::string& what, int seconds) const {
+    bool wait_for(const std::string& what, int seconds) const {
         const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
         while (std::chrono::steady_clock::now() < end) {
             if (contains(err(), what)) return true;
@@ -476,7 +476,7 @@ private:
 };
 
 /// "0xSTART-0xEND NAME (OBJECT), N line entries" for a v.info jit line.
-std::string listedLine(const FnRange& f, const std::string& name, const std::string& object,
+std::string listed_line(const FnRange& f, const std::string& name, const std::string& object,
                        unsigned lines) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "0x%llx-0x%llx ", static_cast<unsigned long long>(f.addr),
@@ -493,8 +493,8 @@ BOOST_AUTO_TEST_CASE(vgdb_v_info_jit_lists_live_functions_and_followed_files) {
     Background vg({valgrind(), "--tool=none", "--vgdb=yes",
                    "--vgdb-prefix=" + dir.file("vgdb-pipe"), "--", producer(), "hold"},
                   dir);
-    BOOST_TEST_REQUIRE(vg.waitFor("ready", 120), vg.err());
-    const auto fns = functionRanges(vg.err());
+    BOOST_TEST_REQUIRE(vg.wait_for("ready", 120), vg.err());
+    const auto fns = function_ranges(vg.err());
     BOOST_TEST_REQUIRE(fns.count("hold_a") == 1u);
     BOOST_TEST_REQUIRE(fns.count("hold_b") == 1u);
     const std::string dump = dir.path() + "/jit-" + std::to_string(vg.pid()) + ".dump";
@@ -505,11 +505,11 @@ BOOST_AUTO_TEST_CASE(vgdb_v_info_jit_lists_live_functions_and_followed_files) {
         for (const auto& w : words) cmd += " " + w;
         argv.push_back(cmd);
         RunOptions opt;
-        opt.timeoutSeconds = 60;
+        opt.timeout_seconds = 60;
         return run(argv, opt);
     };
-    const std::string a = listedLine(fns.at("hold_a"), "hold_a", dump, 3);
-    const std::string b = listedLine(fns.at("hold_b"), "hold_b", dump, 0);
+    const std::string a = listed_line(fns.at("hold_a"), "hold_a", dump, 3);
+    const std::string b = listed_line(fns.at("hold_b"), "hold_b", dump, 0);
 
     const Result all = query({});
     BOOST_TEST(all.status == 0, all);
@@ -529,11 +529,11 @@ BOOST_AUTO_TEST_CASE(vgdb_v_info_jit_lists_live_functions_and_followed_files) {
     BOOST_TEST(contains(one.out, b), one);
     BOOST_TEST(contains(one.out, "JIT: 2 functions live, 1 listed here"), one);
 
-    const Result byObject = query({"object", dump});
-    BOOST_TEST(contains(byObject.out, a), byObject);
-    BOOST_TEST(contains(byObject.out, "JIT: 2 functions live, 2 listed here"), byObject);
-    const Result otherObject = query({"object", "/nonexistent"});
-    BOOST_TEST(contains(otherObject.out, "JIT: 2 functions live, 0 listed here"), otherObject);
+    const Result by_object = query({"object", dump});
+    BOOST_TEST(contains(by_object.out, a), by_object);
+    BOOST_TEST(contains(by_object.out, "JIT: 2 functions live, 2 listed here"), by_object);
+    const Result other_object = query({"object", "/nonexistent"});
+    BOOST_TEST(contains(other_object.out, "JIT: 2 functions live, 0 listed here"), other_object);
     const Result bad = query({"nonsense"});
     BOOST_TEST(contains(bad.out, "v.info jit: malformed address nonsense"), bad);
 
@@ -550,42 +550,42 @@ BOOST_AUTO_TEST_CASE(perf_map_written_in_pieces_is_followed_with_the_option) {
     const std::string two = "pm_two (tier 2) [x.js:7]";
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
-    const ProducerRun r = runProducer(dir, "perfmap", callgrindArgs(out, {"--jit-perf-map=yes"}));
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const ProducerRun r = run_producer(dir, "perfmap", callgrind_args(out, {"--jit-perf-map=yes"}));
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
-    const cg::FunctionCosts* one = functionNamed(p, "pm_one");
-    const cg::FunctionCosts* second = functionNamed(p, two);
+    const cg::FunctionCosts* one = function_named(p, "pm_one");
+    const cg::FunctionCosts* second = function_named(p, two);
     BOOST_TEST_REQUIRE(one != nullptr);
     BOOST_TEST_REQUIRE(second != nullptr);
     BOOST_TEST(one->key.object == map);
     BOOST_TEST(second->key.object == map);
-    BOOST_TEST(one->self.at(0) == 200 * sumCall(1000));
-    BOOST_TEST(second->self.at(0) == 200 * sumCall(1000));
-    BOOST_TEST(costInRange(p, r.fns.at(two), "???") == 0u);
+    BOOST_TEST(one->self.at(0) == 200 * sum_call(1000));
+    BOOST_TEST(second->self.at(0) == 200 * sum_call(1000));
+    BOOST_TEST(cost_in_range(p, r.fns.at(two), "???") == 0u);
 
     // Without --jit-perf-map=yes the map is not read.
-    const std::string plainOut = dir.file("callgrind.plain");
-    const Result plain = runValgrind(callgrindArgs(plainOut), {producer(), "perfmap"},
+    const std::string plain_out = dir.file("callgrind.plain");
+    const Result plain = run_valgrind(callgrind_args(plain_out), {producer(), "perfmap"},
                                      RunOptions{120, dir.path(), {}});
     BOOST_TEST_REQUIRE(plain.status == 0, plain);
     BOOST_TEST(plain.out == r.native.out);
-    const cg::Profile q = cg::Profile::parseFile(plainOut);
-    BOOST_TEST(q.functionsNamed("pm_one").empty());
-    BOOST_TEST(q.functionsNamed(two).empty());
-    const auto fns = functionRanges(plain.err);
-    BOOST_TEST(costInRange(q, fns.at("pm_one"), "???") == 200 * sumCall(1000));
+    const cg::Profile q = cg::Profile::parse_file(plain_out);
+    BOOST_TEST(q.functions_named("pm_one").empty());
+    BOOST_TEST(q.functions_named(two).empty());
+    const auto fns = function_ranges(plain.err);
+    BOOST_TEST(cost_in_range(q, fns.at("pm_one"), "???") == 200 * sum_call(1000));
 }
 
 BOOST_AUTO_TEST_CASE(perf_map_that_is_a_symlink_is_ignored_with_a_warning) {
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
     const ProducerRun r =
-        runProducer(dir, "perfmap-symlink", callgrindArgs(out, {"--jit-perf-map=yes"}));
-    const cg::Profile p = cg::Profile::parseFile(out);
-    BOOST_TEST(p.functionsNamed("symlinked_map").empty());
-    BOOST_TEST(costInRange(p, r.fns.at("symlinked_map"), "???") == 100 * sumCall(1000));
+        run_producer(dir, "perfmap-symlink", callgrind_args(out, {"--jit-perf-map=yes"}));
+    const cg::Profile p = cg::Profile::parse_file(out);
+    BOOST_TEST(p.functions_named("symlinked_map").empty());
+    BOOST_TEST(cost_in_range(p, r.fns.at("symlinked_map"), "???") == 100 * sum_call(1000));
     const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
-    BOOST_TEST(!warningsAbout(r.vg.err, map).empty(), "no warning about " << map << " in\n"
+    BOOST_TEST(!warnings_about(r.vg.err, map).empty(), "no warning about " << map << " in\n"
                                                                          << r.vg.err);
 }
 
@@ -596,7 +596,7 @@ namespace {
 /// perfmap-foreign mode does: true as root (or with CAP_CHOWN) unless this
 /// process is uid 65534, else false with the reason, so the case is
 /// reported as skipped.
-boost::test_tools::assertion_result canGiveFilesAway(boost::unit_test::test_unit_id) {
+boost::test_tools::assertion_result can_give_files_away(boost::unit_test::test_unit_id) {
     if (::geteuid() == 65534) {
         boost::test_tools::assertion_result no(false);
         no.message() << "running as uid 65534 itself; run as root";
@@ -616,15 +616,15 @@ boost::test_tools::assertion_result canGiveFilesAway(boost::unit_test::test_unit
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(perf_map_owned_by_another_user_is_ignored_with_a_warning,
-                     *boost::unit_test::precondition(canGiveFilesAway)) {
+                     *boost::unit_test::precondition(can_give_files_away)) {
     TempDir dir;
     const std::string out = dir.file("callgrind.out");
     const ProducerRun r =
-        runProducer(dir, "perfmap-foreign", callgrindArgs(out, {"--jit-perf-map=yes"}));
+        run_producer(dir, "perfmap-foreign", callgrind_args(out, {"--jit-perf-map=yes"}));
     BOOST_TEST_REQUIRE(!contains(r.native.err, "skip:"), r.native.err);
     BOOST_TEST_REQUIRE(!contains(r.vg.err, "skip:"), r.vg.err);
-    const cg::Profile p = cg::Profile::parseFile(out);
-    BOOST_TEST(p.functionsNamed("foreign_map").empty());
+    const cg::Profile p = cg::Profile::parse_file(out);
+    BOOST_TEST(p.functions_named("foreign_map").empty());
     const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
     BOOST_TEST(contains(r.vg.err, "Warning: " + map +
                                       " is not a regular file owned by this user or root: "
@@ -642,25 +642,25 @@ namespace {
 struct NamedShare {
     std::uint64_t named = 0;      ///< Ir in functions of `object`
     std::uint64_t unnamed = 0;    ///< Ir in address-named functions of "???"
-    std::size_t unnamedFns = 0;   ///< how many such functions
+    std::size_t unnamed_fns = 0;   ///< how many such functions
     double share() const {
         return named + unnamed ? double(named) / double(named + unnamed) : 0.0;
     }
 };
 
-NamedShare namedShare(const cg::Profile& p, const std::string& object) {
+NamedShare named_share(const cg::Profile& p, const std::string& object) {
     NamedShare s;
-    s.named = p.objectCost(object, "Ir");
+    s.named = p.object_cost(object, "Ir");
     for (const auto& [key, f] : p.functions()) {
         if (key.object != "???" || key.name.rfind("0x", 0) != 0) continue;
         s.unnamed += f.self.at(0);
-        ++s.unnamedFns;
+        ++s.unnamed_fns;
     }
     return s;
 }
 
 /// The functions of `object` named like V8 names fib in fib.js.
-std::vector<const cg::FunctionCosts*> v8Fib(const cg::Profile& p, const std::string& object) {
+std::vector<const cg::FunctionCosts*> v8_fib(const cg::Profile& p, const std::string& object) {
     static const std::regex name(R"((JS:|LazyCompile:)[*~^+]?fib \S*/fib\.js:29:\d+('\d+)?)");
     std::vector<const cg::FunctionCosts*> out;
     for (const auto& [key, f] : p.functions())
@@ -675,23 +675,23 @@ struct NodeRun {
     std::string pid;
 };
 
-/// Runs fib.js natively and under Callgrind with `nodeFlag` (and extra
+/// Runs fib.js natively and under Callgrind with `node_flag` (and extra
 /// Valgrind options) in `dir`.
-NodeRun runNode(const TempDir& dir, const std::string& nodeFlag,
-                std::vector<std::string> vgExtra) {
+NodeRun run_node(const TempDir& dir, const std::string& node_flag,
+                std::vector<std::string> vg_extra) {
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 180;
+    opt.timeout_seconds = 180;
     NodeRun r;
-    r.native = run({node_binary(), fibJs()}, opt);
+    r.native = run({node_binary(), fib_js()}, opt);
     BOOST_TEST_REQUIRE(r.native.status == 0, r.native);
     const std::string out = dir.file("callgrind.node");
     std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
-    args.insert(args.end(), vgExtra.begin(), vgExtra.end());
-    r.vg = runValgrind(args, {node_binary(), nodeFlag, fibJs()}, opt);
+    args.insert(args.end(), vg_extra.begin(), vg_extra.end());
+    r.vg = run_valgrind(args, {node_binary(), node_flag, fib_js()}, opt);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     BOOST_TEST(r.vg.out == r.native.out);
-    r.profile = cg::Profile::parseFile(out);
+    r.profile = cg::Profile::parse_file(out);
     r.pid = r.profile.header().at("pid");
     return r;
 }
@@ -704,48 +704,48 @@ namespace {
 /// functions named `fn` in the script (self Ir, and Ir on the script's
 /// lines [lo, hi]), and the address-named Ir.
 struct ShortRun {
-    std::uint64_t fnIr = 0, fnOnLines = 0, fnElsewhere = 0;
-    std::size_t fnNames = 0;
+    std::uint64_t fn_ir = 0, fn_on_lines = 0, fn_elsewhere = 0;
+    std::size_t fn_names = 0;
     NamedShare share;
     std::string err;
 };
 
-ShortRun runShortScript(const std::string& script, const std::vector<std::string>& nodeFlags,
+ShortRun run_short_script(const std::string& script, const std::vector<std::string>& node_flags,
                         const std::string& fn, std::uint64_t lo, std::uint64_t hi) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 300;
+    opt.timeout_seconds = 300;
     const std::string path = absolute(srcdir() + "/tests/fixtures/node/" + script);
     std::vector<std::string> prog{node_binary()};
-    prog.insert(prog.end(), nodeFlags.begin(), nodeFlags.end());
+    prog.insert(prog.end(), node_flags.begin(), node_flags.end());
     prog.push_back(path);
     const Result native = run(prog, opt);
     BOOST_TEST_REQUIRE(native.status == 0, native);
     const std::string out = dir.file("callgrind.node");
     prog.insert(prog.begin() + 1, "--perf-prof");
-    const Result vg = runValgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"}, prog,
+    const Result vg = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"}, prog,
                                   opt);
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     BOOST_TEST(vg.out == native.out);
-    const cg::Profile p = cg::Profile::parseFile(out);
+    const cg::Profile p = cg::Profile::parse_file(out);
     const std::string dump = dir.path() + "/jit-" + p.header().at("pid") + ".dump";
     const std::regex name("(JS:|LazyCompile:)[*~^+]?" + fn + " \\S*/" +
                           std::regex_replace(script, std::regex("\\."), "\\.") + ":\\d+:\\d+");
     ShortRun r;
     r.err = vg.err;
     for (const auto& [key, f] : p.functions()) {
-        if (key.object != dump || !std::regex_match(cg::stripRecursionSuffix(key.name), name))
+        if (key.object != dump || !std::regex_match(cg::strip_recursion_suffix(key.name), name))
             continue;
-        ++r.fnNames;
-        r.fnIr += f.self.at(0);
+        ++r.fn_names;
+        r.fn_ir += f.self.at(0);
         for (const auto& [pos, costs] : f.lines) {
-            const bool onLines = std::filesystem::path(pos.first).filename() == script &&
+            const bool on_lines = std::filesystem::path(pos.first).filename() == script &&
                                  lo <= pos.second && pos.second <= hi;
-            (onLines ? r.fnOnLines : r.fnElsewhere) += costs.at(0);
+            (on_lines ? r.fn_on_lines : r.fn_elsewhere) += costs.at(0);
         }
     }
-    r.share = namedShare(p, dump);
+    r.share = named_share(p, dump);
     return r;
 }
 
@@ -761,24 +761,24 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_short_scripts_name_code_whose_records_arrive
                      *boost::unit_test::precondition(node_available)) {
     for (int run = 0; run < 3; ++run) {
         BOOST_TEST_CONTEXT("run " << run) {
-            const ShortRun f = runShortScript("short_fib.js", {}, "fib", 5, 7);
-            BOOST_TEST_MESSAGE("short_fib.js: fib " << f.fnIr << " Ir, " << f.fnOnLines
+            const ShortRun f = run_short_script("short_fib.js", {}, "fib", 5, 7);
+            BOOST_TEST_MESSAGE("short_fib.js: fib " << f.fn_ir << " Ir, " << f.fn_on_lines
                                                     << " on lines 5..7; " << f.share.named << " of "
                                                     << f.share.named + f.share.unnamed
                                                     << " jitted Ir named");
-            BOOST_TEST(f.fnNames >= 1u, f.err);
-            BOOST_TEST(f.fnIr > 1000000u, f.err);   // fib(21) x 8 is ~10^6 calls
-            BOOST_TEST(f.fnOnLines >= f.fnIr * 9 / 10);
+            BOOST_TEST(f.fn_names >= 1u, f.err);
+            BOOST_TEST(f.fn_ir > 1000000u, f.err);   // fib(21) x 8 is ~10^6 calls
+            BOOST_TEST(f.fn_on_lines >= f.fn_ir * 9 / 10);
             BOOST_TEST(f.share.share() >= 0.95);
 
-            const ShortRun h = runShortScript("hot_loop.js", {"--no-sparkplug"}, "hot", 5, 11);
-            BOOST_TEST_MESSAGE("hot_loop.js: hot " << h.fnIr << " Ir, " << h.fnOnLines
+            const ShortRun h = run_short_script("hot_loop.js", {"--no-sparkplug"}, "hot", 5, 11);
+            BOOST_TEST_MESSAGE("hot_loop.js: hot " << h.fn_ir << " Ir, " << h.fn_on_lines
                                                    << " on lines 5..11; " << h.share.named << " of "
                                                    << h.share.named + h.share.unnamed
                                                    << " jitted Ir named");
-            BOOST_TEST(h.fnNames >= 1u, h.err);
-            BOOST_TEST(h.fnIr > 100000u, h.err);
-            BOOST_TEST(h.fnOnLines >= h.fnIr * 9 / 10);
+            BOOST_TEST(h.fn_names >= 1u, h.err);
+            BOOST_TEST(h.fn_ir > 100000u, h.err);
+            BOOST_TEST(h.fn_on_lines >= h.fn_ir * 9 / 10);
             BOOST_TEST(h.share.share() >= 0.95);
         }
     }
@@ -787,54 +787,54 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_short_scripts_name_code_whose_records_arrive
 BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript,
                      *boost::unit_test::precondition(node_available)) {
     TempDir dir;
-    const NodeRun r = runNode(dir, "--perf-basic-prof", {"--jit-perf-map=yes"});
+    const NodeRun r = run_node(dir, "--perf-basic-prof", {"--jit-perf-map=yes"});
     const std::string map = "/tmp/perf-" + r.pid + ".map";
     std::remove(map.c_str());   // Node leaves it behind
-    BOOST_TEST(!v8Fib(r.profile, map).empty(), "fib is not named in " << map);
-    const NamedShare s = namedShare(r.profile, map);
+    BOOST_TEST(!v8_fib(r.profile, map).empty(), "fib is not named in " << map);
+    const NamedShare s = named_share(r.profile, map);
     BOOST_TEST_MESSAGE("node --perf-basic-prof: " << s.named << " of " << s.named + s.unnamed
                                                   << " Ir in jitted code named ("
                                                   << 100 * s.share() << "%), "
-                                                  << s.unnamedFns << " unnamed blocks");
+                                                  << s.unnamed_fns << " unnamed blocks");
     BOOST_TEST(s.named > 50000000u);   // fib's main phase alone is ~80 M
     BOOST_TEST(s.share() >= 0.95);
-    BOOST_TEST(s.unnamedFns < 100u);
+    BOOST_TEST(s.unnamed_fns < 100u);
 }
 
 BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
                      *boost::unit_test::precondition(node_available)) {
     TempDir dir;
-    const NodeRun r = runNode(dir, "--perf-prof", {});
+    const NodeRun r = run_node(dir, "--perf-prof", {});
     const std::string dump = dir.path() + "/jit-" + r.pid + ".dump";
-    const auto fibs = v8Fib(r.profile, dump);
+    const auto fibs = v8_fib(r.profile, dump);
     BOOST_TEST_REQUIRE(!fibs.empty(), "fib is not named in " << dump);
-    const NamedShare s = namedShare(r.profile, dump);
+    const NamedShare s = named_share(r.profile, dump);
     BOOST_TEST_MESSAGE("node --perf-prof: " << s.named << " of " << s.named + s.unnamed
                                             << " Ir in jitted code named ("
-                                            << 100 * s.share() << "%), " << s.unnamedFns
+                                            << 100 * s.share() << "%), " << s.unnamed_fns
                                             << " unnamed blocks");
     BOOST_TEST(s.named > 50000000u);
     BOOST_TEST(s.share() >= 0.95);
-    BOOST_TEST(s.unnamedFns < 100u);
+    BOOST_TEST(s.unnamed_fns < 100u);
     // V8 writes CODE_DEBUG_INFO for optimised code, 0x40 past the code.
     // Node 20's V8 writes each entry's script name as a field of the
     // name's size filled from freed memory: the core reads the entries by
     // that size and takes their file from the code's name ("JS:*fib
     // /path/fib.js:29:13"), so fib's cost lands on fib's lines (29..31) of
     // fib.js, and no junk ever appears as a file name.
-    std::uint64_t onLines = 0, elsewhere = 0, self = 0;
+    std::uint64_t on_lines = 0, elsewhere = 0, self = 0;
     for (const auto* f : fibs) {
         self += f->self.at(0);
         for (const auto& [pos, costs] : f->lines) {
-            const bool fibJsLine = std::filesystem::path(pos.first).filename() == "fib.js"
+            const bool fib_js_line = std::filesystem::path(pos.first).filename() == "fib.js"
                                    && 29 <= pos.second && pos.second <= 31;
-            (fibJsLine ? onLines : elsewhere) += costs.at(0);
+            (fib_js_line ? on_lines : elsewhere) += costs.at(0);
         }
     }
-    BOOST_TEST_MESSAGE("node --perf-prof: " << onLines << " of fib's " << self
+    BOOST_TEST_MESSAGE("node --perf-prof: " << on_lines << " of fib's " << self
                                             << " Ir on fib.js lines 29..31");
-    BOOST_TEST(onLines >= self * 9 / 10, onLines << " of " << self << " Ir on fib's lines");
+    BOOST_TEST(on_lines >= self * 9 / 10, on_lines << " of " << self << " Ir on fib's lines");
     for (const auto& [key, f] : r.profile.functions())
         for (const auto& [pos, costs] : f.lines)
-            BOOST_TEST(printableAscii(pos.first), pos.first);
+            BOOST_TEST(printable_ascii(pos.first), pos.first);
 }

@@ -32,10 +32,10 @@ using namespace vgjit::test;
 
 namespace {
 
-std::string qemu() { return envOr("VGJIT_QEMU", ""); }
-std::string guest() { return testsBuilddir() + "/qemu_guest"; }
+std::string qemu() { return env_or("VGJIT_QEMU", ""); }
+std::string guest() { return tests_builddir() + "/qemu_guest"; }
 
-boost::test_tools::assertion_result qemuAvailable(boost::unit_test::test_unit_id) {
+boost::test_tools::assertion_result qemu_available(boost::unit_test::test_unit_id) {
     boost::test_tools::assertion_result ok(!qemu().empty() && ::access(qemu().c_str(), X_OK) == 0 &&
                                            ::access(guest().c_str(), X_OK) == 0);
     ok.message() << "needs VGJIT_QEMU (a qemu-x86_64 >= 8.1; `make check-producers` fetches "
@@ -44,69 +44,69 @@ boost::test_tools::assertion_result qemuAvailable(boost::unit_test::test_unit_id
 }
 
 /// Whether `name` is Callgrind's name for code it knows only by address.
-bool addressNamed(const std::string& name) {
+bool address_named(const std::string& name) {
     return name.rfind("0x", 0) == 0 &&
            name.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
 }
 
-/// Runs QEMU with `qemuFlag` on the guest under the staged Callgrind in
-/// `dir` and checks what the producer's records name.  `producerFile`
+/// Runs QEMU with `qemu_flag` on the guest under the staged Callgrind in
+/// `dir` and checks what the producer's records name.  `producer_file`
 /// matches the object Callgrind gives the named code (the perf map's or
 /// the jitdump's path).
-void checkGuestNamed(const std::string& qemuFlag, const std::vector<std::string>& vgArgs,
-                     const std::regex& producerFile) {
+void check_guest_named(const std::string& qemu_flag, const std::vector<std::string>& vg_args,
+                     const std::regex& producer_file) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    opt.timeoutSeconds = 600;
+    opt.timeout_seconds = 600;
     const Result native = run({qemu(), guest()}, opt);
     BOOST_TEST_REQUIRE(native.status == 0, native);
     std::smatch m;
-    const std::regex fibLine("guest_fib 0x([0-9a-f]+)");
-    BOOST_TEST_REQUIRE(std::regex_search(native.out, m, fibLine), native.out);
-    const std::string fibName = "guest-0x" + m[1].str();
+    const std::regex fib_line("guest_fib 0x([0-9a-f]+)");
+    BOOST_TEST_REQUIRE(std::regex_search(native.out, m, fib_line), native.out);
+    const std::string fib_name = "guest-0x" + m[1].str();
 
     std::vector<std::string> args = {"--tool=callgrind", "-v",
                                      "--callgrind-out-file=" + dir.file("cg.out")};
-    args.insert(args.end(), vgArgs.begin(), vgArgs.end());
-    const Result vg = runValgrind(args, {qemu(), qemuFlag, guest()}, opt);
+    args.insert(args.end(), vg_args.begin(), vg_args.end());
+    const Result vg = run_valgrind(args, {qemu(), qemu_flag, guest()}, opt);
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     BOOST_TEST(vg.out == native.out);
     BOOST_TEST(contains(vg.err, "JIT: "));
 
-    const cg::Profile p = cg::Profile::parseFile(dir.file("cg.out"));
-    std::uint64_t named = 0, unnamedAnonymous = 0, fibIr = 0;
+    const cg::Profile p = cg::Profile::parse_file(dir.file("cg.out"));
+    std::uint64_t named = 0, unnamed_anonymous = 0, fib_ir = 0;
     std::string producer;
     for (const auto& [key, f] : p.functions()) {
         const std::uint64_t ir = f.self.at(0);
-        if (std::regex_search(key.object, producerFile)) {
+        if (std::regex_search(key.object, producer_file)) {
             named += ir;
             producer = key.object;
-            if (cg::stripRecursionSuffix(key.name) == fibName) fibIr += ir;
-        } else if ((key.object.empty() || key.object == "???") && addressNamed(key.name)) {
-            unnamedAnonymous += ir;
+            if (cg::strip_recursion_suffix(key.name) == fib_name) fib_ir += ir;
+        } else if ((key.object.empty() || key.object == "???") && address_named(key.name)) {
+            unnamed_anonymous += ir;
         }
     }
     if (producer.rfind("/tmp/perf-", 0) == 0) std::filesystem::remove(producer);
-    BOOST_TEST_MESSAGE(qemuFlag << ": " << named << " Ir named by " << producer << ", "
-                                << unnamedAnonymous << " Ir of anonymous code unnamed; "
-                                << fibName << ": " << fibIr << " Ir");
-    BOOST_TEST(fibIr > 0u, fibName << " has no cost in " << producer);
-    BOOST_TEST_REQUIRE(named + unnamedAnonymous > 0u);
+    BOOST_TEST_MESSAGE(qemu_flag << ": " << named << " Ir named by " << producer << ", "
+                                << unnamed_anonymous << " Ir of anonymous code unnamed; "
+                                << fib_name << ": " << fib_ir << " Ir");
+    BOOST_TEST(fib_ir > 0u, fib_name << " has no cost in " << producer);
+    BOOST_TEST_REQUIRE(named + unnamed_anonymous > 0u);
     // QEMU announces every block it generates; the little it does not is
     // its own glue (e.g. the prologue's neighbours), far below 5%.
-    BOOST_TEST(unnamedAnonymous * 20 < named + unnamedAnonymous,
-               unnamedAnonymous << " of " << named + unnamedAnonymous << " Ir unnamed");
+    BOOST_TEST(unnamed_anonymous * 20 < named + unnamed_anonymous,
+               unnamed_anonymous << " of " << named + unnamed_anonymous << " Ir unnamed");
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(qemu_perfmap_names_the_guest_code,
-                     *boost::unit_test::precondition(qemuAvailable)) {
-    checkGuestNamed("-perfmap", {"--jit-perf-map=yes"}, std::regex("^/tmp/perf-[0-9]+\\.map$"));
+                     *boost::unit_test::precondition(qemu_available)) {
+    check_guest_named("-perfmap", {"--jit-perf-map=yes"}, std::regex("^/tmp/perf-[0-9]+\\.map$"));
 }
 
 BOOST_AUTO_TEST_CASE(qemu_jitdump_names_the_guest_code,
-                     *boost::unit_test::precondition(qemuAvailable)) {
-    checkGuestNamed("-jitdump", {}, std::regex("/jit-[0-9]+\\.dump$"));
+                     *boost::unit_test::precondition(qemu_available)) {
+    check_guest_named("-jitdump", {}, std::regex("/jit-[0-9]+\\.dump$"));
 }

@@ -31,13 +31,13 @@ using namespace vgjit::test;
 
 namespace {
 
-std::string unwindjit() { return envOr("VGJIT_UNWINDJIT", testsBuilddir() + "/unwindjit"); }
+std::string unwindjit() { return env_or("VGJIT_UNWINDJIT", tests_builddir() + "/unwindjit"); }
 
 /// The function names of the stack trace printed after the first line
 /// containing `what` (at most 12 frames; file and line dropped).
-std::vector<std::string> framesAfter(const std::string& err, const std::string& what) {
+std::vector<std::string> frames_after(const std::string& err, const std::string& what) {
     std::vector<std::string> frames;
-    for (const StackFrame& f : stackTraceAfter(err, what)) frames.push_back(f.function);
+    for (const StackFrame& f : stack_trace_after(err, what)) frames.push_back(f.function);
     return frames;
 }
 
@@ -45,7 +45,7 @@ const std::vector<std::string> kJitFrames = {"jit_inner", "jit_middle", "jit_out
 
 /// Whether frames start with every jitted frame and the C caller, and go
 /// on to main (through the caller's inlined helpers).
-bool reachesMain(const std::vector<std::string>& frames) {
+bool reaches_main(const std::vector<std::string>& frames) {
     if (frames.size() <= kJitFrames.size()) return false;
     if (!std::equal(kJitFrames.begin(), kJitFrames.end(), frames.begin())) return false;
     return std::find(frames.begin(), frames.end(), "main") != frames.end();
@@ -53,23 +53,23 @@ bool reachesMain(const std::vector<std::string>& frames) {
 
 /// What Memcheck reports for unwindjit HOW WHAT: the frames of the leak's
 /// allocation stack (from malloc) or of the invalid read.
-std::vector<std::string> reportedFrames(const std::string& how, const std::string& what,
+std::vector<std::string> reported_frames(const std::string& how, const std::string& what,
                                         Result* out = nullptr) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();   // jit-<pid>.dump goes there
-    const Result r = runValgrind({"--tool=memcheck", "--leak-check=full", "-v"},
+    const Result r = run_valgrind({"--tool=memcheck", "--leak-check=full", "-v"},
                                  {unwindjit(), how, what}, opt);
     if (out) *out = r;
     BOOST_TEST_REQUIRE(r.status == 0, r);
     if (what == "leak") {
-        auto frames = framesAfter(r.err, "40 bytes in 1 blocks are definitely lost");
+        auto frames = frames_after(r.err, "40 bytes in 1 blocks are definitely lost");
         BOOST_TEST_REQUIRE(!frames.empty(), r.err);
         BOOST_TEST(frames.front() == "malloc", r.err);
         frames.erase(frames.begin());
         return frames;
     }
-    return framesAfter(r.err, "Invalid read of size 4");
+    return frames_after(r.err, "Invalid read of size 4");
 }
 
 }  // namespace
@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(leak_and_invalid_read_in_frameless_jit_code_unwind_by_eh_fr
     for (const char* what : {"leak", "memerr"}) {
         BOOST_TEST_CONTEXT(what) {
             Result r;
-            BOOST_TEST(reachesMain(reportedFrames("cfi", what, &r)), r.err);
+            BOOST_TEST(reaches_main(reported_frames("cfi", what, &r)), r.err);
             static const std::regex summary(R"(JIT: unwind info: 3 added, 0 refused)");
             BOOST_TEST(std::regex_search(r.err, summary), r.err);
         }
@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(eh_frame_addr_names_where_pc_relative_pointers_count_from) 
     for (const char* what : {"leak", "memerr"}) {
         BOOST_TEST_CONTEXT(what) {
             Result r;
-            BOOST_TEST(reachesMain(reportedFrames("cfi-after-code", what, &r)), r.err);
+            BOOST_TEST(reaches_main(reported_frames("cfi-after-code", what, &r)), r.err);
         }
     }
 }
@@ -105,8 +105,8 @@ BOOST_AUTO_TEST_CASE(cfi_of_functions_registered_back_to_back_is_all_kept) {
     for (const char* what : {"leak", "memerr"}) {
         BOOST_TEST_CONTEXT(what) {
             Result r;
-            const auto frames = reportedFrames("cfi-adjacent", what, &r);
-            BOOST_TEST(reachesMain(frames), r.err);
+            const auto frames = reported_frames("cfi-adjacent", what, &r);
+            BOOST_TEST(reaches_main(frames), r.err);
             static const std::regex summary(
                 R"(JIT: unwind info: 3 added, 0 refused, 3 ranges with CFI live at exit)");
             BOOST_TEST(std::regex_search(r.err, summary), r.err);
@@ -121,11 +121,11 @@ BOOST_AUTO_TEST_CASE(without_unwind_information_the_trace_stops_in_the_jit_code)
     for (const char* what : {"leak", "memerr"}) {
         BOOST_TEST_CONTEXT(what) {
             Result r;
-            const auto frames = reportedFrames("none", what, &r);
+            const auto frames = reported_frames("none", what, &r);
             BOOST_TEST_REQUIRE(!frames.empty(), r.err);
             BOOST_TEST(frames.front() == "jit_inner", r.err);
             BOOST_TEST(frames.size() < kJitFrames.size(), r.err);
-            BOOST_TEST(!reachesMain(frames), r.err);
+            BOOST_TEST(!reaches_main(frames), r.err);
         }
     }
 }
@@ -137,10 +137,10 @@ BOOST_AUTO_TEST_CASE(cfi_goes_with_its_code_when_unregistered_or_replaced) {
     for (const char* how : {"unregistered", "replaced"}) {
         BOOST_TEST_CONTEXT(how) {
             Result r;
-            const auto frames = reportedFrames(how, "memerr", &r);
+            const auto frames = reported_frames(how, "memerr", &r);
             BOOST_TEST_REQUIRE(!frames.empty(), r.err);
             BOOST_TEST(frames.front() == "jit_inner", r.err);
-            BOOST_TEST(!reachesMain(frames), r.err);
+            BOOST_TEST(!reaches_main(frames), r.err);
             static const std::regex summary(R"(JIT: unwind info: 3 added, 0 refused, 0 ranges)");
             BOOST_TEST(std::regex_search(r.err, summary), r.err);
         }
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(a_fixed_frame_shape_unwinds_to_main) {
     for (const char* what : {"leak", "memerr"}) {
         BOOST_TEST_CONTEXT(what) {
             Result r;
-            BOOST_TEST(reachesMain(reportedFrames("shape", what, &r)), r.err);
+            BOOST_TEST(reaches_main(reported_frames("shape", what, &r)), r.err);
         }
     }
 }
@@ -163,7 +163,7 @@ BOOST_AUTO_TEST_CASE(jitdump_unwinding_info_applies_to_the_next_code_load) {
     for (const char* what : {"leak", "memerr"}) {
         BOOST_TEST_CONTEXT(what) {
             Result r;
-            BOOST_TEST(reachesMain(reportedFrames("jitdump", what, &r)), r.err);
+            BOOST_TEST(reaches_main(reported_frames("jitdump", what, &r)), r.err);
         }
     }
 }
@@ -176,8 +176,8 @@ BOOST_AUTO_TEST_CASE(code_moved_by_a_jitdump_code_move_keeps_its_cfi) {
     for (const char* what : {"leak", "memerr"}) {
         BOOST_TEST_CONTEXT(what) {
             Result r;
-            const auto frames = reportedFrames("jitdump-moved", what, &r);
-            BOOST_TEST(reachesMain(frames), r.err);
+            const auto frames = reported_frames("jitdump-moved", what, &r);
+            BOOST_TEST(reaches_main(frames), r.err);
             static const std::regex summary(R"(JIT: unwind info: 3 added, 0 refused)");
             BOOST_TEST(std::regex_search(r.err, summary), r.err);
         }
@@ -198,9 +198,9 @@ BOOST_AUTO_TEST_CASE(a_fault_in_the_first_instruction_of_a_frameless_leaf_names_
             TempDir dir;
             RunOptions opt;
             opt.cwd = dir.path();
-            const Result r = runValgrind({"--tool=memcheck"}, {unwindjit(), how, "leaf"}, opt);
+            const Result r = run_valgrind({"--tool=memcheck"}, {unwindjit(), how, "leaf"}, opt);
             BOOST_TEST_REQUIRE(r.status == 0, r);
-            BOOST_TEST(reachesMain(framesAfter(r.err, "Invalid read of size 8")), r.err);
+            BOOST_TEST(reaches_main(frames_after(r.err, "Invalid read of size 8")), r.err);
         }
     }
 }
@@ -219,29 +219,29 @@ BOOST_AUTO_TEST_CASE(a_race_in_the_first_instruction_of_a_frameless_leaf_names_i
                                "Locks held"},
                           Tool{"--tool=drd", "Conflicting load by thread 1", ""}}) {
         BOOST_TEST_CONTEXT(t.option) {
-            const Result r = runValgrind({t.option}, {unwindjit(), "cfi", "leafrace"});
+            const Result r = run_valgrind({t.option}, {unwindjit(), "cfi", "leafrace"});
             BOOST_TEST_REQUIRE(r.status == 0, r);
             const auto at = r.err.find(t.report);
             BOOST_TEST_REQUIRE(at != std::string::npos, r.err);
             const std::string from = r.err.substr(at);
-            BOOST_TEST(reachesMain(framesAfter(from, *t.stack_after ? t.stack_after : t.report)),
+            BOOST_TEST(reaches_main(frames_after(from, *t.stack_after ? t.stack_after : t.report)),
                        r.err);
         }
     }
 }
 
 BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_warning) {
-    const Result r = runValgrind({"--tool=memcheck", "-v"}, {unwindjit(), "hostile"});
+    const Result r = run_valgrind({"--tool=memcheck", "-v"}, {unwindjit(), "hostile"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(!contains(r.err, "Assertion"), r.err);
     BOOST_TEST(!contains(r.err, "impossible"), r.err);
     // Every malformed description: not registered, VG_JIT_ERR_BAD_UNWIND.
-    static const std::regex caseLine(R"(^case (\S+) (\d+) (\d+)$)");
+    static const std::regex case_line(R"(^case (\S+) (\d+) (\d+)$)");
     std::istringstream in(r.err);
     int cases = 0;
     for (std::string line; std::getline(in, line);) {
         std::smatch m;
-        if (!std::regex_match(line, m, caseLine)) continue;
+        if (!std::regex_match(line, m, case_line)) continue;
         ++cases;
         BOOST_TEST_CONTEXT(m[1].str()) {
             BOOST_TEST(m[2].str() == "0");
@@ -278,7 +278,7 @@ BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_w
     BOOST_TEST(std::stoi(m[1].str()) + std::stoi(m[2].str()) == 1000);
     BOOST_TEST(std::stoi(m[1].str()) > 0);  // corruptions of instructions only are read
     BOOST_TEST(std::stoi(m[2].str()) > 0);
-    BOOST_TEST(reachesMain(framesAfter(r.err, "Invalid read of size 4")), r.err);
+    BOOST_TEST(reaches_main(frames_after(r.err, "Invalid read of size 4")), r.err);
 }
 
 BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
@@ -299,7 +299,7 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    const Result r = runValgrind({"--tool=memcheck", "-v", "--num-callers=60"},
+    const Result r = run_valgrind({"--tool=memcheck", "-v", "--num-callers=60"},
                                  {node_binary(), "--perf-prof", "--perf-prof-unwinding-info",
                                   absolute(srcdir() + "/tests/fixtures/node/alloc.js")},
                                  opt);
@@ -308,16 +308,16 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
     static const std::regex summary(R"(JIT: unwind info: ([1-9]\d*) added, 0 refused)");
     BOOST_TEST(std::regex_search(r.err, summary), r.err);
     std::istringstream in(r.err);
-    bool inJs = false, sawJs = false, reached = false;
+    bool in_js = false, saw_js = false, reached = false;
     for (std::string line; std::getline(in, line);) {
-        if (line.find("JS:*driver") != std::string::npos) inJs = sawJs = true;
-        if (inJs && line.find("node::Start(") != std::string::npos) reached = true;
-        if (inJs && line.find("    by ") == std::string::npos) {
+        if (line.find("JS:*driver") != std::string::npos) in_js = saw_js = true;
+        if (in_js && line.find("node::Start(") != std::string::npos) reached = true;
+        if (in_js && line.find("    by ") == std::string::npos) {
             if (reached) break;
-            inJs = false;
+            in_js = false;
         }
     }
-    if (sawJs)
+    if (saw_js)
         BOOST_TEST(reached, r.err);
     else
         BOOST_TEST_MESSAGE("no error stack named JS:*driver in this run (its record "
@@ -325,7 +325,7 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
 }
 
 BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_bring_their_cfi,
-                     *boost::unit_test::precondition(python313Available)) {
+                     *boost::unit_test::precondition(python313_available)) {
     // CPython 3.13's -X perf_jit writes /tmp/jit-<pid>.dump with a
     // CODE_UNWINDING_INFO (112-byte records) before each trampoline's
     // CODE_LOAD; all of them must be read, also those that straddle the
@@ -333,7 +333,7 @@ BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_bring_their_cfi,
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
-    const Result r = runValgrind(
+    const Result r = run_valgrind(
         {"--tool=memcheck", "-v"},
         {python313(), "-X", "perf_jit", "-c",
          "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\nprint(fib(15))"},

@@ -41,8 +41,8 @@ BOOST_AUTO_TEST_CASE(version_is_the_pinned_release)
 
 BOOST_AUTO_TEST_CASE(memcheck_clean_run_reports_no_errors)
 {
-    const Result r = runValgrind({"--tool=memcheck", "--error-exitcode=3", "--leak-check=full"},
-                                 {testsBuilddir() + "/stage_helper", "clean"});
+    const Result r = run_valgrind({"--tool=memcheck", "--error-exitcode=3", "--leak-check=full"},
+                                 {tests_builddir() + "/stage_helper", "clean"});
     BOOST_TEST(r.status == 0, r);
     BOOST_TEST(contains(r.err, "ERROR SUMMARY: 0 errors from 0 contexts"), r);
     BOOST_TEST(contains(r.err, "All heap blocks were freed -- no leaks are possible"), r);
@@ -50,8 +50,8 @@ BOOST_AUTO_TEST_CASE(memcheck_clean_run_reports_no_errors)
 
 BOOST_AUTO_TEST_CASE(memcheck_finds_planted_errors)
 {
-    const Result r = runValgrind({"--tool=memcheck", "--error-exitcode=3", "--leak-check=full"},
-                                 {testsBuilddir() + "/stage_helper"});
+    const Result r = run_valgrind({"--tool=memcheck", "--error-exitcode=3", "--leak-check=full"},
+                                 {tests_builddir() + "/stage_helper"});
     BOOST_TEST(r.status == 3, r);
     BOOST_TEST(contains(r.err, "Conditional jump or move depends on uninitialised value(s)"), r);
     // Needs the staged vgpreload_memcheck (malloc replacement).

@@ -36,34 +36,34 @@
 namespace vgjit {
 namespace test {
 
-std::string envOr(const char* name, const std::string& fallback) {
+std::string env_or(const char* name, const std::string& fallback) {
     const char* v = std::getenv(name);
     return v && *v ? std::string(v) : fallback;
 }
 
-std::string stage() { return envOr("VGJIT_STAGE", VGJIT_STAGE); }
+std::string stage() { return env_or("VGJIT_STAGE", VGJIT_STAGE); }
 std::string valgrind() { return stage() + "/bin/valgrind"; }
-std::string srcdir() { return envOr("VGJIT_SRCDIR", VGJIT_SRCDIR); }
-std::string builddir() { return envOr("VGJIT_BUILDDIR", VGJIT_BUILDDIR); }
-std::string testsBuilddir() { return envOr("VGJIT_TESTS_BUILDDIR", VGJIT_TESTS_BUILDDIR); }
-std::string stockValgrind() {
-    return envOr("VGJIT_STOCK", builddir() + "/build/stock-install") + "/bin/valgrind";
+std::string srcdir() { return env_or("VGJIT_SRCDIR", VGJIT_SRCDIR); }
+std::string builddir() { return env_or("VGJIT_BUILDDIR", VGJIT_BUILDDIR); }
+std::string tests_builddir() { return env_or("VGJIT_TESTS_BUILDDIR", VGJIT_TESTS_BUILDDIR); }
+std::string stock_valgrind() {
+    return env_or("VGJIT_STOCK", builddir() + "/build/stock-install") + "/bin/valgrind";
 }
 
-boost::test_tools::assertion_result stockValgrindAvailable(boost::unit_test::test_unit_id) {
-    const std::string v = stockValgrind();
+boost::test_tools::assertion_result stock_valgrind_available(boost::unit_test::test_unit_id) {
+    const std::string v = stock_valgrind();
     boost::test_tools::assertion_result ok(::access(v.c_str(), X_OK) == 0);
     if (!ok)
         ok.message() << "no unpatched Valgrind at " << v << " (run `make stock-valgrind`)";
     return ok;
 }
 
-std::string vg_jit() { return envOr("VGJIT_TOOL", builddir() + "/tool/vg-jit"); }
-std::string minijit() { return envOr("VGJIT_MINIJIT", builddir() + "/examples/minijit"); }
-std::string testjit() { return envOr("VGJIT_TESTJIT", testsBuilddir() + "/testjit"); }
+std::string vg_jit() { return env_or("VGJIT_TOOL", builddir() + "/tool/vg-jit"); }
+std::string minijit() { return env_or("VGJIT_MINIJIT", builddir() + "/examples/minijit"); }
+std::string testjit() { return env_or("VGJIT_TESTJIT", tests_builddir() + "/testjit"); }
 
 std::string node_binary() {
-    const std::string node = envOr("VGJIT_NODE", findOnPath("node"));
+    const std::string node = env_or("VGJIT_NODE", find_on_path("node"));
     return node.empty() ? "/usr/bin/node" : node;
 }
 
@@ -78,22 +78,22 @@ std::string python313() {
     if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
     const char* home = std::getenv("HOME");
     const std::filesystem::path versions =
-        envOr("PYENV_ROOT", std::string(home ? home : "") + "/.pyenv") + "/versions";
+        env_or("PYENV_ROOT", std::string(home ? home : "") + "/.pyenv") + "/versions";
     std::error_code ec;
-    std::string best, bestName;
+    std::string best, best_name;
     for (const auto& entry : std::filesystem::directory_iterator(versions, ec)) {
         const std::string name = entry.path().filename().string();
         const std::string exe = (entry.path() / "bin" / "python3.13").string();
         if (name.rfind("3.13.", 0) == 0 && ::access(exe.c_str(), X_OK) == 0 &&
-            (best.empty() || name > bestName)) {
+            (best.empty() || name > best_name)) {
             best = exe;
-            bestName = name;
+            best_name = name;
         }
     }
     return best;
 }
 
-boost::test_tools::assertion_result python313Available(boost::unit_test::test_unit_id) {
+boost::test_tools::assertion_result python313_available(boost::unit_test::test_unit_id) {
     boost::test_tools::assertion_result ok(!python313().empty());
     if (!ok)
         ok.message() << "no CPython 3.13 under pyenv ($PYENV_ROOT/versions/3.13.*) and no "
@@ -101,7 +101,7 @@ boost::test_tools::assertion_result python313Available(boost::unit_test::test_un
     return ok;
 }
 
-std::string readFile(const std::string& path) {
+std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + path);
     std::ostringstream s;
@@ -120,7 +120,7 @@ std::string absolute(const std::string& path) {
     return std::filesystem::canonical(path).string();
 }
 
-std::size_t lineCount(const std::string& text) {
+std::size_t line_count(const std::string& text) {
     std::size_t n = 0;
     for (char c : text) n += c == '\n';
     return n;
@@ -136,8 +136,8 @@ std::size_t count_of(const std::string& text, const std::string& what) {
     return n;
 }
 
-std::string findOnPath(const std::string& name) {
-    std::istringstream path(envOr("PATH", ""));
+std::string find_on_path(const std::string& name) {
+    std::istringstream path(env_or("PATH", ""));
     std::string dir;
     while (std::getline(path, dir, ':'))
         if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
@@ -160,19 +160,19 @@ TempDir::~TempDir() {
 }
 
 std::ostream& operator<<(std::ostream& os, const Result& r) {
-    return os << "status " << r.status << (r.timedOut ? " (timed out)" : "")
+    return os << "status " << r.status << (r.timed_out ? " (timed out)" : "")
               << "\n--- stdout:\n" << r.out << "--- stderr:\n" << r.err;
 }
 
 Result run(const std::vector<std::string>& argv, const RunOptions& options) {
     if (argv.empty()) throw std::invalid_argument("run: empty argv");
     TempDir capture("vgjit-run");
-    const std::string outPath = capture.file("out"), errPath = capture.file("err");
+    const std::string out_path = capture.file("out"), err_path = capture.file("err");
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
-        const int o = open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int e = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         const int n = open("/dev/null", O_RDONLY);
         if (o < 0 || e < 0 || n < 0) _exit(126);
         dup2(n, 0);
@@ -189,7 +189,7 @@ Result run(const std::vector<std::string>& argv, const RunOptions& options) {
     Result r;
     int status = 0;
     const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(options.timeoutSeconds);
+        std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_seconds);
     while (true) {
         const pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) break;
@@ -197,35 +197,35 @@ Result run(const std::vector<std::string>& argv, const RunOptions& options) {
         if (std::chrono::steady_clock::now() > deadline) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
-            r.timedOut = true;
+            r.timed_out = true;
             break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = readFile(outPath);
-    r.err = readFile(errPath);
+    r.out = read_file(out_path);
+    r.err = read_file(err_path);
     return r;
 }
 
 Result run_checked(const std::vector<std::string>& argv, int timeout_seconds) {
     RunOptions options;
-    options.timeoutSeconds = timeout_seconds;
+    options.timeout_seconds = timeout_seconds;
     Result r = run(argv, options);
-    if (r.timedOut) BOOST_ERROR("timed out after " << timeout_seconds << " s: " << argv[0]);
+    if (r.timed_out) BOOST_ERROR("timed out after " << timeout_seconds << " s: " << argv[0]);
     return r;
 }
 
-Result runValgrind(const std::vector<std::string>& valgrindArgs,
+Result run_valgrind(const std::vector<std::string>& valgrind_args,
                    const std::vector<std::string>& program, const RunOptions& options) {
     std::vector<std::string> argv{valgrind()};
-    argv.insert(argv.end(), valgrindArgs.begin(), valgrindArgs.end());
+    argv.insert(argv.end(), valgrind_args.begin(), valgrind_args.end());
     argv.push_back("--");
     argv.insert(argv.end(), program.begin(), program.end());
     return run(argv, options);
 }
 
-std::vector<StackFrame> stackTraceAfter(const std::string& log, const std::string& what,
+std::vector<StackFrame> stack_trace_after(const std::string& log, const std::string& what,
                                         std::size_t max) {
     std::vector<StackFrame> frames;
     const auto at = log.find(what);

@@ -26,7 +26,7 @@ namespace vgjit {
 namespace test {
 
 /// The value of environment variable `name`, or `fallback` if unset/empty.
-std::string envOr(const char* name, const std::string& fallback);
+std::string env_or(const char* name, const std::string& fallback);
 
 /// The staged Valgrind's prefix ($VGJIT_STAGE).
 std::string stage();
@@ -37,22 +37,22 @@ std::string srcdir();
 /// The build tree ($VGJIT_BUILDDIR).
 std::string builddir();
 /// The build directory of tests/ ($VGJIT_TESTS_BUILDDIR).
-std::string testsBuilddir();
+std::string tests_builddir();
 /// The unpatched Valgrind of the same release: $VGJIT_STOCK/bin/valgrind,
 /// by default the one `make stock-valgrind` installs in the build tree's
 /// build/stock-install (`make check` builds it first).
-std::string stockValgrind();
+std::string stock_valgrind();
 /// Boost.Test precondition (`*boost::unit_test::precondition(
-/// stockValgrindAvailable)`): true if stockValgrind() is executable, else
+/// stock_valgrind_available)`): true if stock_valgrind() is executable, else
 /// false with a message naming it, so the case is reported as skipped.
-boost::test_tools::assertion_result stockValgrindAvailable(boost::unit_test::test_unit_id);
+boost::test_tools::assertion_result stock_valgrind_available(boost::unit_test::test_unit_id);
 
 /// vg-jit: $VGJIT_TOOL, else builddir() + "/tool/vg-jit".
 std::string vg_jit();
 /// The example JIT: $VGJIT_MINIJIT, else builddir() + "/examples/minijit".
 std::string minijit();
 /// The test JIT of tests/testjit.cpp: $VGJIT_TESTJIT, else
-/// testsBuilddir() + "/testjit".
+/// tests_builddir() + "/testjit".
 std::string testjit();
 
 /// Node.js: $VGJIT_NODE, else the first executable `node` on $PATH, else
@@ -68,17 +68,17 @@ boost::test_tools::assertion_result node_available(boost::unit_test::test_unit_i
 std::string python313();
 
 /// Boost.Test precondition: python313() found one.
-boost::test_tools::assertion_result python313Available(boost::unit_test::test_unit_id);
+boost::test_tools::assertion_result python313_available(boost::unit_test::test_unit_id);
 
 /// The whole content of a file; throws std::runtime_error if unreadable.
-std::string readFile(const std::string& path);
+std::string read_file(const std::string& path);
 /// Writes `text` to `path` (created or truncated); throws
 /// std::runtime_error if it cannot.
 void write_file(const std::string& path, const std::string& text);
 /// The canonical absolute path of an existing file.
 std::string absolute(const std::string& path);
 /// Number of '\n'-terminated lines in `text`.
-std::size_t lineCount(const std::string& text);
+std::size_t line_count(const std::string& text);
 /// Whether `what` occurs in `text`.
 bool contains(const std::string& text, const std::string& what);
 /// How many times `what` occurs in `text` (overlapping occurrences
@@ -86,7 +86,7 @@ bool contains(const std::string& text, const std::string& what);
 std::size_t count_of(const std::string& text, const std::string& what);
 /// The first executable file `name` in a directory of $PATH (as given,
 /// symbolic links not resolved), or "" if there is none.
-std::string findOnPath(const std::string& name);
+std::string find_on_path(const std::string& name);
 
 /// A fresh directory under /tmp, removed (recursively) on destruction
 /// unless $VGJIT_KEEP_TMP is set.
@@ -106,7 +106,7 @@ private:
 /// The outcome of run().
 struct Result {
     int status = -1;     ///< exit status, or 128 + signal number
-    bool timedOut = false;
+    bool timed_out = false;
     std::string out;     ///< everything written to stdout
     std::string err;     ///< everything written to stderr
 };
@@ -114,7 +114,7 @@ std::ostream& operator<<(std::ostream& os, const Result& r);
 
 /// Options of run().
 struct RunOptions {
-    int timeoutSeconds = 300;               ///< killed (SIGKILL) after this
+    int timeout_seconds = 300;               ///< killed (SIGKILL) after this
     std::string cwd;                        ///< working directory; "" = ours
     std::map<std::string, std::string> env; ///< added to the environment
 };
@@ -129,7 +129,7 @@ Result run(const std::vector<std::string>& argv, const RunOptions& options = {})
 Result run_checked(const std::vector<std::string>& argv, int timeout_seconds = 300);
 
 /// Runs a program under the staged Valgrind: valgrind TOOL-ARGS -- PROGRAM.
-Result runValgrind(const std::vector<std::string>& valgrindArgs,
+Result run_valgrind(const std::vector<std::string>& valgrind_args,
                    const std::vector<std::string>& program,
                    const RunOptions& options = {});
 
@@ -144,7 +144,7 @@ struct StackFrame {
 /// The stack trace printed right after the first line of `log` containing
 /// `what`: its frames, innermost first, at most `max` of them; empty if
 /// `what` does not occur or no frame follows it.
-std::vector<StackFrame> stackTraceAfter(const std::string& log, const std::string& what,
+std::vector<StackFrame> stack_trace_after(const std::string& log, const std::string& what,
                                         std::size_t max = 12);
 
 } // namespace test

@@ -32,7 +32,7 @@ using namespace vgjit::test;
 
 namespace {
 
-std::string perfmapJit() { return envOr("VGJIT_PERFMAP_JIT", testsBuilddir() + "/perfmap_jit"); }
+std::string perfmap_jit() { return env_or("VGJIT_PERFMAP_JIT", tests_builddir() + "/perfmap_jit"); }
 
 /// Runs `vg-jit annotate` with the given arguments.
 Result annotate(const std::vector<std::string>& args) {
@@ -42,14 +42,14 @@ Result annotate(const std::vector<std::string>& args) {
 }
 
 /// The function of `p` with object `ob` and name `fn` (any file).
-const cg::FunctionCosts* findFn(const cg::Profile& p, const std::string& ob, const std::string& fn) {
+const cg::FunctionCosts* find_fn(const cg::Profile& p, const std::string& ob, const std::string& fn) {
     for (const auto& [k, f] : p.functions())
         if (k.object == ob && k.name == fn) return &f;
     return nullptr;
 }
 
 /// The call edge caller -> callee by names (any object/file).
-const cg::CallEdge* findCall(const cg::Profile& p, const std::string& caller,
+const cg::CallEdge* find_call(const cg::Profile& p, const std::string& caller,
                              const std::string& callee) {
     for (const auto& [k, e] : p.calls())
         if (k.first.name == caller && k.second.name == callee) return &e;
@@ -58,16 +58,16 @@ const cg::CallEdge* findCall(const cg::Profile& p, const std::string& caller,
 
 /// Sum of event `ev` over the self costs of every function named `name`
 /// (any recursion depth, any object).
-std::uint64_t selfOf(const cg::Profile& p, const std::string& name, const std::string& ev) {
-    const std::size_t i = p.eventIndex(ev);
+std::uint64_t self_of(const cg::Profile& p, const std::string& name, const std::string& ev) {
+    const std::size_t i = p.event_index(ev);
     std::uint64_t s = 0;
-    for (const cg::FunctionCosts* f : p.functionsNamed(name, true)) s += f->self.at(i);
+    for (const cg::FunctionCosts* f : p.functions_named(name, true)) s += f->self.at(i);
     return s;
 }
 
 /// True for Callgrind's names of code without symbols: 0xHEX['N].
-bool pseudoAddress(const std::string& name, std::uint64_t& addr) {
-    const std::string base = cg::stripRecursionSuffix(name);
+bool pseudo_address(const std::string& name, std::uint64_t& addr) {
+    const std::string base = cg::strip_recursion_suffix(name);
     if (base.size() < 3 || base.compare(0, 2, "0x") != 0) return false;
     if (base.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos) return false;
     addr = std::stoull(base.substr(2), nullptr, 16);
@@ -136,49 +136,49 @@ BOOST_AUTO_TEST_CASE(renames_merges_and_drops_pieces) {
     const Result r = annotate({"--map", dir.file("perf-1.map"), dir.file("in.out"), "-o", dir.file("out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.err.empty(), r.err);
-    const cg::Profile in = cg::Profile::parseFile(dir.file("in.out"));
-    const cg::Profile out = cg::Profile::parseFile(dir.file("out"));
+    const cg::Profile in = cg::Profile::parse_file(dir.file("in.out"));
+    const cg::Profile out = cg::Profile::parse_file(dir.file("out"));
     const std::string ob = absolute(dir.file("perf-1.map"));
 
     BOOST_TEST(out.totals() == in.totals());
-    BOOST_TEST(out.selfTotal() == in.selfTotal());
-    BOOST_TEST(out.selfTotal() == (cg::Costs{166, 4}));
+    BOOST_TEST(out.self_total() == in.self_total());
+    BOOST_TEST(out.self_total() == (cg::Costs{166, 4}));
 
-    const cg::FunctionCosts* alpha = findFn(out, ob, "alpha");
+    const cg::FunctionCosts* alpha = find_fn(out, ob, "alpha");
     BOOST_TEST_REQUIRE(alpha);
     BOOST_TEST(alpha->key.file == "???");
     // 0x1000 (3+5+7) and the piece at 0x1010 (10+10).
     BOOST_TEST(alpha->self == (cg::Costs{35, 2}));
     BOOST_TEST(alpha->instrs.at(0x1006) == (cg::Costs{7, 0}));
     BOOST_TEST(alpha->instrs.at(0x1013) == (cg::Costs{10, 0}));
-    const cg::FunctionCosts* alpha2 = findFn(out, ob, "alpha'2");
+    const cg::FunctionCosts* alpha2 = find_fn(out, ob, "alpha'2");
     BOOST_TEST_REQUIRE(alpha2);
     BOOST_TEST(alpha2->self == (cg::Costs{20, 0}));
-    const cg::FunctionCosts* beta = findFn(out, ob, "beta");
+    const cg::FunctionCosts* beta = find_fn(out, ob, "beta");
     BOOST_TEST_REQUIRE(beta);
     BOOST_TEST(beta->self == (cg::Costs{100, 2}));
-    const cg::FunctionCosts* memcpy_ = findFn(out, "/lib/libc.so", "memcpy");
+    const cg::FunctionCosts* memcpy_ = find_fn(out, "/lib/libc.so", "memcpy");
     BOOST_TEST_REQUIRE(memcpy_);
     BOOST_TEST(memcpy_->self == (cg::Costs{11, 0}));
     BOOST_TEST(memcpy_->lines.at({"string.h", 30}) == (cg::Costs{1, 0}));
 
     // Calls: alpha -> beta and alpha -> alpha'2 stay; alpha -> its piece
     // is gone; beta -> memcpy keeps its object.
-    const cg::CallEdge* ab = findCall(out, "alpha", "beta");
+    const cg::CallEdge* ab = find_call(out, "alpha", "beta");
     BOOST_TEST_REQUIRE(ab);
     BOOST_TEST(ab->count == 1u);
     BOOST_TEST(ab->inclusive == (cg::Costs{111, 2}));
-    const cg::CallEdge* rec = findCall(out, "alpha", "alpha'2");
+    const cg::CallEdge* rec = find_call(out, "alpha", "alpha'2");
     BOOST_TEST_REQUIRE(rec);
     BOOST_TEST(rec->count == 1u);
-    BOOST_TEST(!findCall(out, "alpha", "alpha"));
-    const cg::CallEdge* bm = findCall(out, "beta", "memcpy");
+    BOOST_TEST(!find_call(out, "alpha", "alpha"));
+    const cg::CallEdge* bm = find_call(out, "beta", "memcpy");
     BOOST_TEST_REQUIRE(bm);
     BOOST_TEST(bm->callee.object == "/lib/libc.so");
     BOOST_TEST(out.calls().size() == 3u);
     for (const auto& [k, f] : out.functions()) {
         std::uint64_t a = 0;
-        BOOST_TEST(!pseudoAddress(k.name, a), "pseudo-function left: " << k.name);
+        BOOST_TEST(!pseudo_address(k.name, a), "pseudo-function left: " << k.name);
     }
     // The staged callgrind_annotate reads it without complaint.
     const Result ca = run({stage() + "/bin/callgrind_annotate", dir.file("out")});
@@ -206,12 +206,12 @@ fn=0x3000
     const Result r = annotate({"--map=" + dir.file("m.map"), "--output=" + dir.file("out"), dir.file("in.out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "warning: no instruction addresses"), r.err);
-    const cg::Profile out = cg::Profile::parseFile(dir.file("out"));
-    BOOST_TEST(selfOf(out, "alpha", "Ir") == 35u);
+    const cg::Profile out = cg::Profile::parse_file(dir.file("out"));
+    BOOST_TEST(self_of(out, "alpha", "Ir") == 35u);
     BOOST_TEST(out.calls().empty());
     // Outside every mapped range: left as it was.
-    BOOST_TEST(selfOf(out, "0x3000", "Ir") == 1u);
-    BOOST_TEST(out.selfTotal() == (cg::Costs{36}));
+    BOOST_TEST(self_of(out, "0x3000", "Ir") == 1u);
+    BOOST_TEST(out.self_total() == (cg::Costs{36}));
 }
 
 BOOST_AUTO_TEST_CASE(later_map_entries_replace_overlapping_earlier_ones) {
@@ -233,13 +233,13 @@ fn=0x2000
     const Result r = annotate({"--map", dir.file("a.map"), "--map", dir.file("b.map"), "-o",
                                dir.file("out"), dir.file("in.out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const cg::Profile out = cg::Profile::parseFile(dir.file("out"));
-    BOOST_TEST(selfOf(out, "first", "Ir") == 0u);
-    BOOST_TEST(selfOf(out, "second", "Ir") == 4u);
-    BOOST_TEST(selfOf(out, "0x1000", "Ir") == 3u);  // 0x1000..0x1007: nobody's now
-    BOOST_TEST(selfOf(out, "beta", "Ir") == 0u);
-    BOOST_TEST(selfOf(out, "gamma", "Ir") == 8u);
-    BOOST_TEST(findFn(out, absolute(dir.file("b.map")), "gamma"));
+    const cg::Profile out = cg::Profile::parse_file(dir.file("out"));
+    BOOST_TEST(self_of(out, "first", "Ir") == 0u);
+    BOOST_TEST(self_of(out, "second", "Ir") == 4u);
+    BOOST_TEST(self_of(out, "0x1000", "Ir") == 3u);  // 0x1000..0x1007: nobody's now
+    BOOST_TEST(self_of(out, "beta", "Ir") == 0u);
+    BOOST_TEST(self_of(out, "gamma", "Ir") == 8u);
+    BOOST_TEST(find_fn(out, absolute(dir.file("b.map")), "gamma"));
 }
 
 BOOST_AUTO_TEST_CASE(jitdump_line_tables_and_code_move) {
@@ -265,8 +265,8 @@ fn=(2) 0x1000
 )");
     const Result r = annotate({"--map", dump, dir.file("in.out"), "-o", dir.file("out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const cg::Profile out = cg::Profile::parseFile(dir.file("out"));
-    const cg::FunctionCosts* alpha = findFn(out, absolute(dump), "alpha");
+    const cg::Profile out = cg::Profile::parse_file(dir.file("out"));
+    const cg::FunctionCosts* alpha = find_fn(out, absolute(dump), "alpha");
     BOOST_TEST_REQUIRE(alpha);
     BOOST_TEST(alpha->key.file == "/src/a.js");
     BOOST_TEST(alpha->self == (cg::Costs{7}));
@@ -274,7 +274,7 @@ fn=(2) 0x1000
     BOOST_TEST(alpha->lines.at({"/src/a.js", 11}) == (cg::Costs{2}));
     BOOST_TEST(alpha->lines.at({"/src/b.js", 7}) == (cg::Costs{4}));
     // The old address is no longer alpha's.
-    BOOST_TEST(selfOf(out, "0x1000", "Ir") == 8u);
+    BOOST_TEST(self_of(out, "0x1000", "Ir") == 8u);
 }
 
 BOOST_AUTO_TEST_CASE(parts_events_and_jumps) {
@@ -326,7 +326,7 @@ totals: 100
     BOOST_TEST_REQUIRE(p2 != std::string::npos);
     std::istringstream second(o.substr(p2));
     const cg::Profile out2 = cg::Profile::parse(second, "part 2");
-    BOOST_TEST(selfOf(out2, "alpha", "Ir") == 100u);
+    BOOST_TEST(self_of(out2, "alpha", "Ir") == 100u);
 }
 
 BOOST_AUTO_TEST_CASE(errors_and_exit_statuses) {
@@ -359,13 +359,13 @@ BOOST_AUTO_TEST_CASE(errors_and_exit_statuses) {
                   dir.file("o2")});
     BOOST_TEST(r.status == 1, r);
     BOOST_TEST(contains(r.err, "nomap: error: cannot open"), r.err);
-    BOOST_TEST(selfOf(cg::Profile::parseFile(dir.file("o2")), "alpha", "Ir") == 1u);
+    BOOST_TEST(self_of(cg::Profile::parse_file(dir.file("o2")), "alpha", "Ir") == 1u);
     // A map with a bad line: the good lines are used.
     write_file(dir.file("half.map"), "zz 10 broken\n1000 20 alpha\n");
     r = annotate({"--map", dir.file("half.map"), dir.file("ok.out"), "-o", dir.file("o3")});
     BOOST_TEST(r.status == 1, r);
     BOOST_TEST(contains(r.err, "half.map:1: error:"), r.err);
-    BOOST_TEST(selfOf(cg::Profile::parseFile(dir.file("o3")), "alpha", "Ir") == 1u);
+    BOOST_TEST(self_of(cg::Profile::parse_file(dir.file("o3")), "alpha", "Ir") == 1u);
     // Usage errors.
     BOOST_TEST(annotate({dir.file("ok.out")}).status == 2);                       // no --map
     BOOST_TEST(annotate({"--map", dir.file("m.map")}).status == 2);              // no profile
@@ -386,13 +386,13 @@ struct JitRun {
     std::string profile, perfmap, jitdump;
 };
 
-JitRun profileRun(const TempDir& dir, const std::string& valgrind, const std::string& tag,
+JitRun profile_run(const TempDir& dir, const std::string& valgrind, const std::string& tag,
                   const std::vector<std::string>& extra) {
     JitRun j;
     j.profile = dir.file(tag + ".callgrind");
     std::vector<std::string> argv{valgrind, "--tool=callgrind", "--callgrind-out-file=" + j.profile};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    argv.push_back(perfmapJit());
+    argv.push_back(perfmap_jit());
     const Result r = run(argv, RunOptions{300, dir.path(), {}});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST_REQUIRE(contains(r.out, "result top 4654540\nresult fib 610\nresult moved 20100\n"), r.out);
@@ -402,7 +402,7 @@ JitRun profileRun(const TempDir& dir, const std::string& valgrind, const std::st
         if (line.rfind("perfmap ", 0) == 0) {
             const std::string src = line.substr(8);
             j.perfmap = dir.file(tag + ".map");
-            write_file(j.perfmap, readFile(src));
+            write_file(j.perfmap, read_file(src));
             std::remove(src.c_str());
         } else if (line.rfind("jitdump ", 0) == 0) {
             j.jitdump = dir.file(line.substr(8));
@@ -414,9 +414,9 @@ JitRun profileRun(const TempDir& dir, const std::string& valgrind, const std::st
 }
 
 /// Address ranges of a perf map.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> mapRanges(const std::string& path) {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> map_ranges(const std::string& path) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-    std::istringstream in(readFile(path));
+    std::istringstream in(read_file(path));
     std::string start, size, name;
     while (in >> start >> size >> name)
         out.emplace_back(std::stoull(start, nullptr, 16), std::stoull(start, nullptr, 16) + std::stoull(size, nullptr, 16));
@@ -427,100 +427,100 @@ const std::vector<std::string> kNamed = {"pj_leaf", "pj_middle", "pj_top", "pj_t
                                          "pj_moved"};
 
 /// Checks what every rewrite must give.
-void checkCommon(const cg::Profile& in, const cg::Profile& out, const std::string& outPath,
+void check_common(const cg::Profile& in, const cg::Profile& out, const std::string& out_path,
                  const std::string& map, const std::vector<std::string>& listed = kNamed) {
     BOOST_TEST(out.events() == in.events());
     BOOST_TEST(out.totals() == in.totals());        // every event
-    BOOST_TEST(out.selfTotal() == in.selfTotal());
-    BOOST_TEST(out.selfTotal() == in.totals());
-    const auto ranges = mapRanges(map);
-    auto inMapped = [&](std::uint64_t a) {
+    BOOST_TEST(out.self_total() == in.self_total());
+    BOOST_TEST(out.self_total() == in.totals());
+    const auto ranges = map_ranges(map);
+    auto in_mapped = [&](std::uint64_t a) {
         for (const auto& r : ranges)
             if (a >= r.first && a < r.second) return true;
         return false;
     };
     for (const auto& [k, f] : out.functions()) {
         std::uint64_t a = 0;
-        if ((k.object == "???" || k.object.empty()) && pseudoAddress(k.name, a))
-            BOOST_TEST(!inMapped(a), "pseudo-function " << k.name << " left in a mapped range");
+        if ((k.object == "???" || k.object.empty()) && pseudo_address(k.name, a))
+            BOOST_TEST(!in_mapped(a), "pseudo-function " << k.name << " left in a mapped range");
     }
     for (const auto& [k, e] : out.calls()) {
         std::uint64_t a = 0;
-        if ((k.second.object == "???" || k.second.object.empty()) && pseudoAddress(k.second.name, a))
-            BOOST_TEST(!inMapped(a), "call to pseudo-function " << k.second.name << " left");
+        if ((k.second.object == "???" || k.second.object.empty()) && pseudo_address(k.second.name, a))
+            BOOST_TEST(!in_mapped(a), "call to pseudo-function " << k.second.name << " left");
     }
-    const Result ca = run({stage() + "/bin/callgrind_annotate", "--threshold=100", outPath});
+    const Result ca = run({stage() + "/bin/callgrind_annotate", "--threshold=100", out_path});
     BOOST_TEST(ca.status == 0, ca);
     BOOST_TEST(!contains(ca.err, "WARNING"), ca.err);
     for (const std::string& n : listed) BOOST_TEST(contains(ca.out, ":" + n + " ["), n << " not listed");
 }
 
-BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(stockValgrindAvailable)) {
+BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(stock_valgrind_available)) {
     TempDir dir("vgjit-annotate-e2e");
-    const JitRun s = profileRun(dir, stockValgrind(), "stock", {"--dump-instr=yes"});
-    const JitRun ref = profileRun(dir, valgrind(), "patched", {"--dump-instr=yes"});
-    const cg::Profile in = cg::Profile::parseFile(s.profile);
-    const cg::Profile patched = cg::Profile::parseFile(ref.profile);
+    const JitRun s = profile_run(dir, stock_valgrind(), "stock", {"--dump-instr=yes"});
+    const JitRun ref = profile_run(dir, valgrind(), "patched", {"--dump-instr=yes"});
+    const cg::Profile in = cg::Profile::parse_file(s.profile);
+    const cg::Profile patched = cg::Profile::parse_file(ref.profile);
 
     // The stock profile really has pseudo-functions for the jitted code.
-    BOOST_TEST_REQUIRE(in.functionsNamed("pj_leaf").empty());
+    BOOST_TEST_REQUIRE(in.functions_named("pj_leaf").empty());
 
     for (const std::string& map : {s.perfmap, s.jitdump}) {
         BOOST_TEST_CONTEXT("map " << map) {
-            const std::string outPath = map + ".annotated";
-            const Result r = annotate({"--map", map, s.profile, "-o", outPath});
+            const std::string out_path = map + ".annotated";
+            const Result r = annotate({"--map", map, s.profile, "-o", out_path});
             BOOST_TEST_REQUIRE(r.status == 0, r);
-            const cg::Profile out = cg::Profile::parseFile(outPath);
-            checkCommon(in, out, outPath, s.perfmap);
+            const cg::Profile out = cg::Profile::parse_file(out_path);
+            check_common(in, out, out_path, s.perfmap);
             for (const std::string& n : kNamed) {
-                const std::uint64_t want = selfOf(patched, n, "Ir");
+                const std::uint64_t want = self_of(patched, n, "Ir");
                 BOOST_TEST(want > 0u, n);
-                BOOST_TEST(selfOf(out, n, "Ir") == want, n << ": annotated " << selfOf(out, n, "Ir")
+                BOOST_TEST(self_of(out, n, "Ir") == want, n << ": annotated " << self_of(out, n, "Ir")
                                                              << ", patched Valgrind " << want);
             }
             // pj_moved runs at its CODE_MOVE address: all of the cost there
             // (the perf map names both addresses, the jitdump moves it).
-            std::uint64_t movedStock = 0;
-            const auto ranges = mapRanges(s.perfmap);
+            std::uint64_t moved_stock = 0;
+            const auto ranges = map_ranges(s.perfmap);
             for (const auto& [k, f] : in.functions()) {
                 std::uint64_t a = 0;
-                if (pseudoAddress(k.name, a) && a == ranges.back().first) movedStock += f.self.at(0);
+                if (pseudo_address(k.name, a) && a == ranges.back().first) moved_stock += f.self.at(0);
             }
-            BOOST_TEST(movedStock > 0u);
-            BOOST_TEST(selfOf(out, "pj_moved", "Ir") == movedStock);
+            BOOST_TEST(moved_stock > 0u);
+            BOOST_TEST(self_of(out, "pj_moved", "Ir") == moved_stock);
             // Call counts of the call graph.
-            const cg::CallEdge* tm = findCall(out, "pj_top", "pj_middle");
+            const cg::CallEdge* tm = find_call(out, "pj_top", "pj_middle");
             BOOST_TEST_REQUIRE(tm);
             BOOST_TEST(tm->count == 20u);
-            const cg::CallEdge* ml = findCall(out, "pj_middle", "pj_leaf");
+            const cg::CallEdge* ml = find_call(out, "pj_middle", "pj_leaf");
             BOOST_TEST_REQUIRE(ml);
             BOOST_TEST(ml->count == 200u);
             // pj_middle's internal subroutine calls are not calls.
-            BOOST_TEST(!findCall(out, "pj_middle", "pj_middle"));
-            BOOST_TEST(!findCall(out, "pj_middle", "pj_middle'2"));
+            BOOST_TEST(!find_call(out, "pj_middle", "pj_middle"));
+            BOOST_TEST(!find_call(out, "pj_middle", "pj_middle'2"));
             // Recursion stays recursion.
-            BOOST_TEST(findCall(out, "pj_fib", "pj_fib'2"));
+            BOOST_TEST(find_call(out, "pj_fib", "pj_fib'2"));
         }
     }
 
     // With the jitdump's line table: per-line self costs as the patched core.
-    const cg::Profile out = cg::Profile::parseFile(s.jitdump + ".annotated");
+    const cg::Profile out = cg::Profile::parse_file(s.jitdump + ".annotated");
     for (const std::string& n : kNamed) {
         std::map<std::pair<std::string, std::uint64_t>, cg::Costs> got, want;
-        for (const cg::FunctionCosts* f : out.functionsNamed(n, true))
+        for (const cg::FunctionCosts* f : out.functions_named(n, true))
             for (const auto& [l, c] : f->lines) {
                 auto& g = got[l];
                 g.resize(c.size());
                 for (std::size_t i = 0; i < c.size(); ++i) g[i] += c[i];
             }
-        for (const cg::FunctionCosts* f : patched.functionsNamed(n, true))
+        for (const cg::FunctionCosts* f : patched.functions_named(n, true))
             for (const auto& [l, c] : f->lines) {
                 auto& w = want[l];
                 w.resize(c.size());
                 for (std::size_t i = 0; i < c.size(); ++i) w[i] += c[i];
             }
         BOOST_TEST(got == want, n << ": per-line costs differ from the patched Valgrind's");
-        for (const cg::FunctionCosts* f : out.functionsNamed(n, true))
+        for (const cg::FunctionCosts* f : out.functions_named(n, true))
             BOOST_TEST(f->key.file == "/virtual/perfmap_jit.src");
     }
     std::remove(s.jitdump.c_str());
@@ -528,42 +528,42 @@ BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(
 }
 
 BOOST_AUTO_TEST_CASE(stock_profile_with_jumps_and_cache_events,
-                     *utf::precondition(stockValgrindAvailable)) {
+                     *utf::precondition(stock_valgrind_available)) {
     TempDir dir("vgjit-annotate-e2e");
-    const JitRun s = profileRun(dir, stockValgrind(), "stock",
+    const JitRun s = profile_run(dir, stock_valgrind(), "stock",
                                 {"--dump-instr=yes", "--collect-jumps=yes", "--cache-sim=yes"});
-    const cg::Profile in = cg::Profile::parseFile(s.profile);
+    const cg::Profile in = cg::Profile::parse_file(s.profile);
     BOOST_TEST_REQUIRE(in.events().size() > 1u);
-    BOOST_TEST_REQUIRE(contains(readFile(s.profile), "\njcnd="));
-    const std::string outPath = s.profile + ".annotated";
-    const Result r = annotate({"--map", s.perfmap, s.profile, "-o", outPath});
+    BOOST_TEST_REQUIRE(contains(read_file(s.profile), "\njcnd="));
+    const std::string out_path = s.profile + ".annotated";
+    const Result r = annotate({"--map", s.perfmap, s.profile, "-o", out_path});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    const cg::Profile out = cg::Profile::parseFile(outPath);
-    checkCommon(in, out, outPath, s.perfmap);
+    const cg::Profile out = cg::Profile::parse_file(out_path);
+    check_common(in, out, out_path, s.perfmap);
     // pj_leaf's loop: its conditional jump inside the function, no jfn=.
-    BOOST_TEST(contains(readFile(outPath), "\njcnd="));
+    BOOST_TEST(contains(read_file(out_path), "\njcnd="));
 }
 
-BOOST_AUTO_TEST_CASE(stock_profile_without_dump_instr, *utf::precondition(stockValgrindAvailable)) {
+BOOST_AUTO_TEST_CASE(stock_profile_without_dump_instr, *utf::precondition(stock_valgrind_available)) {
     TempDir dir("vgjit-annotate-e2e");
-    const JitRun s = profileRun(dir, stockValgrind(), "stock", {});
-    const JitRun ref = profileRun(dir, valgrind(), "patched", {"--dump-instr=yes"});
-    const cg::Profile in = cg::Profile::parseFile(s.profile);
-    const cg::Profile patched = cg::Profile::parseFile(ref.profile);
-    const std::string outPath = s.profile + ".annotated";
-    const Result r = annotate({"--map", s.perfmap, s.profile, "-o", outPath});
+    const JitRun s = profile_run(dir, stock_valgrind(), "stock", {});
+    const JitRun ref = profile_run(dir, valgrind(), "patched", {"--dump-instr=yes"});
+    const cg::Profile in = cg::Profile::parse_file(s.profile);
+    const cg::Profile patched = cg::Profile::parse_file(ref.profile);
+    const std::string out_path = s.profile + ".annotated";
+    const Result r = annotate({"--map", s.perfmap, s.profile, "-o", out_path});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "warning: no instruction addresses"), r.err);
-    const cg::Profile out = cg::Profile::parseFile(outPath);
-    checkCommon(in, out, outPath, s.perfmap, {"pj_leaf", "pj_middle", "pj_top", "pj_fib", "pj_moved"});
+    const cg::Profile out = cg::Profile::parse_file(out_path);
+    check_common(in, out, out_path, s.perfmap, {"pj_leaf", "pj_middle", "pj_top", "pj_fib", "pj_moved"});
     // Approximate: pj_tail is reached by a tail jump, so its cost stays in
     // pj_top, the function entered by the call.  Functions without tail
     // jumps into them are still exact.
     for (const std::string n : {"pj_leaf", "pj_middle", "pj_fib", "pj_moved"})
-        BOOST_TEST(selfOf(out, n, "Ir") == selfOf(patched, n, "Ir"), n);
-    BOOST_TEST(selfOf(out, "pj_tail", "Ir") == 0u);
-    BOOST_TEST(selfOf(out, "pj_top", "Ir") ==
-               selfOf(patched, "pj_top", "Ir") + selfOf(patched, "pj_tail", "Ir"));
+        BOOST_TEST(self_of(out, n, "Ir") == self_of(patched, n, "Ir"), n);
+    BOOST_TEST(self_of(out, "pj_tail", "Ir") == 0u);
+    BOOST_TEST(self_of(out, "pj_top", "Ir") ==
+               self_of(patched, "pj_top", "Ir") + self_of(patched, "pj_tail", "Ir"));
     std::remove(s.jitdump.c_str());
     std::remove(ref.jitdump.c_str());
 }

@@ -32,7 +32,7 @@ const vgjit::callgrind::FunctionCosts& fn(const Profile& p, const std::string& o
 }
 
 // Expects parsing to fail at `line` with a message containing `what`.
-void expectError(const std::string& text, unsigned long line, const std::string& what) {
+void expect_error(const std::string& text, unsigned long line, const std::string& what) {
     try {
         parse(text);
         BOOST_ERROR("no ParseError for: " << text);
@@ -63,7 +63,7 @@ BOOST_AUTO_TEST_CASE(subposition_compression) {
     BOOST_TEST(f.instrs.at(0x80001238) == Costs{6});
     BOOST_TEST(f.lines.at({"???", 90}) == Costs{13});
     BOOST_TEST(f.lines.at({"???", 91}) == Costs{6});
-    BOOST_TEST(p.selfTotal() == Costs{19});
+    BOOST_TEST(p.self_total() == Costs{19});
     BOOST_TEST(p.totals() == Costs{19});
 }
 
@@ -103,8 +103,8 @@ BOOST_AUTO_TEST_CASE(name_compression_and_calls) {
                       "totals: 1000 100\n");
     BOOST_TEST(p.header().at("cmd") == "./prog --x=1");
     BOOST_TEST(p.events() == (std::vector<std::string>{"Ir", "Dr"}));
-    BOOST_TEST(p.eventIndex("Dr") == 1u);
-    BOOST_CHECK_THROW(p.eventIndex("Bc"), std::out_of_range);
+    BOOST_TEST(p.event_index("Dr") == 1u);
+    BOOST_CHECK_THROW(p.event_index("Bc"), std::out_of_range);
 
     const auto& m = fn(p, "/bin/prog", "main.c", "main");
     BOOST_TEST(m.self == (Costs{15, 1}));  // 5 + 7 + 2 + 1; call costs excluded
@@ -118,9 +118,9 @@ BOOST_AUTO_TEST_CASE(name_compression_and_calls) {
     BOOST_TEST(h.self == (Costs{100, 10}));
     const auto& x = fn(p, "/lib/libx.so", "x.c", "xfun");
     BOOST_TEST(x.self == (Costs{40, 4}));
-    BOOST_TEST(p.functionsNamed("helper").size() == 1u);
-    BOOST_TEST(p.functionsNamed("xfun", true).size() == 1u);
-    BOOST_TEST(p.functionsNamed("nothing", true).empty());
+    BOOST_TEST(p.functions_named("helper").size() == 1u);
+    BOOST_TEST(p.functions_named("xfun", true).size() == 1u);
+    BOOST_TEST(p.functions_named("nothing", true).empty());
 
     const FunctionKey mk{"/bin/prog", "main.c", "main"};
     const FunctionKey hk{"/bin/prog", "lib.c", "helper"};
@@ -132,24 +132,24 @@ BOOST_AUTO_TEST_CASE(name_compression_and_calls) {
     BOOST_TEST(p.calls().at({mk, xk}).inclusive == (Costs{40, 4}));
     BOOST_TEST(p.calls().at({hk, hk}).count == 2u);
 
-    BOOST_TEST(p.selfTotal() == (Costs{155, 15}));
+    BOOST_TEST(p.self_total() == (Costs{155, 15}));
     BOOST_TEST(p.totals() == (Costs{1000, 100}));
-    BOOST_TEST(p.objectCost("/bin/prog", "Ir") == 115u);
-    BOOST_TEST(p.objectCost("/lib/libx.so", "Dr") == 4u);
-    BOOST_TEST(p.objectCost("nothing", "Ir") == 0u);
+    BOOST_TEST(p.object_cost("/bin/prog", "Ir") == 115u);
+    BOOST_TEST(p.object_cost("/lib/libx.so", "Dr") == 4u);
+    BOOST_TEST(p.object_cost("nothing", "Ir") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(recursion_suffixes) {
-    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("fib'2") == "fib");
-    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("fib'12") == "fib");
-    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("fib") == "fib");
-    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("fib'") == "fib'");
-    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("operator'x'2") == "operator'x");
-    BOOST_TEST(vgjit::callgrind::stripRecursionSuffix("a'b") == "a'b");
+    BOOST_TEST(vgjit::callgrind::strip_recursion_suffix("fib'2") == "fib");
+    BOOST_TEST(vgjit::callgrind::strip_recursion_suffix("fib'12") == "fib");
+    BOOST_TEST(vgjit::callgrind::strip_recursion_suffix("fib") == "fib");
+    BOOST_TEST(vgjit::callgrind::strip_recursion_suffix("fib'") == "fib'");
+    BOOST_TEST(vgjit::callgrind::strip_recursion_suffix("operator'x'2") == "operator'x");
+    BOOST_TEST(vgjit::callgrind::strip_recursion_suffix("a'b") == "a'b");
     Profile p = parse("events: Ir\nfl=f.c\nfn=fib\n1 5\ncfn=fib'2\ncalls=1 1\n1 20\n"
                       "fn=fib'2\n1 20\nfn=fibber\n1 1\n");
-    BOOST_TEST(p.functionsNamed("fib").size() == 1u);
-    BOOST_TEST(p.functionsNamed("fib", true).size() == 2u);
+    BOOST_TEST(p.functions_named("fib").size() == 1u);
+    BOOST_TEST(p.functions_named("fib", true).size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(jumps_and_cachegrind_style) {
@@ -182,18 +182,18 @@ BOOST_AUTO_TEST_CASE(jumps_and_cachegrind_style) {
 }
 
 BOOST_AUTO_TEST_CASE(malformed_input) {
-    expectError("fn=f\n", 1, "before the \"events:\" header");
-    expectError("events: Ir\n10 1\n", 2, "before any fn=");
-    expectError("events: Ir\nfn=(7)\n", 2, "name compression id (7) used before it was defined");
-    expectError("events: Ir\nfn=f\n1 2 3\n", 3, "cost line has 2 costs but \"events:\" names 1");
-    expectError("events: Ir\nfn=f\n1 x\n", 3, "bad cost 'x'");
-    expectError("events: Ir\nfn=f\ncalls=1 2\n", 3, "without a preceding cfn=");
-    expectError("events: Ir\nfn=f\ncfn=g\ncalls=1 2\nfn=h\n", 5, "\"fn=\" where the line after calls=/jump=/jcnd= was expected");
-    expectError("events: Ir\nfn=f\nwhat=1\n", 3, "unknown specification \"what=\"");
-    expectError("positions: instr line\nevents: Ir\nfn=f\n0x10\n", 4, "fewer than the 2 subpositions");
-    expectError("positions: instr lines\nevents: Ir\n", 1, "unknown subposition 'lines'");
-    expectError("", 0, "not a Callgrind profile (no \"events:\" line)");
-    BOOST_CHECK_THROW(Profile::parseFile("/nonexistent/callgrind.out"), ParseError);
+    expect_error("fn=f\n", 1, "before the \"events:\" header");
+    expect_error("events: Ir\n10 1\n", 2, "before any fn=");
+    expect_error("events: Ir\nfn=(7)\n", 2, "name compression id (7) used before it was defined");
+    expect_error("events: Ir\nfn=f\n1 2 3\n", 3, "cost line has 2 costs but \"events:\" names 1");
+    expect_error("events: Ir\nfn=f\n1 x\n", 3, "bad cost 'x'");
+    expect_error("events: Ir\nfn=f\ncalls=1 2\n", 3, "without a preceding cfn=");
+    expect_error("events: Ir\nfn=f\ncfn=g\ncalls=1 2\nfn=h\n", 5, "\"fn=\" where the line after calls=/jump=/jcnd= was expected");
+    expect_error("events: Ir\nfn=f\nwhat=1\n", 3, "unknown specification \"what=\"");
+    expect_error("positions: instr line\nevents: Ir\nfn=f\n0x10\n", 4, "fewer than the 2 subpositions");
+    expect_error("positions: instr lines\nevents: Ir\n", 1, "unknown subposition 'lines'");
+    expect_error("", 0, "not a Callgrind profile (no \"events:\" line)");
+    BOOST_CHECK_THROW(Profile::parse_file("/nonexistent/callgrind.out"), ParseError);
 }
 
 BOOST_AUTO_TEST_CASE(names_parts_and_context_markers) {
@@ -209,10 +209,10 @@ BOOST_AUTO_TEST_CASE(names_parts_and_context_markers) {
                       "fn=(4) g\n"
                       "6 1\n");
     const auto& f = fn(p, "", "a.c", "(anonymous namespace)::f");
-    BOOST_TEST(vgjit::callgrind::lineCost(f, "b.h", 5) == 4u);
-    BOOST_TEST(vgjit::callgrind::lineCost(fn(p, "", "a.c", "g"), "a.c", 6) == 1u);
+    BOOST_TEST(vgjit::callgrind::line_cost(f, "b.h", 5) == 4u);
+    BOOST_TEST(vgjit::callgrind::line_cost(fn(p, "", "a.c", "g"), "a.c", 6) == 1u);
     // A header line after the body begins a second part: refused here.
-    expectError("events: Ir\nfn=f\n1 1\nevents: Ir\n", 4, "multi-part profiles are not supported");
+    expect_error("events: Ir\nfn=f\n1 1\nevents: Ir\n", 4, "multi-part profiles are not supported");
     // cfn= names the target of the next calls= only.
-    expectError("events: Ir\nfn=f\ncfn=g\ncalls=1 2\n2 5\ncalls=1 2\n2 5\n", 6, "without a preceding cfn=");
+    expect_error("events: Ir\nfn=f\ncfn=g\ncalls=1 2\n2 5\ncalls=1 2\n2 5\n", 6, "without a preceding cfn=");
 }

@@ -37,7 +37,7 @@
 namespace {
 
 using vgjit::test::contains;
-using vgjit::test::envOr;
+using vgjit::test::env_or;
 using vgjit::test::vg_jit;
 namespace pt = boost::property_tree;
 
@@ -54,13 +54,13 @@ Result run(const std::vector<std::string>& args) {
     std::vector<std::string> argv{vg_jit()};
     argv.insert(argv.end(), args.begin(), args.end());
     vgjit::test::RunOptions o;
-    o.timeoutSeconds = 60;
+    o.timeout_seconds = 60;
     const vgjit::test::Result r = vgjit::test::run(argv, o);
-    BOOST_REQUIRE_MESSAGE(!r.timedOut && r.status < 128, "vg-jit did not exit normally: " << r);
+    BOOST_REQUIRE_MESSAGE(!r.timed_out && r.status < 128, "vg-jit did not exit normally: " << r);
     return Result{r.status, r.out, r.err};
 }
 
-std::string clang() { return vgjit::test::findOnPath("clang-14"); }
+std::string clang() { return vgjit::test::find_on_path("clang-14"); }
 
 /// Precondition: clang-14 is on $PATH.
 boost::test_tools::assertion_result clang_available(boost::unit_test::test_unit_id) {
@@ -69,7 +69,7 @@ boost::test_tools::assertion_result clang_available(boost::unit_test::test_unit_
     return r;
 }
 
-std::string module_a() { return vgjit::test::testsBuilddir() + "/gdbjit_module_a.o"; }
+std::string module_a() { return vgjit::test::tests_builddir() + "/gdbjit_module_a.o"; }
 
 /// Precondition: the test JIT's module A was built (`make check` builds it).
 boost::test_tools::assertion_result module_available(boost::unit_test::test_unit_id) {
@@ -143,7 +143,7 @@ struct Object {
     void write(const std::string& path) const { std::ofstream(path, std::ios::binary) << bytes; }
 };
 
-Object read_object(const std::string& path) { return Object{vgjit::test::readFile(path)}; }
+Object read_object(const std::string& path) { return Object{vgjit::test::read_file(path)}; }
 
 /// The C source of the clang-14 objects: `get` inlines `peek` at -O2.
 const char* const kSource = R"(static inline int peek(const int *p) { return *p; }
@@ -386,11 +386,11 @@ BOOST_AUTO_TEST_CASE(the_test_jits_module, *boost::unit_test::precondition(modul
     BOOST_TEST(got.count("gj_run_a") == 1u);
 }
 
-std::string gdbjit() { return vgjit::test::testsBuilddir() + "/gdbjit"; }
+std::string gdbjit() { return vgjit::test::tests_builddir() + "/gdbjit"; }
 
 /// Precondition: the test JIT and both its modules were built.
 boost::test_tools::assertion_result gdbjit_available(boost::unit_test::test_unit_id) {
-    const std::string b = vgjit::test::testsBuilddir() + "/gdbjit_module_b.o";
+    const std::string b = vgjit::test::tests_builddir() + "/gdbjit_module_b.o";
     boost::test_tools::assertion_result r(access(gdbjit().c_str(), X_OK) == 0 &&
                                           access(module_a().c_str(), R_OK) == 0 &&
                                           access(b.c_str(), R_OK) == 0);
@@ -404,7 +404,7 @@ boost::test_tools::assertion_result gdbjit_available(boost::unit_test::test_unit
 BOOST_AUTO_TEST_CASE(the_objects_a_jit_registers, *boost::unit_test::precondition(gdbjit_available)) {
     vgjit::test::TempDir d("vgjit-objdump");
     const vgjit::test::Result j = vgjit::test::run(
-        {gdbjit(), "save", module_a(), vgjit::test::testsBuilddir() + "/gdbjit_module_b.o", d.path()});
+        {gdbjit(), "save", module_a(), vgjit::test::tests_builddir() + "/gdbjit_module_b.o", d.path()});
     BOOST_REQUIRE_MESSAGE(j.status == 0, j);
     BOOST_TEST(contains(j.out, "gj_run_a(20) = 6765\n"), j.out);
     std::map<std::string, std::uint64_t> at;

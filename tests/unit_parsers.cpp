@@ -828,7 +828,7 @@ struct BeamEntry {
     }
 };
 
-BeamEntry sampleModule() {
+BeamEntry sample_module() {
     BeamEntry e(0x7f0000001000ull, 3, 0x200, "vgfib");
     e.range(0, 0x80, 0, "vgfib::codeHeader");
     e.range(0x80, 0x100, 2, "vgfib:fib/1");
@@ -841,7 +841,7 @@ BeamEntry sampleModule() {
 
 /// "kind error ranges" of reading `bytes` whole, with the ranges and
 /// lines read ("name@start-end" and "line@addr").
-std::string readBeam(const std::vector<unsigned char>& bytes) {
+std::string read_beam(const std::vector<unsigned char>& bytes) {
     BeamJitReader r;
     std::ostringstream out;
     // An exact-size heap copy: a read past the end is caught by ASan.
@@ -869,13 +869,13 @@ std::string readBeam(const std::vector<unsigned char>& bytes) {
 BOOST_AUTO_TEST_SUITE(beamjit)
 
 BOOST_AUTO_TEST_CASE(module_entry_gives_its_ranges_and_lines) {
-    BOOST_TEST(readBeam(sampleModule().bytes) ==
+    BOOST_TEST(read_beam(sample_module().bytes) ==
                "2 0 vgfib vgfib::codeHeader@7f0000001000-7f0000001080"
                " vgfib:fib/1@7f0000001080-7f0000001100 8@7f000000107c:vgfib.erl"
                " 9@7f00000010c0:vgfib.erl vgfib:main/0@7f0000001100-7f0000001200"
                " 12@7f0000001100:vgfib.erl end 0 0");
     BeamJitReader r;
-    const auto b = sampleModule().bytes;
+    const auto b = sample_module().bytes;
     BOOST_TEST(ML_(beamjit_open)(&r, b.data(), b.size()) == BEAMJIT_MODULE);
     BOOST_TEST(ML_(beamjit_check)(&r) == BEAMJIT_OK);
 }
@@ -883,18 +883,18 @@ BOOST_AUTO_TEST_CASE(module_entry_gives_its_ranges_and_lines) {
 BOOST_AUTO_TEST_CASE(emulator_entry_and_other_objects_are_not_modules) {
     std::vector<unsigned char> emu(32, 0xAB);
     std::memset(emu.data(), 0, 4);
-    BOOST_TEST(readBeam(emu) == "1 0");
+    BOOST_TEST(read_beam(emu) == "1 0");
     emu.push_back(0);
-    BOOST_TEST(readBeam(emu) == "0 0");   // header 0 of another size
-    BOOST_TEST(readBeam({}) == "0 0");
-    BOOST_TEST(readBeam({'M', 'Z', 0x90, 0}) == "0 0");
-    std::vector<unsigned char> two = sampleModule().bytes;
+    BOOST_TEST(read_beam(emu) == "0 0");   // header 0 of another size
+    BOOST_TEST(read_beam({}) == "0 0");
+    BOOST_TEST(read_beam({'M', 'Z', 0x90, 0}) == "0 0");
+    std::vector<unsigned char> two = sample_module().bytes;
     two[0] = 2;
-    BOOST_TEST(readBeam(two) == "0 0");
+    BOOST_TEST(read_beam(two) == "0 0");
 }
 
 BOOST_AUTO_TEST_CASE(malformed_modules_are_refused_whole) {
-    const auto good = sampleModule().bytes;
+    const auto good = sample_module().bytes;
     // Every truncation is malformed (never a crash, never accepted).
     for (std::size_t n = 4; n < good.size(); ++n) {
         BeamJitReader r;
@@ -923,9 +923,9 @@ BOOST_AUTO_TEST_CASE(malformed_modules_are_refused_whole) {
     BeamEntry wraps(~0ull - 0x10, 1, 0x100, "m");
     wraps.range(0, 0x10, 0, "m:a/0");
     BOOST_TEST(check(wraps.bytes) == BEAMJIT_ERR_NO_CODE);
-    BeamEntry noNul = sampleModule();
-    noNul.bytes[26 + 5] = 'x';   // the module name's NUL
-    BOOST_TEST(check(noNul.bytes) == BEAMJIT_ERR_BAD_NAME);
+    BeamEntry no_nul = sample_module();
+    no_nul.bytes[26 + 5] = 'x';   // the module name's NUL
+    BOOST_TEST(check(no_nul.bytes) == BEAMJIT_ERR_BAD_NAME);
     BeamEntry many(0x7f0000001000ull, 0xFFFFFFFFu, 0x200, "m");   // counts bounded by bytes
     many.range(0, 0x10, 0xFFFFFFFFu, "m:a/0");
     BOOST_TEST(check(many.bytes) == BEAMJIT_ERR_LINE_OUTSIDE);

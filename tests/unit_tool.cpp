@@ -30,7 +30,7 @@
 namespace {
 
 using vgjit::test::contains;
-using vgjit::test::envOr;
+using vgjit::test::env_or;
 using vgjit::test::srcdir;
 using vgjit::test::vg_jit;
 
@@ -49,7 +49,7 @@ Result run(const std::vector<std::string>& args) {
     std::vector<std::string> argv{vg_jit()};
     argv.insert(argv.end(), args.begin(), args.end());
     const vgjit::test::Result r = vgjit::test::run(argv);
-    BOOST_REQUIRE_MESSAGE(!r.timedOut && r.status < 128, "vg-jit did not exit normally: " << r);
+    BOOST_REQUIRE_MESSAGE(!r.timed_out && r.status < 128, "vg-jit did not exit normally: " << r);
     return Result{r.status, r.out + r.err};
 }
 
@@ -219,18 +219,18 @@ BOOST_AUTO_TEST_CASE(unwinding_info_is_checked_as_the_core_checks_it) {
     // core's CFI reader does not decode, or a record longer than the
     // section, is reported (the core refuses both).
     ehframe::FrameCfi cfi;
-    cfi.setCfaOffset(1, 16);
+    cfi.set_cfa_offset(1, 16);
     ehframe::Layout unknown_encoding;
-    unknown_encoding.fdeEncoding = 0x0f;
-    std::vector<unsigned char> overlong = cfi.ehFrame(0x1000, 32, 0x1020);
+    unknown_encoding.fde_encoding = 0x0f;
+    std::vector<unsigned char> overlong = cfi.eh_frame(0x1000, 32, 0x1020);
     overlong[0] = 0x70;  // the CIE's length runs past the section
     const struct {
         const char* name;
         std::vector<unsigned char> eh_frame;
         const char* why;  // nullptr: clean
     } cases[] = {
-        {"good", cfi.ehFrame(0x1000, 32, 0x1020), nullptr},
-        {"encoding", cfi.ehFrame(0x1000, 32, 0x1020, unknown_encoding),
+        {"good", cfi.eh_frame(0x1000, 32, 0x1020), nullptr},
+        {"encoding", cfi.eh_frame(0x1000, 32, 0x1020, unknown_encoding),
          "a CIE uses a pointer encoding that is not read"},
         {"overlong", overlong, "a CFI record lies outside its section"},
     };

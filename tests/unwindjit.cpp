@@ -99,8 +99,8 @@ void emit(testjit::FramelessBody leaf, bool packed = false, bool frameless_leaf 
         const testjit::FramelessCallerShape c =
             testjit::emit_frameless_caller(fns[1].code, 256, fns[0].code);
         fns[1].shape.size = c.size;
-        fns[1].cfi.setCfaOffset(c.sub_end, 16);
-        fns[1].cfi.setCfaOffset(c.add_end, 8);
+        fns[1].cfi.set_cfa_offset(c.sub_end, 16);
+        fns[1].cfi.set_cfa_offset(c.add_end, 8);
     } else {
         fns[0].shape = testjit::emit_frameless(fns[0].code, 256, leaf,
                                                reinterpret_cast<const void*>(&std::malloc));
@@ -123,7 +123,7 @@ void report(const char* what, unsigned long ret) {
 
 // The .eh_frame of f, built for the buffer it is returned in.
 std::vector<unsigned char> eh_frame_in_place(const Fn& f, const testjit::EhFrameFaults& faults = {}) {
-    return f.cfi.ehFrameInPlace(reinterpret_cast<std::uintptr_t>(f.code), f.shape.size, faults);
+    return f.cfi.eh_frame_in_place(reinterpret_cast<std::uintptr_t>(f.code), f.shape.size, faults);
 }
 
 VgJitCode descriptor(const Fn& f) {
@@ -154,7 +154,7 @@ void register_all(const std::string& how) {
             // where jitdump producers put it), named by eh_frame_addr.
             const std::uintptr_t code = reinterpret_cast<std::uintptr_t>(f.code);
             const std::uintptr_t at = code + ((f.shape.size + 7) & ~std::size_t{7});
-            eh = f.cfi.ehFrame(code, f.shape.size, at);
+            eh = f.cfi.eh_frame(code, f.shape.size, at);
             d.unwind_kind = VG_JIT_UNWIND_EH_FRAME;
             d.eh_frame = eh.data();
             d.eh_frame_size = eh.size();
@@ -187,7 +187,7 @@ void write_jitdump(bool moved) {
         const std::uintptr_t code = moved ? runs_at + kMovedFrom : runs_at;
         if (moved) std::memcpy(f.code + kMovedFrom, f.code, f.shape.size);
         const std::uintptr_t eh_addr = code + ((f.shape.size + 7) & ~std::size_t{7});
-        std::vector<unsigned char> data = f.cfi.ehFrame(code, f.shape.size, eh_addr);
+        std::vector<unsigned char> data = f.cfi.eh_frame(code, f.shape.size, eh_addr);
         std::uint32_t cie_len;
         std::memcpy(&cie_len, data.data(), 4);
         const std::vector<unsigned char> hdr =
@@ -294,17 +294,17 @@ int hostile() {
     }
     {
         testjit::EhFrameFaults faults;
-        faults.fdeEncoding = 0x0f;  // no such format
+        faults.fde_encoding = 0x0f;  // no such format
         cases.push_back({"unknown_pointer_encoding", eh_frame_in_place(f, faults)});
     }
     {
         testjit::EhFrameFaults faults;
-        faults.fdeEncoding = 0x9b;  // indirect
+        faults.fde_encoding = 0x9b;  // indirect
         cases.push_back({"indirect_pointer_encoding", eh_frame_in_place(f, faults)});
     }
     {
         testjit::EhFrameFaults faults;
-        faults.pcShift = 0x10000000;
+        faults.pc_shift = 0x10000000;
         cases.push_back({"fde_outside_code", eh_frame_in_place(f, faults)});
     }
     {

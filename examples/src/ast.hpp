@@ -25,7 +25,7 @@ enum class Op {
 };
 
 /// Returns the operator's source spelling ("+", "<=", "&&", ...).
-const char* opSpelling(Op op);
+const char* op_spelling(Op op);
 
 /// An expression node.  Which fields are meaningful depends on `kind`.
 struct Expr {
@@ -53,9 +53,9 @@ struct Expr {
 
 /// One item of a `print` statement: a string literal or an expression.
 struct PrintItem {
-    bool isString = false;
+    bool is_string = false;
     std::string text;              ///< the string (escapes already decoded)
-    std::unique_ptr<Expr> expr;    ///< the expression, if !isString
+    std::unique_ptr<Expr> expr;    ///< the expression, if !is_string
 };
 
 struct Stmt;
@@ -68,7 +68,7 @@ struct Stmt {
         VarDecl,      ///< `var NAME = expr;`      -> slot, expr
         Assign,       ///< `NAME = expr;`          -> slot, expr
         IndexAssign,  ///< `NAME[index] = expr;`   -> array, index, expr
-        If,           ///< `if (expr) body else elseBody`
+        If,           ///< `if (expr) body else else_body`
         While,        ///< `while (expr) body`
         Break,        ///< `break;`
         Continue,     ///< `continue;`
@@ -78,15 +78,15 @@ struct Stmt {
     };
     Kind kind;
     int line = 0;                   ///< 1-based line of the first token
-    int endLine = 0;                ///< If/While: line of the closing `}`
+    int end_line = 0;                ///< If/While: line of the closing `}`
     int slot = -1;                  ///< VarDecl/Assign
     int array = -1;                 ///< IndexAssign
     std::string name;               ///< VarDecl/Assign/IndexAssign target
     std::unique_ptr<Expr> index;    ///< IndexAssign: element index
     std::unique_ptr<Expr> expr;     ///< value / condition / return value
     Block body;                     ///< If: then-branch; While: loop body
-    Block elseBody;                 ///< If: else-branch (may be empty)
-    bool hasElse = false;           ///< If: an `else` was written
+    Block else_body;                 ///< If: else-branch (may be empty)
+    bool has_else = false;           ///< If: an `else` was written
     std::vector<PrintItem> items;   ///< Print
 
     Stmt(Kind k, int l) : kind(k), line(l) {}
@@ -96,10 +96,10 @@ struct Stmt {
 struct Function {
     std::string name;
     int line = 0;                   ///< line of the `fn` keyword
-    int endLine = 0;                ///< line of the closing `}`
-    int numParams = 0;              ///< parameters occupy slots 0..numParams-1
-    int numSlots = 0;               ///< parameters plus all `var`s
-    std::vector<std::string> slotNames;  ///< name of each slot (diagnostics)
+    int end_line = 0;                ///< line of the closing `}`
+    int num_params = 0;              ///< parameters occupy slots 0..num_params-1
+    int num_slots = 0;               ///< parameters plus all `var`s
+    std::vector<std::string> slot_names;  ///< name of each slot (diagnostics)
     Block body;
 };
 
@@ -122,7 +122,7 @@ struct Program {
     std::string path;                     ///< source path as given
     std::vector<std::unique_ptr<Function>> functions;
     std::vector<ArrayDecl> arrays;
-    int mainIndex = -1;                   ///< index of `main`
+    int main_index = -1;                   ///< index of `main`
 };
 
 } // namespace minijit

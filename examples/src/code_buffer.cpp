@@ -12,7 +12,7 @@
 namespace minijit {
 
 namespace {
-std::size_t pageSize() {
+std::size_t page_size() {
     static const std::size_t size = [] {
         long s = sysconf(_SC_PAGESIZE);
         return s > 0 ? static_cast<std::size_t>(s) : std::size_t(4096);
@@ -22,7 +22,7 @@ std::size_t pageSize() {
 } // namespace
 
 CodeBuffer::CodeBuffer(std::size_t capacity) {
-    const std::size_t page = pageSize();
+    const std::size_t page = page_size();
     const std::size_t rounded = ((capacity ? capacity : 1) + page - 1) / page * page;
     void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
@@ -45,7 +45,7 @@ CodeBuffer& CodeBuffer::operator=(CodeBuffer&& other) noexcept {
     return *this;
 }
 
-void CodeBuffer::makeExecutable() {
+void CodeBuffer::make_executable() {
     if (mprotect(data_, capacity_, PROT_READ | PROT_EXEC) != 0)
         throw std::system_error(errno, std::generic_category(), "mprotect of a JIT code buffer");
 }

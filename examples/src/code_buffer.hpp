@@ -12,7 +12,7 @@ namespace minijit {
 
 /// A private anonymous mapping (mmap) of whole pages that receives the code of
 /// one compiled function.  It starts readable and writable; after the code has
-/// been emitted, makeExecutable() flips it to read+execute (W^X: it is never
+/// been emitted, make_executable() flips it to read+execute (W^X: it is never
 /// writable and executable at once).  The destructor unmaps it.  Move-only.
 ///
 /// Each compilation gets a fresh mapping, so Valgrind never sees code written
@@ -36,7 +36,7 @@ public:
     std::size_t capacity() const { return capacity_; }
     /// Makes the mapping read+execute (no longer writable).  Throws
     /// std::system_error if mprotect fails.
-    void makeExecutable();
+    void make_executable();
 
 private:
     void release() noexcept;

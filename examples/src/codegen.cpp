@@ -21,7 +21,7 @@ using namespace Xbyak::util;
 /// no frame pointer and addresses them from the stack pointer: disp is
 /// the slot's offset from rsp when nothing is pushed (push depth 0).
 struct Loc {
-    bool inReg = false;
+    bool in_reg = false;
     Reg64 reg;
     int disp = 0;
 };
@@ -34,11 +34,11 @@ struct Simple {
     Loc loc;
 };
 
-bool isComparison(Op op) {
+bool is_comparison(Op op) {
     return op == Op::Eq || op == Op::Ne || op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge;
 }
 
-Op negateCond(Op op) {
+Op negate_cond(Op op) {
     switch (op) {
     case Op::Eq: return Op::Ne;
     case Op::Ne: return Op::Eq;
@@ -51,7 +51,7 @@ Op negateCond(Op op) {
 }
 
 // The condition that holds for (b OP' a) when (a OP b) holds.
-Op swapCond(Op op) {
+Op swap_cond(Op op) {
     switch (op) {
     case Op::Lt: return Op::Gt;
     case Op::Le: return Op::Ge;
@@ -75,7 +75,7 @@ struct Folded {
 
 // Wrapping 64-bit arithmetic with the language's semantics (x / -1 == -x
 // with wrap-around, x % -1 == 0).  Division by zero is not folded.
-Folded foldBinary(Op op, std::int64_t a, std::int64_t b) {
+Folded fold_binary(Op op, std::int64_t a, std::int64_t b) {
     auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
     switch (op) {
     case Op::Add: return static_cast<std::int64_t>(ua + ub);
@@ -102,28 +102,28 @@ Folded foldBinary(Op op, std::int64_t a, std::int64_t b) {
 }
 
 /// The value of `e` if it is a compile-time constant (tier 1 folding).
-Folded constValue(const Expr& e) {
+Folded const_value(const Expr& e) {
     switch (e.kind) {
     case Expr::Kind::Int: return e.value;
     case Expr::Kind::Unary: {
-        auto v = constValue(*e.args[0]);
+        auto v = const_value(*e.args[0]);
         if (!v) return Folded();
         if (e.op == Op::Neg) return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(*v));
         return *v == 0;
     }
     case Expr::Kind::Binary: {
-        auto a = constValue(*e.args[0]);
+        auto a = const_value(*e.args[0]);
         if (e.op == Op::And && a && *a == 0) return 0;  // rhs never runs
         if (e.op == Op::Or && a && *a != 0) return 1;
-        auto b = constValue(*e.args[1]);
+        auto b = const_value(*e.args[1]);
         if (!a || !b) return Folded();
-        return foldBinary(e.op, *a, *b);
+        return fold_binary(e.op, *a, *b);
     }
     default: return Folded();
     }
 }
 
-bool fitsInt32(std::int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+bool fits_int32(std::int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 const Reg64 kArgRegs[kMaxParams] = {rdi, rsi, rdx, rcx, r8, r9};
 // Tier 1's variable registers, callee-saved: rbp is an ordinary one there.
@@ -152,14 +152,14 @@ public:
     }
 
     void compile() {
-        if (tier1_) assignLocationsTier1();
-        else assignLocationsTier0();
+        if (tier1_) assign_locations_tier1();
+        else assign_locations_tier0();
         prologue();
-        emitBlock(fn_.body);
-        mark(fn_.endLine);
+        emit_block(fn_.body);
+        mark(fn_.end_line);
         xor_(eax, eax);  // falling off the end returns 0
         epilogue();
-        emitStubs();
+        emit_stubs();
         ready();
     }
 
@@ -169,7 +169,7 @@ public:
     /// Tier 1: the code's call frame information, row by row.
     const ehframe::FrameCfi& cfi() const { return cfi_; }
     /// Tier 0: bytes of "push rbp; mov rbp, rsp" at the start.
-    std::size_t framePointerPrologue() const { return fpPrologue_; }
+    std::size_t frame_pointer_prologue() const { return fp_prologue_; }
 
 private:
     struct Stub {
@@ -179,8 +179,8 @@ private:
         int depth = 0;  // push depth at the jumps to the stub
     };
     struct Loop {
-        Xbyak::Label* breakTarget;
-        Xbyak::Label* continueTarget;
+        Xbyak::Label* break_target;
+        Xbyak::Label* continue_target;
     };
 
     const Function& fn_;
@@ -189,15 +189,15 @@ private:
     const bool tier1_;
     std::vector<Loc> locs_;
     std::vector<Reg64> saved_;    // tier 1: callee-saved registers used
-    int frameBytes_ = 0;          // bytes below the saved registers
+    int frame_bytes_ = 0;          // bytes below the saved registers
     int depth_ = 0;               // 8-byte pushes outstanding
-    int frameCfa_ = 0;            // tier 1: CFA - rsp at depth 0
-    std::size_t fpPrologue_ = 0;  // tier 0: see framePointerPrologue()
+    int frame_cfa_ = 0;            // tier 1: CFA - rsp at depth 0
+    std::size_t fp_prologue_ = 0;  // tier 0: see frame_pointer_prologue()
     ehframe::FrameCfi cfi_;       // tier 1
     std::list<Stub> stubs_;       // out-of-line error paths
-    std::vector<std::unique_ptr<Expr>> inlinedBodies_;  // kept while emitting
+    std::vector<std::unique_ptr<Expr>> inlined_bodies_;  // kept while emitting
     std::vector<Loop> loops_;
-    Xbyak::Label retLabel_, bodyLabel_, tierUpLabel_;
+    Xbyak::Label ret_label_, body_label_, tier_up_label_;
 
     // ------------------------------------------------------ line table --
 
@@ -216,43 +216,43 @@ private:
 
     // ------------------------------------------------------ locations --
 
-    void assignLocationsTier0() {
-        locs_.resize(fn_.numSlots);
-        for (int i = 0; i < fn_.numSlots; ++i) locs_[i].disp = -8 * (i + 1);
-        frameBytes_ = (fn_.numSlots * 8 + 15) / 16 * 16;
+    void assign_locations_tier0() {
+        locs_.resize(fn_.num_slots);
+        for (int i = 0; i < fn_.num_slots; ++i) locs_[i].disp = -8 * (i + 1);
+        frame_bytes_ = (fn_.num_slots * 8 + 15) / 16 * 16;
     }
 
-    void countUses(const Expr& e, int loopDepth, std::vector<std::uint64_t>& uses) {
-        if (e.kind == Expr::Kind::Var) uses[e.slot] += std::uint64_t(1) << (3 * std::min(loopDepth, 6));
-        for (const auto& a : e.args) countUses(*a, loopDepth, uses);
+    void count_uses(const Expr& e, int loop_depth, std::vector<std::uint64_t>& uses) {
+        if (e.kind == Expr::Kind::Var) uses[e.slot] += std::uint64_t(1) << (3 * std::min(loop_depth, 6));
+        for (const auto& a : e.args) count_uses(*a, loop_depth, uses);
     }
 
-    void countUses(const Block& b, int loopDepth, std::vector<std::uint64_t>& uses) {
+    void count_uses(const Block& b, int loop_depth, std::vector<std::uint64_t>& uses) {
         for (const auto& s : b) {
-            const std::uint64_t w = std::uint64_t(1) << (3 * std::min(loopDepth, 6));
+            const std::uint64_t w = std::uint64_t(1) << (3 * std::min(loop_depth, 6));
             if (s->kind == Stmt::Kind::VarDecl || s->kind == Stmt::Kind::Assign) uses[s->slot] += w;
-            if (s->index) countUses(*s->index, loopDepth, uses);
-            if (s->expr) countUses(*s->expr, s->kind == Stmt::Kind::While ? loopDepth + 1 : loopDepth, uses);
+            if (s->index) count_uses(*s->index, loop_depth, uses);
+            if (s->expr) count_uses(*s->expr, s->kind == Stmt::Kind::While ? loop_depth + 1 : loop_depth, uses);
             for (const auto& it : s->items)
-                if (it.expr) countUses(*it.expr, loopDepth, uses);
-            countUses(s->body, s->kind == Stmt::Kind::While ? loopDepth + 1 : loopDepth, uses);
-            countUses(s->elseBody, loopDepth, uses);
+                if (it.expr) count_uses(*it.expr, loop_depth, uses);
+            count_uses(s->body, s->kind == Stmt::Kind::While ? loop_depth + 1 : loop_depth, uses);
+            count_uses(s->else_body, loop_depth, uses);
         }
     }
 
-    void assignLocationsTier1() {
-        std::vector<std::uint64_t> uses(fn_.numSlots, 0);
-        for (int i = 0; i < fn_.numParams; ++i) uses[i] += 1;
-        countUses(fn_.body, 0, uses);
-        std::vector<int> order(fn_.numSlots);
-        for (int i = 0; i < fn_.numSlots; ++i) order[i] = i;
+    void assign_locations_tier1() {
+        std::vector<std::uint64_t> uses(fn_.num_slots, 0);
+        for (int i = 0; i < fn_.num_params; ++i) uses[i] += 1;
+        count_uses(fn_.body, 0, uses);
+        std::vector<int> order(fn_.num_slots);
+        for (int i = 0; i < fn_.num_slots; ++i) order[i] = i;
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return uses[a] > uses[b]; });
-        locs_.resize(fn_.numSlots);
+        locs_.resize(fn_.num_slots);
         const int nregs = static_cast<int>(sizeof kSavedRegs / sizeof kSavedRegs[0]);
         int spilled = 0;
         for (int slot : order) {
             if (static_cast<int>(saved_.size()) < nregs && uses[slot] > 0) {
-                locs_[slot].inReg = true;
+                locs_[slot].in_reg = true;
                 locs_[slot].reg = kSavedRegs[saved_.size()];
                 saved_.push_back(locs_[slot].reg);
             } else {
@@ -262,11 +262,11 @@ private:
         const int k = static_cast<int>(saved_.size());
         int j = 0;
         for (int slot : order)
-            if (!locs_[slot].inReg) locs_[slot].disp = 8 * j++;
+            if (!locs_[slot].in_reg) locs_[slot].disp = 8 * j++;
         // The return address and the saved registers above the slots:
         // round the frame so that rsp is 16-byte aligned at depth 0.
-        frameBytes_ = spilled * 8;
-        if ((8 + k * 8 + frameBytes_) % 16 != 0) frameBytes_ += 8;
+        frame_bytes_ = spilled * 8;
+        if ((8 + k * 8 + frame_bytes_) % 16 != 0) frame_bytes_ += 8;
     }
 
     Address mem(const Loc& l) {
@@ -275,7 +275,7 @@ private:
     }
 
     void load(const Reg64& dst, const Loc& l) {
-        if (l.inReg) {
+        if (l.in_reg) {
             if (dst.getIdx() != l.reg.getIdx()) mov(dst, l.reg);
         } else {
             mov(dst, mem(l));
@@ -283,19 +283,19 @@ private:
     }
 
     void store(const Loc& l, const Reg64& src) {
-        if (l.inReg) {
+        if (l.in_reg) {
             if (src.getIdx() != l.reg.getIdx()) mov(l.reg, src);
         } else {
             mov(mem(l), src);
         }
     }
 
-    void movImm(const Reg64& dst, std::int64_t v) {
+    void mov_imm(const Reg64& dst, std::int64_t v) {
         if (v == 0) xor_(Xbyak::Reg32(dst.getIdx()), Xbyak::Reg32(dst.getIdx()));
         else mov(dst, static_cast<std::uint64_t>(v));
     }
 
-    void movAddr(const Reg64& dst, const void* p) {
+    void mov_addr(const Reg64& dst, const void* p) {
         mov(dst, reinterpret_cast<std::uint64_t>(p));
     }
 
@@ -305,8 +305,8 @@ private:
         if (e.kind == Expr::Kind::Var) {
             s.kind = Simple::Kind::Var;
             s.loc = locs_[e.slot];
-        } else if (auto c = constValue(e)) {
-            if (fitsInt32(*c)) {
+        } else if (auto c = const_value(e)) {
+            if (fits_int32(*c)) {
                 s.kind = Simple::Kind::Imm;
                 s.imm = static_cast<std::int32_t>(*c);
             }
@@ -314,112 +314,112 @@ private:
         return s;
     }
 
-    void loadSimple(const Reg64& dst, const Simple& s) {
-        if (s.kind == Simple::Kind::Imm) movImm(dst, s.imm);
+    void load_simple(const Reg64& dst, const Simple& s) {
+        if (s.kind == Simple::Kind::Imm) mov_imm(dst, s.imm);
         else load(dst, s.loc);
     }
 
     // ---------------------------------------------- prologue/epilogue --
 
-    void stackCheck() {
-        movAddr(rax, reinterpret_cast<const void*>(env_.stackLimit));
+    void stack_check() {
+        mov_addr(rax, reinterpret_cast<const void*>(env_.stack_limit));
         cmp(rsp, rax);
-        jb(errorStub(fn_.line, RuntimeErrorKind::StackOverflow, -1));
+        jb(error_stub(fn_.line, RuntimeErrorKind::StackOverflow, -1));
     }
 
-    // Tier 1: from here on, the CFA is rsp + frameCfa_ + 8 * depth_.
-    void noteStack() {
-        if (tier1_) cfi_.setCfaOffset(getSize(), frameCfa_ + 8 * depth_);
+    // Tier 1: from here on, the CFA is rsp + frame_cfa_ + 8 * depth_.
+    void note_stack() {
+        if (tier1_) cfi_.set_cfa_offset(getSize(), frame_cfa_ + 8 * depth_);
     }
 
     // Tier 1: from here on, the registers of saved_ are in their slots
     // below the return address (the first one pushed right below it).
-    void noteSavedRegisters() {
+    void note_saved_registers() {
         for (std::size_t i = 0; i < saved_.size(); ++i)
-            cfi_.saveRegister(getSize(), ehframe::dwarfRegister(saved_[i].getIdx()),
+            cfi_.save_register(getSize(), ehframe::dwarf_register(saved_[i].getIdx()),
                               16 + 8 * static_cast<int>(i));
     }
 
     void prologue() {
         mark(fn_.line);
         if (tier1_) {
-            frameCfa_ = 8;
+            frame_cfa_ = 8;
             for (const auto& r : saved_) {
                 push(r);
-                frameCfa_ += 8;
-                cfi_.setCfaOffset(getSize(), frameCfa_);
+                frame_cfa_ += 8;
+                cfi_.set_cfa_offset(getSize(), frame_cfa_);
             }
-            noteSavedRegisters();
-            if (frameBytes_) sub(rsp, frameBytes_);
-            frameCfa_ += frameBytes_;
-            noteStack();
+            note_saved_registers();
+            if (frame_bytes_) sub(rsp, frame_bytes_);
+            frame_cfa_ += frame_bytes_;
+            note_stack();
         } else {
             push(rbp);
             mov(rbp, rsp);
-            fpPrologue_ = getSize();
-            if (frameBytes_) sub(rsp, frameBytes_);
+            fp_prologue_ = getSize();
+            if (frame_bytes_) sub(rsp, frame_bytes_);
         }
-        stackCheck();
-        for (int i = 0; i < fn_.numParams; ++i) store(locs_[i], kArgRegs[i]);
+        stack_check();
+        for (int i = 0; i < fn_.num_params; ++i) store(locs_[i], kArgRegs[i]);
         if (!tier1_) {
-            movAddr(rax, hooks_->activation);
+            mov_addr(rax, hooks_->activation);
             inc(qword[rax]);
             if (hooks_->threshold) {
-                movAddr(rax, hooks_->callCounter);
+                mov_addr(rax, hooks_->call_counter);
                 inc(qword[rax]);
                 cmp(qword[rax], static_cast<std::uint32_t>(hooks_->threshold));
-                je(tierUpLabel_);
+                je(tier_up_label_);
             }
         }
-        L(bodyLabel_);
+        L(body_label_);
     }
 
     void epilogue() {
-        L(retLabel_);
+        L(ret_label_);
         if (!tier1_) {
-            Xbyak::Label leaveRet, zero;
-            movAddr(rcx, hooks_->activation);
+            Xbyak::Label leave_ret, zero;
+            mov_addr(rcx, hooks_->activation);
             dec(qword[rcx]);
             jz(zero);
-            L(leaveRet);
+            L(leave_ret);
             leave();
             ret();
             L(zero);
             cmp(qword[rcx + 8], 0);
-            je(leaveRet);
+            je(leave_ret);
             leave();
-            movAddr(rdi, hooks_->retireArg);
-            movAddr(rcx, hooks_->retireStub);
+            mov_addr(rdi, hooks_->retire_arg);
+            mov_addr(rcx, hooks_->retire_stub);
             jmp(rcx);
             if (hooks_->threshold) {
-                L(tierUpLabel_);
+                L(tier_up_label_);
                 mark(fn_.line);
-                movAddr(rdi, hooks_->tierUpArg);
-                movAddr(rax, hooks_->tierUpHelper);
+                mov_addr(rdi, hooks_->tier_up_arg);
+                mov_addr(rax, hooks_->tier_up_helper);
                 call(rax);
-                jmp(bodyLabel_);
+                jmp(body_label_);
             }
             return;
         }
-        int cfa = frameCfa_;
-        if (frameBytes_) {
-            add(rsp, frameBytes_);
-            cfa -= frameBytes_;
-            cfi_.setCfaOffset(getSize(), cfa);
+        int cfa = frame_cfa_;
+        if (frame_bytes_) {
+            add(rsp, frame_bytes_);
+            cfa -= frame_bytes_;
+            cfi_.set_cfa_offset(getSize(), cfa);
         }
         for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
             pop(*it);
             cfa -= 8;
-            cfi_.setCfaOffset(getSize(), cfa);
-            cfi_.restoreRegister(getSize(), ehframe::dwarfRegister(it->getIdx()));
+            cfi_.set_cfa_offset(getSize(), cfa);
+            cfi_.restore_register(getSize(), ehframe::dwarf_register(it->getIdx()));
         }
         ret();
     }
 
-    Xbyak::Label& errorStub(int line, RuntimeErrorKind kind, int array) {
+    Xbyak::Label& error_stub(int line, RuntimeErrorKind kind, int array) {
         stubs_.emplace_back();
         Stub& s = stubs_.back();
-        s.site = env_.makeErrorSite(line, kind, array);
+        s.site = env_.make_error_site(line, kind, array);
         s.line = line;
         s.depth = depth_;
         return s.label;
@@ -428,17 +428,17 @@ private:
     // The out-of-line error paths, after the epilogue: each is entered
     // with the frame (and push depth) of the code that jumps to it, and
     // calls the error helper, which does not return.
-    void emitStubs() {
+    void emit_stubs() {
         for (auto& s : stubs_) {
             L(s.label);
             mark(s.line);
             depth_ = s.depth;
-            noteStack();
-            if (tier1_) noteSavedRegisters();
+            note_stack();
+            if (tier1_) note_saved_registers();
             mov(rsi, rax);  // the offending value (array index)
-            movAddr(rdi, s.site);
-            alignedCall([&] {
-                movAddr(rax, env_.errorHelper);
+            mov_addr(rdi, s.site);
+            aligned_call([&] {
+                mov_addr(rax, env_.error_helper);
                 call(rax);
             });
             ud2();
@@ -448,35 +448,35 @@ private:
 
     // ---------------------------------------------------------- calls --
 
-    void pushRax() {
+    void push_rax() {
         push(rax);
         ++depth_;
-        noteStack();
+        note_stack();
     }
 
-    void popReg(const Reg64& r) {
+    void pop_reg(const Reg64& r) {
         pop(r);
         --depth_;
-        noteStack();
+        note_stack();
     }
 
     // Calls through an absolute address held in rax, keeping rsp aligned.
-    void alignedCall(const std::function<void()>& emitCall) {
+    void aligned_call(const std::function<void()>& emit_call) {
         const bool pad = depth_ % 2 != 0;
         if (pad) {
             sub(rsp, 8);
             ++depth_;
-            noteStack();
+            note_stack();
         }
-        emitCall();
+        emit_call();
         if (pad) {
             add(rsp, 8);
             --depth_;
-            noteStack();
+            note_stack();
         }
     }
 
-    void emitCall(const Expr& e) {
+    void emit_call(const Expr& e) {
         const std::size_t n = e.args.size();
         std::vector<int> complex;
         for (std::size_t i = 0; i < n; ++i)
@@ -485,33 +485,33 @@ private:
         // complex arguments are evaluated left to right, all but the last
         // pushed; simple ones (constants, variables) are loaded at the end.
         for (std::size_t k = 0; k < complex.size(); ++k) {
-            emitExpr(*e.args[complex[k]]);
+            emit_expr(*e.args[complex[k]]);
             if (tier1_ && k + 1 == complex.size()) mov(kArgRegs[complex[k]], rax);
-            else pushRax();
+            else push_rax();
         }
         for (std::size_t k = complex.size(); k-- > 0;) {
             if (tier1_ && k + 1 == complex.size()) continue;
-            popReg(kArgRegs[complex[k]]);
+            pop_reg(kArgRegs[complex[k]]);
         }
         for (std::size_t i = 0; i < n; ++i) {
             Simple s = simple(*e.args[i]);
-            if (s.kind != Simple::Kind::None) loadSimple(kArgRegs[i], s);
+            if (s.kind != Simple::Kind::None) load_simple(kArgRegs[i], s);
         }
-        alignedCall([&] {
-            movAddr(rax, env_.callSlots[e.func]);
+        aligned_call([&] {
+            mov_addr(rax, env_.call_slots[e.func]);
             call(qword[rax]);
         });
     }
 
     // ------------------------------------------------------- inlining --
 
-    // Whether `e` uses only constants, the first nParams slots, array
+    // Whether `e` uses only constants, the first n_params slots, array
     // reads and operators (no calls).
-    static bool leafExpr(const Expr& e, int nParams) {
+    static bool leaf_expr(const Expr& e, int n_params) {
         if (e.kind == Expr::Kind::Call) return false;
-        if (e.kind == Expr::Kind::Var) return e.slot < nParams;
+        if (e.kind == Expr::Kind::Var) return e.slot < n_params;
         for (const auto& a : e.args)
-            if (!leafExpr(*a, nParams)) return false;
+            if (!leaf_expr(*a, n_params)) return false;
         return true;
     }
 
@@ -519,12 +519,12 @@ private:
     // callee's `return EXPR;` (its only statement, a leaf expression),
     // with arguments that are constants or variables, so that evaluating
     // them once, in any order, or not at all changes nothing.
-    const Expr* inlinableBody(const Expr& call) const {
-        if (!tier1_ || !env_.inlineLeaves) return nullptr;
+    const Expr* inlinable_body(const Expr& call) const {
+        if (!tier1_ || !env_.inline_leaves) return nullptr;
         const Function& callee = *env_.program->functions[call.func];
         if (&callee == &fn_ || callee.body.size() != 1) return nullptr;
         const Stmt& s = *callee.body[0];
-        if (s.kind != Stmt::Kind::Return || !s.expr || !leafExpr(*s.expr, callee.numParams))
+        if (s.kind != Stmt::Kind::Return || !s.expr || !leaf_expr(*s.expr, callee.num_params))
             return nullptr;
         for (const auto& a : call.args)
             if (a->kind != Expr::Kind::Int && a->kind != Expr::Kind::Var) return nullptr;
@@ -550,15 +550,15 @@ private:
 
     // Emits the body of the callee of `call` in place of the call: its
     // code carries the callee's line, and is listed in `inlined`.
-    void emitInlined(const Expr& call, const Expr& body) {
+    void emit_inlined(const Expr& call, const Expr& body) {
         const Function& callee = *env_.program->functions[call.func];
-        inlinedBodies_.push_back(substitute(body, call));
-        const int callerLine = lines.empty() ? call.line : lines.back().second;
+        inlined_bodies_.push_back(substitute(body, call));
+        const int caller_line = lines.empty() ? call.line : lines.back().second;
         const auto start = static_cast<std::uint32_t>(getSize());
         mark(callee.body[0]->line);
-        emitExpr(*inlinedBodies_.back());
+        emit_expr(*inlined_bodies_.back());
         const auto end = static_cast<std::uint32_t>(getSize());
-        mark(callerLine);
+        mark(caller_line);
         if (end > start) inlined.push_back({start, end - start, call.func, call.line});
     }
 
@@ -566,10 +566,10 @@ private:
 
     // Divides rax by rcx (or computes the remainder) with the language's
     // semantics; division by zero jumps to an error stub.
-    void emitDivide(Op op, int line) {
+    void emit_divide(Op op, int line) {
         Xbyak::Label normal, done;
         test(rcx, rcx);
-        jz(errorStub(line, RuntimeErrorKind::DivisionByZero, -1));
+        jz(error_stub(line, RuntimeErrorKind::DivisionByZero, -1));
         cmp(rcx, -1);
         jne(normal);
         if (op == Op::Div) neg(rax);
@@ -583,19 +583,19 @@ private:
     }
 
     // rax = rax OP rcx
-    void applyReg(Op op, int line) {
+    void apply_reg(Op op, int line) {
         switch (op) {
         case Op::Add: add(rax, rcx); break;
         case Op::Sub: sub(rax, rcx); break;
         case Op::Mul: imul(rax, rcx); break;
         case Op::Div:
-        case Op::Mod: emitDivide(op, line); break;
-        default: compareSet(op, rax, rcx); break;
+        case Op::Mod: emit_divide(op, line); break;
+        default: compare_set(op, rax, rcx); break;
         }
     }
 
     // rax = rax OP simple (tier 1 only)
-    void applySimple(Op op, const Simple& s, int line) {
+    void apply_simple(Op op, const Simple& s, int line) {
         if (s.kind == Simple::Kind::Imm) {
             const std::int32_t c = s.imm;
             switch (op) {
@@ -614,7 +614,7 @@ private:
             case Op::Div:
             case Op::Mod:
                 if (c == 0) {
-                    jmp(errorStub(line, RuntimeErrorKind::DivisionByZero, -1));
+                    jmp(error_stub(line, RuntimeErrorKind::DivisionByZero, -1));
                 } else if (c == -1) {
                     if (op == Op::Div) neg(rax);
                     else xor_(eax, eax);
@@ -629,7 +629,7 @@ private:
             }
         } else if (op == Op::Add || op == Op::Sub || op == Op::Mul) {
             const Loc& l = s.loc;
-            if (l.inReg) {
+            if (l.in_reg) {
                 if (op == Op::Add) add(rax, l.reg);
                 else if (op == Op::Sub) sub(rax, l.reg);
                 else imul(rax, l.reg);
@@ -640,8 +640,8 @@ private:
             }
             return;
         }
-        loadSimple(rcx, s);
-        applyReg(op, line);
+        load_simple(rcx, s);
+        apply_reg(op, line);
     }
 
     void jcc(Op cond, Xbyak::Label& target) {
@@ -657,12 +657,12 @@ private:
     }
 
     // rax = (a COND b) ? 1 : 0
-    void compareSet(Op cond, const Reg64& a, const Reg64& b) {
+    void compare_set(Op cond, const Reg64& a, const Reg64& b) {
         cmp(a, b);
-        setFromFlags(cond);
+        set_from_flags(cond);
     }
 
-    void setFromFlags(Op cond) {
+    void set_from_flags(Op cond) {
         switch (cond) {
         case Op::Eq: sete(al); break;
         case Op::Ne: setne(al); break;
@@ -677,23 +677,23 @@ private:
 
     // Tier 1: compares the operands of a comparison, leaving the flags set;
     // returns the condition to test (the operands may have been swapped).
-    Op emitCompare(const Expr& e) {
+    Op emit_compare(const Expr& e) {
         const Expr* a = e.args[0].get();
         const Expr* b = e.args[1].get();
         Op cond = e.op;
-        if (constValue(*a) && !constValue(*b)) {
+        if (const_value(*a) && !const_value(*b)) {
             std::swap(a, b);
-            cond = swapCond(cond);
+            cond = swap_cond(cond);
         }
         Simple sb = simple(*b);
         if (sb.kind != Simple::Kind::None) {
             Reg64 left = rax;
-            if (a->kind == Expr::Kind::Var && locs_[a->slot].inReg) left = locs_[a->slot].reg;
-            else emitExpr(*a);
+            if (a->kind == Expr::Kind::Var && locs_[a->slot].in_reg) left = locs_[a->slot].reg;
+            else emit_expr(*a);
             if (sb.kind == Simple::Kind::Imm) {
                 if (sb.imm == 0) test(left, left);
                 else cmp(left, sb.imm);
-            } else if (sb.loc.inReg) {
+            } else if (sb.loc.in_reg) {
                 cmp(left, sb.loc.reg);
             } else {
                 cmp(left, mem(sb.loc));
@@ -702,97 +702,97 @@ private:
         }
         Simple sa = simple(*a);
         if (sa.kind == Simple::Kind::Var) {
-            emitExpr(*b);
-            if (sa.loc.inReg) cmp(sa.loc.reg, rax);
+            emit_expr(*b);
+            if (sa.loc.in_reg) cmp(sa.loc.reg, rax);
             else cmp(mem(sa.loc), rax);
             return cond;
         }
-        emitExpr(*a);
-        pushRax();
-        emitExpr(*b);
+        emit_expr(*a);
+        push_rax();
+        emit_expr(*b);
         mov(rcx, rax);
-        popReg(rax);
+        pop_reg(rax);
         cmp(rax, rcx);
         return cond;
     }
 
     // Jumps to `target` if the truth of `e` equals `when`.
-    void emitBranch(const Expr& e, bool when, Xbyak::Label& target) {
+    void emit_branch(const Expr& e, bool when, Xbyak::Label& target) {
         if (!tier1_) {
-            emitExpr(e);
+            emit_expr(e);
             test(rax, rax);
             if (when) jnz(target);
             else jz(target);
             return;
         }
-        if (auto c = constValue(e)) {
+        if (auto c = const_value(e)) {
             if ((*c != 0) == when) jmp(target);
             return;
         }
         if (e.kind == Expr::Kind::Unary && e.op == Op::Not) {
-            emitBranch(*e.args[0], !when, target);
+            emit_branch(*e.args[0], !when, target);
             return;
         }
         if (e.kind == Expr::Kind::Binary && (e.op == Op::And || e.op == Op::Or)) {
             // And: false if either is false.  Or: true if either is true.
-            const bool shortCircuitValue = e.op == Op::Or;
-            if (when == shortCircuitValue) {
-                emitBranch(*e.args[0], when, target);
-                emitBranch(*e.args[1], when, target);
+            const bool short_circuit_value = e.op == Op::Or;
+            if (when == short_circuit_value) {
+                emit_branch(*e.args[0], when, target);
+                emit_branch(*e.args[1], when, target);
             } else {
                 Xbyak::Label skip;
-                emitBranch(*e.args[0], !when, skip);
-                emitBranch(*e.args[1], when, target);
+                emit_branch(*e.args[0], !when, skip);
+                emit_branch(*e.args[1], when, target);
                 L(skip);
             }
             return;
         }
-        if (e.kind == Expr::Kind::Binary && isComparison(e.op)) {
-            Op cond = emitCompare(e);
-            jcc(when ? cond : negateCond(cond), target);
+        if (e.kind == Expr::Kind::Binary && is_comparison(e.op)) {
+            Op cond = emit_compare(e);
+            jcc(when ? cond : negate_cond(cond), target);
             return;
         }
-        emitExpr(e);
+        emit_expr(e);
         test(rax, rax);
         if (when) jnz(target);
         else jz(target);
     }
 
-    void emitIndexLoad(const Expr& e) {
+    void emit_index_load(const Expr& e) {
         const ArrayDecl& a = env_.program->arrays[e.array];
         Simple si = simple(*e.args[0]);
-        if (si.kind != Simple::Kind::None) loadSimple(rax, si);
-        else emitExpr(*e.args[0]);
-        if (env_.boundsChecks) {
+        if (si.kind != Simple::Kind::None) load_simple(rax, si);
+        else emit_expr(*e.args[0]);
+        if (env_.bounds_checks) {
             cmp(rax, static_cast<std::uint32_t>(a.size));
-            jae(errorStub(e.line, RuntimeErrorKind::IndexOutOfBounds, e.array));
+            jae(error_stub(e.line, RuntimeErrorKind::IndexOutOfBounds, e.array));
         }
-        movAddr(rcx, env_.arrayBases[e.array]);
+        mov_addr(rcx, env_.array_bases[e.array]);
         mov(rax, qword[rcx + rax * 8]);
     }
 
     // Evaluates `e` into rax.
-    void emitExpr(const Expr& e) {
+    void emit_expr(const Expr& e) {
         if (tier1_) {
-            if (auto c = constValue(e)) {
-                movImm(rax, *c);
+            if (auto c = const_value(e)) {
+                mov_imm(rax, *c);
                 return;
             }
         }
         switch (e.kind) {
-        case Expr::Kind::Int: movImm(rax, e.value); return;
+        case Expr::Kind::Int: mov_imm(rax, e.value); return;
         case Expr::Kind::Var: load(rax, locs_[e.slot]); return;
-        case Expr::Kind::Index: emitIndexLoad(e); return;
+        case Expr::Kind::Index: emit_index_load(e); return;
         case Expr::Kind::Call:
-            if (const Expr* body = inlinableBody(e)) emitInlined(e, *body);
-            else emitCall(e);
+            if (const Expr* body = inlinable_body(e)) emit_inlined(e, *body);
+            else emit_call(e);
             return;
         case Expr::Kind::Unary:
             if (e.op == Op::Neg) {
-                emitExpr(*e.args[0]);
+                emit_expr(*e.args[0]);
                 neg(rax);
             } else {
-                emitExpr(*e.args[0]);
+                emit_expr(*e.args[0]);
                 test(rax, rax);
                 sete(al);
                 movzx(eax, al);
@@ -803,62 +803,62 @@ private:
         if (e.op == Op::And || e.op == Op::Or) {
             // And: 0 as soon as an operand is false; Or: 1 as soon as one
             // is true.
-            const bool shortCircuitValue = e.op == Op::Or;
-            Xbyak::Label shortCircuit, done;
-            emitBranch(*e.args[0], shortCircuitValue, shortCircuit);
-            emitBranch(*e.args[1], shortCircuitValue, shortCircuit);
-            movImm(rax, shortCircuitValue ? 0 : 1);
+            const bool short_circuit_value = e.op == Op::Or;
+            Xbyak::Label short_circuit, done;
+            emit_branch(*e.args[0], short_circuit_value, short_circuit);
+            emit_branch(*e.args[1], short_circuit_value, short_circuit);
+            mov_imm(rax, short_circuit_value ? 0 : 1);
             jmp(done);
-            L(shortCircuit);
-            movImm(rax, shortCircuitValue ? 1 : 0);
+            L(short_circuit);
+            mov_imm(rax, short_circuit_value ? 1 : 0);
             L(done);
             return;
         }
         if (tier1_) {
-            if (isComparison(e.op)) {
-                setFromFlags(emitCompare(e));
+            if (is_comparison(e.op)) {
+                set_from_flags(emit_compare(e));
                 return;
             }
             Simple sb = simple(*e.args[1]);
             if (sb.kind != Simple::Kind::None) {
-                emitExpr(*e.args[0]);
-                applySimple(e.op, sb, e.line);
+                emit_expr(*e.args[0]);
+                apply_simple(e.op, sb, e.line);
                 return;
             }
             Simple sa = simple(*e.args[0]);
             if (sa.kind != Simple::Kind::None) {
-                emitExpr(*e.args[1]);
+                emit_expr(*e.args[1]);
                 mov(rcx, rax);
-                loadSimple(rax, sa);
-                applyReg(e.op, e.line);
+                load_simple(rax, sa);
+                apply_reg(e.op, e.line);
                 return;
             }
         }
-        emitExpr(*e.args[0]);
-        pushRax();
-        emitExpr(*e.args[1]);
+        emit_expr(*e.args[0]);
+        push_rax();
+        emit_expr(*e.args[1]);
         mov(rcx, rax);
-        popReg(rax);
-        applyReg(e.op, e.line);
+        pop_reg(rax);
+        apply_reg(e.op, e.line);
     }
 
     // ----------------------------------------------------- statements --
 
-    void emitBlock(const Block& b) {
-        for (const auto& s : b) emitStmt(*s);
+    void emit_block(const Block& b) {
+        for (const auto& s : b) emit_stmt(*s);
     }
 
     // Tier 1: `x = x OP simple` updated in place, `x = simple` moved.
-    bool emitAssignFast(const Loc& dst, int slot, const Expr& e) {
+    bool emit_assign_fast(const Loc& dst, int slot, const Expr& e) {
         if (!tier1_) return false;
         Simple s = simple(e);
         if (s.kind == Simple::Kind::Imm) {
-            if (dst.inReg) movImm(dst.reg, s.imm);
+            if (dst.in_reg) mov_imm(dst.reg, s.imm);
             else mov(mem(dst), s.imm);
             return true;
         }
-        if (s.kind == Simple::Kind::Var && (dst.inReg || s.loc.inReg)) {
-            if (dst.inReg) load(dst.reg, s.loc);
+        if (s.kind == Simple::Kind::Var && (dst.in_reg || s.loc.in_reg)) {
+            if (dst.in_reg) load(dst.reg, s.loc);
             else mov(mem(dst), s.loc.reg);
             return true;
         }
@@ -866,7 +866,7 @@ private:
             e.args[0]->kind == Expr::Kind::Var && e.args[0]->slot == slot) {
             Simple r = simple(*e.args[1]);
             if (r.kind == Simple::Kind::Imm) {
-                if (dst.inReg) {
+                if (dst.in_reg) {
                     if (e.op == Op::Add) add(dst.reg, r.imm);
                     else sub(dst.reg, r.imm);
                 } else {
@@ -875,10 +875,10 @@ private:
                 }
                 return true;
             }
-            if (r.kind == Simple::Kind::Var && (dst.inReg || r.loc.inReg)) {
-                const Reg64 src = r.loc.inReg ? r.loc.reg : rax;
-                if (!r.loc.inReg) load(rax, r.loc);
-                if (dst.inReg) {
+            if (r.kind == Simple::Kind::Var && (dst.in_reg || r.loc.in_reg)) {
+                const Reg64 src = r.loc.in_reg ? r.loc.reg : rax;
+                if (!r.loc.in_reg) load(rax, r.loc);
+                if (dst.in_reg) {
                     if (e.op == Op::Add) add(dst.reg, src);
                     else sub(dst.reg, src);
                 } else {
@@ -891,66 +891,66 @@ private:
         return false;
     }
 
-    void emitIndexStore(const Stmt& s) {
+    void emit_index_store(const Stmt& s) {
         const ArrayDecl& a = env_.program->arrays[s.array];
         Simple si = simple(*s.index);
         Simple sv = simple(*s.expr);
         if (si.kind != Simple::Kind::None) {
-            emitExpr(*s.expr);
+            emit_expr(*s.expr);
             mov(rdx, rax);
-            loadSimple(rax, si);
+            load_simple(rax, si);
         } else if (sv.kind != Simple::Kind::None) {
-            emitExpr(*s.index);
-            loadSimple(rdx, sv);
+            emit_expr(*s.index);
+            load_simple(rdx, sv);
         } else {
-            emitExpr(*s.index);
-            pushRax();
-            emitExpr(*s.expr);
+            emit_expr(*s.index);
+            push_rax();
+            emit_expr(*s.expr);
             mov(rdx, rax);
-            popReg(rax);
+            pop_reg(rax);
         }
-        if (env_.boundsChecks) {
+        if (env_.bounds_checks) {
             cmp(rax, static_cast<std::uint32_t>(a.size));
-            jae(errorStub(s.line, RuntimeErrorKind::IndexOutOfBounds, s.array));
+            jae(error_stub(s.line, RuntimeErrorKind::IndexOutOfBounds, s.array));
         }
-        movAddr(rcx, env_.arrayBases[s.array]);
+        mov_addr(rcx, env_.array_bases[s.array]);
         mov(qword[rcx + rax * 8], rdx);
     }
 
-    void emitPrint(const Stmt& s) {
+    void emit_print(const Stmt& s) {
         int pushed = 0;
         for (const auto& it : s.items) {
-            if (it.isString) continue;
-            emitExpr(*it.expr);
-            pushRax();
+            if (it.is_string) continue;
+            emit_expr(*it.expr);
+            push_rax();
             ++pushed;
         }
         mov(rsi, rsp);
-        movAddr(rdi, env_.makePrintSite(s));
-        alignedCall([&] {
-            movAddr(rax, env_.printHelper);
+        mov_addr(rdi, env_.make_print_site(s));
+        aligned_call([&] {
+            mov_addr(rax, env_.print_helper);
             call(rax);
         });
         if (pushed) add(rsp, 8 * pushed);
         depth_ -= pushed;
-        noteStack();
+        note_stack();
     }
 
-    void emitWhile(const Stmt& s) {
+    void emit_while(const Stmt& s) {
         Xbyak::Label top, cond, end;
         loops_.push_back({&end, &cond});
         if (tier1_) {
             // Rotated: test at the bottom, one taken branch per iteration.
             jmp(cond);
             L(top);
-            emitBlock(s.body);
+            emit_block(s.body);
             mark(s.line);
             L(cond);
-            emitBranch(*s.expr, true, top);
+            emit_branch(*s.expr, true, top);
         } else {
             L(cond);
-            emitBranch(*s.expr, false, end);
-            emitBlock(s.body);
+            emit_branch(*s.expr, false, end);
+            emit_block(s.body);
             mark(s.line);
             jmp(cond);
         }
@@ -958,71 +958,71 @@ private:
         loops_.pop_back();
     }
 
-    void emitStmt(const Stmt& s) {
+    void emit_stmt(const Stmt& s) {
         mark(s.line);
         switch (s.kind) {
         case Stmt::Kind::VarDecl:
         case Stmt::Kind::Assign:
-            if (!emitAssignFast(locs_[s.slot], s.slot, *s.expr)) {
-                emitExpr(*s.expr);
+            if (!emit_assign_fast(locs_[s.slot], s.slot, *s.expr)) {
+                emit_expr(*s.expr);
                 store(locs_[s.slot], rax);
             }
             break;
         case Stmt::Kind::IndexAssign:
-            emitIndexStore(s);
+            emit_index_store(s);
             break;
         case Stmt::Kind::If: {
-            Xbyak::Label elseL, end;
-            emitBranch(*s.expr, false, elseL);
-            emitBlock(s.body);
-            if (s.hasElse && !s.elseBody.empty()) {
+            Xbyak::Label else_l, end;
+            emit_branch(*s.expr, false, else_l);
+            emit_block(s.body);
+            if (s.has_else && !s.else_body.empty()) {
                 jmp(end);
-                L(elseL);
-                emitBlock(s.elseBody);
+                L(else_l);
+                emit_block(s.else_body);
             } else {
-                L(elseL);
+                L(else_l);
             }
             L(end);
             break;
         }
         case Stmt::Kind::While:
-            emitWhile(s);
+            emit_while(s);
             break;
         case Stmt::Kind::Break:
-            jmp(*loops_.back().breakTarget);
+            jmp(*loops_.back().break_target);
             break;
         case Stmt::Kind::Continue:
-            jmp(*loops_.back().continueTarget);
+            jmp(*loops_.back().continue_target);
             break;
         case Stmt::Kind::Return:
-            if (s.expr) emitExpr(*s.expr);
+            if (s.expr) emit_expr(*s.expr);
             else xor_(eax, eax);
-            jmp(retLabel_);
+            jmp(ret_label_);
             break;
         case Stmt::Kind::Print:
-            emitPrint(s);
+            emit_print(s);
             break;
         case Stmt::Kind::ExprStmt:
-            emitExpr(*s.expr);
+            emit_expr(*s.expr);
             break;
         }
     }
 };
 
-std::size_t countNodes(const Expr& e) {
+std::size_t count_nodes(const Expr& e) {
     std::size_t n = 1;
-    for (const auto& a : e.args) n += countNodes(*a);
+    for (const auto& a : e.args) n += count_nodes(*a);
     return n;
 }
 
-std::size_t countNodes(const Block& b) {
+std::size_t count_nodes(const Block& b) {
     std::size_t n = 0;
     for (const auto& s : b) {
         n += 1;
-        if (s->index) n += countNodes(*s->index);
-        if (s->expr) n += countNodes(*s->expr);
-        for (const auto& it : s->items) n += 1 + (it.expr ? countNodes(*it.expr) : 0);
-        n += countNodes(s->body) + countNodes(s->elseBody);
+        if (s->index) n += count_nodes(*s->index);
+        if (s->expr) n += count_nodes(*s->expr);
+        for (const auto& it : s->items) n += 1 + (it.expr ? count_nodes(*it.expr) : 0);
+        n += count_nodes(s->body) + count_nodes(s->else_body);
     }
     return n;
 }
@@ -1030,7 +1030,7 @@ std::size_t countNodes(const Block& b) {
 CompiledCode compile(const Function& fn, const CodegenEnv& env, const Tier0Hooks* hooks) {
     // Generate straight into the final mapping; if the estimate was too
     // small, start over with twice the space.
-    std::size_t capacity = 256 + 64 * countNodes(fn.body);
+    std::size_t capacity = 256 + 64 * count_nodes(fn.body);
     while (true) {
         CompiledCode out;
         out.buffer = CodeBuffer(capacity);
@@ -1040,11 +1040,11 @@ CompiledCode compile(const Function& fn, const CodegenEnv& env, const Tier0Hooks
             out.size = gen.getSize();
             out.lines = std::move(gen.lines);
             out.inlined = std::move(gen.inlined);
-            out.framePointerPrologue = gen.framePointerPrologue();
+            out.frame_pointer_prologue = gen.frame_pointer_prologue();
             if (!hooks) {
                 const auto code = reinterpret_cast<std::uintptr_t>(out.buffer.data());
-                out.ehFrameAddr = ehframe::FrameCfi::sectionAfter(code, out.size);
-                out.ehFrame = gen.cfi().ehFrame(code, out.size, out.ehFrameAddr);
+                out.eh_frame_addr = ehframe::FrameCfi::section_after(code, out.size);
+                out.eh_frame = gen.cfi().eh_frame(code, out.size, out.eh_frame_addr);
             }
         } catch (const Xbyak::Error& err) {
             if (static_cast<int>(err) == Xbyak::ERR_CODE_IS_TOO_BIG) {
@@ -1053,18 +1053,18 @@ CompiledCode compile(const Function& fn, const CodegenEnv& env, const Tier0Hooks
             }
             throw;
         }
-        out.buffer.makeExecutable();
+        out.buffer.make_executable();
         return out;
     }
 }
 
 } // namespace
 
-CompiledCode compileTier0(const Function& fn, const CodegenEnv& env, const Tier0Hooks& hooks) {
+CompiledCode compile_tier0(const Function& fn, const CodegenEnv& env, const Tier0Hooks& hooks) {
     return compile(fn, env, &hooks);
 }
 
-CompiledCode compileTier1(const Function& fn, const CodegenEnv& env) {
+CompiledCode compile_tier1(const Function& fn, const CodegenEnv& env) {
     return compile(fn, env, nullptr);
 }
 

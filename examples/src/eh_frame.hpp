@@ -9,7 +9,7 @@
 // A code generator records, as it emits a function, where the canonical
 // frame address (CFA: the caller's rsp before the call, i.e. the address
 // above the return address) is relative to rsp, and where it saved the
-// caller's registers (FrameCfi).  ehFrame() turns the rows into one CIE
+// caller's registers (FrameCfi).  eh_frame() turns the rows into one CIE
 // and one FDE: DW_CFA_advance_loc between rows, DW_CFA_def_cfa_offset
 // where the CFA moves, DW_CFA_offset / DW_CFA_restore where a register is
 // saved or holds the caller's value again.  FDE addresses are PC-relative
@@ -38,7 +38,7 @@ enum Register : int {
 /// The DWARF number of the x86-64 general register with hardware encoding
 /// `index` (xbyak's Reg::getIdx(): rax 0, rcx 1, rdx 2, rbx 3, rsp 4,
 /// rbp 5, rsi 6, rdi 7, r8..r15 8..15).
-constexpr int dwarfRegister(int index) {
+constexpr int dwarf_register(int index) {
     constexpr int map[16] = {kRax, kRcx, kRdx, kRbx, kRsp, kRbp, kRsi, kRdi,
                              kR8,  kR9,  kR10, kR11, kR12, kR13, kR14, kR15};
     return map[index & 15];
@@ -84,7 +84,7 @@ public:
         }
     }
     /// DW_CFA_def_cfa_offset: CFA = (the CFA register) + `offset`.
-    void defCfaOffset(std::uint64_t offset) {
+    void def_cfa_offset(std::uint64_t offset) {
         u8(0x0e);
         uleb(offset);
     }
@@ -97,20 +97,20 @@ public:
     void restore(int reg) { u8(static_cast<std::uint8_t>(0xc0 | reg)); }
     /// Ends the record that starts at `start` (its length field): pads it
     /// with DW_CFA_nop to a multiple of 8 bytes and fills in its length.
-    void padRecord(std::size_t start) {
+    void pad_record(std::size_t start) {
         while ((bytes.size() - start) % 8 != 0) u8(0);  // DW_CFA_nop
         put32(start, static_cast<std::uint32_t>(bytes.size() - start - 4));
     }
 };
 
-/// How ehFrame() lays the section out.  The defaults make correct CFI; the
+/// How eh_frame() lays the section out.  The defaults make correct CFI; the
 /// tests change them to make it wrong on purpose.
 struct Layout {
     /// The CIE's 'R' augmentation: the encoding of the FDE's addresses
     /// (which are always written as 4 bytes).
-    std::uint8_t fdeEncoding = 0x1b;  ///< DW_EH_PE_pcrel | DW_EH_PE_sdata4
+    std::uint8_t fde_encoding = 0x1b;  ///< DW_EH_PE_pcrel | DW_EH_PE_sdata4
     /// Added to the FDE's first address (pc_begin).
-    std::int64_t pcShift = 0;
+    std::int64_t pc_shift = 0;
     /// End the section with a zero-length record.
     bool terminator = true;
 };
@@ -126,23 +126,23 @@ class FrameCfi {
 public:
     FrameCfi() { rows_.push_back(Row{}); }
 
-    /// From code offset `at` on, CFA = rsp + `cfaOffset` (8 at entry).
-    void setCfaOffset(std::size_t at, int cfaOffset) { rowAt(at).cfa = cfaOffset; }
+    /// From code offset `at` on, CFA = rsp + `cfa_offset` (8 at entry).
+    void set_cfa_offset(std::size_t at, int cfa_offset) { row_at(at).cfa = cfa_offset; }
     /// From `at` on, the caller's `reg` (a Register below 16) is saved at
     /// CFA - `below` (a positive multiple of 8).
-    void saveRegister(std::size_t at, int reg, int below) { rowAt(at).saved.at(reg) = below; }
+    void save_register(std::size_t at, int reg, int below) { row_at(at).saved.at(reg) = below; }
     /// From `at` on, `reg` holds the caller's value again.
-    void restoreRegister(std::size_t at, int reg) { rowAt(at).saved.at(reg) = 0; }
+    void restore_register(std::size_t at, int reg) { row_at(at).saved.at(reg) = 0; }
 
     /// The CFA offset of the last row.
-    int cfaOffset() const { return rows_.back().cfa; }
+    int cfa_offset() const { return rows_.back().cfa; }
     /// Number of rows (1 for a function that never moves rsp).
     std::size_t rows() const { return rows_.size(); }
 
     /// The .eh_frame of the function at `code`, `size` bytes, for the
-    /// section lying at `sectionAddr`: one CIE, one FDE, a terminator.
-    std::vector<unsigned char> ehFrame(std::uintptr_t code, std::size_t size,
-                                       std::uintptr_t sectionAddr, const Layout& layout = {}) const {
+    /// section lying at `section_addr`: one CIE, one FDE, a terminator.
+    std::vector<unsigned char> eh_frame(std::uintptr_t code, std::size_t size,
+                                       std::uintptr_t section_addr, const Layout& layout = {}) const {
         Writer w;
         // CIE: version 1, "zR", code alignment 1, data alignment -8,
         // return address column 16; CFA = rsp + 8, return address at
@@ -156,17 +156,17 @@ public:
         w.u8(0x78);  // sleb128 -8
         w.u8(kReturnAddress);
         w.uleb(1);  // augmentation data: the 'R' encoding
-        w.u8(layout.fdeEncoding);
+        w.u8(layout.fde_encoding);
         w.u8(0x0c); w.uleb(kRsp); w.uleb(8);  // DW_CFA_def_cfa rsp, 8
         w.offset(kReturnAddress, 8);
-        w.padRecord(cie);
+        w.pad_record(cie);
         // FDE.
         const std::size_t fde = w.bytes.size();
         w.u32(0);
         w.u32(static_cast<std::uint32_t>(fde + 4 - cie));  // back to the CIE
-        const std::size_t pcField = w.bytes.size();
-        const std::int64_t rel = static_cast<std::int64_t>(code) + layout.pcShift -
-                                 static_cast<std::int64_t>(sectionAddr + pcField);
+        const std::size_t pc_field = w.bytes.size();
+        const std::int64_t rel = static_cast<std::int64_t>(code) + layout.pc_shift -
+                                 static_cast<std::int64_t>(section_addr + pc_field);
         w.u32(static_cast<std::uint32_t>(rel));
         w.u32(static_cast<std::uint32_t>(size));
         w.uleb(0);  // augmentation data
@@ -174,7 +174,7 @@ public:
         for (const Row& row : rows_) {
             if (row.cfa == state.cfa && row.saved == state.saved) continue;
             w.advance(row.at - state.at);
-            if (row.cfa != state.cfa) w.defCfaOffset(static_cast<std::uint64_t>(row.cfa));
+            if (row.cfa != state.cfa) w.def_cfa_offset(static_cast<std::uint64_t>(row.cfa));
             for (int reg = 0; reg < kRegisters; ++reg) {
                 if (row.saved[reg] == state.saved[reg]) continue;
                 if (row.saved[reg]) w.offset(reg, static_cast<std::uint64_t>(row.saved[reg]));
@@ -182,22 +182,22 @@ public:
             }
             state = row;
         }
-        w.padRecord(fde);
+        w.pad_record(fde);
         if (layout.terminator) w.u32(0);
         return w.bytes;
     }
 
-    /// ehFrame() for the address the returned bytes lie at (their
+    /// eh_frame() for the address the returned bytes lie at (their
     /// PC-relative pointers count from the vector's data(), which moving
     /// the vector keeps): what VgJitCode.eh_frame takes with a null
     /// eh_frame_addr.  The FDE's 4-byte address reaches only code within
     /// 2 GiB of the bytes, which heap memory and a JIT's mappings need not
-    /// be: sectionAfter() is the safe choice.
-    std::vector<unsigned char> ehFrameInPlace(std::uintptr_t code, std::size_t size,
+    /// be: section_after() is the safe choice.
+    std::vector<unsigned char> eh_frame_in_place(std::uintptr_t code, std::size_t size,
                                               const Layout& layout = {}) const {
-        std::vector<unsigned char> v = ehFrame(code, size, 0, layout);
+        std::vector<unsigned char> v = eh_frame(code, size, 0, layout);
         const std::vector<unsigned char> w =
-            ehFrame(code, size, reinterpret_cast<std::uintptr_t>(v.data()), layout);
+            eh_frame(code, size, reinterpret_cast<std::uintptr_t>(v.data()), layout);
         std::memcpy(v.data(), w.data(), v.size());
         return v;
     }
@@ -206,7 +206,7 @@ public:
     /// function's .eh_frame to lie: at the first multiple of 8 after its
     /// `size` bytes of code at `code`.  Bytes built for it reach the code
     /// wherever they are kept (VgJitCode.eh_frame_addr names it).
-    static std::uintptr_t sectionAfter(std::uintptr_t code, std::size_t size) {
+    static std::uintptr_t section_after(std::uintptr_t code, std::size_t size) {
         return (code + size + 7) & ~std::uintptr_t{7};
     }
 
@@ -218,7 +218,7 @@ private:
         std::array<int, kRegisters> saved{};  ///< CFA - saved[reg], or 0: not saved
     };
 
-    Row& rowAt(std::size_t at) {
+    Row& row_at(std::size_t at) {
         if (at < rows_.back().at) throw std::logic_error("FrameCfi: rows out of code order");
         if (at != rows_.back().at) {
             Row next = rows_.back();

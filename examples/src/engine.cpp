@@ -29,16 +29,16 @@ struct Engine::ErrorSite {
 struct Engine::PrintSite {
     Engine* engine;
     const Stmt* stmt;
-    int numValues;  ///< expression items (values pushed by the code)
+    int num_values;  ///< expression items (values pushed by the code)
 };
 
 namespace vj = valgrind::jit;
 
-std::string jitStatusName(vj::status status) { return std::string(vj::to_string(status)); }
+std::string jit_status_name(vj::status status) { return std::string(vj::to_string(status)); }
 
 namespace {
 
-std::string absolutePath(const std::string& path) {
+std::string absolute_path(const std::string& path) {
     char* resolved = realpath(path.c_str(), nullptr);
     if (!resolved) return path;
     std::string out(resolved);
@@ -46,7 +46,7 @@ std::string absolutePath(const std::string& path) {
     return out;
 }
 
-std::string baseName(const std::string& path) {
+std::string base_name(const std::string& path) {
     auto slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
@@ -55,7 +55,7 @@ std::string baseName(const std::string& path) {
 // engine starts running it: the soft stack limit (at most 8 MiB, Valgrind's
 // default main-thread stack size) minus 512 KiB left for the runtime helpers
 // and the C library.
-std::uintptr_t stackBudget() {
+std::uintptr_t stack_budget() {
     std::uintptr_t total = 8u << 20;
     struct rlimit rl;
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < total)
@@ -67,11 +67,11 @@ std::uintptr_t stackBudget() {
 } // namespace
 
 Engine::Engine(const Program& program, const Options& options)
-    : prog_(program), opts_(options), absPath_(absolutePath(program.path)),
-      object_("minijit:" + baseName(program.path)) {
-    underValgrind_ = RUNNING_ON_VALGRIND != 0;
-    jitSupported_ = vj::api_version() >= 1;
-    if (underValgrind_ && !jitSupported_ && opts_.registerCode)
+    : prog_(program), opts_(options), abs_path_(absolute_path(program.path)),
+      object_("minijit:" + base_name(program.path)) {
+    under_valgrind_ = RUNNING_ON_VALGRIND != 0;
+    jit_supported_ = vj::api_version() >= 1;
+    if (under_valgrind_ && !jit_supported_ && opts_.register_code)
         std::fprintf(stderr, "minijit: note: this Valgrind has no JIT support (valgrind-jit); "
                              "jitted code will not be named\n");
     for (std::size_t i = 0; i < prog_.functions.size(); ++i) {
@@ -87,38 +87,38 @@ Engine::Engine(const Program& program, const Options& options)
 Engine::~Engine() {
     for (auto& fs : funcs_)
         for (auto& v : fs->versions) forget(*v);
-    const vj::status s = retireStubRegistration_.reset();
+    const vj::status s = retire_stub_registration_.reset();
     if (s != vj::status::ok)
         std::fprintf(stderr, "minijit: warning: unregistering the retire stub failed: %s\n",
-                     jitStatusName(s).c_str());
+                     jit_status_name(s).c_str());
 }
 
-void Engine::buildEnv() {
+void Engine::build_env() {
     env_.program = &prog_;
-    for (auto& fs : funcs_) env_.callSlots.push_back(&fs->entry);
-    for (auto& a : arrays_) env_.arrayBases.push_back(a.data());
+    for (auto& fs : funcs_) env_.call_slots.push_back(&fs->entry);
+    for (auto& a : arrays_) env_.array_bases.push_back(a.data());
     char probe = 0;
     const auto sp = reinterpret_cast<std::uintptr_t>(&probe);
-    const std::uintptr_t budget = stackBudget();
-    env_.stackLimit = sp > budget ? sp - budget : 0;
-    env_.boundsChecks = opts_.boundsChecks;
-    env_.inlineLeaves = opts_.inlineLeaves;
-    env_.errorHelper = reinterpret_cast<const void*>(&Engine::helperError);
-    env_.printHelper = reinterpret_cast<const void*>(&Engine::helperPrint);
+    const std::uintptr_t budget = stack_budget();
+    env_.stack_limit = sp > budget ? sp - budget : 0;
+    env_.bounds_checks = opts_.bounds_checks;
+    env_.inline_leaves = opts_.inline_leaves;
+    env_.error_helper = reinterpret_cast<const void*>(&Engine::helper_error);
+    env_.print_helper = reinterpret_cast<const void*>(&Engine::helper_print);
     // The code generator calls these while compiling function `compiling_`.
-    env_.makeErrorSite = [this](int line, RuntimeErrorKind kind, int array) -> const void* {
-        errorSites_.push_back(ErrorSite{this, line, kind, array, compiling_});
-        return &errorSites_.back();
+    env_.make_error_site = [this](int line, RuntimeErrorKind kind, int array) -> const void* {
+        error_sites_.push_back(ErrorSite{this, line, kind, array, compiling_});
+        return &error_sites_.back();
     };
-    env_.makePrintSite = [this](const Stmt& s) -> const void* {
+    env_.make_print_site = [this](const Stmt& s) -> const void* {
         int n = 0;
-        for (const auto& it : s.items) n += it.isString ? 0 : 1;
-        printSites_.push_back(PrintSite{this, &s, n});
-        return &printSites_.back();
+        for (const auto& it : s.items) n += it.is_string ? 0 : 1;
+        print_sites_.push_back(PrintSite{this, &s, n});
+        return &print_sites_.back();
     };
 }
 
-void Engine::compileRetireStub() {
+void Engine::compile_retire_stub() {
     // rdi = the CodeVersion to free; rax = the return value of the function
     // whose frame has just been left; [rsp] = its caller's return address.
     // Keeps no frame pointer: its CFI says so.
@@ -127,92 +127,92 @@ void Engine::compileRetireStub() {
         Stub(std::size_t cap, std::uint8_t* buf) : CodeGenerator(cap, buf) {
             using namespace Xbyak::util;
             push(rax);  // also aligns rsp to 16 for the call
-            cfi.setCfaOffset(getSize(), 16);
-            mov(rax, reinterpret_cast<std::uint64_t>(&Engine::helperRetire));
+            cfi.set_cfa_offset(getSize(), 16);
+            mov(rax, reinterpret_cast<std::uint64_t>(&Engine::helper_retire));
             call(rax);
             pop(rax);
-            cfi.setCfaOffset(getSize(), 8);
+            cfi.set_cfa_offset(getSize(), 8);
             ret();
         }
     };
-    retireStub_ = CodeBuffer(64);
+    retire_stub_ = CodeBuffer(64);
     {
-        Stub stub(retireStub_.capacity(), retireStub_.data());
-        retireStubSize_ = stub.getSize();
-        const auto code = reinterpret_cast<std::uintptr_t>(retireStub_.data());
-        retireStubCfiAddr_ = ehframe::FrameCfi::sectionAfter(code, retireStubSize_);
-        retireStubCfi_ = stub.cfi.ehFrame(code, retireStubSize_, retireStubCfiAddr_);
+        Stub stub(retire_stub_.capacity(), retire_stub_.data());
+        retire_stub_size_ = stub.getSize();
+        const auto code = reinterpret_cast<std::uintptr_t>(retire_stub_.data());
+        retire_stub_cfi_addr_ = ehframe::FrameCfi::section_after(code, retire_stub_size_);
+        retire_stub_cfi_ = stub.cfi.eh_frame(code, retire_stub_size_, retire_stub_cfi_addr_);
     }
-    retireStub_.makeExecutable();
-    if (opts_.registerCode) {
+    retire_stub_.make_executable();
+    if (opts_.register_code) {
         const vj::unwind_info unwind =
-            opts_.unwindInfo
-                ? vj::unwind_info::eh_frame_section(retireStubCfi_.data(), retireStubCfi_.size(),
-                                                    reinterpret_cast<const void*>(retireStubCfiAddr_))
+            opts_.unwind_info
+                ? vj::unwind_info::eh_frame_section(retire_stub_cfi_.data(), retire_stub_cfi_.size(),
+                                                    reinterpret_cast<const void*>(retire_stub_cfi_addr_))
                 : vj::unwind_info::none();
-        retireStubRegistration_ = vj::registration(
-            {retireStub_.data(), retireStubSize_, "minijit_retire_stub", object_, {}, unwind});
-        if (!retireStubRegistration_ && jitSupported_)
+        retire_stub_registration_ = vj::registration(
+            {retire_stub_.data(), retire_stub_size_, "minijit_retire_stub", object_, {}, unwind});
+        if (!retire_stub_registration_ && jit_supported_)
             std::fprintf(stderr, "minijit: warning: registering minijit_retire_stub failed: %s\n",
-                         jitStatusName(retireStubRegistration_.state()).c_str());
+                         jit_status_name(retire_stub_registration_.state()).c_str());
     }
 }
 
-std::string Engine::describeVersion(const CodeVersion& v) const {
+std::string Engine::describe_version(const CodeVersion& v) const {
     char buf[64];
     std::snprintf(buf, sizeof buf, " (tier %d) at %p, %zu bytes", v.tier, v.start(), v.code.size);
     return "'" + prog_.functions[v.func]->name + "'" + buf;
 }
 
 void Engine::announce(CodeVersion& v) {
-    if (!opts_.registerCode) return;
+    if (!opts_.register_code) return;
     const Function& fn = *prog_.functions[v.func];
-    const std::string name = opts_.tierNames ? fn.name + ".tier" + std::to_string(v.tier) : fn.name;
+    const std::string name = opts_.tier_names ? fn.name + ".tier" + std::to_string(v.tier) : fn.name;
     // Tier 0 keeps a frame pointer, tier 1 brings its CFI.
     vj::unwind_info unwind;
-    if (opts_.unwindInfo && !v.code.ehFrame.empty())
-        unwind = vj::unwind_info::eh_frame_section(v.code.ehFrame.data(), v.code.ehFrame.size(),
-                                                   reinterpret_cast<const void*>(v.code.ehFrameAddr));
-    else if (opts_.unwindInfo && v.code.framePointerPrologue)
-        unwind = vj::unwind_info::frame_pointer(v.code.framePointerPrologue);
+    if (opts_.unwind_info && !v.code.eh_frame.empty())
+        unwind = vj::unwind_info::eh_frame_section(v.code.eh_frame.data(), v.code.eh_frame.size(),
+                                                   reinterpret_cast<const void*>(v.code.eh_frame_addr));
+    else if (opts_.unwind_info && v.code.frame_pointer_prologue)
+        unwind = vj::unwind_info::frame_pointer(v.code.frame_pointer_prologue);
     // The calls tier 1 inlined, each called from the function's own file.
     std::vector<vj::inline_call> inlined;
     for (const InlinedCall& c : v.code.inlined)
         inlined.push_back({c.offset, c.size, prog_.functions[c.func]->name, {},
-                           static_cast<unsigned long>(c.callLine), vj::inline_call::top});
+                           static_cast<unsigned long>(c.call_line), vj::inline_call::top});
     // The line table is v.code.lines itself: {offset, line} pairs.
     v.registration = vj::registration(
-        vj::code{v.start(), v.code.size, name, object_, absPath_, unwind}.with_inlines(inlined),
+        vj::code{v.start(), v.code.size, name, object_, abs_path_, unwind}.with_inlines(inlined),
         v.code.lines);
     const vj::status status = v.registration.state();
-    if (!jitSupported_) return;
+    if (!jit_supported_) return;
     if (!v.registration)
         std::fprintf(stderr, "minijit: warning: registering %s failed: %s (%d)\n",
-                     describeVersion(v).c_str(), jitStatusName(status).c_str(),
+                     describe_version(v).c_str(), jit_status_name(status).c_str(),
                      static_cast<int>(status));
     else if (status != vj::status::ok)
         std::fprintf(stderr, "minijit: warning: registering %s: %s (%d)\n",
-                     describeVersion(v).c_str(), jitStatusName(status).c_str(),
+                     describe_version(v).c_str(), jit_status_name(status).c_str(),
                      static_cast<int>(status));
 }
 
 void Engine::forget(CodeVersion& v) {
     if (!v.registration) return;
     const vj::status status = v.registration.reset();
-    if (status != vj::status::ok && jitSupported_)
+    if (status != vj::status::ok && jit_supported_)
         std::fprintf(stderr, "minijit: warning: unregistering %s failed: %s\n",
-                     describeVersion(v).c_str(), jitStatusName(status).c_str());
+                     describe_version(v).c_str(), jit_status_name(status).c_str());
 }
 
 void Engine::install(FunctionState& fs, std::unique_ptr<CodeVersion> v) {
     announce(*v);
     if (opts_.verbose) {
         const std::string frame =
-            v->code.ehFrame.empty()
+            v->code.eh_frame.empty()
                 ? std::string("frame pointer")
-                : "no frame pointer, " + std::to_string(v->code.ehFrame.size()) + " bytes of CFI";
+                : "no frame pointer, " + std::to_string(v->code.eh_frame.size()) + " bytes of CFI";
         std::fprintf(stderr, "minijit: compiled %s, %zu line-table entries, %s%s\n",
-                     describeVersion(*v).c_str(), v->code.lines.size(), frame.c_str(),
+                     describe_version(*v).c_str(), v->code.lines.size(), frame.c_str(),
                      v->registration ? ", registered" : "");
     }
     fs.entry = const_cast<void*>(v->start());
@@ -220,7 +220,7 @@ void Engine::install(FunctionState& fs, std::unique_ptr<CodeVersion> v) {
     fs.versions.push_back(std::move(v));
 }
 
-void Engine::tierUp(FunctionState& fs) {
+void Engine::tier_up(FunctionState& fs) {
     const Function& fn = *prog_.functions[fs.index];
     if (opts_.verbose)
         std::fprintf(stderr, "minijit: '%s' reached %llu calls: recompiling at tier 1\n",
@@ -230,7 +230,7 @@ void Engine::tierUp(FunctionState& fs) {
     v->func = fs.index;
     v->tier = 1;
     compiling_ = fs.index;
-    v->code = compileTier1(fn, env_);
+    v->code = compile_tier1(fn, env_);
     CodeVersion* old = fs.current;
     install(fs, std::move(v));
     // The caller is the old code itself (its prologue), so the old version
@@ -242,28 +242,28 @@ void Engine::tierUp(FunctionState& fs) {
 void Engine::retire(CodeVersion& v) {
     FunctionState& fs = *funcs_[v.func];
     if (opts_.verbose)
-        std::fprintf(stderr, "minijit: freeing %s: no activation left\n", describeVersion(v).c_str());
+        std::fprintf(stderr, "minijit: freeing %s: no activation left\n", describe_version(v).c_str());
     forget(v);
     auto it = std::find_if(fs.versions.begin(), fs.versions.end(),
                            [&](const std::unique_ptr<CodeVersion>& p) { return p.get() == &v; });
     if (it != fs.versions.end()) fs.versions.erase(it);  // unmaps the code
 }
 
-void Engine::helperError(const ErrorSite* site, std::int64_t value) {
+void Engine::helper_error(const ErrorSite* site, std::int64_t value) {
     Engine& e = *site->engine;
-    e.failure_ = e.runtimeMessage(*site, value);
-    e.jumpOut();
+    e.failure_ = e.runtime_message(*site, value);
+    e.jump_out();
 }
 
-void Engine::helperPrint(const PrintSite* site, const std::int64_t* values) {
+void Engine::helper_print(const PrintSite* site, const std::int64_t* values) {
     Engine& e = *site->engine;
     int k = 0;
     for (const auto& item : site->stmt->items) {
-        if (item.isString) {
+        if (item.is_string) {
             e.out_ += item.text;
         } else {
             char buf[24];
-            auto r = std::to_chars(buf, buf + sizeof buf, values[site->numValues - 1 - k++]);
+            auto r = std::to_chars(buf, buf + sizeof buf, values[site->num_values - 1 - k++]);
             e.out_.append(buf, r.ptr);
         }
     }
@@ -271,27 +271,27 @@ void Engine::helperPrint(const PrintSite* site, const std::int64_t* values) {
     if (e.out_.size() >= (1u << 16)) e.flush();
 }
 
-void Engine::helperTierUp(FunctionState* fs) {
+void Engine::helper_tier_up(FunctionState* fs) {
     Engine& e = *fs->engine;
     bool failed = false;
     try {
-        e.tierUp(*fs);
+        e.tier_up(*fs);
     } catch (const std::exception& ex) {
         // No exception may unwind through generated code: record it and
-        // leave through jumpOut() once the handler has finished.
+        // leave through jump_out() once the handler has finished.
         e.failure_ = e.prog_.path + ":" + std::to_string(e.prog_.functions[fs->index]->line) +
                      ": runtime error: internal error: tier-1 compilation of '" +
                      e.prog_.functions[fs->index]->name + "' failed: " + ex.what() + "\n";
         failed = true;
     }
-    if (failed) e.jumpOut();
+    if (failed) e.jump_out();
 }
 
-void Engine::helperRetire(CodeVersion* version) {
+void Engine::helper_retire(CodeVersion* version) {
     version->engine->retire(*version);
 }
 
-std::string Engine::runtimeMessage(const ErrorSite& site, std::int64_t value) const {
+std::string Engine::runtime_message(const ErrorSite& site, std::int64_t value) const {
     std::string msg = prog_.path + ":" + std::to_string(site.line) + ": runtime error: ";
     switch (site.kind) {
     case RuntimeErrorKind::DivisionByZero:
@@ -311,8 +311,8 @@ std::string Engine::runtimeMessage(const ErrorSite& site, std::int64_t value) co
     return msg + "\n";
 }
 
-void Engine::jumpOut() {
-    std::longjmp(failJump_, 1);
+void Engine::jump_out() {
+    std::longjmp(fail_jump_, 1);
 }
 
 
@@ -325,9 +325,9 @@ void Engine::flush() {
 int Engine::run(const std::vector<std::int64_t>& args) {
     if (args.size() > static_cast<std::size_t>(kMaxParams))
         throw std::invalid_argument("too many arguments for main");
-    buildEnv();
-    compileRetireStub();
-    const std::uint64_t threshold = opts_.tier1 ? opts_.tierThreshold : 0;
+    build_env();
+    compile_retire_stub();
+    const std::uint64_t threshold = opts_.tier1 ? opts_.tier_threshold : 0;
     for (auto& fsp : funcs_) {
         FunctionState& fs = *fsp;
         auto v = std::make_unique<CodeVersion>();
@@ -335,24 +335,24 @@ int Engine::run(const std::vector<std::int64_t>& args) {
         v->func = fs.index;
         v->tier = 0;
         Tier0Hooks hooks;
-        hooks.callCounter = &fs.calls;
+        hooks.call_counter = &fs.calls;
         hooks.threshold = threshold;
-        hooks.tierUpHelper = reinterpret_cast<const void*>(&Engine::helperTierUp);
-        hooks.tierUpArg = &fs;
+        hooks.tier_up_helper = reinterpret_cast<const void*>(&Engine::helper_tier_up);
+        hooks.tier_up_arg = &fs;
         hooks.activation = v->activation;
-        hooks.retireStub = retireStub_.data();
-        hooks.retireArg = v.get();
+        hooks.retire_stub = retire_stub_.data();
+        hooks.retire_arg = v.get();
         compiling_ = fs.index;
-        v->code = compileTier0(*prog_.functions[fs.index], env_, hooks);
+        v->code = compile_tier0(*prog_.functions[fs.index], env_, hooks);
         install(fs, std::move(v));
     }
     std::int64_t a[kMaxParams] = {0, 0, 0, 0, 0, 0};
     std::copy(args.begin(), args.end(), a);
     using Entry = std::int64_t (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                                    std::int64_t, std::int64_t);
-    const auto entry = reinterpret_cast<Entry>(funcs_[prog_.mainIndex]->entry);
-    if (setjmp(failJump_) != 0) {
-        // A runtime error: generated code called helperError (or tier-up
+    const auto entry = reinterpret_cast<Entry>(funcs_[prog_.main_index]->entry);
+    if (setjmp(fail_jump_) != 0) {
+        // A runtime error: generated code called helper_error (or tier-up
         // failed).  Every frame above this one has been abandoned.
         flush();
         std::fputs(failure_.c_str(), stderr);

@@ -10,7 +10,7 @@
 //      through it (tier 0: its frame-pointer prologue; tier 1: its
 //      .eh_frame), and its call slot (FunctionState::entry) pointed at it.
 //   2. Tier-0 code counts its calls.  The call that makes the count equal to
-//      the threshold first calls Engine::tierUp, which compiles tier 1,
+//      the threshold first calls Engine::tier_up, which compiles tier 1,
 //      registers it, re-points the call slot and marks the tier-0 version
 //      retired.  That call then finishes in tier-0 code; every later call,
 //      including recursive calls made by older tier-0 frames, goes through
@@ -43,24 +43,24 @@ namespace minijit {
 /// Engine settings (command-line options of minijit).
 struct Options {
     /// Calls after which a function is recompiled at tier 1 (1..2^31-1).
-    std::uint64_t tierThreshold = 1000;
+    std::uint64_t tier_threshold = 1000;
     /// false: never leave tier 0 (--no-tier1).
     bool tier1 = true;
     /// false: do not announce code to Valgrind (--no-register).
-    bool registerCode = true;
+    bool register_code = true;
     /// true: register tier-suffixed names "fib.tier0" / "fib.tier1"
     /// (--tier-names); default: both tiers are registered as "fib".
-    bool tierNames = false;
+    bool tier_names = false;
     /// true: log compilations, registrations and frees on stderr (--verbose).
     bool verbose = false;
     /// false: register code without unwind information (--no-unwind-info):
     /// stack traces through tier-1 code then lose frames.
-    bool unwindInfo = true;
+    bool unwind_info = true;
     /// false: do not check array indexes (--no-bounds-checks).
-    bool boundsChecks = true;
+    bool bounds_checks = true;
     /// true: tier 1 inlines small leaf functions (--inline) and tells
     /// Valgrind where (VgJitCode's inline table).
-    bool inlineLeaves = false;
+    bool inline_leaves = false;
 };
 
 class Engine;
@@ -116,48 +116,48 @@ public:
     // Entry points of the runtime helpers called from generated code.
     struct ErrorSite;
     struct PrintSite;
-    [[noreturn]] static void helperError(const ErrorSite* site, std::int64_t value);
-    static void helperPrint(const PrintSite* site, const std::int64_t* values);
-    static void helperTierUp(FunctionState* fs);
-    static void helperRetire(CodeVersion* version);
+    [[noreturn]] static void helper_error(const ErrorSite* site, std::int64_t value);
+    static void helper_print(const PrintSite* site, const std::int64_t* values);
+    static void helper_tier_up(FunctionState* fs);
+    static void helper_retire(CodeVersion* version);
 
 private:
-    void buildEnv();
-    void compileRetireStub();
+    void build_env();
+    void compile_retire_stub();
     void install(FunctionState& fs, std::unique_ptr<CodeVersion> v);
     void announce(CodeVersion& v);
     void forget(CodeVersion& v);
-    void tierUp(FunctionState& fs);
+    void tier_up(FunctionState& fs);
     void retire(CodeVersion& v);
     void flush();
-    [[noreturn]] void jumpOut();
-    std::string runtimeMessage(const ErrorSite& site, std::int64_t value) const;
-    std::string describeVersion(const CodeVersion& v) const;
+    [[noreturn]] void jump_out();
+    std::string runtime_message(const ErrorSite& site, std::int64_t value) const;
+    std::string describe_version(const CodeVersion& v) const;
 
     const Program& prog_;
     Options opts_;
-    std::string absPath_;
+    std::string abs_path_;
     std::string object_;
-    bool underValgrind_ = false;
-    bool jitSupported_ = false;
+    bool under_valgrind_ = false;
+    bool jit_supported_ = false;
     std::vector<std::unique_ptr<FunctionState>> funcs_;
     std::vector<std::vector<std::int64_t>> arrays_;
-    std::deque<ErrorSite> errorSites_;
-    std::deque<PrintSite> printSites_;
+    std::deque<ErrorSite> error_sites_;
+    std::deque<PrintSite> print_sites_;
     CodegenEnv env_;
-    CodeBuffer retireStub_;
-    std::size_t retireStubSize_ = 0;
-    std::vector<unsigned char> retireStubCfi_;  ///< built for retireStubCfiAddr_
-    std::uintptr_t retireStubCfiAddr_ = 0;
-    valgrind::jit::registration retireStubRegistration_;  ///< after retireStub_
+    CodeBuffer retire_stub_;
+    std::size_t retire_stub_size_ = 0;
+    std::vector<unsigned char> retire_stub_cfi_;  ///< built for retire_stub_cfi_addr_
+    std::uintptr_t retire_stub_cfi_addr_ = 0;
+    valgrind::jit::registration retire_stub_registration_;  ///< after retire_stub_
     int compiling_ = -1;            ///< function being compiled (error sites)
     std::string out_;               ///< buffered program output
     std::string failure_;           ///< runtime error message for run()
-    std::jmp_buf failJump_;
+    std::jmp_buf fail_jump_;
 };
 
 /// Name of a status for messages ("not_code", ...): valgrind::jit::to_string.
-std::string jitStatusName(valgrind::jit::status status);
+std::string jit_status_name(valgrind::jit::status status);
 
 } // namespace minijit
 

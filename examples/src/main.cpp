@@ -51,12 +51,12 @@ const char kUsage[] =
     "\n"
     "exit status: 0 success, 1 error in the program, 2 bad command line\n";
 
-int usageError(const std::string& msg) {
+int usage_error(const std::string& msg) {
     std::fprintf(stderr, "minijit: %s\nTry 'minijit --help' for more information.\n", msg.c_str());
     return 2;
 }
 
-bool parseInt(const char* s, long long& out) {
+bool parse_int(const char* s, long long& out) {
     if (!*s) return false;
     errno = 0;
     char* end = nullptr;
@@ -77,46 +77,46 @@ int main(int argc, char** argv) {
         } else if (a == "--tier-threshold" || a.rfind("--tier-threshold=", 0) == 0) {
             const char* v = nullptr;
             if (a == "--tier-threshold") {
-                if (++i >= argc) return usageError("--tier-threshold needs a value");
+                if (++i >= argc) return usage_error("--tier-threshold needs a value");
                 v = argv[i];
             } else {
                 v = argv[i] + std::strlen("--tier-threshold=");
             }
             long long n = 0;
-            if (!parseInt(v, n) || n < 1 || n > 2147483647LL)
-                return usageError(std::string("invalid --tier-threshold '") + v +
+            if (!parse_int(v, n) || n < 1 || n > 2147483647LL)
+                return usage_error(std::string("invalid --tier-threshold '") + v +
                                   "' (expected 1..2147483647)");
-            opts.tierThreshold = static_cast<std::uint64_t>(n);
+            opts.tier_threshold = static_cast<std::uint64_t>(n);
         } else if (a == "--no-tier1") {
             opts.tier1 = false;
         } else if (a == "--no-register") {
-            opts.registerCode = false;
+            opts.register_code = false;
         } else if (a == "--tier-names") {
-            opts.tierNames = true;
+            opts.tier_names = true;
         } else if (a == "--no-unwind-info") {
-            opts.unwindInfo = false;
+            opts.unwind_info = false;
         } else if (a == "--no-bounds-checks") {
-            opts.boundsChecks = false;
+            opts.bounds_checks = false;
         } else if (a == "--inline") {
-            opts.inlineLeaves = true;
+            opts.inline_leaves = true;
         } else if (a == "--verbose" || a == "-v") {
             opts.verbose = true;
         } else if (a == "--") {
             ++i;
             break;
         } else if (a.size() > 1 && a[0] == '-') {
-            return usageError("unknown option '" + a + "'");
+            return usage_error("unknown option '" + a + "'");
         } else {
             break;
         }
     }
-    if (i >= argc) return usageError("no program file given");
+    if (i >= argc) return usage_error("no program file given");
     const std::string path = argv[i++];
     std::vector<std::int64_t> args;
     for (; i < argc; ++i) {
         long long v = 0;
-        if (!parseInt(argv[i], v))
-            return usageError(std::string("program argument '") + argv[i] + "' is not a 64-bit integer");
+        if (!parse_int(argv[i], v))
+            return usage_error(std::string("program argument '") + argv[i] + "' is not a 64-bit integer");
         args.push_back(v);
     }
 
@@ -130,15 +130,15 @@ int main(int argc, char** argv) {
 
     minijit::Program prog;
     try {
-        prog = minijit::parseProgram(path, text.str());
+        prog = minijit::parse_program(path, text.str());
     } catch (const minijit::CompileError& e) {
         std::fprintf(stderr, "%s:%d: error: %s\n", path.c_str(), e.line(), e.what());
         return 1;
     }
-    const minijit::Function& mainFn = *prog.functions[prog.mainIndex];
-    if (static_cast<int>(args.size()) != mainFn.numParams) {
+    const minijit::Function& main_fn = *prog.functions[prog.main_index];
+    if (static_cast<int>(args.size()) != main_fn.num_params) {
         std::fprintf(stderr, "%s:%d: error: 'main' takes %d argument%s but %zu %s given on the command line\n",
-                     path.c_str(), mainFn.line, mainFn.numParams, mainFn.numParams == 1 ? "" : "s",
+                     path.c_str(), main_fn.line, main_fn.num_params, main_fn.num_params == 1 ? "" : "s",
                      args.size(), args.size() == 1 ? "was" : "were");
         return 1;
     }

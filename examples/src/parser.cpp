@@ -11,7 +11,7 @@
 
 namespace minijit {
 
-const char* opSpelling(Op op) {
+const char* op_spelling(Op op) {
     switch (op) {
     case Op::Add: return "+";
     case Op::Sub: return "-";
@@ -167,8 +167,8 @@ public:
 
     void parse(Program& prog) {
         while (peek().kind != Tok::End) {
-            if (peek().kind == Tok::KwFn) prog.functions.push_back(parseFunction());
-            else if (peek().kind == Tok::KwArray) prog.arrays.push_back(parseArray());
+            if (peek().kind == Tok::KwFn) prog.functions.push_back(parse_function());
+            else if (peek().kind == Tok::KwArray) prog.arrays.push_back(parse_array());
             else
                 throw CompileError(peek().line, "expected 'fn' or 'array' at top level, found " +
                                                     describe(peek()));
@@ -213,32 +213,32 @@ private:
         if (pos_ < toks_.size() - 1) ++pos_;
         return t;
     }
-    bool isPunct(const char* p) const {
+    bool is_punct(const char* p) const {
         return peek().kind == Tok::Punct && peek().text == p;
     }
-    bool acceptPunct(const char* p) {
-        if (!isPunct(p)) return false;
+    bool accept_punct(const char* p) {
+        if (!is_punct(p)) return false;
         next();
         return true;
     }
-    const Token& expectPunct(const char* p, const char* context) {
-        if (!isPunct(p))
+    const Token& expect_punct(const char* p, const char* context) {
+        if (!is_punct(p))
             throw CompileError(peek().line, std::string("expected '") + p + "' " + context +
                                                 ", found " + describe(peek()));
         return next();
     }
-    std::string expectIdent(const char* what) {
+    std::string expect_ident(const char* what) {
         if (peek().kind != Tok::Ident)
             throw CompileError(peek().line, std::string("expected ") + what + ", found " +
                                                 describe(peek()));
         return next().text;
     }
 
-    ArrayDecl parseArray() {
+    ArrayDecl parse_array() {
         ArrayDecl a;
         a.line = next().line;  // 'array'
-        a.name = expectIdent("array name");
-        expectPunct("[", "after the array name");
+        a.name = expect_ident("array name");
+        expect_punct("[", "after the array name");
         if (peek().kind != Tok::Int)
             throw CompileError(peek().line, "expected the array size (an integer literal), found " +
                                                 describe(peek()));
@@ -246,47 +246,47 @@ private:
         if (a.size < 1 || a.size > kMaxArraySize)
             throw CompileError(a.line, "array size " + std::to_string(a.size) +
                                            " out of range (1.." + std::to_string(kMaxArraySize) + ")");
-        expectPunct("]", "after the array size");
-        expectPunct(";", "after the array declaration");
+        expect_punct("]", "after the array size");
+        expect_punct(";", "after the array declaration");
         return a;
     }
 
-    std::unique_ptr<Function> parseFunction() {
+    std::unique_ptr<Function> parse_function() {
         auto f = std::make_unique<Function>();
         f->line = next().line;  // 'fn'
-        f->name = expectIdent("function name");
-        expectPunct("(", "after the function name");
-        if (!isPunct(")")) {
+        f->name = expect_ident("function name");
+        expect_punct("(", "after the function name");
+        if (!is_punct(")")) {
             do {
                 int line = peek().line;
-                std::string p = expectIdent("parameter name");
-                for (const auto& q : f->slotNames)
+                std::string p = expect_ident("parameter name");
+                for (const auto& q : f->slot_names)
                     if (q == p) throw CompileError(line, "duplicate parameter '" + p + "'");
-                f->slotNames.push_back(p);
-            } while (acceptPunct(","));
+                f->slot_names.push_back(p);
+            } while (accept_punct(","));
         }
-        expectPunct(")", "after the parameters");
-        f->numParams = static_cast<int>(f->slotNames.size());
-        if (f->numParams > kMaxParams)
+        expect_punct(")", "after the parameters");
+        f->num_params = static_cast<int>(f->slot_names.size());
+        if (f->num_params > kMaxParams)
             throw CompileError(f->line, "function '" + f->name + "' has " +
-                                            std::to_string(f->numParams) + " parameters (at most " +
+                                            std::to_string(f->num_params) + " parameters (at most " +
                                             std::to_string(kMaxParams) + " are supported)");
-        f->endLine = parseBlock(f->body);
+        f->end_line = parse_block(f->body);
         return f;
     }
 
     // Parses `{ stmt* }` into `out`; returns the line of the closing brace.
-    int parseBlock(Block& out) {
-        expectPunct("{", "to open a block");
-        while (!isPunct("}")) {
+    int parse_block(Block& out) {
+        expect_punct("{", "to open a block");
+        while (!is_punct("}")) {
             if (peek().kind == Tok::End)
                 throw CompileError(peek().line, "unexpected end of file: missing '}'");
-            out.push_back(parseStatement());
+            out.push_back(parse_statement());
         }
         return next().line;
     }
 
-    std::unique_ptr<Stmt> parseStatement() {
+    std::unique_ptr<Stmt> parse_statement() {
         const Token& t = peek();
         int line = t.line;
         Nest nest(*this, line);
@@ -294,20 +294,20 @@ private:
         case Tok::KwVar: {
             next();
             auto s = std::make_unique<Stmt>(Stmt::Kind::VarDecl, line);
-            s->name = expectIdent("variable name after 'var'");
-            expectPunct("=", "after the variable name (variables must be initialised)");
-            s->expr = parseExpr();
-            expectPunct(";", "after the declaration");
+            s->name = expect_ident("variable name after 'var'");
+            expect_punct("=", "after the variable name (variables must be initialised)");
+            s->expr = parse_expr();
+            expect_punct(";", "after the declaration");
             return s;
         }
-        case Tok::KwIf: return parseIf();
+        case Tok::KwIf: return parse_if();
         case Tok::KwWhile: {
             next();
             auto s = std::make_unique<Stmt>(Stmt::Kind::While, line);
-            expectPunct("(", "after 'while'");
-            s->expr = parseExpr();
-            expectPunct(")", "after the loop condition");
-            s->endLine = parseBlock(s->body);
+            expect_punct("(", "after 'while'");
+            s->expr = parse_expr();
+            expect_punct(")", "after the loop condition");
+            s->end_line = parse_block(s->body);
             return s;
         }
         case Tok::KwBreak:
@@ -315,14 +315,14 @@ private:
             next();
             auto s = std::make_unique<Stmt>(t.kind == Tok::KwBreak ? Stmt::Kind::Break
                                                                    : Stmt::Kind::Continue, line);
-            expectPunct(";", t.kind == Tok::KwBreak ? "after 'break'" : "after 'continue'");
+            expect_punct(";", t.kind == Tok::KwBreak ? "after 'break'" : "after 'continue'");
             return s;
         }
         case Tok::KwReturn: {
             next();
             auto s = std::make_unique<Stmt>(Stmt::Kind::Return, line);
-            if (!isPunct(";")) s->expr = parseExpr();
-            expectPunct(";", "after the return statement");
+            if (!is_punct(";")) s->expr = parse_expr();
+            expect_punct(";", "after the return statement");
             return s;
         }
         case Tok::KwPrint: {
@@ -331,21 +331,21 @@ private:
             do {
                 PrintItem item;
                 if (peek().kind == Tok::String) {
-                    item.isString = true;
+                    item.is_string = true;
                     item.text = next().text;
                 } else {
-                    item.expr = parseExpr();
+                    item.expr = parse_expr();
                 }
                 s->items.push_back(std::move(item));
-            } while (acceptPunct(","));
-            expectPunct(";", "after the print statement");
+            } while (accept_punct(","));
+            expect_punct(";", "after the print statement");
             return s;
         }
         default: break;
         }
         // Expression statement or assignment.
-        auto e = parseExpr();
-        if (isPunct("=")) {
+        auto e = parse_expr();
+        if (is_punct("=")) {
             next();
             std::unique_ptr<Stmt> s;
             if (e->kind == Expr::Kind::Var) {
@@ -358,31 +358,31 @@ private:
             } else {
                 throw CompileError(line, "left side of '=' must be a variable or an array element");
             }
-            s->expr = parseExpr();
-            expectPunct(";", "after the assignment");
+            s->expr = parse_expr();
+            expect_punct(";", "after the assignment");
             return s;
         }
         auto s = std::make_unique<Stmt>(Stmt::Kind::ExprStmt, line);
         s->expr = std::move(e);
-        expectPunct(";", "after the expression");
+        expect_punct(";", "after the expression");
         return s;
     }
 
-    std::unique_ptr<Stmt> parseIf() {
+    std::unique_ptr<Stmt> parse_if() {
         Nest nest(*this, peek().line);
         int line = next().line;  // 'if'
         auto s = std::make_unique<Stmt>(Stmt::Kind::If, line);
-        expectPunct("(", "after 'if'");
-        s->expr = parseExpr();
-        expectPunct(")", "after the condition");
-        s->endLine = parseBlock(s->body);
+        expect_punct("(", "after 'if'");
+        s->expr = parse_expr();
+        expect_punct(")", "after the condition");
+        s->end_line = parse_block(s->body);
         if (peek().kind == Tok::KwElse) {
             next();
-            s->hasElse = true;
+            s->has_else = true;
             if (peek().kind == Tok::KwIf) {
-                s->elseBody.push_back(parseIf());
+                s->else_body.push_back(parse_if());
             } else {
-                s->endLine = parseBlock(s->elseBody);
+                s->end_line = parse_block(s->else_body);
             }
         }
         return s;
@@ -403,14 +403,14 @@ private:
         return it->second.second;
     }
 
-    std::unique_ptr<Expr> parseExpr(int minPrec = 1) {
-        auto lhs = parseUnary();
+    std::unique_ptr<Expr> parse_expr(int min_prec = 1) {
+        auto lhs = parse_unary();
         while (true) {
             Op op;
             int prec = precedence(peek(), op);
-            if (prec < minPrec) return lhs;
+            if (prec < min_prec) return lhs;
             int line = next().line;
-            auto rhs = parseExpr(prec + 1);
+            auto rhs = parse_expr(prec + 1);
             auto e = std::make_unique<Expr>(Expr::Kind::Binary, line);
             e->op = op;
             e->args.push_back(std::move(lhs));
@@ -419,19 +419,19 @@ private:
         }
     }
 
-    std::unique_ptr<Expr> parseUnary() {
+    std::unique_ptr<Expr> parse_unary() {
         Nest nest(*this, peek().line);
-        if (isPunct("-") || isPunct("!")) {
+        if (is_punct("-") || is_punct("!")) {
             const Token& t = next();
             auto e = std::make_unique<Expr>(Expr::Kind::Unary, t.line);
             e->op = t.text == "-" ? Op::Neg : Op::Not;
-            e->args.push_back(parseUnary());
+            e->args.push_back(parse_unary());
             return finish(std::move(e));
         }
-        return parsePrimary();
+        return parse_primary();
     }
 
-    std::unique_ptr<Expr> parsePrimary() {
+    std::unique_ptr<Expr> parse_primary() {
         const Token& t = peek();
         if (t.kind == Tok::Int) {
             auto e = std::make_unique<Expr>(Expr::Kind::Int, t.line);
@@ -441,30 +441,30 @@ private:
         if (t.kind == Tok::Ident) {
             int line = t.line;
             std::string name = next().text;
-            if (acceptPunct("(")) {
+            if (accept_punct("(")) {
                 auto e = std::make_unique<Expr>(Expr::Kind::Call, line);
                 e->name = name;
-                if (!isPunct(")")) {
-                    do e->args.push_back(parseExpr());
-                    while (acceptPunct(","));
+                if (!is_punct(")")) {
+                    do e->args.push_back(parse_expr());
+                    while (accept_punct(","));
                 }
-                expectPunct(")", "after the call arguments");
+                expect_punct(")", "after the call arguments");
                 return finish(std::move(e));
             }
-            if (acceptPunct("[")) {
+            if (accept_punct("[")) {
                 auto e = std::make_unique<Expr>(Expr::Kind::Index, line);
                 e->name = name;
-                e->args.push_back(parseExpr());
-                expectPunct("]", "after the array index");
+                e->args.push_back(parse_expr());
+                expect_punct("]", "after the array index");
                 return finish(std::move(e));
             }
             auto e = std::make_unique<Expr>(Expr::Kind::Var, line);
             e->name = name;
             return e;
         }
-        if (acceptPunct("(")) {
-            auto e = parseExpr();
-            expectPunct(")", "to close the parenthesised expression");
+        if (accept_punct("(")) {
+            auto e = parse_expr();
+            expect_punct(")", "to close the parenthesised expression");
             return e;
         }
         if (t.kind == Tok::String)
@@ -492,11 +492,11 @@ public:
             if (!funcs_.emplace(f.name, static_cast<int>(i)).second)
                 throw CompileError(f.line, "function '" + f.name + "' is already defined");
         }
-        for (auto& f : prog_.functions) resolveFunction(*f);
+        for (auto& f : prog_.functions) resolve_function(*f);
         auto m = funcs_.find("main");
         if (m == funcs_.end())
             throw CompileError(1, "no function 'main' (execution starts at 'fn main(...)')");
-        prog_.mainIndex = m->second;
+        prog_.main_index = m->second;
     }
 
 private:
@@ -505,23 +505,23 @@ private:
     std::unordered_map<std::string, int> funcs_;
     Function* fn_ = nullptr;
     std::vector<std::unordered_map<std::string, int>> scopes_;
-    int loopDepth_ = 0;
+    int loop_depth_ = 0;
 
-    void resolveFunction(Function& f) {
+    void resolve_function(Function& f) {
         fn_ = &f;
         scopes_.clear();
         scopes_.emplace_back();
-        for (int i = 0; i < f.numParams; ++i) {
-            if (arrays_.count(f.slotNames[i]))
-                throw CompileError(f.line, "parameter '" + f.slotNames[i] + "' has the name of an array");
-            scopes_.back()[f.slotNames[i]] = i;
+        for (int i = 0; i < f.num_params; ++i) {
+            if (arrays_.count(f.slot_names[i]))
+                throw CompileError(f.line, "parameter '" + f.slot_names[i] + "' has the name of an array");
+            scopes_.back()[f.slot_names[i]] = i;
         }
-        f.numSlots = f.numParams;
-        loopDepth_ = 0;
-        resolveBlock(f.body, false);
+        f.num_slots = f.num_params;
+        loop_depth_ = 0;
+        resolve_block(f.body, false);
     }
 
-    int lookupVar(const std::string& name, int line) const {
+    int lookup_var(const std::string& name, int line) const {
         for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
             auto v = it->find(name);
             if (v != it->end()) return v->second;
@@ -533,77 +533,77 @@ private:
         throw CompileError(line, "unknown variable '" + name + "'");
     }
 
-    int lookupArray(const std::string& name, int line) const {
+    int lookup_array(const std::string& name, int line) const {
         auto a = arrays_.find(name);
         if (a == arrays_.end())
             throw CompileError(line, "unknown array '" + name + "'");
         return a->second;
     }
 
-    void resolveBlock(Block& b, bool newScope = true) {
-        if (newScope) scopes_.emplace_back();
-        for (auto& s : b) resolveStmt(*s);
-        if (newScope) scopes_.pop_back();
+    void resolve_block(Block& b, bool new_scope = true) {
+        if (new_scope) scopes_.emplace_back();
+        for (auto& s : b) resolve_stmt(*s);
+        if (new_scope) scopes_.pop_back();
     }
 
-    void resolveStmt(Stmt& s) {
+    void resolve_stmt(Stmt& s) {
         switch (s.kind) {
         case Stmt::Kind::VarDecl: {
-            resolveExpr(*s.expr);  // the initialiser cannot see the new name
+            resolve_expr(*s.expr);  // the initialiser cannot see the new name
             if (scopes_.back().count(s.name))
                 throw CompileError(s.line, "variable '" + s.name + "' is already declared in this block");
             if (arrays_.count(s.name))
                 throw CompileError(s.line, "variable '" + s.name + "' has the name of an array");
-            s.slot = fn_->numSlots++;
-            fn_->slotNames.push_back(s.name);
+            s.slot = fn_->num_slots++;
+            fn_->slot_names.push_back(s.name);
             scopes_.back()[s.name] = s.slot;
             break;
         }
         case Stmt::Kind::Assign:
-            s.slot = lookupVar(s.name, s.line);
-            resolveExpr(*s.expr);
+            s.slot = lookup_var(s.name, s.line);
+            resolve_expr(*s.expr);
             break;
         case Stmt::Kind::IndexAssign:
-            s.array = lookupArray(s.name, s.line);
-            resolveExpr(*s.index);
-            resolveExpr(*s.expr);
+            s.array = lookup_array(s.name, s.line);
+            resolve_expr(*s.index);
+            resolve_expr(*s.expr);
             break;
         case Stmt::Kind::If:
-            resolveExpr(*s.expr);
-            resolveBlock(s.body);
-            resolveBlock(s.elseBody);
+            resolve_expr(*s.expr);
+            resolve_block(s.body);
+            resolve_block(s.else_body);
             break;
         case Stmt::Kind::While:
-            resolveExpr(*s.expr);
-            ++loopDepth_;
-            resolveBlock(s.body);
-            --loopDepth_;
+            resolve_expr(*s.expr);
+            ++loop_depth_;
+            resolve_block(s.body);
+            --loop_depth_;
             break;
         case Stmt::Kind::Break:
         case Stmt::Kind::Continue:
-            if (loopDepth_ == 0)
+            if (loop_depth_ == 0)
                 throw CompileError(s.line, std::string("'") +
                                                (s.kind == Stmt::Kind::Break ? "break" : "continue") +
                                                "' outside of a loop");
             break;
         case Stmt::Kind::Return:
-            if (s.expr) resolveExpr(*s.expr);
+            if (s.expr) resolve_expr(*s.expr);
             break;
         case Stmt::Kind::Print:
             for (auto& it : s.items)
-                if (!it.isString) resolveExpr(*it.expr);
+                if (!it.is_string) resolve_expr(*it.expr);
             break;
         case Stmt::Kind::ExprStmt:
-            resolveExpr(*s.expr);
+            resolve_expr(*s.expr);
             break;
         }
     }
 
-    void resolveExpr(Expr& e) {
+    void resolve_expr(Expr& e) {
         switch (e.kind) {
         case Expr::Kind::Int: break;
-        case Expr::Kind::Var: e.slot = lookupVar(e.name, e.line); break;
-        case Expr::Kind::Index: e.array = lookupArray(e.name, e.line); break;
+        case Expr::Kind::Var: e.slot = lookup_var(e.name, e.line); break;
+        case Expr::Kind::Index: e.array = lookup_array(e.name, e.line); break;
         case Expr::Kind::Call: {
             auto f = funcs_.find(e.name);
             if (f == funcs_.end()) {
@@ -613,10 +613,10 @@ private:
             }
             e.func = f->second;
             const Function& callee = *prog_.functions[f->second];
-            if (static_cast<int>(e.args.size()) != callee.numParams)
+            if (static_cast<int>(e.args.size()) != callee.num_params)
                 throw CompileError(e.line, "function '" + e.name + "' takes " +
-                                               std::to_string(callee.numParams) + " argument" +
-                                               (callee.numParams == 1 ? "" : "s") + " but " +
+                                               std::to_string(callee.num_params) + " argument" +
+                                               (callee.num_params == 1 ? "" : "s") + " but " +
                                                std::to_string(e.args.size()) +
                                                (e.args.size() == 1 ? " was" : " were") + " given");
             break;
@@ -624,13 +624,13 @@ private:
         case Expr::Kind::Unary:
         case Expr::Kind::Binary: break;
         }
-        for (auto& a : e.args) resolveExpr(*a);
+        for (auto& a : e.args) resolve_expr(*a);
     }
 };
 
 } // namespace
 
-Program parseProgram(const std::string& path, const std::string& source) {
+Program parse_program(const std::string& path, const std::string& source) {
     Program prog;
     prog.path = path;
     Parser(lex(source)).parse(prog);

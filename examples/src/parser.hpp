@@ -30,7 +30,7 @@ private:
 /// variable is declared before use, every called function exists and gets
 /// the right number of arguments, `break`/`continue` are inside loops, and a
 /// function `main` exists.  Throws CompileError on the first error.
-Program parseProgram(const std::string& path, const std::string& source);
+Program parse_program(const std::string& path, const std::string& source);
 
 } // namespace minijit
 
