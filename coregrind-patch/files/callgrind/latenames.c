@@ -1,6 +1,6 @@
 /*--------------------------------------------------------------------*/
 /*--- Callgrind                                                    ---*/
-/*---                  Names that JIT code got late.     jitlate.c ---*/
+/*---                  Names that JIT code got late.   latenames.c ---*/
 /*--------------------------------------------------------------------*/
 
 /*
@@ -77,7 +77,7 @@ void CLG_(late_init_fn)(fn_node* fn)
 void CLG_(late_note_unnamed)(fn_node* fn, BB* bb)
 {
     if (address_named_fns == NULL)
-        address_named_fns = VG_(newXA)(VG_(malloc), "cl.jitlate.anf.1",
+        address_named_fns = VG_(newXA)(VG_(malloc), "cl.latenames.anf.1",
                                        VG_(free), sizeof(fn_node*));
     VG_(addToXA)(address_named_fns, &fn);
     unbound_address_named++;
@@ -152,7 +152,7 @@ static void rename_fn_node(fn_node* fn, file_node* file, const HChar* fnname)
     /* Address-named functions are in no hash table (see
        CLG_(get_fn_node)). */
     unbound_address_named--;
-    fn->name = (HChar*) CLG_(new_record)("cl.jitlate.rfn.1", len + 1);
+    fn->name = (HChar*) CLG_(new_record)("cl.latenames.rfn.1", len + 1);
     VG_(memcpy)(fn->name, fnname, len + 1);
     fn->file = file;
     idx = CLG_(fn_name_hash)(fn->name, file->fns_size);
@@ -356,12 +356,12 @@ static UInt bind_contexts(void)
 
     /* Binding may create contexts (a new function's pure context) and
      * resize the table: work on a list taken first. */
-    all = (Context**) CLG_MALLOC("cl.jitlate.bln.1",
+    all = (Context**) CLG_MALLOC("cl.latenames.bln.1",
                                  cxts->entries * sizeof(Context*));
     for (i = 0; i < cxts->size; i++)
 	for (cxt = cxts->table[i]; cxt; cxt = cxt->next)
 	    if (n < cxts->entries) all[n++] = cxt;
-    misfit = (Context**) CLG_MALLOC("cl.jitlate.bln.2",
+    misfit = (Context**) CLG_MALLOC("cl.latenames.bln.2",
                                     n * sizeof(Context*));
 
     for (i = 0; i < n; i++) {
@@ -523,7 +523,7 @@ UInt CLG_(charge_late_named_blocks)(void)
       if (own->separate_recursions != top->separate_recursions) continue;
 
       /* CLG_(get_cxt) reads a 0-terminated stack downwards from its top. */
-      stack = (fn_node**) CLG_MALLOC("cl.jitlate.clnb.1",
+      stack = (fn_node**) CLG_MALLOC("cl.latenames.clnb.1",
                                      (cxt->size + 2) * sizeof(fn_node*));
       stack[0] = 0;
       for (k = 0; k < cxt->size; k++)
@@ -541,5 +541,5 @@ UInt CLG_(charge_late_named_blocks)(void)
 }
 
 /*--------------------------------------------------------------------*/
-/*--- end                                                jitlate.c ---*/
+/*--- end                                              latenames.c ---*/
 /*--------------------------------------------------------------------*/

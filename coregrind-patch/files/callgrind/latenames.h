@@ -1,6 +1,6 @@
 /*--------------------------------------------------------------------*/
 /*--- Callgrind                                                    ---*/
-/*---                  Names that JIT code got late.     jitlate.h ---*/
+/*---                  Names that JIT code got late.   latenames.h ---*/
 /*--------------------------------------------------------------------*/
 
 /*
@@ -26,10 +26,10 @@
 
 /* Included at the end of global.h: everything here uses its types. */
 
-#ifndef CLG_JITLATE_H
-#define CLG_JITLATE_H
+#ifndef CLG_LATENAMES_H
+#define CLG_LATENAMES_H
 
-/* --- from jitlate.c (see there for the rules) --- */
+/* --- from latenames.c (see there for the rules) --- */
 
 /* Sets fn's late-naming fields to "nothing known" (a new node). */
 void     CLG_(late_init_fn)(fn_node* fn);
@@ -61,7 +61,7 @@ Bool     CLG_(late_kept_pos)(BB* bb, Addr addr, AddrPos* p);
    many moved. */
 UInt     CLG_(charge_late_named_blocks)(void);
 
-/* --- for jitlate.c: from fn.c and context.c --- */
+/* --- for latenames.c: from fn.c and context.c --- */
 
 /* fn.c's hash of a name in a table of table_size chains. */
 UInt      CLG_(fn_name_hash)(const HChar* name, UInt table_size);
@@ -73,8 +73,8 @@ fn_node*  CLG_(get_fn_node_infile)(file_node* file, const HChar* fnname);
 /* The table of contexts. */
 cxt_hash* CLG_(get_cxt_hash)(void);
 
-#endif /* CLG_JITLATE_H */
+#endif /* CLG_LATENAMES_H */
 
 /*--------------------------------------------------------------------*/
-/*--- end                                                jitlate.h ---*/
+/*--- end                                              latenames.h ---*/
 /*--------------------------------------------------------------------*/

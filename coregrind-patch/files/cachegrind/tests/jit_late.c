@@ -4,7 +4,7 @@
    latest when the client exits) that names it jit_late_sum.
    Cachegrind's output must give the code's costs to jit_late_sum, not
    to "???".  The map stays until the client exits (its process id is
-   left in jit_late_names.pid for the test's cleanup). */
+   left in jit_late.pid for the test's cleanup). */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -50,9 +50,9 @@ int main(void)
    printf("sum: %ld\n", total);
 
    /* The name, after the code ran: "START SIZE name", hexadecimal. */
-   f = fopen("jit_late_names.pid", "w");
+   f = fopen("jit_late.pid", "w");
    if (f == NULL) {
-      perror("jit_late_names.pid");
+      perror("jit_late.pid");
       return 1;
    }
    fprintf(f, "%d\n", (int)getpid());
