@@ -194,6 +194,23 @@ static JitVersion* new_version(JitCode* code, obj_node* obj)
 }
 
 /* The first chunk of v that overlaps [a, a+len), or 0. */
+/* A further object node named name, mapped as base: a version of a JIT
+ * object's code.  It is not in the object table: BBs refer to it. */
+static obj_node* new_obj_node_like(const obj_node* base, const HChar* name)
+{
+    obj_node* obj = CLG_(new_unlisted_obj_node)();
+    Int i;
+
+    obj->name   = VG_(strdup)("cl.jitobj.nonl.1", name);
+    obj->start  = base->start;
+    obj->size   = base->size;
+    obj->offset = base->offset;
+    obj->last_slash_pos = 0;
+    for (i = 0; obj->name[i]; i++)
+	if (obj->name[i] == '/') obj->last_slash_pos = i+1;
+    return obj;
+}
+
 static Chunk* first_overlap(JitVersion* v, Addr a, UInt len)
 {
    Chunk* c;
@@ -373,7 +390,7 @@ obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
       HChar* name = VG_(malloc)("cl.jitobj.vname.1",
                                 VG_(strlen)(first->obj->name) + 16);
       VG_(sprintf)(name, "%s#%u", first->obj->name, (UInt)n + 1);
-      v = new_version(code, CLG_(new_obj_node_like)(first->obj, name));
+      v = new_version(code, new_obj_node_like(first->obj, name));
       VG_(free)(name);
    }
 

@@ -1,0 +1,545 @@
+/*--------------------------------------------------------------------*/
+/*--- Callgrind                                                    ---*/
+/*---                  Names that JIT code got late.   latenames.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Callgrind, a Valgrind tool for call tracing.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 3 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* JITs often write a function's name after its code ran (buffered
+   jitdump writers, perf maps written at exit); the core reads such
+   names at the latest when the client exits, before the final dump.
+
+   A BB without a name when Callgrind first saw it gets a function
+   named after its address ("0x...", object and file "???"), one per
+   translation, in no hash table (its BB refers to it), stamped with
+   the time it was translated (VG_(jit_time_now)): a JIT may put other
+   code at the same address later and name both late.
+
+   Before every dump (CLG_(bind_late_names)), each such function whose
+   address has a name now is bound to the function the address had when
+   the code was translated (VG_(jit_late_name_epoch_at)), or keeps its
+   address name when the producer files do not tell.  The first
+   address-named function of a name is renamed in place, keeping its
+   contexts, BBCCs and call edges; further pieces or versions of the
+   same function are replaced by it in every context, and the contexts
+   are rehashed.  Contexts that now list the same functions share one
+   dump number, so the profile has the function once.  Its lines are
+   those of the name it got (CLG_(late_debug_pos)), also when its BB
+   was discarded before the name arrived (CLG_(late_kept_pos)).
+
+   A late-named block entered by a jump from another function (a JIT
+   chaining its blocks) would have been a call had the name been known:
+   CLG_(charge_late_named_blocks) moves its costs to a context of its
+   own function. */
+
+#include "global.h"
+
+/*------------------------------------------------------------*/
+/*--- Address-named functions                              ---*/
+/*------------------------------------------------------------*/
+
+/* Address-named functions of code without a name (one per translation)
+ * not renamed yet: how many, and the functions in the order they were
+ * made (for bind_address_named_fns) */
+static UInt    unbound_address_named = 0;
+static XArray* address_named_fns = NULL;   /* of fn_node* */
+
+void CLG_(late_init_fn)(fn_node* fn)
+{
+    fn->late_bound = 0;
+    fn->late_epoch = 0;
+    fn->late_name_ep = VG_(current_DiEpoch)();
+    fn->jit_time = 0;
+    fn->jit_discarded = False;
+    fn->late_name_target = False;
+    fn->late_named = False;
+}
+
+void CLG_(late_note_unnamed)(fn_node* fn, BB* bb)
+{
+    if (address_named_fns == NULL)
+        address_named_fns = VG_(newXA)(VG_(malloc), "cl.latenames.anf.1",
+                                       VG_(free), sizeof(fn_node*));
+    VG_(addToXA)(address_named_fns, &fn);
+    unbound_address_named++;
+    VG_(jit_note_unnamed_code)(bb_addr(bb));
+    fn->jit_time = VG_(jit_time_now)();
+}
+
+/* Whether fn is named after its address (see CLG_(get_fn_node)); the
+ * address in *addr. */
+static Bool address_named_fn(const fn_node* fn, Addr* addr)
+{
+    const HChar* p = fn->name;
+    Addr a = 0;
+    Int  digits = 0;
+
+    if (VG_(strcmp)(fn->file->obj->name, "???") != 0 ||
+	VG_(strcmp)(fn->file->name, "???") != 0 ||
+	p[0] != '0' || p[1] != 'x')
+	return False;
+    for (p += 2; *p; p++, digits++) {
+	HChar c = *p;
+	Int d = (c >= '0' && c <= '9') ? c - '0'
+	      : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+	if (d < 0 || digits >= 2 * (Int)sizeof(Addr))
+	    return False;   /* " [PLT]" and the like: not JIT code */
+	a = (a << 4) | (Addr)d;
+    }
+    if (digits == 0) return False;
+    *addr = a + fn->file->obj->offset;
+    return True;
+}
+
+/* The function node named fnname in file, or 0 (none is created). */
+static fn_node* find_fn_node_infile(const file_node* file, const HChar *fnname)
+{
+    fn_node* fn = file->fns[CLG_(fn_name_hash)(fnname, file->fns_size)];
+    while (fn != NULL && VG_(strcmp)(fnname, fn->name) != 0)
+	fn = fn->next;
+    return fn;
+}
+
+/* Whether the address-named fn can become the function named fnname
+ * itself (see rename_fn_node): not when the name's --separate-callers
+ * or --separate-recs settings differ from the ones fn's contexts and
+ * BBCCs were made with, nor when dumps go to one file, where earlier
+ * parts already gave fn's number its address name. */
+static Bool can_rename_fn_node(const fn_node* fn, const HChar* fnname)
+{
+    fn_node probe;
+
+    if (CLG_(clo).combine_dumps) return False;
+    {
+       HChar name[VG_(strlen)(fnname) + 1];
+       VG_(strcpy)(name, fnname);
+       probe = *fn;
+       probe.name = name;
+       CLG_(update_fn_config)(&probe);
+    }
+    return probe.separate_callers == fn->separate_callers
+	&& probe.separate_recursions == fn->separate_recursions;
+}
+
+/* Makes the address-named fn the function fnname in file, keeping its
+ * node: its contexts, BBCCs and call edges stay as they are, as if the
+ * name had been known when the code ran.  Nothing is allocated but the
+ * name. */
+static void rename_fn_node(fn_node* fn, file_node* file, const HChar* fnname)
+{
+    SizeT      len = VG_(strlen)(fnname);
+    UInt       idx;
+
+    /* Address-named functions are in no hash table (see
+       CLG_(get_fn_node)). */
+    unbound_address_named--;
+    fn->name = (HChar*) CLG_(new_record)("cl.latenames.rfn.1", len + 1);
+    VG_(memcpy)(fn->name, fnname, len + 1);
+    fn->file = file;
+    idx = CLG_(fn_name_hash)(fn->name, file->fns_size);
+    fn->next = file->fns[idx];
+    file->fns[idx] = fn;
+    file->fns_count++;
+    if (file->fns_count > file->fns_size) {
+	/* The other address-named functions may follow: room for them
+	   at once rather than a rehash per doubling. */
+	UInt size = 2 * file->fns_size + 1;
+	if (size < file->fns_count + unbound_address_named)
+	    size = file->fns_count + unbound_address_named;
+	CLG_(grow_fn_table)(file, size);
+    }
+
+    fn->is_malloc  = (VG_(strcmp)(fn->name, "malloc")==0);
+    fn->is_realloc = (VG_(strcmp)(fn->name, "realloc")==0);
+    fn->is_free    = (VG_(strcmp)(fn->name, "free")==0);
+    CLG_(update_fn_config)(fn);
+}
+
+/* Binds fn as CLG_(late_bound_fn) says, looking the name up. */
+static fn_node* look_up_late_name(fn_node* fn)
+{
+    const HChar *fnname, *filename, *dirname;
+    DebugInfo*  di;
+    UInt        line;
+    file_node*  file;
+    fn_node*    bound;
+    Addr        a;
+    DiEpoch     ep;
+
+    /* Also a function renamed before: it keeps its late name. */
+    if (!address_named_fn(fn, &a)) return fn;
+    fn->late_named = False;
+    if (fn->jit_time != 0) {
+        /* The function that was at the address when the code was
+           translated, if the producer's records tell. */
+        if (!VG_(jit_late_name_epoch_at)(a, fn->jit_time,
+                                         !fn->jit_discarded, &ep))
+            return fn;
+    } else {
+        /* The name the address had last (also if the JIT freed the
+           code). */
+        ep = VG_(jit_late_name_epoch)(a);
+    }
+    di = VG_(find_DebugInfo)(ep, a);
+    if (di == 0) return fn;
+    if (!VG_(get_filename_linenum)(ep, a, &filename, &dirname, &line)) {
+	filename = "???";
+	dirname  = "";
+    }
+    if (!VG_(get_fnname)(ep, a, &fnname)) return fn;
+    fn->late_name_ep = ep;
+    fn->late_named   = True;
+
+    file  = CLG_(get_file_node)(CLG_(get_obj_node)(di), dirname, filename);
+    bound = find_fn_node_infile(file, fnname);
+    if (bound == 0 && can_rename_fn_node(fn, fnname)) {
+	/* The first piece of code with this name: it becomes the
+	   function. */
+	rename_fn_node(fn, file, fnname);
+	fn->late_name_target = True;
+	return fn;
+    }
+    /* Another piece, or version, of a function that has a node: dumped
+       as that node (see CLG_(bind_late_names)). */
+    if (bound == 0)
+	bound = CLG_(get_fn_node_infile)(file, fnname);
+    bound->late_name_target = True;
+    bound->late_name_ep = ep;
+    if (bound->pure_cxt == 0) {
+	/* First seen: the attributes CLG_(get_fn_node) gives a new
+	 * function (JIT code is text, never PLT or the dynamic linker). */
+	fn_node* pure[2];
+	pure[0] = 0;
+	pure[1] = bound;
+	bound->pure_cxt   = CLG_(get_cxt)(pure+1);
+	bound->is_malloc  = (VG_(strcmp)(bound->name, "malloc")==0);
+	bound->is_realloc = (VG_(strcmp)(bound->name, "realloc")==0);
+	bound->is_free    = (VG_(strcmp)(bound->name, "free")==0);
+	CLG_(update_fn_config)(bound);
+    }
+    return bound;
+}
+
+/* Names change only with the debug info epoch (every JIT registration
+ * advances it): a dump asks once per function and epoch. */
+fn_node* CLG_(late_bound_fn)(fn_node* fn)
+{
+    UInt now = VG_(current_DiEpoch)().n;
+
+    if (fn->late_epoch != now || fn->late_bound == 0) {
+	fn->late_bound = look_up_late_name(fn);
+	fn->late_epoch = now;
+    }
+    return fn->late_bound;
+}
+
+/* Binds every address-named function as CLG_(late_bound_fn) says, in
+ * the order they were made, and forgets those that became a named
+ * function.  JITs mostly emit code upward, so this order looks the
+ * names up address after address, where the order a dump meets them in
+ * (its contexts) jumps around the whole registry. */
+static void bind_address_named_fns(void)
+{
+    Word i, n, kept = 0;
+    Addr a;
+
+    if (address_named_fns == NULL) return;
+    n = VG_(sizeXA)(address_named_fns);
+    for (i = 0; i < n; i++) {
+	fn_node* fn = *(fn_node**)VG_(indexXA)(address_named_fns, i);
+	(void)CLG_(late_bound_fn)(fn);
+	if (address_named_fn(fn, &a))
+	    *(fn_node**)VG_(indexXA)(address_named_fns, kept++) = fn;
+    }
+    VG_(dropTailXA)(address_named_fns, n - kept);
+}
+
+/* Whether fn's code got its name late: fn became that function, or is
+ * dumped as CLG_(late_bound_fn)(fn). */
+Bool CLG_(has_late_name)(fn_node* fn)
+{
+    (void)CLG_(late_bound_fn)(fn);
+    return fn->late_named;
+}
+
+/*------------------------------------------------------------*/
+/*--- Contexts                                             ---*/
+/*------------------------------------------------------------*/
+
+/* How many recursion levels (dump numbers) new_cxt gives a context
+ * whose top function is top. */
+static UInt cxt_recursions(const fn_node* top)
+{
+    return top->separate_recursions < 1 ? 1 : top->separate_recursions;
+}
+
+static Bool same_fns(const Context* a, const Context* b)
+{
+    UInt i;
+    if (a->hash != b->hash || a->size != b->size) return False;
+    for (i = 0; i < a->size; i++)
+	if (a->fn[i] != b->fn[i]) return False;
+    return True;
+}
+
+static Bool is_in(Context* const* list, UInt n, const Context* cxt)
+{
+    UInt i;
+    for (i = 0; i < n; i++)
+	if (list[i] == cxt) return True;
+    return False;
+}
+
+/* A rebound context may now list the same functions as other contexts
+ * (the named function's own, or another piece of the same function):
+ * in the dump they must be one function, so all of them take the
+ * smallest dump number among them.  Dump numbers only name contexts in
+ * the output, a range of as many as the context has recursion levels;
+ * contexts whose range no longer fits their top function (odd: its
+ * recursion levels are set apart by name, see --separate-recs-<fn>)
+ * neither take nor give a number. */
+static void share_dump_numbers(cxt_hash* cxts, Context** rebound, UInt n,
+			       Context** misfit, UInt n_misfit)
+{
+    UInt i;
+    for (i = 0; i < n; i++) {
+	Context *cxt = rebound[i], *other;
+	Context **bucket = &cxts->table[cxt->hash % cxts->size];
+	UInt number = cxt->base_number;
+	for (other = *bucket; other; other = other->next)
+	    if (other->base_number < number && same_fns(other, cxt)
+		&& !is_in(misfit, n_misfit, other))
+		number = other->base_number;
+	for (other = *bucket; other; other = other->next)
+	    if (same_fns(other, cxt) && !is_in(misfit, n_misfit, other))
+		other->base_number = number;
+    }
+}
+
+/* Every context entry that is an address-named function with a name
+ * now is replaced by the named function, so the costs of all its
+ * contexts are dumped under that function, with its callers and
+ * callees, as if the name had been known when the code ran.  Contexts
+ * are then rehashed under their new function lists.  Functions still
+ * without a name are left alone.  Called before each dump; later
+ * executions of the same code create fresh contexts, bound again at
+ * the next dump.
+ */
+static UInt bind_contexts(void)
+{
+    cxt_hash* cxts = CLG_(get_cxt_hash)();
+    Context **all, *cxt, *next;
+    Context **misfit;
+    UInt     i, j, n = 0, changed = 0, fits = 0, misfits = 0;
+
+    if (cxts->entries == 0) return 0;
+    bind_address_named_fns();
+
+    /* Binding may create contexts (a new function's pure context) and
+     * resize the table: work on a list taken first. */
+    all = (Context**) CLG_MALLOC("cl.latenames.bln.1",
+                                 cxts->entries * sizeof(Context*));
+    for (i = 0; i < cxts->size; i++)
+	for (cxt = cxts->table[i]; cxt; cxt = cxt->next)
+	    if (n < cxts->entries) all[n++] = cxt;
+    misfit = (Context**) CLG_MALLOC("cl.latenames.bln.2",
+                                    n * sizeof(Context*));
+
+    for (i = 0; i < n; i++) {
+	Bool  rebound = False;
+	UWord hash = 0;
+	UInt  recs;
+	cxt = all[i];
+	recs = cxt_recursions(cxt->fn[0]);
+	for (j = 0; j < cxt->size; j++) {
+	    fn_node* bound = CLG_(late_bound_fn)(cxt->fn[j]);
+	    if (bound != cxt->fn[j]) {
+		cxt->fn[j] = bound;
+		rebound = True;
+	    }
+	    hash = (hash<<7) + (hash>>25) + (UWord)cxt->fn[j];
+	}
+	if (!rebound) continue;
+	cxt->hash = hash;
+	changed++;
+	/* The rebound ones move to the front of all (only entries already
+	   visited are overwritten), those that no longer fit to misfit. */
+	if (recs == cxt_recursions(cxt->fn[0]))
+	    all[fits++] = cxt;
+	else
+	    misfit[misfits++] = cxt;
+    }
+
+    if (changed > 0) {
+	/* Rehash in place: collect every entry, then relink. */
+	Context* list = 0;
+	for (i = 0; i < cxts->size; i++) {
+	    for (cxt = cxts->table[i]; cxt; cxt = next) {
+		next = cxt->next;
+		cxt->next = list;
+		list = cxt;
+	    }
+	    cxts->table[i] = 0;
+	}
+	for (cxt = list; cxt; cxt = next) {
+	    UInt idx = (UInt) (cxt->hash % cxts->size);
+	    next = cxt->next;
+	    cxt->next = cxts->table[idx];
+	    cxts->table[idx] = cxt;
+	}
+	share_dump_numbers(cxts, all, fits, misfit, misfits);
+    }
+    VG_(free)(misfit);
+    VG_(free)(all);
+    return changed;
+}
+
+UInt CLG_(bind_late_names)(void)
+{
+    UInt late = bind_contexts();
+
+    if (late > 0 && VG_(clo_verbosity) > 1)
+        VG_(message)(Vg_DebugMsg, "%u contexts of address-named code "
+                     "bound to names that arrived late\n", late);
+    return late;
+}
+
+/*------------------------------------------------------------*/
+/*--- Source positions                                     ---*/
+/*------------------------------------------------------------*/
+
+/* Code translated without a name takes its positions from the name it
+ * had then, when dumped (see CLG_(late_debug_pos)). */
+Bool CLG_(late_discard_bb)(BB* bb)
+{
+    if (bb->fn) bb->fn->jit_discarded = True;
+    return bb->fn && bb->fn->jit_time != 0;
+}
+
+/* Code translated without a name (see CLG_(get_fn_node)): the
+ * positions of the name it got late, from the time it was translated;
+ * none if it got no name, whatever the address holds now. */
+Bool CLG_(late_debug_pos)(BBCC* bbcc, Addr addr, AddrPos* p, Bool* found)
+{
+    BB* bb = bbcc->bb;
+    const HChar *lfile, *ldir;
+    UInt lline;
+    fn_node* top = bbcc->cxt->fn[0];
+    const HChar* topname;
+
+    if (bb->fn == 0 || bb->fn->jit_time == 0) return False;
+    *found = False;
+    if (CLG_(has_late_name)(bb->fn))
+        *found = VG_(get_filename_linenum)(bb->fn->late_name_ep, addr,
+                                           &lfile, &ldir, &lline);
+    /* Without a name of its own (code a later function had too), run as
+       part of a function named late that covers it: that function's
+       lines. */
+    else if (top->late_name_target
+             && VG_(get_fnname)(top->late_name_ep, addr, &topname)
+             && VG_(strcmp)(topname, top->name) == 0)
+        *found = VG_(get_filename_linenum)(top->late_name_ep, addr,
+                                           &lfile, &ldir, &lline);
+    if (!*found) {
+        lfile = "???";
+        ldir  = "";
+        lline = 0;
+    }
+    p->file = CLG_(get_file_node)(bb->obj, ldir, lfile);
+    p->line = lline;
+    p->addr = addr - bb->obj->offset;
+    p->bb_addr = bb->offset;
+    return True;
+}
+
+/* A BB that ran without a name and was discarded before its name
+ * arrived: positions from the line table that came with the name. */
+Bool CLG_(late_kept_pos)(BB* bb, Addr addr, AddrPos* p)
+{
+    const HChar *lfile, *ldir;
+    UInt lline;
+
+    if (bb->fn == 0 || !CLG_(has_late_name)(bb->fn)) return False;
+    if (!VG_(get_filename_linenum)(VG_(jit_late_name_epoch)(addr),
+                                   addr, &lfile, &ldir, &lline))
+        return False;
+    p->file = CLG_(get_file_node)(bb->obj, ldir, lfile);
+    p->line = lline;
+    p->addr = addr - bb->obj->offset;
+    p->bb_addr = bb->offset;
+    return True;
+}
+
+/*------------------------------------------------------------*/
+/*--- Blocks entered by a jump                             ---*/
+/*------------------------------------------------------------*/
+
+/* Blocks of code that got its name only after it ran, entered by a
+ * jump from another function (a JIT chaining its blocks, as QEMU
+ * does): without a name, such a block was charged to the function
+ * that jumped there.  With the name known, the jump would have entered
+ * the block's own function (a jump to a function's first instruction
+ * counts as a call), so the block's costs move to a context of its own
+ * function on top of the jumping one.  The calls are not recreated:
+ * the jumps were never counted.  Works on the current thread's BBCCs;
+ * called before they are dumped.
+ */
+UInt CLG_(charge_late_named_blocks)(void)
+{
+  bbcc_hash* current_bbccs = CLG_(get_current_bbcc_hash)();
+  BBCC *bbcc;
+  UInt i, j, k, moved = 0;
+
+  for (i = 0; i < current_bbccs->size; i++) {
+    for (bbcc = current_bbccs->table[i]; bbcc; bbcc = bbcc->next) {
+      Context* cxt = bbcc->cxt;
+      fn_node* top = cxt->fn[0];
+      fn_node* own;
+      fn_node** stack;
+
+      if (bbcc->bb->fn == 0) continue;
+      own = CLG_(late_bound_fn)(bbcc->bb->fn);
+      if (!bbcc->bb->fn->late_named || own == top) continue;
+      /* The recursion levels of a BBCC follow its function's setting. */
+      if (own->separate_recursions != top->separate_recursions) continue;
+
+      /* CLG_(get_cxt) reads a 0-terminated stack downwards from its top. */
+      stack = (fn_node**) CLG_MALLOC("cl.latenames.clnb.1",
+                                     (cxt->size + 2) * sizeof(fn_node*));
+      stack[0] = 0;
+      for (k = 0; k < cxt->size; k++)
+        stack[cxt->size - k] = cxt->fn[k];
+      stack[cxt->size + 1] = own;
+      cxt = CLG_(get_cxt)(stack + cxt->size + 1);
+      CLG_FREE(stack);
+
+      for (j = 0; j < top->separate_recursions; j++)
+        if (bbcc->rec_array[j]) bbcc->rec_array[j]->cxt = cxt;
+      moved++;
+    }
+  }
+  return moved;
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                              latenames.c ---*/
+/*--------------------------------------------------------------------*/
