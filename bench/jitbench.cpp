@@ -109,8 +109,8 @@
 
 namespace {
 
-constexpr std::size_t kFnBytes = 16;     // bytes per emitted function
-constexpr std::size_t kNameLen = 24;     // characters per name
+constexpr std::size_t kFnBytes = 16;  // bytes per emitted function
+constexpr std::size_t kNameLen = 24;  // characters per name
 
 [[noreturn]] void die(const std::string& msg) {
     std::fprintf(stderr, "jitbench: %s\n", msg.c_str());
@@ -130,8 +130,7 @@ struct CpuTimes {
 };
 CpuTimes cpu_times() {
     rusage ru{};
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        die(std::string("getrusage: ") + std::strerror(errno));
+    if (getrusage(RUSAGE_SELF, &ru) != 0) die(std::string("getrusage: ") + std::strerror(errno));
     auto ns = [](const timeval& tv) {
         return static_cast<std::uint64_t>(tv.tv_sec) * 1000000000ull +
                static_cast<std::uint64_t>(tv.tv_usec) * 1000ull;
@@ -148,18 +147,16 @@ inline void barrier() { asm volatile("" ::: "memory"); }
 class Code {
 public:
     explicit Code(std::size_t n) : n_(n), size_(n * kFnBytes) {
-        void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            die(std::string("mmap code: ") + std::strerror(errno));
+        void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) die(std::string("mmap code: ") + std::strerror(errno));
         base_ = static_cast<unsigned char*>(p);
         for (std::size_t i = 0; i < n; ++i) {
             unsigned char* f = base_ + i * kFnBytes;
             std::memset(f, 0xCC, kFnBytes);
             const auto v = static_cast<std::uint32_t>(i);
-            f[0] = 0xB8;                       // mov eax, imm32
+            f[0] = 0xB8;  // mov eax, imm32
             std::memcpy(f + 1, &v, sizeof v);
-            f[5] = 0xC3;                       // ret
+            f[5] = 0xC3;  // ret
         }
         if (mprotect(base_, size_, PROT_READ | PROT_EXEC) != 0)
             die(std::string("mprotect code: ") + std::strerror(errno));
@@ -170,8 +167,7 @@ public:
 
     // Unmaps the code now (Valgrind drops the registrations inside).
     void unmap() {
-        if (base_ != nullptr)
-            munmap(base_, size_);
+        if (base_ != nullptr) munmap(base_, size_);
         base_ = nullptr;
     }
     // Leaves the code mapped at exit: the process ends with no munmap.
@@ -191,13 +187,10 @@ class Names {
 public:
     explicit Names(std::size_t n) : buf_(n * (kNameLen + 1)) {
         for (std::size_t i = 0; i < n; ++i)
-            std::snprintf(&buf_[i * (kNameLen + 1)], kNameLen + 1,
-                          "jitbench_fn_%012llu",
+            std::snprintf(&buf_[i * (kNameLen + 1)], kNameLen + 1, "jitbench_fn_%012llu",
                           static_cast<unsigned long long>(i % 1000000000000ull));
     }
-    const char* operator[](std::size_t i) const {
-        return &buf_[i * (kNameLen + 1)];
-    }
+    const char* operator[](std::size_t i) const { return &buf_[i * (kNameLen + 1)]; }
 
 private:
     std::vector<char> buf_;
@@ -206,13 +199,11 @@ private:
 // Peak resident set of this process in KiB (VmHWM), or -1.
 long vmhwm_kb() {
     FILE* f = std::fopen("/proc/self/status", "r");
-    if (f == nullptr)
-        return -1;
+    if (f == nullptr) return -1;
     char line[256];
     long kb = -1;
     while (std::fgets(line, sizeof line, f) != nullptr)
-        if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1)
-            break;
+        if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
     std::fclose(f);
     return kb;
 }
@@ -254,8 +245,7 @@ int mode_register(std::size_t n, const std::string& how, bool keep) {
             if (VALGRIND_JIT_REGISTER(code.fn(i), kFnBytes, names[i]) == 0 && RUNNING_ON_VALGRIND)
                 die("register: a registration was refused");
         t0 = now_ns();
-        for (std::size_t i = 0; i < n; ++i)
-            ok += VALGRIND_JIT_UNREGISTER(code.fn(i)) != 0;
+        for (std::size_t i = 0; i < n; ++i) ok += VALGRIND_JIT_UNREGISTER(code.fn(i)) != 0;
         t1 = now_ns();
     } else if (how == "none") {
         t0 = now_ns();
@@ -282,26 +272,22 @@ int mode_register(std::size_t n, const std::string& how, bool keep) {
 }
 
 int mode_calls(std::size_t n, const std::string& how) {
-    if (how != "reg" && how != "noreg")
-        die("calls: mode must be reg or noreg");
+    if (how != "reg" && how != "noreg") die("calls: mode must be reg or noreg");
     Code code(n);
     if (how == "reg") {
         Names names(n);
         for (std::size_t i = 0; i < n; ++i)
-            if (VALGRIND_JIT_REGISTER(code.fn(i), kFnBytes, names[i]) == 0 &&
-                RUNNING_ON_VALGRIND)
+            if (VALGRIND_JIT_REGISTER(code.fn(i), kFnBytes, names[i]) == 0 && RUNNING_ON_VALGRIND)
                 die("calls: a registration was refused");
     }
     using Fn = std::uint32_t (*)();
     std::uint64_t sum = 0;
     const CpuTimes c0 = cpu_times();
     const std::uint64_t t0 = now_ns();
-    for (std::size_t i = 0; i < n; ++i)
-        sum += reinterpret_cast<Fn>(code.fn(i))();
+    for (std::size_t i = 0; i < n; ++i) sum += reinterpret_cast<Fn>(code.fn(i))();
     const std::uint64_t t1 = now_ns();
     const CpuTimes c1 = cpu_times();
-    if (sum != static_cast<std::uint64_t>(n) * (n - 1) / 2)
-        die("calls: wrong checksum");
+    if (sum != static_cast<std::uint64_t>(n) * (n - 1) / 2) die("calls: wrong checksum");
     std::printf("loop_ns=%llu\nloop_user_ns=%llu\nloop_sys_ns=%llu\nsum=%llu\nvmhwm_kb=%ld\n",
                 static_cast<unsigned long long>(t1 - t0),
                 static_cast<unsigned long long>(c1.user_ns - c0.user_ns),
@@ -326,20 +312,19 @@ public:
 // time slice under Valgrind).
 void spin() {
     volatile std::uint64_t x = 0;
-    for (int i = 0; i < 100000; ++i)
-        x = x + 1;
+    for (int i = 0; i < 100000; ++i) x = x + 1;
 }
 
 // A jitdump header (jitdump specification, version 1).
 void jitdump_header(Bytes& b, std::uint32_t pid) {
-    b.u32(0x4A695444u);   // magic "JiTD"
-    b.u32(1);             // version
-    b.u32(40);            // header size
-    b.u32(62);            // EM_X86_64
-    b.u32(0);             // pad
+    b.u32(0x4A695444u);  // magic "JiTD"
+    b.u32(1);            // version
+    b.u32(40);           // header size
+    b.u32(62);           // EM_X86_64
+    b.u32(0);            // pad
     b.u32(pid);
-    b.u64(now_ns());      // timestamp
-    b.u64(0);             // flags
+    b.u64(now_ns());  // timestamp
+    b.u64(0);         // flags
 }
 
 // For each function of `code`, a CODE_LOAD record carrying its name and
@@ -347,13 +332,12 @@ void jitdump_header(Bytes& b, std::uint32_t pid) {
 void jitdump_loads(Bytes& b, const Code& code, const Names& names, std::uint32_t pid) {
     const std::size_t n = code.count();
     b.buf.reserve(b.buf.size() + n * (16 + 40 + kNameLen + 1 + kFnBytes));
-    const auto rec_size =
-        static_cast<std::uint32_t>(16 + 40 + kNameLen + 1 + kFnBytes);
+    const auto rec_size = static_cast<std::uint32_t>(16 + 40 + kNameLen + 1 + kFnBytes);
     for (std::size_t i = 0; i < n; ++i) {
         const auto addr = reinterpret_cast<std::uint64_t>(code.fn(i));
-        b.u32(0);         // CODE_LOAD
+        b.u32(0);  // CODE_LOAD
         b.u32(rec_size);
-        b.u64(i);         // timestamp
+        b.u64(i);  // timestamp
         b.u32(pid);
         b.u32(pid);       // tid
         b.u64(addr);      // vma
@@ -368,15 +352,13 @@ void jitdump_loads(Bytes& b, const Code& code, const Names& names, std::uint32_t
 void write_bytes(int fd, const Bytes& b, const std::string& path) {
     for (std::size_t off = 0; off < b.buf.size();) {
         const ssize_t w = write(fd, b.buf.data() + off, b.buf.size() - off);
-        if (w <= 0)
-            die("write " + path + ": " + std::strerror(errno));
+        if (w <= 0) die("write " + path + ": " + std::strerror(errno));
         off += static_cast<std::size_t>(w);
     }
 }
 
 int mode_dump(std::size_t n, const std::string& how) {
-    if (how != "wait" && how != "nowait")
-        die("dump: mode must be wait or nowait");
+    if (how != "wait" && how != "nowait") die("dump: mode must be wait or nowait");
     Code code(n);
     Names names(n);
     const auto pid = static_cast<std::uint32_t>(getpid());
@@ -386,14 +368,12 @@ int mode_dump(std::size_t n, const std::string& how) {
     jitdump_header(b, pid);
     jitdump_loads(b, code, names, pid);
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0)
-        die("open " + path + ": " + std::strerror(errno));
+    if (fd < 0) die("open " + path + ": " + std::strerror(errno));
     write_bytes(fd, b, path);
 
     const std::uint64_t t0 = now_ns();
     void* map = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED)
-        die("mmap " + path + ": " + std::strerror(errno));
+    if (map == MAP_FAILED) die("mmap " + path + ": " + std::strerror(errno));
     unsigned long last_ok = 0;
     std::uint64_t t1 = t0;
     for (;;) {
@@ -406,8 +386,7 @@ int mode_dump(std::size_t n, const std::string& how) {
     }
     const unsigned long first_ok = VALGRIND_JIT_UNREGISTER(code.fn(0));
     std::printf("ingest_ns=%llu\nfirst_ok=%lu\nlast_ok=%lu\nfile_bytes=%zu\n",
-                static_cast<unsigned long long>(t1 - t0), first_ok, last_ok,
-                b.buf.size());
+                static_cast<unsigned long long>(t1 - t0), first_ok, last_ok, b.buf.size());
     munmap(map, 4096);
     close(fd);
     unlink(path.c_str());
@@ -436,7 +415,7 @@ constexpr auto kElfTable = elf_table(std::make_integer_sequence<int, kElfFns>{})
 // `code`, named gdbobj<object>_fn<i> in its .symtab.
 std::vector<char> gdb_object(const unsigned char* code, std::size_t count, std::size_t object) {
     std::string strtab(1, '\0');
-    std::vector<Elf64_Sym> syms(1);   // the null symbol
+    std::vector<Elf64_Sym> syms(1);  // the null symbol
     for (std::size_t i = 0; i < count; ++i) {
         Elf64_Sym s{};
         s.st_name = static_cast<Elf64_Word>(strtab.size());
@@ -473,23 +452,23 @@ std::vector<char> gdb_object(const unsigned char* code, std::size_t count, std::
     std::memcpy(img.data() + str_off, strtab.data(), strtab.size());
     std::memcpy(img.data() + shstr_off, shstrtab.data(), shstrtab.size());
     Elf64_Shdr sh[5]{};
-    sh[1].sh_name = 1;                 // .text
+    sh[1].sh_name = 1;  // .text
     sh[1].sh_type = SHT_PROGBITS;
     sh[1].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
     sh[1].sh_addr = reinterpret_cast<std::uintptr_t>(code);
     sh[1].sh_size = count * kFnBytes;
-    sh[2].sh_name = 7;                 // .symtab
+    sh[2].sh_name = 7;  // .symtab
     sh[2].sh_type = SHT_SYMTAB;
     sh[2].sh_offset = sym_off;
     sh[2].sh_size = syms.size() * sizeof(Elf64_Sym);
     sh[2].sh_link = 3;
     sh[2].sh_info = 1;
     sh[2].sh_entsize = sizeof(Elf64_Sym);
-    sh[3].sh_name = 15;                // .strtab
+    sh[3].sh_name = 15;  // .strtab
     sh[3].sh_type = SHT_STRTAB;
     sh[3].sh_offset = str_off;
     sh[3].sh_size = strtab.size();
-    sh[4].sh_name = 23;                // .shstrtab
+    sh[4].sh_name = 23;  // .shstrtab
     sh[4].sh_type = SHT_STRTAB;
     sh[4].sh_offset = shstr_off;
     sh[4].sh_size = shstrtab.size();
@@ -523,8 +502,7 @@ int mode_gdb(std::size_t n) {
     // of their code ran).
     long elf_sum = 0;
     const std::uint64_t t4 = now_ns();
-    for (int i = 0; i < kElfFns; ++i)
-        elf_sum += kElfTable[static_cast<std::size_t>(i)](1);
+    for (int i = 0; i < kElfFns; ++i) elf_sum += kElfTable[static_cast<std::size_t>(i)](1);
     const std::uint64_t t5 = now_ns();
     if (elf_sum != static_cast<long>(kElfFns) * (kElfFns - 1) / 2 + kElfFns)
         die("gdb: wrong ELF checksum");
@@ -532,17 +510,15 @@ int mode_gdb(std::size_t n) {
     std::uint64_t sum = 0;
     const std::size_t fns = n * kPerObject;
     const std::uint64_t t2 = now_ns();
-    for (std::size_t i = 0; i < fns; ++i)
-        sum += reinterpret_cast<Fn>(code.fn(i))();
+    for (std::size_t i = 0; i < fns; ++i) sum += reinterpret_cast<Fn>(code.fn(i))();
     const std::uint64_t t3 = now_ns();
-    if (sum != static_cast<std::uint64_t>(fns) * (fns - 1) / 2)
-        die("gdb: wrong checksum");
-    std::printf("objects=%zu\ningest_ns=%llu\nloop_ns=%llu\nelf_fns=%d\nelf_ns=%llu\nsum=%llu\n"
-                "vmhwm_kb=%ld\n",
-                n, static_cast<unsigned long long>(t1 - t0),
-                static_cast<unsigned long long>(t3 - t2), kElfFns,
-                static_cast<unsigned long long>(t5 - t4),
-                static_cast<unsigned long long>(sum), vmhwm_kb());
+    if (sum != static_cast<std::uint64_t>(fns) * (fns - 1) / 2) die("gdb: wrong checksum");
+    std::printf(
+        "objects=%zu\ningest_ns=%llu\nloop_ns=%llu\nelf_fns=%d\nelf_ns=%llu\nsum=%llu\n"
+        "vmhwm_kb=%ld\n",
+        n, static_cast<unsigned long long>(t1 - t0), static_cast<unsigned long long>(t3 - t2),
+        kElfFns, static_cast<unsigned long long>(t5 - t4), static_cast<unsigned long long>(sum),
+        vmhwm_kb());
     return 0;
 }
 
@@ -557,14 +533,11 @@ int mode_late(std::size_t n, const std::string& when) {
     jitdump_header(head, pid);
     jitdump_loads(loads, code, names, pid);
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0)
-        die("open " + path + ": " + std::strerror(errno));
+    if (fd < 0) die("open " + path + ": " + std::strerror(errno));
     write_bytes(fd, head, path);
-    if (when == "early")
-        write_bytes(fd, loads, path);
+    if (when == "early") write_bytes(fd, loads, path);
     void* map = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED)
-        die("mmap " + path + ": " + std::strerror(errno));
+    if (map == MAP_FAILED) die("mmap " + path + ": " + std::strerror(errno));
     // Valgrind follows the file through its own descriptor from the mmap
     // on: the name can go (no file is left behind).
     unlink(path.c_str());
@@ -579,8 +552,7 @@ int mode_late(std::size_t n, const std::string& when) {
     }
     using Fn = std::uint32_t (*)();
     std::uint64_t sum = 0;
-    for (std::size_t i = 0; i < n; ++i)
-        sum += reinterpret_cast<Fn>(code.fn(i))();
+    for (std::size_t i = 0; i < n; ++i) sum += reinterpret_cast<Fn>(code.fn(i))();
     std::printf("sum=%llu\nfile_bytes=%zu\n", static_cast<unsigned long long>(sum),
                 head.buf.size() + loads.buf.size());
     std::fflush(stdout);
@@ -599,14 +571,12 @@ int mode_late(std::size_t n, const std::string& when) {
     // Exit right after the records are written, with the code mapped and
     // the file open: Valgrind reads them at exit.
     code.keep();
-    if (when == "late")
-        write_bytes(fd, loads, path);
+    if (when == "late") write_bytes(fd, loads, path);
     _exit(0);
 }
 
 int mode_native(std::size_t iters) {
-    if (RUNNING_ON_VALGRIND)
-        die("native: must not run under Valgrind");
+    if (RUNNING_ON_VALGRIND) die("native: must not run under Valgrind");
     Code code(1);
     const char* name = "jitbench_native_function";
     unsigned long sum = 0;
@@ -634,12 +604,10 @@ int mode_native(std::size_t iters) {
 int mode_touch(std::size_t mib) {
     const std::size_t bytes = mib << 20, page = 4096;
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        die(std::string("mmap: ") + std::strerror(errno));
+    if (p == MAP_FAILED) die(std::string("mmap: ") + std::strerror(errno));
     auto* c = static_cast<volatile unsigned char*>(p);
     const std::uint64_t t0 = now_ns();
-    for (std::size_t off = 0; off < bytes; off += page)
-        c[off] = 1;
+    for (std::size_t off = 0; off < bytes; off += page) c[off] = 1;
     const std::uint64_t t1 = now_ns();
     munmap(p, bytes);
     std::printf("loop_ns=%llu\npages=%zu\n", static_cast<unsigned long long>(t1 - t0),
@@ -649,29 +617,21 @@ int mode_touch(std::size_t mib) {
 
 int main(int argc, char** argv) {
     const std::string usage =
-        "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg |"
+        "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg "
+        "|"
         " dump N wait|nowait | late N early|late|freed | gdb N | touch MIB | native ITERATIONS";
-    if (argc < 3)
-        die(usage);
+    if (argc < 3) die(usage);
     const std::string mode = argv[1];
     const std::size_t n = parse_count(argv[2]);
-    if (mode == "native" && argc == 3)
-        return mode_native(n);
-    if (mode == "touch" && argc == 3)
-        return mode_touch(n);
-    if (mode == "gdb" && argc == 3)
-        return mode_gdb(n);
+    if (mode == "native" && argc == 3) return mode_native(n);
+    if (mode == "touch" && argc == 3) return mode_touch(n);
+    if (mode == "gdb" && argc == 3) return mode_gdb(n);
     if (mode == "register" && argc == 5 && std::string(argv[4]) == "keep")
         return mode_register(n, argv[3], true);
-    if (argc != 4)
-        die(usage);
-    if (mode == "register")
-        return mode_register(n, argv[3], false);
-    if (mode == "calls")
-        return mode_calls(n, argv[3]);
-    if (mode == "dump")
-        return mode_dump(n, argv[3]);
-    if (mode == "late")
-        return mode_late(n, argv[3]);
+    if (argc != 4) die(usage);
+    if (mode == "register") return mode_register(n, argv[3], false);
+    if (mode == "calls") return mode_calls(n, argv[3]);
+    if (mode == "dump") return mode_dump(n, argv[3]);
+    if (mode == "late") return mode_late(n, argv[3]);
     die(usage);
 }

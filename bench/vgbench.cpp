@@ -71,15 +71,15 @@ namespace {
 
 struct Options {
     std::string patched, stock, jitbench, bzip2, workdir;
-    std::string inner_stock, inner_patched;   // self-hosting vg-in-place; "" = skip the counted rows
+    std::string inner_stock, inner_patched;  // self-hosting vg-in-place; "" = skip the counted rows
     int repeats = 5;
-    int invocations = 3;   // whole runs of the chosen rows, combined in one table
+    int invocations = 3;  // whole runs of the chosen rows, combined in one table
     unsigned long lookup_max = 1000000;
     unsigned long stock_lookup_max = 100000;
     std::set<int> only;   // empty: all rows
     std::string commit;   // what was measured (for the table's header)
-    std::string results;   // results file to merge this run's rows into; "" = none
-    std::string flags;     // the BENCH_FLAGS of this run, quoted in the results file
+    std::string results;  // results file to merge this run's rows into; "" = none
+    std::string flags;    // the BENCH_FLAGS of this run, quoted in the results file
 };
 
 // One command to time.  Its stdout is parsed for key=value lines unless
@@ -93,8 +93,8 @@ struct Cmd {
 // One run: whole-process wall time and the key=value lines it printed.
 struct Sample {
     double wall_s = 0;
-    double cpu_s = 0;   // user + system time of the process and its children
-    double maxrss_kb = 0;   // peak resident set of the process (wait4)
+    double cpu_s = 0;      // user + system time of the process and its children
+    double maxrss_kb = 0;  // peak resident set of the process (wait4)
     std::map<std::string, double> kv;
 };
 
@@ -113,33 +113,27 @@ std::string log_path(const Cmd& cmd) { return g_opt->workdir + "/" + cmd.log + "
 pid_t spawn(const Cmd& cmd, int cpu, int* out_fd) {
     const std::string log = log_path(cmd);
     int out[2];
-    if (pipe(out) != 0)
-        throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe(out) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     const pid_t pid = fork();
-    if (pid < 0)
-        throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
         if (cpu >= 0) {
             cpu_set_t set;
             CPU_ZERO(&set);
             CPU_SET(cpu, &set);
-            if (sched_setaffinity(0, sizeof set, &set) != 0)
-                _exit(127);
+            if (sched_setaffinity(0, sizeof set, &set) != 0) _exit(127);
         }
-        if (chdir(g_opt->workdir.c_str()) != 0)
-            _exit(127);
+        if (chdir(g_opt->workdir.c_str()) != 0) _exit(127);
         const int err = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         const int null = open("/dev/null", O_RDWR);
-        if (err < 0 || null < 0)
-            _exit(127);
+        if (err < 0 || null < 0) _exit(127);
         dup2(null, 0);
         dup2(cmd.discard_stdout ? null : out[1], 1);
         dup2(err, 2);
         close(out[0]);
         close(out[1]);
         std::vector<char*> args;
-        for (const auto& a : cmd.argv)
-            args.push_back(const_cast<char*>(a.c_str()));
+        for (const auto& a : cmd.argv) args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);
         execv(args[0], args.data());
         std::fprintf(stderr, "vgbench: cannot run %s: %s\n", args[0], std::strerror(errno));
@@ -160,10 +154,9 @@ Sample finish(const Cmd& cmd, int status, const rusage& ru, double wall_s,
     s.maxrss_kb = static_cast<double>(ru.ru_maxrss);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::string line;
-        for (const auto& a : cmd.argv)
-            line += a + " ";
-        throw std::runtime_error("run failed (status " + std::to_string(status) + "): " +
-                                 line + "\n  see " + log_path(cmd));
+        for (const auto& a : cmd.argv) line += a + " ";
+        throw std::runtime_error("run failed (status " + std::to_string(status) + "): " + line +
+                                 "\n  see " + log_path(cmd));
     }
     std::istringstream in(text);
     std::string l;
@@ -218,12 +211,10 @@ std::pair<Sample, Sample> run_simultaneously(const Cmd& a, const Cmd& b, int cpu
         rusage ru{};
         const pid_t pid = wait4(-1, &status, 0, &ru);
         if (pid < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             throw std::runtime_error(std::string("wait4: ") + std::strerror(errno));
         }
-        if (pid == pa || pid == pb)
-            done[pid] = std::make_tuple(status, ru, now_s() - t0);
+        if (pid == pa || pid == pb) done[pid] = std::make_tuple(status, ru, now_s() - t0);
     }
     auto sample = [&done](const Cmd& c, pid_t pid) {
         const auto& [status, ru, wall] = done.at(pid);
@@ -239,16 +230,14 @@ std::vector<std::vector<Sample>> rotate(const std::string& what, const std::vect
     std::vector<std::vector<Sample>> res(cmds.size());
     const double t0 = now_s();
     for (int r = 0; r < reps; ++r)
-        for (std::size_t i = 0; i < cmds.size(); ++i)
-            res[i].push_back(run_once(cmds[i]));
+        for (std::size_t i = 0; i < cmds.size(); ++i) res[i].push_back(run_once(cmds[i]));
     std::fprintf(stderr, "vgbench: %-58s %3d x %zu runs, %6.1f s\n", what.c_str(), reps,
                  cmds.size(), now_s() - t0);
     return res;
 }
 
 double median(std::vector<double> v) {
-    if (v.empty())
-        return NAN;
+    if (v.empty()) return NAN;
     std::sort(v.begin(), v.end());
     const std::size_t n = v.size();
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -263,8 +252,7 @@ double median_of(const std::vector<Sample>& s, const std::string& key) {
     std::vector<double> v;
     for (const auto& x : s) {
         const auto it = x.kv.find(key);
-        if (it == x.kv.end())
-            throw std::runtime_error("a run printed no " + key);
+        if (it == x.kv.end()) throw std::runtime_error("a run printed no " + key);
         v.push_back(it->second);
     }
     return median(v);
@@ -272,22 +260,19 @@ double median_of(const std::vector<Sample>& s, const std::string& key) {
 
 double median_wall(const std::vector<Sample>& s) {
     std::vector<double> v;
-    for (const auto& x : s)
-        v.push_back(x.wall_s);
+    for (const auto& x : s) v.push_back(x.wall_s);
     return median(v);
 }
 
 double min_of(const std::vector<Sample>& s, const std::string& key) {
     double m = INFINITY;
-    for (const auto& x : s)
-        m = std::min(m, x.kv.at(key));
+    for (const auto& x : s) m = std::min(m, x.kv.at(key));
     return m;
 }
 
 double max_of(const std::vector<Sample>& s, const std::string& key) {
     double m = -INFINITY;
-    for (const auto& x : s)
-        m = std::max(m, x.kv.at(key));
+    for (const auto& x : s) m = std::max(m, x.kv.at(key));
     return m;
 }
 
@@ -304,8 +289,7 @@ std::string p10(unsigned long n) {
         m /= 10;
         ++e;
     }
-    if (m == 1 && e >= 3)
-        return "10^" + std::to_string(e);
+    if (m == 1 && e >= 3) return "10^" + std::to_string(e);
     return std::to_string(n);
 }
 
@@ -319,7 +303,8 @@ std::vector<std::string> g_notes;
 /// Notes under the table for a row that missed its target.  What the row
 /// measures and where to look when it misses is in bench/README.md.
 void missed_note(const std::string& row) {
-    g_notes.push_back(row + " missed its target: bench/README.md (\"When a row misses\") "
+    g_notes.push_back(row +
+                      " missed its target: bench/README.md (\"When a row misses\") "
                       "says what the row's cost is made of and how to profile it.");
 }
 
@@ -330,10 +315,8 @@ bool wanted(int row) { return g_opt->only.empty() || g_opt->only.count(row) > 0;
 std::vector<std::string> vg(const std::string& valgrind, const std::string& tool,
                             std::vector<std::string> extra, std::vector<std::string> prog) {
     std::vector<std::string> a{valgrind, "-q", "--tool=" + tool};
-    if (tool == "callgrind")
-        a.push_back("--callgrind-out-file=/dev/null");
-    if (tool == "cachegrind")
-        a.push_back("--cachegrind-out-file=/dev/null");
+    if (tool == "callgrind") a.push_back("--callgrind-out-file=/dev/null");
+    if (tool == "cachegrind") a.push_back("--cachegrind-out-file=/dev/null");
     a.insert(a.end(), extra.begin(), extra.end());
     a.insert(a.end(), prog.begin(), prog.end());
     return a;
@@ -350,8 +333,7 @@ void write_input(const std::string& path, std::size_t bytes) {
     std::vector<std::string> vocab(5000);
     for (auto& w : vocab) {
         const unsigned len = 2 + next() % 8;
-        for (unsigned i = 0; i < len; ++i)
-            w.push_back(static_cast<char>('a' + next() % 10));
+        for (unsigned i = 0; i < len; ++i) w.push_back(static_cast<char>('a' + next() % 10));
     }
     std::string text;
     text.reserve(bytes + 16);
@@ -362,8 +344,7 @@ void write_input(const std::string& path, std::size_t bytes) {
     text.resize(bytes);
     std::ofstream f(path, std::ios::binary);
     f << text;
-    if (!f)
-        throw std::runtime_error("cannot write " + path);
+    if (!f) throw std::runtime_error("cannot write " + path);
 }
 
 // The distribution-free confidence interval of a median from n sorted
@@ -374,17 +355,15 @@ std::pair<double, double> median_interval(std::vector<double> v, double level) {
     std::sort(v.begin(), v.end());
     const std::size_t n = v.size();
     // P(X <= j) for X ~ Binomial(n, 1/2), accumulated in j.
-    double tail = 0, coef = 1;   // coef = C(n, j)
+    double tail = 0, coef = 1;  // coef = C(n, j)
     std::size_t k = 0;
     for (std::size_t j = 0; j < n / 2; ++j) {
         tail += coef * std::pow(0.5, static_cast<double>(n));
-        if (2 * tail > 1 - level)
-            break;
+        if (2 * tail > 1 - level) break;
         k = j + 1;
         coef = coef * static_cast<double>(n - j) / static_cast<double>(j + 1);
     }
-    if (k == 0)
-        return {NAN, NAN};
+    if (k == 0) return {NAN, NAN};
     return {v[k - 1], v[n - k]};
 }
 
@@ -393,8 +372,7 @@ double cachegrind_total(const std::string& path) {
     std::ifstream f(path);
     std::string l;
     while (std::getline(f, l))
-        if (l.rfind("summary:", 0) == 0)
-            return std::strtod(l.c_str() + 8, nullptr);
+        if (l.rfind("summary:", 0) == 0) return std::strtod(l.c_str() + 8, nullptr);
     throw std::runtime_error("no summary line in " + path);
 }
 
@@ -406,14 +384,20 @@ double cachegrind_total(const std::string& path) {
 double inner_instructions(const std::string& inner, const std::string& tool,
                           const std::string& label, const std::vector<std::string>& prog) {
     const std::string prefix = "outer-" + label + ".";
-    std::vector<std::string> argv{
-        g_opt->stock, "--sim-hints=enable-outer", "--trace-children=yes",
-        "--smc-check=all-non-file", "--run-libc-freeres=no", "--tool=cachegrind",
-        "--cache-sim=no", "--cachegrind-out-file=" + g_opt->workdir + "/" + prefix + "%p",
-        inner, "--vgdb-prefix=" + g_opt->workdir + "/inner-" + label,
-        "--sim-hints=no-inner-prefix", "-q", "--tool=" + tool};
-    if (tool == "callgrind")
-        argv.push_back("--callgrind-out-file=/dev/null");
+    std::vector<std::string> argv{g_opt->stock,
+                                  "--sim-hints=enable-outer",
+                                  "--trace-children=yes",
+                                  "--smc-check=all-non-file",
+                                  "--run-libc-freeres=no",
+                                  "--tool=cachegrind",
+                                  "--cache-sim=no",
+                                  "--cachegrind-out-file=" + g_opt->workdir + "/" + prefix + "%p",
+                                  inner,
+                                  "--vgdb-prefix=" + g_opt->workdir + "/inner-" + label,
+                                  "--sim-hints=no-inner-prefix",
+                                  "-q",
+                                  "--tool=" + tool};
+    if (tool == "callgrind") argv.push_back("--callgrind-out-file=/dev/null");
     argv.insert(argv.end(), prog.begin(), prog.end());
     const Cmd cmd{"inner-" + label, argv, true};
     run_once(cmd);
@@ -422,16 +406,14 @@ double inner_instructions(const std::string& inner, const std::string& tool,
     // command is the inner tool binary.
     std::vector<std::filesystem::path> outputs;
     for (const auto& e : std::filesystem::directory_iterator(g_opt->workdir))
-        if (e.path().filename().string().rfind(prefix, 0) == 0)
-            outputs.push_back(e.path());
+        if (e.path().filename().string().rfind(prefix, 0) == 0) outputs.push_back(e.path());
     double total = -1;
     for (const auto& path : outputs) {
         std::ifstream f(path);
         std::string l;
         while (std::getline(f, l))
             if (l.rfind("cmd:", 0) == 0) {
-                if (l.find("-amd64-linux") != std::string::npos)
-                    total = cachegrind_total(path);
+                if (l.find("-amd64-linux") != std::string::npos) total = cachegrind_total(path);
                 break;
             }
         std::filesystem::remove(path);
@@ -462,9 +444,9 @@ void row_nojit_instructions(const std::string& input) {
         for (int r = 0; r < reps; ++r)
             for (std::size_t i = 0; i < 2; ++i) {
                 const std::string side = i == 0 ? "stock" : "patched";
-                counts[i].push_back(inner_instructions(
-                    side == "stock" ? g_opt->inner_stock : g_opt->inner_patched, tool,
-                    tool + "-" + side, {g_opt->bzip2, "-9", "-c", small}));
+                counts[i].push_back(
+                    inner_instructions(side == "stock" ? g_opt->inner_stock : g_opt->inner_patched,
+                                       tool, tool + "-" + side, {g_opt->bzip2, "-9", "-c", small}));
             }
         std::fprintf(stderr, "vgbench: %-58s %3d x 2 runs, %6.1f s\n",
                      ("1. bzip2 under the inner " + tool + ", counted").c_str(), reps,
@@ -473,13 +455,16 @@ void row_nojit_instructions(const std::string& input) {
         const double spread = std::max(max_over_min(counts[0]), max_over_min(counts[1])) - 1;
         g_rows.push_back({"1" + std::string(1, k++),
                           "No JIT code, counted: instructions the Valgrind process executes "
-                          "(core, " + tool + ", generated code) running `bzip2 -9` of 256 KiB, "
-                          "self-hosting builds under an outer Cachegrind (runs of a side "
-                          "differ by " + fmt("%.1g", spread) + ")",
+                          "(core, " +
+                              tool +
+                              ", generated code) running `bzip2 -9` of 256 KiB, "
+                              "self-hosting builds under an outer Cachegrind (runs of a side "
+                              "differ by " +
+                              fmt("%.1g", spread) + ")",
                           std::to_string(reps) + "+" + std::to_string(reps),
                           fmt("%.1f M Ir", cs / 1e6), fmt("%.1f M Ir", cp / 1e6),
-                          fmt("%.4f x", cp / cs),
-                          "patched/stock <= 1.01", verdict(cp / cs <= 1.01)});
+                          fmt("%.4f x", cp / cs), "patched/stock <= 1.01",
+                          verdict(cp / cs <= 1.01)});
     }
 }
 
@@ -501,21 +486,22 @@ void row_register_instructions() {
         double c[2];
         int i = 0;
         for (const unsigned long n : {n1, n2})
-            c[i++] = inner_instructions(g_opt->inner_patched, "none",
-                                        "register-" + mode + "-" + std::to_string(n),
-                                        {g_opt->jitbench, "register", std::to_string(n), mode,
-                                         "keep"});
+            c[i++] = inner_instructions(
+                g_opt->inner_patched, "none", "register-" + mode + "-" + std::to_string(n),
+                {g_opt->jitbench, "register", std::to_string(n), mode, "keep"});
         return (c[1] - c[0]) / static_cast<double>(n2 - n1);
     };
     const double plain = slope("none");
     const double request = slope("request") - plain, jit = slope("jit") - plain;
     std::fprintf(stderr, "vgbench: %-58s %3d x 2 runs, %6.1f s\n",
                  "2. register under the inner none, counted", 3, now_s() - t0);
-    g_rows.push_back({"2", "(no target) Registration, counted: instructions the Valgrind process "
-                           "executes per request, --tool=none, self-hosting build under an "
-                           "outer Cachegrind, slope from " + p10(n1) + " to " + p10(n2) +
-                           " functions less the loop without requests (baseline: an empty "
-                           "client request)",
+    g_rows.push_back({"2",
+                      "(no target) Registration, counted: instructions the Valgrind process "
+                      "executes per request, --tool=none, self-hosting build under an "
+                      "outer Cachegrind, slope from " +
+                          p10(n1) + " to " + p10(n2) +
+                          " functions less the loop without requests (baseline: an empty "
+                          "client request)",
                       "1+1", fmt("%.0f Ir", request), fmt("%.0f Ir", jit),
                       fmt("%.2f x", jit / request), "-", "-"});
 }
@@ -563,7 +549,7 @@ void row_nojit() {
         }
         const double ratio = median(wall_ratios);
         const auto [lo, hi] = median_interval(wall_ratios, 0.95);
-        const std::string v = hi <= 1.01 ? verdict(true)
+        const std::string v = hi <= 1.01  ? verdict(true)
                               : lo > 1.01 ? verdict(false)
                                           : std::string("**NOT RESOLVED**");
         g_rows.push_back({"1" + std::string(1, static_cast<char>('a' + k++)),
@@ -576,11 +562,9 @@ void row_nojit() {
                           fmt("%.3f x", ratio) + fmt(" (%.3f", lo) + fmt("-%.3f)", hi) +
                               " (CPU time: " + fmt("%.3f x", median(cpu_ratios)) + ")",
                           "patched/stock <= 1.01", v});
-        if (hi > 1.01)
-            missed_note("Row 1 (" + tool + ")");
+        if (hi > 1.01) missed_note("Row 1 (" + tool + ")");
     }
-    if (!g_opt->inner_stock.empty())
-        row_nojit_instructions(input);
+    if (!g_opt->inner_stock.empty()) row_nojit_instructions(input);
 }
 
 // "median (min-max)" of key over the runs, per function (divided by n).
@@ -609,15 +593,16 @@ void page_cost_row(const std::string& row_id) {
     Cmd small{"touch-128MiB", {g_opt->jitbench, "touch", "128"}};
     Cmd large{"touch-1280MiB", {g_opt->jitbench, "touch", "1280"}};
     const int touch_reps = std::max(5, g_opt->repeats);
-    const auto t = rotate(row_id + ". first touch of 128 and 1280 MiB, natively", {small, large},
-                          touch_reps);
+    const auto t =
+        rotate(row_id + ". first touch of 128 and 1280 MiB, natively", {small, large}, touch_reps);
     auto per_page = [](const std::vector<Sample>& r) {
         return median_of(r, "loop_ns") / median_of(r, "pages") / 1000.0;
     };
     const std::string reps = std::to_string(touch_reps);
-    g_rows.push_back({row_id, "(machine, no target) the kernel's cost of a page a process touches "
-                              "for the first time, natively (jitbench touch): us per 4 KiB page "
-                              "with 128 MiB (Baseline) and 1280 MiB (Patched) mapped",
+    g_rows.push_back({row_id,
+                      "(machine, no target) the kernel's cost of a page a process touches "
+                      "for the first time, natively (jitbench touch): us per 4 KiB page "
+                      "with 128 MiB (Baseline) and 1280 MiB (Patched) mapped",
                       reps + "+" + reps, fmt("%.2f us", per_page(t[0])),
                       fmt("%.2f us", per_page(t[1])),
                       fmt("%.1f x", per_page(t[1]) / per_page(t[0])), "-", "-"});
@@ -633,8 +618,8 @@ void row_register() {
         };
         std::vector<Cmd> cmds;
         std::vector<Slot> slots;
-        auto add = [&](std::size_t k, Side side, const std::string& vgpath,
-                       const std::string& mode, const std::string& label) {
+        auto add = [&](std::size_t k, Side side, const std::string& vgpath, const std::string& mode,
+                       const std::string& label) {
             const std::string N = std::to_string(ns[k]);
             cmds.push_back({"reg-" + tool + "-" + label + "-" + N,
                             vg(vgpath, tool, {}, {g_opt->jitbench, "register", N, mode})});
@@ -667,8 +652,8 @@ void row_register() {
             const unsigned long n = ns[k];
             const double dn_ = static_cast<double>(n);
             const auto& res = samples[k];
-            const std::string runs = std::to_string(res[kJit].size()) + "+" +
-                                     std::to_string(res[kRequest].size());
+            const std::string runs =
+                std::to_string(res[kJit].size()) + "+" + std::to_string(res[kRequest].size());
             if (min_of(res[kJit], "ok") != dn_)
                 throw std::runtime_error("a registration was refused (see reg-" + tool +
                                          "-jit-patched-" + std::to_string(n) + ".log)");
@@ -680,34 +665,37 @@ void row_register() {
             const double un = median_of(res[kUnregister], "loop_ns") / dn_;
             const double dn = median_of(res[kDiscard], "loop_ns") / dn_;
             reg_ns.push_back(jn);
-            const std::string scale = p10(n) + " functions live at once, one request each, --tool=" +
-                                      tool + ": ns per request in the client's loop, median (min-max)";
-            g_rows.push_back({"2", "Registration, " + scale +
-                                       " (baseline: an empty client request, RUNNING_ON_VALGRIND, "
-                                       "same build)",
+            const std::string scale = p10(n) +
+                                      " functions live at once, one request each, --tool=" + tool +
+                                      ": ns per request in the client's loop, median (min-max)";
+            g_rows.push_back({"2",
+                              "Registration, " + scale +
+                                  " (baseline: an empty client request, RUNNING_ON_VALGRIND, "
+                                  "same build)",
                               runs, spread_ns(res[kRequest], "loop_ns", dn_),
                               spread_ns(res[kJit], "loop_ns", dn_), fmt("%.2f x", jn / rq),
                               "register/empty request <= 2.0", verdict(jn / rq <= 2.0)});
             missed = missed || jn / rq > 2.0;
-            g_rows.push_back({"2", "Unregistration, " + scale + " (baseline: registration)",
-                              std::to_string(res[kUnregister].size()) + "+" +
-                                  std::to_string(res[kJit].size()),
-                              fmt("%.0f ns", jn), spread_ns(res[kUnregister], "loop_ns", dn_),
-                              fmt("%.2f x", un / jn), "unregister/register <= 2.0",
-                              verdict(un / jn <= 2.0)});
+            g_rows.push_back(
+                {"2", "Unregistration, " + scale + " (baseline: registration)",
+                 std::to_string(res[kUnregister].size()) + "+" + std::to_string(res[kJit].size()),
+                 fmt("%.0f ns", jn), spread_ns(res[kUnregister], "loop_ns", dn_),
+                 fmt("%.2f x", un / jn), "unregister/register <= 2.0", verdict(un / jn <= 2.0)});
             missed = missed || un / jn > 2.0;
-            g_rows.push_back({"2", "(no target) Registration, " + p10(n) + ", --tool=" + tool +
-                                       ", against the stock Valgrind's DISCARD_TRANSLATIONS of "
-                                       "the same code",
-                              std::to_string(res[kDiscard].size()) + "+" +
-                                  std::to_string(res[kJit].size()),
-                              spread_ns(res[kDiscard], "loop_ns", dn_), fmt("%.0f ns", jn),
-                              fmt("%.2f x", jn / dn), "-", "-"});
+            g_rows.push_back(
+                {"2",
+                 "(no target) Registration, " + p10(n) + ", --tool=" + tool +
+                     ", against the stock Valgrind's DISCARD_TRANSLATIONS of "
+                     "the same code",
+                 std::to_string(res[kDiscard].size()) + "+" + std::to_string(res[kJit].size()),
+                 spread_ns(res[kDiscard], "loop_ns", dn_), fmt("%.0f ns", jn),
+                 fmt("%.2f x", jn / dn), "-", "-"});
             if (n == ns.back()) {
                 const double unmap_jit = median_of(res[kJit], "unmap_ns") / dn_;
-                g_rows.push_back({"2", "munmap of the " + p10(n) +
-                                           " registered functions' code after the loop, --tool=" +
-                                           tool + ": ns per function (baseline: registration)",
+                g_rows.push_back({"2",
+                                  "munmap of the " + p10(n) +
+                                      " registered functions' code after the loop, --tool=" + tool +
+                                      ": ns per function (baseline: registration)",
                                   std::to_string(res[kJit].size()), fmt("%.0f ns", jn),
                                   spread_ns(res[kJit], "unmap_ns", dn_),
                                   fmt("%.2f x", unmap_jit / jn), "munmap/register <= 2.0",
@@ -718,34 +706,35 @@ void row_register() {
                 const double hj = median_of(res[kJit], "vmhwm_kb");
                 const double hn = median_of(res[kPlain], "vmhwm_kb");
                 const double per = (hj - hn) * 1024.0 / dn_;
-                const double lo = (min_of(res[kJit], "vmhwm_kb") - max_of(res[kPlain], "vmhwm_kb")) *
-                                  1024.0 / dn_;
-                const double hi = (max_of(res[kJit], "vmhwm_kb") - min_of(res[kPlain], "vmhwm_kb")) *
-                                  1024.0 / dn_;
+                const double lo =
+                    (min_of(res[kJit], "vmhwm_kb") - max_of(res[kPlain], "vmhwm_kb")) * 1024.0 /
+                    dn_;
+                const double hi =
+                    (max_of(res[kJit], "vmhwm_kb") - min_of(res[kPlain], "vmhwm_kb")) * 1024.0 /
+                    dn_;
                 g_rows.push_back(
-                    {"4", "Memory: peak RSS (VmHWM) of the Valgrind process with " + p10(n) +
-                              " registered functions (24-character names) minus the same "
-                              "run without the requests, per function, median (min-max) "
-                              "(--tool=none)",
+                    {"4",
+                     "Memory: peak RSS (VmHWM) of the Valgrind process with " + p10(n) +
+                         " registered functions (24-character names) minus the same "
+                         "run without the requests, per function, median (min-max) "
+                         "(--tool=none)",
                      std::to_string(res[kJit].size()) + "+" + std::to_string(res[kPlain].size()),
                      fmt("%.0f MiB", hn / 1024), fmt("%.0f MiB", hj / 1024),
                      fmt("%.0f bytes", per) + " (" + fmt("%.0f", lo) + "-" + fmt("%.0f", hi) + ")",
                      "<= 64 + 25 (name) = 89 bytes", verdict(per <= 89.0)});
-                if (per > 89.0)
-                    missed_note("Row 4");
+                if (per > 89.0) missed_note("Row 4");
             }
         }
         // Growth of the registration's own cost per request.
         const double growth = reg_ns.back() / reg_ns.front();
-        g_rows.push_back({"2", "Registration cost growth, " + p10(ns.front()) + " -> " +
-                                   p10(ns.back()) + " functions, --tool=" + tool +
-                                   ": ns per request at " + p10(ns.back()) + " / at " +
-                                   p10(ns.front()),
+        g_rows.push_back({"2",
+                          "Registration cost growth, " + p10(ns.front()) + " -> " + p10(ns.back()) +
+                              " functions, --tool=" + tool + ": ns per request at " +
+                              p10(ns.back()) + " / at " + p10(ns.front()),
                           "", "", fmt("%.2f x", growth), fmt("%.2f x", growth),
                           "no growth (<= 1.2 x)", verdict(growth <= 1.2)});
         missed = missed || growth > 1.2;
-        if (missed)
-            missed_note("Row 2 (--tool=" + tool + ")");
+        if (missed) missed_note("Row 2 (--tool=" + tool + ")");
     }
     page_cost_row("2");
 }
@@ -759,8 +748,7 @@ void row_register() {
 // every N meets the same mix of phases.
 void row_lookup() {
     std::vector<unsigned long> ns;
-    for (unsigned long n = 1000; n <= g_opt->lookup_max && n <= 1000000; n *= 10)
-        ns.push_back(n);
+    for (unsigned long n = 1000; n <= g_opt->lookup_max && n <= 1000000; n *= 10) ns.push_back(n);
     // Index into the rotation of each N's patched-registered, patched-
     // unregistered and (N <= --stock-lookup-max) stock command.
     struct Sides {
@@ -777,25 +765,27 @@ void row_lookup() {
         cmds.push_back({"calls-patched-" + N,
                         vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "calls", N, "reg"})});
         x.noreg = cmds.size();
-        cmds.push_back({"calls-patched-noreg-" + N,
-                        vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "calls", N, "noreg"})});
+        cmds.push_back({"calls-patched-noreg-" + N, vg(g_opt->patched, "callgrind", {},
+                                                       {g_opt->jitbench, "calls", N, "noreg"})});
         if (x.with_stock) {
             x.stock = cmds.size();
-            cmds.push_back({"calls-stock-" + N,
-                            vg(g_opt->stock, "callgrind", {}, {g_opt->jitbench, "calls", N, "noreg"})});
+            cmds.push_back({"calls-stock-" + N, vg(g_opt->stock, "callgrind", {},
+                                                   {g_opt->jitbench, "calls", N, "noreg"})});
         }
         sides.push_back(x);
     }
     // The small N are the denominator of the flatness ratio and their
     // loops are short (10 and 100 ms), so every side runs at least 9 times.
     const int reps = std::max(9, g_opt->repeats);
-    const auto res = rotate("3. Callgrind, call 10^3.." + p10(ns.back()) + " functions once, "
-                            "all N alternated", cmds, reps);
+    const auto res = rotate("3. Callgrind, call 10^3.." + p10(ns.back()) +
+                                " functions once, "
+                                "all N alternated",
+                            cmds, reps);
     std::vector<double> stock_us, patched_us, patched_best_us, share, user_us, sys_us;
     for (std::size_t k = 0; k < ns.size(); ++k) {
         const unsigned long n = ns[k];
         const Sides& x = sides[k];
-        const double scale = 1000.0 * static_cast<double>(n);   // ns per run -> us per function
+        const double scale = 1000.0 * static_cast<double>(n);  // ns per run -> us per function
         auto per_fn = [scale](const std::vector<Sample>& r) {
             return median_of(r, "loop_ns") / scale;
         };
@@ -815,41 +805,46 @@ void row_lookup() {
         if (x.with_stock) {
             const double su = per_fn(res[x.stock]);
             stock_us.push_back(su);
-            g_rows.push_back({"3", "Lookup: Callgrind, each of " + p10(n) +
-                                       " functions called once, us per function in the client's "
-                                       "call loop, median (fastest-slowest run) (stock: unnamed; "
-                                       "patched: registered, named)",
-                              runs, cell(res[x.stock]), cell(reg), fmt("%.2f x", pu / su),
-                              "-", "-"});
+            g_rows.push_back({"3",
+                              "Lookup: Callgrind, each of " + p10(n) +
+                                  " functions called once, us per function in the client's "
+                                  "call loop, median (fastest-slowest run) (stock: unnamed; "
+                                  "patched: registered, named)",
+                              runs, cell(res[x.stock]), cell(reg), fmt("%.2f x", pu / su), "-",
+                              "-"});
         } else {
-            g_rows.push_back({"3", "Lookup: Callgrind, each of " + p10(n) +
-                                       " functions called once, us per function in the client's "
-                                       "call loop, median (fastest-slowest run) (patched: "
-                                       "registered, named; stock not run, see the note)",
+            g_rows.push_back({"3",
+                              "Lookup: Callgrind, each of " + p10(n) +
+                                  " functions called once, us per function in the client's "
+                                  "call loop, median (fastest-slowest run) (patched: "
+                                  "registered, named; stock not run, see the note)",
                               std::to_string(reps), "-", cell(reg), "-", "-", "-"});
         }
     }
     const double fp = max_over_min(patched_us);
     const std::string stock_spread =
-        stock_us.empty() ? "-"
-                         : fmt("%.2f x", max_over_min(stock_us)) + " (to " +
-                               p10(ns[stock_us.size() - 1]) + ")";
-    g_rows.push_back({"3", "Lookup: time per function, max/min over N = " + p10(ns.front()) +
-                               ".." + p10(ns.back()) + " (Callgrind)",
-                      "", stock_spread, fmt("%.2f x", fp), fmt("%.2f x", fp),
-                      "flat within 1.2 x", verdict(fp <= 1.2)});
+        stock_us.empty()
+            ? "-"
+            : fmt("%.2f x", max_over_min(stock_us)) + " (to " + p10(ns[stock_us.size() - 1]) + ")";
+    g_rows.push_back({"3",
+                      "Lookup: time per function, max/min over N = " + p10(ns.front()) + ".." +
+                          p10(ns.back()) + " (Callgrind)",
+                      "", stock_spread, fmt("%.2f x", fp), fmt("%.2f x", fp), "flat within 1.2 x",
+                      verdict(fp <= 1.2)});
     const double best = max_over_min(patched_best_us);
-    g_rows.push_back({"3", "(derived, no target) the same from each N's fastest patched run "
-                           "(less sensitive to run-to-run noise than the medians)",
+    g_rows.push_back({"3",
+                      "(derived, no target) the same from each N's fastest patched run "
+                      "(less sensitive to run-to-run noise than the medians)",
                       "", "", "", fmt("%.2f x", best), "-", "-"});
     std::string cpu;
     for (std::size_t i = 0; i < ns.size(); ++i)
         cpu += (i ? " / " : "") + fmt("%.1f", user_us[i]) + fmt(" + %.1f", sys_us[i]);
-    g_rows.push_back({"3", "(derived, no target) where the patched time goes: user + system CPU "
-                           "us per function in the loop (getrusage; medians), N = " +
-                               p10(ns.front()) + ".." + p10(ns.back()) +
-                               "; the system part is mostly the kernel clearing newly "
-                               "faulted pages",
+    g_rows.push_back({"3",
+                      "(derived, no target) where the patched time goes: user + system CPU "
+                      "us per function in the loop (getrusage; medians), N = " +
+                          p10(ns.front()) + ".." + p10(ns.back()) +
+                          "; the system part is mostly the kernel clearing newly "
+                          "faulted pages",
                       "", "", "", cpu, "-", "-"});
     page_cost_row("3");
     // Resident memory each new function leaves behind: the growth of the
@@ -857,8 +852,8 @@ void row_lookup() {
     {
         auto per_fn_bytes = [&res, &ns](std::size_t side_small, std::size_t side_large,
                                         std::size_t k) {
-            const double kb = median_of(res[side_large], "vmhwm_kb") -
-                              median_of(res[side_small], "vmhwm_kb");
+            const double kb =
+                median_of(res[side_large], "vmhwm_kb") - median_of(res[side_small], "vmhwm_kb");
             return kb * 1024.0 / static_cast<double>(ns[k] - ns.front());
         };
         std::string stock_cell = "-", patched_cell;
@@ -866,44 +861,44 @@ void row_lookup() {
         for (std::size_t k = 1; k < ns.size(); ++k) {
             patched_cell += (k > 1 ? " / " : "") +
                             fmt("%.0f B", per_fn_bytes(sides.front().reg, sides[k].reg, k));
-            if (sides[k].with_stock && sides.front().with_stock)
-                last_stock = k;
+            if (sides[k].with_stock && sides.front().with_stock) last_stock = k;
         }
         if (last_stock > 0)
             stock_cell = fmt("%.0f B", per_fn_bytes(sides.front().stock, sides[last_stock].stock,
                                                     last_stock)) +
                          " (to " + p10(ns[last_stock]) + ")";
-        g_rows.push_back({"3", "(derived, no target) resident memory each new function leaves "
-                               "behind under Callgrind: peak RSS growth from " + p10(ns.front()) +
-                               " to N functions, per added function, N = " + p10(ns[std::min<std::size_t>(1, ns.size() - 1)]) +
-                               ".." + p10(ns.back()),
+        g_rows.push_back({"3",
+                          "(derived, no target) resident memory each new function leaves "
+                          "behind under Callgrind: peak RSS growth from " +
+                              p10(ns.front()) + " to N functions, per added function, N = " +
+                              p10(ns[std::min<std::size_t>(1, ns.size() - 1)]) + ".." +
+                              p10(ns.back()),
                           "", stock_cell, patched_cell, "", "-", "-"});
     }
     std::string shares;
-    for (std::size_t i = 0; i < ns.size(); ++i)
-        shares += (i ? " / " : "") + fmt("%.2f", share[i]);
-    g_rows.push_back({"3", "(derived, no target) the registry's share: patched Valgrind, "
-                           "registered / unregistered functions, time per function at N = " +
-                               p10(ns.front()) + ".." + p10(ns.back()),
+    for (std::size_t i = 0; i < ns.size(); ++i) shares += (i ? " / " : "") + fmt("%.2f", share[i]);
+    g_rows.push_back({"3",
+                      "(derived, no target) the registry's share: patched Valgrind, "
+                      "registered / unregistered functions, time per function at N = " +
+                          p10(ns.front()) + ".." + p10(ns.back()),
                       "", "", "", shares + " x", "-", "-"});
     if (ns.back() > g_opt->stock_lookup_max)
         g_notes.push_back(
             "Row 3: stock Valgrind runs only up to N = " + p10(g_opt->stock_lookup_max) +
             " (--stock-lookup-max=N): its time per new function grows with N.");
-    if (fp > 1.2)
-        missed_note("Row 3");
+    if (fp > 1.2) missed_note("Row 3");
 }
 
 // 5. jitdump ingestion.
 void row_jitdump() {
     const unsigned long n = 1000000;
     const std::string N = std::to_string(n);
-    Cmd off{"dump-no", vg(g_opt->patched, "none", {"--jit-dump=no"},
-                          {g_opt->jitbench, "dump", N, "nowait"})};
-    Cmd on{"dump-yes", vg(g_opt->patched, "none", {"--jit-dump=yes"},
-                          {g_opt->jitbench, "dump", N, "wait"})};
-    const auto res = rotate("5. jitdump ingestion, " + p10(n) + " CODE_LOAD", {off, on},
-                            g_opt->repeats);
+    Cmd off{"dump-no",
+            vg(g_opt->patched, "none", {"--jit-dump=no"}, {g_opt->jitbench, "dump", N, "nowait"})};
+    Cmd on{"dump-yes",
+           vg(g_opt->patched, "none", {"--jit-dump=yes"}, {g_opt->jitbench, "dump", N, "wait"})};
+    const auto res =
+        rotate("5. jitdump ingestion, " + p10(n) + " CODE_LOAD", {off, on}, g_opt->repeats);
     if (min_of(res[1], "last_ok") != 1 || min_of(res[1], "first_ok") != 1)
         throw std::runtime_error("jitdump records were not all registered (see dump-yes.log)");
     if (min_of(res[0], "last_ok") != 0)
@@ -911,16 +906,17 @@ void row_jitdump() {
     const double woff = median_wall(res[0]), won = median_wall(res[1]);
     const double rate = static_cast<double>(n) / (won - woff);
     const double inside = static_cast<double>(n) / (median_of(res[1], "ingest_ns") * 1e-9);
-    g_rows.push_back({"5", "jitdump ingestion: " + p10(n) + " CODE_LOAD records (" +
-                               fmt("%.0f", median_of(res[1], "file_bytes") / 1e6) +
-                               " MB file), --tool=none; wall time with --jit-dump=no "
-                               "vs yes -> records/s (in-client, mmap to last record "
-                               "registered: " + fmt("%.3g", inside) + "/s)",
+    g_rows.push_back({"5",
+                      "jitdump ingestion: " + p10(n) + " CODE_LOAD records (" +
+                          fmt("%.0f", median_of(res[1], "file_bytes") / 1e6) +
+                          " MB file), --tool=none; wall time with --jit-dump=no "
+                          "vs yes -> records/s (in-client, mmap to last record "
+                          "registered: " +
+                          fmt("%.3g", inside) + "/s)",
                       std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats),
                       fmt("%.2f s", woff), fmt("%.2f s", won), fmt("%.3g rec/s", rate),
                       ">= 10^6 rec/s", verdict(rate >= 1e6)});
-    if (rate < 1e6)
-        missed_note("Row 5");
+    if (rate < 1e6) missed_note("Row 5");
 }
 
 // 6. The macro natively.
@@ -929,14 +925,14 @@ void row_native() {
     const auto res = rotate("6. VALGRIND_JIT_REGISTER natively", {c}, std::max(5, g_opt->repeats));
     const double req = median_of(res[0], "ns_per_request");
     const double empty = median_of(res[0], "ns_per_empty_iteration");
-    g_rows.push_back({"6", "VALGRIND_JIT_REGISTER natively: ns per loop iteration with the "
-                           "request, minus the same loop without it (2*10^8 iterations, "
-                           "compiler barrier)",
+    g_rows.push_back({"6",
+                      "VALGRIND_JIT_REGISTER natively: ns per loop iteration with the "
+                      "request, minus the same loop without it (2*10^8 iterations, "
+                      "compiler barrier)",
                       std::to_string(std::max(5, g_opt->repeats)), fmt("%.2f ns (loop)", empty),
-                      fmt("%.2f ns (loop+request)", req), fmt("%.2f ns", req - empty),
-                      "<= 2 ns", verdict(req - empty <= 2.0)});
-    if (req - empty > 2.0)
-        missed_note("Row 6");
+                      fmt("%.2f ns (loop+request)", req), fmt("%.2f ns", req - empty), "<= 2 ns",
+                      verdict(req - empty <= 2.0)});
+    if (req - empty > 2.0) missed_note("Row 6");
 }
 
 // 7. The GDB JIT interface at scale: N objects of 10 functions each.
@@ -944,13 +940,15 @@ void row_gdb() {
     const std::vector<unsigned long> ns{100, 1000, 10000};
     std::vector<Cmd> cmds;
     for (const unsigned long n : ns)
-        cmds.push_back({"gdb-" + std::to_string(n),
-                        vg(g_opt->patched, "callgrind", {},
-                           {g_opt->jitbench, "gdb", std::to_string(n)})});
+        cmds.push_back(
+            {"gdb-" + std::to_string(n),
+             vg(g_opt->patched, "callgrind", {}, {g_opt->jitbench, "gdb", std::to_string(n)})});
     // The ELF ratio asks for 2%: at least 15 runs per N (about a minute).
     const int repeats = std::max(15, g_opt->repeats);
-    const auto res = rotate("7. GDB JIT interface, 10^2..10^4 objects of 10 functions, "
-                            "Callgrind, all N alternated", cmds, repeats);
+    const auto res = rotate(
+        "7. GDB JIT interface, 10^2..10^4 objects of 10 functions, "
+        "Callgrind, all N alternated",
+        cmds, repeats);
     std::vector<double> per_fn;
     std::string per_fn_text;
     for (std::size_t i = 0; i < ns.size(); ++i) {
@@ -966,29 +964,31 @@ void row_gdb() {
     const double ingest_ns = median_of(res.back(), "ingest_ns");
     const double rate = n_max / (ingest_ns * 1e-9);
     const std::string runs = std::to_string(repeats);
-    g_rows.push_back({"7", "GDB JIT interface: " + p10(ns.back()) + " relocatable objects of 10 "
-                           "functions handed in one registration each (__jit_debug_register_code), "
-                           "--tool=callgrind, in-client time of the loop -> objects/s",
+    g_rows.push_back({"7",
+                      "GDB JIT interface: " + p10(ns.back()) +
+                          " relocatable objects of 10 "
+                          "functions handed in one registration each (__jit_debug_register_code), "
+                          "--tool=callgrind, in-client time of the loop -> objects/s",
                       runs, "", fmt("%.0f ns/object", ingest_ns / n_max), fmt("%.3g obj/s", rate),
                       ">= 10^4 obj/s", verdict(rate >= 1e4)});
-    g_rows.push_back({"7", "GDB JIT interface: first call of each function (translation and "
-                           "name lookup under Callgrind), ns per function with " +
-                           p10(ns.front()) + " / " + p10(ns[1]) + " / " + p10(ns.back()) +
-                           " objects registered -> max/min",
+    g_rows.push_back({"7",
+                      "GDB JIT interface: first call of each function (translation and "
+                      "name lookup under Callgrind), ns per function with " +
+                          p10(ns.front()) + " / " + p10(ns[1]) + " / " + p10(ns.back()) +
+                          " objects registered -> max/min",
                       runs, "", per_fn_text + " ns", fmt("%.2f x", flat), "<= 1.2 x",
                       verdict(flat <= 1.2)});
     const double elf_small = median_of(res.front(), "elf_ns");
     const double elf_large = median_of(res.back(), "elf_ns");
     const double elf_ratio = elf_large / elf_small;
-    g_rows.push_back({"7", "GDB JIT interface: first call of " +
-                           fmt("%.0f", median_of(res.back(), "elf_fns")) +
-                           " functions of the ELF executable (their name lookups) with " +
-                           p10(ns.back()) + " objects registered vs " + p10(ns.front()) +
-                           ", --tool=callgrind",
-                      runs, fmt("%.2f ms", elf_small * 1e-6), fmt("%.2f ms", elf_large * 1e-6),
-                      fmt("%.3f x", elf_ratio), "<= 1.02 x", verdict(elf_ratio <= 1.02)});
-    if (rate < 1e4 || flat > 1.2 || elf_ratio > 1.02)
-        missed_note("Row 7");
+    g_rows.push_back(
+        {"7",
+         "GDB JIT interface: first call of " + fmt("%.0f", median_of(res.back(), "elf_fns")) +
+             " functions of the ELF executable (their name lookups) with " + p10(ns.back()) +
+             " objects registered vs " + p10(ns.front()) + ", --tool=callgrind",
+         runs, fmt("%.2f ms", elf_small * 1e-6), fmt("%.2f ms", elf_large * 1e-6),
+         fmt("%.3f x", elf_ratio), "<= 1.02 x", verdict(elf_ratio <= 1.02)});
+    if (rate < 1e4 || flat > 1.2 || elf_ratio > 1.02) missed_note("Row 7");
 }
 
 // 8. Names that arrive late: 10^6 functions named in a jitdump before they
@@ -1021,25 +1021,26 @@ void row_late() {
         const auto res = early_vs(tool, n, "late", "names early vs late");
         const double we = median_wall(res[0]), wl = median_wall(res[1]);
         std::vector<double> rss_e, rss_l;
-        for (const auto& x : res[0])
-            rss_e.push_back(x.maxrss_kb);
-        for (const auto& x : res[1])
-            rss_l.push_back(x.maxrss_kb);
-        const double extra_b =
-            (median(rss_l) - median(rss_e)) * 1024.0 / static_cast<double>(n);
-        g_rows.push_back({"8", "Late names: " + p10(n) + " functions called once, named in a "
-                               "jitdump before they run vs written only after all of them ran "
-                               "(just before exit; bound when the tool writes its "
-                               "results), --tool=" + tool + ", wall time of the run",
-                          runs, fmt("%.2f s", we), fmt("%.2f s", wl),
-                          fmt("%+.2f s", wl - we), "<= +1 s", verdict(wl - we <= 1.0)});
-        g_rows.push_back({"8", "Late names: peak memory of the same runs, late minus early, "
-                               "per function (--tool=" + tool + ")",
+        for (const auto& x : res[0]) rss_e.push_back(x.maxrss_kb);
+        for (const auto& x : res[1]) rss_l.push_back(x.maxrss_kb);
+        const double extra_b = (median(rss_l) - median(rss_e)) * 1024.0 / static_cast<double>(n);
+        g_rows.push_back({"8",
+                          "Late names: " + p10(n) +
+                              " functions called once, named in a "
+                              "jitdump before they run vs written only after all of them ran "
+                              "(just before exit; bound when the tool writes its "
+                              "results), --tool=" +
+                              tool + ", wall time of the run",
+                          runs, fmt("%.2f s", we), fmt("%.2f s", wl), fmt("%+.2f s", wl - we),
+                          "<= +1 s", verdict(wl - we <= 1.0)});
+        g_rows.push_back({"8",
+                          "Late names: peak memory of the same runs, late minus early, "
+                          "per function (--tool=" +
+                              tool + ")",
                           runs, fmt("%.0f MB", median(rss_e) / 1024.0),
-                          fmt("%.0f MB", median(rss_l) / 1024.0), fmt("%.0f B", extra_b),
-                          "<= 64 B", verdict(extra_b <= 64.0)});
-        if (wl - we > 1.0 || extra_b > 64.0)
-            missed_note("Row 8 (" + tool + ")");
+                          fmt("%.0f MB", median(rss_l) / 1024.0), fmt("%.0f B", extra_b), "<= 64 B",
+                          verdict(extra_b <= 64.0)});
+        if (wl - we > 1.0 || extra_b > 64.0) missed_note("Row 8 (" + tool + ")");
     }
     // Late names of code freed before exit (CPython frees its trampolines
     // so): the tool binds every name from the registry's archive.
@@ -1047,15 +1048,16 @@ void row_late() {
     for (const std::string tool : {"callgrind", "cachegrind"}) {
         const auto res = early_vs(tool, nf, "freed", "names early vs late of freed code");
         const double we = median_wall(res[0]), wf = median_wall(res[1]);
-        g_rows.push_back({"8", "Late names of freed code: " + p10(nf) + " functions called "
-                               "once, named in a jitdump before they run vs after all of them "
-                               "ran, their code then unmapped before exit (names bound from "
-                               "the functions the registry archived), --tool=" + tool +
-                               ", wall time of the run",
+        g_rows.push_back({"8",
+                          "Late names of freed code: " + p10(nf) +
+                              " functions called "
+                              "once, named in a jitdump before they run vs after all of them "
+                              "ran, their code then unmapped before exit (names bound from "
+                              "the functions the registry archived), --tool=" +
+                              tool + ", wall time of the run",
                           runs, fmt("%.2f s", we), fmt("%.2f s", wf), fmt("%+.2f s", wf - we),
                           "<= +1 s", verdict(wf - we <= 1.0)});
-        if (wf - we > 1.0)
-            missed_note("Row 8, freed code (" + tool + ")");
+        if (wf - we > 1.0) missed_note("Row 8, freed code (" + tool + ")");
     }
 }
 
@@ -1081,8 +1083,7 @@ std::string machine() {
     std::ifstream osr("/etc/os-release");
     std::string l;
     while (std::getline(osr, l))
-        if (l.rfind("PRETTY_NAME=", 0) == 0)
-            os = l.substr(12);
+        if (l.rfind("PRETTY_NAME=", 0) == 0) os = l.substr(12);
     os.erase(std::remove(os.begin(), os.end(), '"'), os.end());
     const double gib = std::strtod(mem.c_str(), nullptr) / 1024.0 / 1024.0;
     return std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs (" + model + "), " +
@@ -1096,8 +1097,7 @@ Row combine_row(const std::vector<Row>& same) {
     auto joined = [&same](std::string Row::*field) {
         std::string out;
         for (const auto& r : same) {
-            if (!out.empty())
-                out += " / ";
+            if (!out.empty()) out += " / ";
             out += r.*field;
         }
         return out;
@@ -1108,16 +1108,15 @@ Row combine_row(const std::vector<Row>& same) {
     c.base = joined(&Row::base);
     c.patched = joined(&Row::patched);
     c.result = joined(&Row::result);
-    if (last.verdict == "-")
-        return c;
+    if (last.verdict == "-") return c;
     std::size_t met = 0;
     bool missed = false;
     for (const auto& r : same) {
         met += r.verdict == "met";
         missed = missed || r.verdict == verdict(false);
     }
-    const std::string tally = " (met in " + std::to_string(met) + " of " +
-                              std::to_string(same.size()) + ")";
+    const std::string tally =
+        " (met in " + std::to_string(met) + " of " + std::to_string(same.size()) + ")";
     if (met == same.size())
         c.verdict = "met" + tally;
     else if (missed)
@@ -1133,7 +1132,8 @@ std::vector<Row> combine(const std::vector<std::vector<Row>>& invocations) {
     for (std::size_t i = 0; i < invocations.front().size(); ++i) {
         std::vector<Row> same;
         for (const auto& rows : invocations) {
-            if (rows.size() != invocations.front().size() || rows[i].id != invocations.front()[i].id)
+            if (rows.size() != invocations.front().size() ||
+                rows[i].id != invocations.front()[i].id)
                 throw std::runtime_error("invocations produced different rows");
             same.push_back(rows[i]);
         }
@@ -1148,20 +1148,17 @@ std::string table() {
       << "|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : g_rows)
         o << "| " << r.id << " | " << r.what << " | " << r.runs << " | " << r.base << " | "
-          << r.patched << " | " << r.result << " | " << r.target << " | " << r.verdict
-          << " |\n";
+          << r.patched << " | " << r.result << " | " << r.target << " | " << r.verdict << " |\n";
     if (!g_notes.empty()) {
         o << "\n";
-        for (const auto& n : g_notes)
-            o << "- " << n << "\n";
+        for (const auto& n : g_notes) o << "- " << n << "\n";
     }
     return o.str();
 }
 
 bool starts(const std::string& a, const char* p, std::string& rest) {
     const std::size_t n = std::strlen(p);
-    if (a.compare(0, n, p) != 0)
-        return false;
+    if (a.compare(0, n, p) != 0) return false;
     rest = a.substr(n);
     return true;
 }
@@ -1186,24 +1183,22 @@ bool merge_results(const std::string& path, const std::string& header) {
         std::string line;
         int cur = 0;
         while (std::getline(in, line)) {
-            if (line.compare(0, 7, "## Row ") == 0)
-                cur = std::atoi(line.c_str() + 7);
-            if (cur > 0)
-                sections[cur] += line + "\n";
+            if (line.compare(0, 7, "## Row ") == 0) cur = std::atoi(line.c_str() + 7);
+            if (cur > 0) sections[cur] += line + "\n";
         }
     }
     std::map<int, std::vector<const Row*>> rows;
-    for (const auto& r : g_rows)
-        rows[row_number(r.id)].push_back(&r);
+    for (const auto& r : g_rows) rows[row_number(r.id)].push_back(&r);
     for (const auto& [n, list] : rows) {
         std::ostringstream o;
-        o << "## Row " << n << "\n\n" << header << "\n\n"
+        o << "## Row " << n << "\n\n"
+          << header << "\n\n"
           << "| # | Measurement | Runs | Baseline | Patched | Result | Target | Verdict |\n"
           << "|---|---|---|---|---|---|---|---|\n";
         for (const Row* r : list)
-            o << "| " << r->id << " | " << r->what << " | " << r->runs << " | " << r->base
-              << " | " << r->patched << " | " << r->result << " | " << r->target << " | "
-              << r->verdict << " |\n";
+            o << "| " << r->id << " | " << r->what << " | " << r->runs << " | " << r->base << " | "
+              << r->patched << " | " << r->result << " | " << r->target << " | " << r->verdict
+              << " |\n";
         bool first = true;
         for (const auto& note : g_notes)
             if (row_number(note) == n) {
@@ -1221,16 +1216,15 @@ bool merge_results(const std::string& path, const std::string& header) {
                "that measured its row, with that run's date, commit, machine and "
                "command. Do not edit by hand; the method and what each row measures "
                "are in [README.md](README.md).\n\n";
-        for (const auto& [n, text] : sections)
-            out << text;
+        for (const auto& [n, text] : sections) out << text;
         if (!out.flush()) {
             std::fprintf(stderr, "vgbench: cannot write %s\n", tmp.c_str());
             return false;
         }
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::fprintf(stderr, "vgbench: cannot rename %s to %s: %s\n", tmp.c_str(),
-                     path.c_str(), std::strerror(errno));
+        std::fprintf(stderr, "vgbench: cannot rename %s to %s: %s\n", tmp.c_str(), path.c_str(),
+                     std::strerror(errno));
         return false;
     }
     return true;
@@ -1254,43 +1248,52 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         std::string v;
-        if (starts(a, "--patched=", v)) opt.patched = v;
-        else if (starts(a, "--stock=", v)) opt.stock = v;
-        else if (starts(a, "--jitbench=", v)) opt.jitbench = v;
-        else if (starts(a, "--bzip2=", v)) opt.bzip2 = v;
-        else if (starts(a, "--workdir=", v)) opt.workdir = v;
-        else if (starts(a, "--commit=", v)) opt.commit = v;
-        else if (starts(a, "--results=", v)) opt.results = v;
-        else if (starts(a, "--flags=", v)) opt.flags = v;
-        else if (starts(a, "--inner-stock=", v)) opt.inner_stock = v;
-        else if (starts(a, "--inner-patched=", v)) opt.inner_patched = v;
-        else if (starts(a, "--repeats=", v)) opt.repeats = std::atoi(v.c_str());
-        else if (starts(a, "--invocations=", v)) opt.invocations = std::atoi(v.c_str());
-        else if (starts(a, "--lookup-max=", v)) opt.lookup_max = std::strtoul(v.c_str(), nullptr, 10);
+        if (starts(a, "--patched=", v))
+            opt.patched = v;
+        else if (starts(a, "--stock=", v))
+            opt.stock = v;
+        else if (starts(a, "--jitbench=", v))
+            opt.jitbench = v;
+        else if (starts(a, "--bzip2=", v))
+            opt.bzip2 = v;
+        else if (starts(a, "--workdir=", v))
+            opt.workdir = v;
+        else if (starts(a, "--commit=", v))
+            opt.commit = v;
+        else if (starts(a, "--results=", v))
+            opt.results = v;
+        else if (starts(a, "--flags=", v))
+            opt.flags = v;
+        else if (starts(a, "--inner-stock=", v))
+            opt.inner_stock = v;
+        else if (starts(a, "--inner-patched=", v))
+            opt.inner_patched = v;
+        else if (starts(a, "--repeats=", v))
+            opt.repeats = std::atoi(v.c_str());
+        else if (starts(a, "--invocations=", v))
+            opt.invocations = std::atoi(v.c_str());
+        else if (starts(a, "--lookup-max=", v))
+            opt.lookup_max = std::strtoul(v.c_str(), nullptr, 10);
         else if (starts(a, "--stock-lookup-max=", v))
             opt.stock_lookup_max = std::strtoul(v.c_str(), nullptr, 10);
         else if (starts(a, "--only=", v)) {
             std::istringstream in(v);
             std::string t;
-            while (std::getline(in, t, ','))
-                opt.only.insert(std::atoi(t.c_str()));
-        } else usage("unknown argument " + a);
+            while (std::getline(in, t, ',')) opt.only.insert(std::atoi(t.c_str()));
+        } else
+            usage("unknown argument " + a);
     }
     if (opt.patched.empty() || opt.stock.empty() || opt.jitbench.empty() || opt.bzip2.empty() ||
         opt.workdir.empty())
         usage("missing argument");
-    if (opt.repeats < 5)
-        usage("--repeats must be at least 5");
-    if (opt.invocations < 1)
-        usage("--invocations must be at least 1");
+    if (opt.repeats < 5) usage("--repeats must be at least 5");
+    if (opt.invocations < 1) usage("--invocations must be at least 1");
     for (const auto* p : {&opt.patched, &opt.stock, &opt.jitbench, &opt.bzip2})
-        if (access(p->c_str(), X_OK) != 0)
-            usage(*p + " is not executable");
+        if (access(p->c_str(), X_OK) != 0) usage(*p + " is not executable");
     if (!opt.inner_stock.empty() && opt.inner_patched.empty())
         usage("--inner-stock needs --inner-patched");
     for (const auto* p : {&opt.inner_stock, &opt.inner_patched})
-        if (!p->empty() && access(p->c_str(), X_OK) != 0)
-            usage(*p + " is not executable");
+        if (!p->empty() && access(p->c_str(), X_OK) != 0) usage(*p + " is not executable");
     mkdir(opt.workdir.c_str(), 0755);
     g_opt = &opt;
 
@@ -1330,7 +1333,7 @@ int main(int argc, char** argv) {
            "invocations x runs per side, alternated; where a row has several figures, they "
            "are those of invocations 1, 2, ... in order, and its verdict is met only when "
            "every invocation met the target.\n\n"
-      << table();
+        << table();
     std::cout << out.str();
     std::ofstream(opt.workdir + "/bench-table.md") << out.str();
     if (!opt.results.empty()) {
@@ -1342,8 +1345,7 @@ int main(int argc, char** argv) {
             std::to_string(opt.invocations) + " invocation" + (opt.invocations == 1 ? "" : "s") +
             "; figures of several invocations in order, met only if met in each). Machine: " +
             machine() + ".";
-        if (!merge_results(opt.results, header))
-            return 1;
+        if (!merge_results(opt.results, header)) return 1;
         std::fprintf(stderr, "vgbench: results merged into %s\n", opt.results.c_str());
     }
     return 0;

@@ -56,7 +56,8 @@ private:
         slot = slot.empty() ? value : slot + "\n" + value;
     }
 
-    void function(const std::string& object, const std::string& file, const std::string& name) override {
+    void function(const std::string& object, const std::string& file,
+                  const std::string& name) override {
         FunctionKey k{object, file, name};
         FunctionCosts& f = p_.functions_[k];
         if (f.self.empty()) {
@@ -114,7 +115,7 @@ std::size_t Profile::event_index(const std::string& name) const {
 }
 
 std::uint64_t line_cost(const FunctionCosts& f, const std::string& file, std::uint64_t line,
-                       std::size_t event) {
+                        std::size_t event) {
     const auto it = f.lines.find({file, line});
     return it == f.lines.end() ? 0 : it->second.at(event);
 }
@@ -128,17 +129,16 @@ std::string strip_recursion_suffix(const std::string& name) {
 }
 
 std::vector<const FunctionCosts*> Profile::functions_named(const std::string& name,
-                                                          bool any_recursion_depth) const {
+                                                           bool any_recursion_depth) const {
     std::vector<const FunctionCosts*> out;
     for (const auto& f : functions_)
-        if (f.first.name == name || (any_recursion_depth && strip_recursion_suffix(f.first.name) == name))
+        if (f.first.name == name ||
+            (any_recursion_depth && strip_recursion_suffix(f.first.name) == name))
             out.push_back(&f.second);
     return out;
 }
 
-const Costs& Profile::totals() const {
-    return totals_.empty() ? self_total_ : totals_;
-}
+const Costs& Profile::totals() const { return totals_.empty() ? self_total_ : totals_; }
 
 std::uint64_t Profile::object_cost(const std::string& object, const std::string& event) const {
     const std::size_t e = event_index(event);
@@ -148,5 +148,5 @@ std::uint64_t Profile::object_cost(const std::string& object, const std::string&
     return sum;
 }
 
-} // namespace callgrind
-} // namespace vgjit
+}  // namespace callgrind
+}  // namespace vgjit

@@ -56,14 +56,14 @@ struct FunctionCosts {
 struct CallEdge {
     FunctionKey caller;
     FunctionKey callee;
-    std::uint64_t count = 0;   ///< number of calls (sum of calls= counts)
-    Costs inclusive;           ///< inclusive cost of those calls
+    std::uint64_t count = 0;  ///< number of calls (sum of calls= counts)
+    Costs inclusive;          ///< inclusive cost of those calls
 };
 
 /// Self cost of event column `event` of `f` on line `line` of `file`
 /// (0 if it has none there).
 std::uint64_t line_cost(const FunctionCosts& f, const std::string& file, std::uint64_t line,
-                       std::size_t event = 0);
+                        std::size_t event = 0);
 
 /// Callgrind's name for a function without the recursion-depth suffix
 /// ("fib'2" -> "fib").  Under --separate-recs=N (default 2), Callgrind
@@ -96,7 +96,7 @@ public:
     /// `any_recursion_depth`, also those named NAME'N (see
     /// strip_recursion_suffix()).
     std::vector<const FunctionCosts*> functions_named(const std::string& name,
-                                                     bool any_recursion_depth = false) const;
+                                                      bool any_recursion_depth = false) const;
     /// Call edges keyed by (caller, callee).
     const std::map<std::pair<FunctionKey, FunctionKey>, CallEdge>& calls() const { return calls_; }
 
@@ -115,11 +115,11 @@ private:
     std::map<FunctionKey, FunctionCosts> functions_;
     std::map<std::pair<FunctionKey, FunctionKey>, CallEdge> calls_;
     Costs self_total_;
-    Costs totals_;   // from totals:/summary:, empty if neither
+    Costs totals_;  // from totals:/summary:, empty if neither
     friend class ProfileBuilder;
 };
 
-} // namespace callgrind
-} // namespace vgjit
+}  // namespace callgrind
+}  // namespace vgjit
 
 #endif

@@ -44,10 +44,10 @@ inline std::vector<unsigned char> frameless_eh_frame(std::uintptr_t code, const 
 inline std::vector<unsigned char> eh_frame_hdr(std::uintptr_t hdr_addr, std::uintptr_t eh_addr,
                                                std::uintptr_t code, std::size_t fde_offset) {
     ehframe::Writer b;
-    b.u8(1);      // version
-    b.u8(0x1b);   // eh_frame_ptr: pcrel sdata4
-    b.u8(0x03);   // fde_count: udata4
-    b.u8(0x3b);   // table: datarel sdata4
+    b.u8(1);     // version
+    b.u8(0x1b);  // eh_frame_ptr: pcrel sdata4
+    b.u8(0x03);  // fde_count: udata4
+    b.u8(0x3b);  // table: datarel sdata4
     b.u32(static_cast<std::uint32_t>(eh_addr - (hdr_addr + 4)));
     b.u32(1);
     b.u32(static_cast<std::uint32_t>(code - hdr_addr));

@@ -65,9 +65,9 @@ struct Module {
 
 Elf64_Shdr* sections(std::vector<char>& img) {
     auto* eh = reinterpret_cast<Elf64_Ehdr*>(img.data());
-    if (img.size() < sizeof(Elf64_Ehdr) || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0
-        || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_REL
-        || eh->e_shoff + std::uint64_t(eh->e_shnum) * sizeof(Elf64_Shdr) > img.size())
+    if (img.size() < sizeof(Elf64_Ehdr) || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_REL ||
+        eh->e_shoff + std::uint64_t(eh->e_shnum) * sizeof(Elf64_Shdr) > img.size())
         throw std::runtime_error("not a 64-bit relocatable ELF object");
     return reinterpret_cast<Elf64_Shdr*>(img.data() + eh->e_shoff);
 }
@@ -147,8 +147,10 @@ void append_entry(jit_code_entry* e, const std::vector<char>& image) {
 
 /// Unlinks `e`, then notifies.
 void unregister_entry(jit_code_entry* e) {
-    if (e->prev_entry) e->prev_entry->next_entry = e->next_entry;
-    else __jit_debug_descriptor.first_entry = e->next_entry;
+    if (e->prev_entry)
+        e->prev_entry->next_entry = e->next_entry;
+    else
+        __jit_debug_descriptor.first_entry = e->next_entry;
     if (e->next_entry) e->next_entry->prev_entry = e->prev_entry;
     __jit_debug_descriptor.relevant_entry = e;
     __jit_debug_descriptor.action_flag = JIT_UNREGISTER_FN;
@@ -233,7 +235,7 @@ void memerr(const std::string& b) {
     *block = 42;
     std::free(block);
     auto peek = reinterpret_cast<int (*)(const int*)>(symbol(m, code, "gj_peek"));
-    volatile int value = peek(block);   // what it reads is undefined
+    volatile int value = peek(block);  // what it reads is undefined
     (void)value;
     std::printf("gj_peek called\n");
     unregister_entry(&entry);
@@ -277,7 +279,8 @@ void heap(const std::string& b) {
     using Alloc = void* (*)(void* (*)(unsigned long), unsigned long);
     auto alloc = reinterpret_cast<Alloc>(symbol(m, code, "gj_alloc"));
     void* blocks[8];
-    for (auto& p : blocks) p = alloc(reinterpret_cast<void* (*)(unsigned long)>(&std::malloc), 100000);
+    for (auto& p : blocks)
+        p = alloc(reinterpret_cast<void* (*)(unsigned long)>(&std::malloc), 100000);
     for (auto* p : blocks) std::free(p);
     std::printf("gj_alloc called\n");
 }
@@ -422,26 +425,37 @@ void first_refused(const std::string& a) {
     run_a(a);
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     const bool saving = argc == 5 && std::strcmp(argv[1], "save") == 0;
     if (argc != 4 && !saving) {
-        std::fprintf(stderr, "usage: gdbjit run|reuse|preexisting|memerr|heap|hostile|first-refused MODULE_A.o MODULE_B.o\n"
-                             "       gdbjit save MODULE_A.o MODULE_B.o DIR\n");
+        std::fprintf(stderr,
+                     "usage: gdbjit run|reuse|preexisting|memerr|heap|hostile|first-refused "
+                     "MODULE_A.o MODULE_B.o\n"
+                     "       gdbjit save MODULE_A.o MODULE_B.o DIR\n");
         return 2;
     }
     const std::string mode = argv[1], a = argv[2], b = argv[3];
     try {
-        if (saving) save(a, b, argv[4]);
-        else if (mode == "run") run_a(a);
-        else if (mode == "reuse") reuse(a, b);
-        else if (mode == "preexisting") preexisting(a, b);
-        else if (mode == "hostile") hostile(a);
-        else if (mode == "first-refused") first_refused(a);
-        else if (mode == "memerr") memerr(b);
-        else if (mode == "heap") heap(b);
-        else throw std::runtime_error("unknown mode " + mode);
+        if (saving)
+            save(a, b, argv[4]);
+        else if (mode == "run")
+            run_a(a);
+        else if (mode == "reuse")
+            reuse(a, b);
+        else if (mode == "preexisting")
+            preexisting(a, b);
+        else if (mode == "hostile")
+            hostile(a);
+        else if (mode == "first-refused")
+            first_refused(a);
+        else if (mode == "memerr")
+            memerr(b);
+        else if (mode == "heap")
+            heap(b);
+        else
+            throw std::runtime_error("unknown mode " + mode);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gdbjit: %s\n", e.what());
         return 1;

@@ -230,8 +230,10 @@ void put_sleb(Bytes& out, std::int64_t v) {
     while (more) {
         std::uint8_t c = v & 0x7f;
         v >>= 7;
-        if ((v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40))) more = false;
-        else c |= 0x80;
+        if ((v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40)))
+            more = false;
+        else
+            c |= 0x80;
         out.push_back(c);
     }
 }
@@ -240,12 +242,29 @@ void put_sleb(Bytes& out, std::int64_t v) {
 /// `size` bytes and whose region holds `region` bytes.
 std::uint64_t interesting(Rng& r, int width, std::uint64_t size, std::uint64_t region) {
     const std::uint64_t mask = width >= 8 ? ~0ull : (1ull << (8 * width)) - 1;
-    const std::uint64_t vals[] = {0,          1,          0x7f,       0x80,
-                                  0xff,       0x7fff,     0x8000,     0xffff,
-                                  0x7fffffff, 0x80000000, 0xffffffff, 0x7fffffffffffffffull,
-                                  0x8000000000000000ull,  ~0ull,      size,
-                                  size + 1,   size - 1,   region,     region + 1,
-                                  region - 1, 2 * region, 16,         64};
+    const std::uint64_t vals[] = {0,
+                                  1,
+                                  0x7f,
+                                  0x80,
+                                  0xff,
+                                  0x7fff,
+                                  0x8000,
+                                  0xffff,
+                                  0x7fffffff,
+                                  0x80000000,
+                                  0xffffffff,
+                                  0x7fffffffffffffffull,
+                                  0x8000000000000000ull,
+                                  ~0ull,
+                                  size,
+                                  size + 1,
+                                  size - 1,
+                                  region,
+                                  region + 1,
+                                  region - 1,
+                                  2 * region,
+                                  16,
+                                  64};
     const std::size_t n = sizeof vals / sizeof vals[0];
     std::uint64_t v = r.chance(15) ? r.next() : vals[r.below(n)];
     return v & mask;
@@ -313,7 +332,7 @@ struct CfiField {
 };
 
 struct CfiLayout {
-    std::vector<CfiField> fields;                           // fixed-width fields
+    std::vector<CfiField> fields;                            // fixed-width fields
     std::vector<std::pair<std::size_t, std::size_t>> insns;  // [lo, hi) of each program
 };
 
@@ -382,13 +401,25 @@ Bytes random_expr(Rng& r, std::size_t n) {
     Bytes e;
     while (e.size() < n) {
         switch (r.below(8)) {
-        case 0: e.push_back(0x77); put_sleb(e, static_cast<std::int64_t>(r.below(64)) - 8); break;  // breg7
-        case 1: e.push_back(0x06); break;                                                         // deref
-        case 2: e.push_back(0x23); put_uleb(e, r.below(256)); break;                               // plus_uconst
-        case 3: e.push_back(static_cast<std::uint8_t>(0x30 + r.below(32))); break;                // litN
-        case 4: e.push_back(static_cast<std::uint8_t>(0x70 + r.below(17))); put_sleb(e, 8); break;  // bregN
-        case 5: e.push_back(0x94); e.push_back(static_cast<std::uint8_t>(r.below(9))); break;     // deref_size
-        default: e.push_back(static_cast<std::uint8_t>(r.next())); break;                         // any opcode
+        case 0:
+            e.push_back(0x77);
+            put_sleb(e, static_cast<std::int64_t>(r.below(64)) - 8);
+            break;                         // breg7
+        case 1: e.push_back(0x06); break;  // deref
+        case 2:
+            e.push_back(0x23);
+            put_uleb(e, r.below(256));
+            break;                                                                  // plus_uconst
+        case 3: e.push_back(static_cast<std::uint8_t>(0x30 + r.below(32))); break;  // litN
+        case 4:
+            e.push_back(static_cast<std::uint8_t>(0x70 + r.below(17)));
+            put_sleb(e, 8);
+            break;  // bregN
+        case 5:
+            e.push_back(0x94);
+            e.push_back(static_cast<std::uint8_t>(r.below(9)));
+            break;                                                         // deref_size
+        default: e.push_back(static_cast<std::uint8_t>(r.next())); break;  // any opcode
         }
     }
     return e;
@@ -398,29 +429,58 @@ Bytes random_expr(Rng& r, std::size_t n) {
 Bytes random_cfa_program(Rng& r, std::size_t n) {
     Bytes p;
     while (p.size() < n) {
-        const std::uint8_t reg = static_cast<std::uint8_t>(r.chance(80) ? r.below(17) : r.next() & 0x7f);
+        const std::uint8_t reg =
+            static_cast<std::uint8_t>(r.chance(80) ? r.below(17) : r.next() & 0x7f);
         switch (r.below(14)) {
-        case 0: case 1: {  // def_cfa_expression
+        case 0:
+        case 1: {  // def_cfa_expression
             Bytes e = random_expr(r, 1 + r.below(8));
-            p.push_back(0x0f); put_uleb(p, e.size()); p.insert(p.end(), e.begin(), e.end());
+            p.push_back(0x0f);
+            put_uleb(p, e.size());
+            p.insert(p.end(), e.begin(), e.end());
             break;
         }
         case 2: {  // expression / val_expression
             Bytes e = random_expr(r, 1 + r.below(8));
-            p.push_back(r.chance(50) ? 0x10 : 0x16); put_uleb(p, reg); put_uleb(p, e.size());
+            p.push_back(r.chance(50) ? 0x10 : 0x16);
+            put_uleb(p, reg);
+            put_uleb(p, e.size());
             p.insert(p.end(), e.begin(), e.end());
             break;
         }
-        case 3: p.push_back(0x0c); put_uleb(p, reg); put_uleb(p, r.below(128)); break;  // def_cfa
-        case 4: p.push_back(0x0e); put_uleb(p, r.below(4096)); break;                   // def_cfa_offset
-        case 5: p.push_back(0x0d); put_uleb(p, reg); break;                             // def_cfa_register
-        case 6: p.push_back(static_cast<std::uint8_t>(0x80 | (reg & 0x3f))); put_uleb(p, r.below(16)); break;
-        case 7: p.push_back(static_cast<std::uint8_t>(0xc0 | (reg & 0x3f))); break;    // restore
-        case 8: p.push_back(static_cast<std::uint8_t>(0x40 | r.below(64))); break;     // advance_loc
-        case 9: p.push_back(r.chance(50) ? 0x0a : 0x0b); break;                        // remember/restore_state
-        case 10: p.push_back(0x09); put_uleb(p, reg); put_uleb(p, r.below(17)); break;   // register
-        case 11: p.push_back(r.chance(50) ? 0x07 : 0x08); put_uleb(p, reg); break;      // undefined/same_value
-        case 12: p.push_back(0x2e); put_uleb(p, r.below(64)); break;                    // GNU_args_size
+        case 3:
+            p.push_back(0x0c);
+            put_uleb(p, reg);
+            put_uleb(p, r.below(128));
+            break;  // def_cfa
+        case 4:
+            p.push_back(0x0e);
+            put_uleb(p, r.below(4096));
+            break;  // def_cfa_offset
+        case 5:
+            p.push_back(0x0d);
+            put_uleb(p, reg);
+            break;  // def_cfa_register
+        case 6:
+            p.push_back(static_cast<std::uint8_t>(0x80 | (reg & 0x3f)));
+            put_uleb(p, r.below(16));
+            break;
+        case 7: p.push_back(static_cast<std::uint8_t>(0xc0 | (reg & 0x3f))); break;  // restore
+        case 8: p.push_back(static_cast<std::uint8_t>(0x40 | r.below(64))); break;   // advance_loc
+        case 9: p.push_back(r.chance(50) ? 0x0a : 0x0b); break;  // remember/restore_state
+        case 10:
+            p.push_back(0x09);
+            put_uleb(p, reg);
+            put_uleb(p, r.below(17));
+            break;  // register
+        case 11:
+            p.push_back(r.chance(50) ? 0x07 : 0x08);
+            put_uleb(p, reg);
+            break;  // undefined/same_value
+        case 12:
+            p.push_back(0x2e);
+            put_uleb(p, r.below(64));
+            break;  // GNU_args_size
         default: p.push_back(static_cast<std::uint8_t>(r.next())); break;
         }
     }
@@ -440,7 +500,8 @@ void mutate_cfi(Mutator& m, std::size_t lo, std::size_t hi, bool eh, const std::
         Bytes prog = random_cfa_program(m.r, 1 + m.r.below(phi - at));
         std::size_t k = 0;
         for (; k < prog.size() && at + k < phi; ++k) m.b[at + k] = prog[k];
-        m.note(where + " CFA program at +" + hex(at - lo) + " replaced, " + std::to_string(k) + " bytes");
+        m.note(where + " CFA program at +" + hex(at - lo) + " replaced, " + std::to_string(k) +
+               " bytes");
     } else if (op == 7) {
         m.flip(lo, hi, where);
     } else if (op == 8) {
@@ -501,13 +562,13 @@ std::pair<std::size_t, std::size_t> data_range(const Section& s, std::size_t fil
 }
 
 struct Seed {
-    std::string name;      // e.g. gcc-dw5-O2-eh
-    fs::path object;       // the compiled object
-    Bytes image;           // the object
-    Bytes text;            // its .text
-    std::size_t entry = 0; // hz_entry's offset in .text
+    std::string name;                 // e.g. gcc-dw5-O2-eh
+    fs::path object;                  // the compiled object
+    Bytes image;                      // the object
+    Bytes text;                       // its .text
+    std::size_t entry = 0;            // hz_entry's offset in .text
     std::size_t text_addr_field = 0;  // file offset of .text's sh_addr
-    Bytes eh_frame;         // .eh_frame resolved for the code (clreq, jitdump)
+    Bytes eh_frame;                   // .eh_frame resolved for the code (clreq, jitdump)
     fs::path text_path;
 };
 
@@ -515,7 +576,8 @@ struct Seed {
 /// section lay at the code's end rounded up to 8 bytes (where the client
 /// and the jitdump follower put it); empty if it has none or other
 /// relocations.
-Bytes resolved_eh_frame(const Bytes& b, const Elf& e, std::size_t text_index, std::size_t text_size) {
+Bytes resolved_eh_frame(const Bytes& b, const Elf& e, std::size_t text_index,
+                        std::size_t text_size) {
     const Section* eh = e.find(".eh_frame");
     const Section* rela = e.find(".rela.eh_frame");
     const Section* symtab = e.find(".symtab");
@@ -558,7 +620,8 @@ Seed load_seed(const std::string& name, const fs::path& object, const fs::path& 
     for (std::size_t i = 0; i < symtab->sh.sh_size / sizeof(Elf64_Sym); ++i) {
         Elf64_Sym sym;
         std::memcpy(&sym, s.image.data() + symtab->sh.sh_offset + i * sizeof sym, sizeof sym);
-        const char* n = reinterpret_cast<const char*>(s.image.data() + strtab.sh.sh_offset + sym.st_name);
+        const char* n =
+            reinterpret_cast<const char*>(s.image.data() + strtab.sh.sh_offset + sym.st_name);
         if (std::strcmp(n, "hz_entry") == 0) {
             s.entry = sym.st_value;
             found = true;
@@ -572,7 +635,8 @@ Seed load_seed(const std::string& name, const fs::path& object, const fs::path& 
 }
 
 /// Header fields of the DWARF sections, by the unit's version.
-std::vector<CfiField> dwarf_header_fields(const Bytes& b, const std::string& name, std::size_t lo, std::size_t hi) {
+std::vector<CfiField> dwarf_header_fields(const Bytes& b, const std::string& name, std::size_t lo,
+                                          std::size_t hi) {
     std::vector<CfiField> f;
     if (hi - lo < 12) return f;
     f.push_back({lo, 4, "unit_length"});
@@ -595,8 +659,12 @@ std::vector<CfiField> dwarf_header_fields(const Bytes& b, const std::string& nam
             f.push_back({p + 1, 1, "segment_selector_size"});
             p += 2;
         }
-        const char* names[] = {"minimum_instruction_length", "maximum_operations_per_instruction",
-                               "default_is_stmt", "line_base", "line_range", "opcode_base"};
+        const char* names[] = {"minimum_instruction_length",
+                               "maximum_operations_per_instruction",
+                               "default_is_stmt",
+                               "line_base",
+                               "line_range",
+                               "opcode_base"};
         f.push_back({p, 4, "header_length"});
         p += 4;
         for (const char* n : names) {
@@ -645,7 +713,7 @@ std::vector<std::size_t> line_forms(const Bytes& b, std::size_t lo, std::size_t 
     if (hi - lo < 20 || get_le(b, lo + 4, 2) < 5) return forms;
     std::size_t p = lo + 17;  // opcode_base
     const std::size_t opcode_base = b[p];
-    p += opcode_base;          // past the standard opcode lengths
+    p += opcode_base;  // past the standard opcode lengths
     for (int table = 0; table < 2 && p < hi; ++table) {
         const std::size_t count = b[p++];
         for (std::size_t i = 0; i < count; ++i) {
@@ -661,11 +729,17 @@ std::vector<std::size_t> line_forms(const Bytes& b, std::size_t lo, std::size_t 
             for (std::uint64_t d = 0; d < dirs; ++d)
                 for (std::size_t k = forms.size() - count; k < forms.size(); ++k) {
                     const std::uint8_t form = b[forms[k]];
-                    if (form == 0x1f || form == 0x0e) p += 4;
-                    else if (form == 0x0f) uleb(b, p, hi, nullptr);
-                    else if (form == 0x08) { while (p < hi && b[p]) ++p; ++p; }
-                    else if (form == 0x1e) p += 16;
-                    else return forms;
+                    if (form == 0x1f || form == 0x0e)
+                        p += 4;
+                    else if (form == 0x0f)
+                        uleb(b, p, hi, nullptr);
+                    else if (form == 0x08) {
+                        while (p < hi && b[p]) ++p;
+                        ++p;
+                    } else if (form == 0x1e)
+                        p += 16;
+                    else
+                        return forms;
                 }
         }
     }
@@ -674,7 +748,8 @@ std::vector<std::size_t> line_forms(const Bytes& b, std::size_t lo, std::size_t 
 
 /// The DWARF forms (1-byte codes) and a few that are not.
 std::uint8_t random_form(Rng& r) {
-    return r.chance(85) ? static_cast<std::uint8_t>(1 + r.below(0x2c)) : static_cast<std::uint8_t>(r.next() & 0x7f);
+    return r.chance(85) ? static_cast<std::uint8_t>(1 + r.below(0x2c))
+                        : static_cast<std::uint8_t>(r.next() & 0x7f);
 }
 
 /// One mutation of an object image (the .text header's sh_addr at
@@ -689,25 +764,40 @@ void mutate_object(Mutator& m) {
             if (pred(s)) v.push_back(&s);
         return v.empty() ? nullptr : v[m.r.below(v.size())];
     };
-    auto any_section = [&](const Section& s) { return s.index != 0 && data_range(s, size).second > data_range(s, size).first; };
+    auto any_section = [&](const Section& s) {
+        return s.index != 0 && data_range(s, size).second > data_range(s, size).first;
+    };
     switch (op) {
-    case 0: case 1: case 2: {  // bytes of a region: a section, the ELF header or the section headers
+    case 0:
+    case 1:
+    case 2: {  // bytes of a region: a section, the ELF header or the section headers
         const std::uint64_t which = m.r.below(e.sections.size() + 2);
         std::size_t lo, hi;
         std::string where;
         if (which == e.sections.size()) {
-            lo = 0; hi = sizeof(Elf64_Ehdr); where = "ehdr";
+            lo = 0;
+            hi = sizeof(Elf64_Ehdr);
+            where = "ehdr";
         } else if (which == e.sections.size() + 1) {
-            lo = e.eh.e_shoff; hi = lo + e.sections.size() * sizeof(Elf64_Shdr); where = "shdrs";
+            lo = e.eh.e_shoff;
+            hi = lo + e.sections.size() * sizeof(Elf64_Shdr);
+            where = "shdrs";
         } else {
             const Section& s = e.sections[which];
             std::tie(lo, hi) = data_range(s, size);
             where = s.name.empty() ? "section" + std::to_string(s.index) : s.name;
-            if (lo >= hi) { lo = s.hdr_at; hi = lo + sizeof(Elf64_Shdr); where += "(hdr)"; }
+            if (lo >= hi) {
+                lo = s.hdr_at;
+                hi = lo + sizeof(Elf64_Shdr);
+                where += "(hdr)";
+            }
         }
-        if (op == 0) m.flip(lo, hi, where);
-        else if (op == 1) m.random_bytes(lo, hi, where);
-        else m.interesting_at(lo, hi, where);
+        if (op == 0)
+            m.flip(lo, hi, where);
+        else if (op == 1)
+            m.random_bytes(lo, hi, where);
+        else
+            m.interesting_at(lo, hi, where);
         break;
     }
     case 3: {  // truncation: anywhere, or at a section's start or end
@@ -719,20 +809,29 @@ void mutate_object(Mutator& m) {
         }
         break;
     }
-    case 4: case 5: {  // a section header field
+    case 4:
+    case 5: {  // a section header field
         const Section& s = e.sections[m.r.below(e.sections.size())];
-        static const struct { std::size_t off; int w; const char* n; } kF[] = {
-            {offsetof(Elf64_Shdr, sh_name), 4, "sh_name"},   {offsetof(Elf64_Shdr, sh_type), 4, "sh_type"},
-            {offsetof(Elf64_Shdr, sh_flags), 8, "sh_flags"}, {offsetof(Elf64_Shdr, sh_addr), 8, "sh_addr"},
-            {offsetof(Elf64_Shdr, sh_offset), 8, "sh_offset"}, {offsetof(Elf64_Shdr, sh_size), 8, "sh_size"},
-            {offsetof(Elf64_Shdr, sh_link), 4, "sh_link"},   {offsetof(Elf64_Shdr, sh_info), 4, "sh_info"},
-            {offsetof(Elf64_Shdr, sh_addralign), 8, "sh_addralign"},
-            {offsetof(Elf64_Shdr, sh_entsize), 8, "sh_entsize"}};
+        static const struct {
+            std::size_t off;
+            int w;
+            const char* n;
+        } kF[] = {{offsetof(Elf64_Shdr, sh_name), 4, "sh_name"},
+                  {offsetof(Elf64_Shdr, sh_type), 4, "sh_type"},
+                  {offsetof(Elf64_Shdr, sh_flags), 8, "sh_flags"},
+                  {offsetof(Elf64_Shdr, sh_addr), 8, "sh_addr"},
+                  {offsetof(Elf64_Shdr, sh_offset), 8, "sh_offset"},
+                  {offsetof(Elf64_Shdr, sh_size), 8, "sh_size"},
+                  {offsetof(Elf64_Shdr, sh_link), 4, "sh_link"},
+                  {offsetof(Elf64_Shdr, sh_info), 4, "sh_info"},
+                  {offsetof(Elf64_Shdr, sh_addralign), 8, "sh_addralign"},
+                  {offsetof(Elf64_Shdr, sh_entsize), 8, "sh_entsize"}};
         const auto& f = kF[m.r.below(10)];
         const std::string what = "shdr[" + std::to_string(s.index) + " " + s.name + "]." + f.n;
         if (f.off == offsetof(Elf64_Shdr, sh_type) && m.r.chance(50)) {
-            const std::uint32_t types[] = {SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA,
-                                           SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_X86_64_UNWIND};
+            const std::uint32_t types[] = {SHT_NULL,   SHT_PROGBITS, SHT_SYMTAB,
+                                           SHT_STRTAB, SHT_RELA,     SHT_NOBITS,
+                                           SHT_REL,    SHT_DYNSYM,   SHT_X86_64_UNWIND};
             const std::uint32_t t = types[m.r.below(9)];
             put_le(m.b, s.hdr_at + f.off, 4, t);
             m.note(what + "=" + hex(t));
@@ -742,35 +841,51 @@ void mutate_object(Mutator& m) {
         break;
     }
     case 6: {  // an ELF header field
-        static const struct { std::size_t off; int w; const char* n; } kF[] = {
-            {EI_CLASS, 1, "e_ident[EI_CLASS]"}, {EI_DATA, 1, "e_ident[EI_DATA]"},
-            {offsetof(Elf64_Ehdr, e_type), 2, "e_type"}, {offsetof(Elf64_Ehdr, e_machine), 2, "e_machine"},
-            {offsetof(Elf64_Ehdr, e_shoff), 8, "e_shoff"}, {offsetof(Elf64_Ehdr, e_shentsize), 2, "e_shentsize"},
-            {offsetof(Elf64_Ehdr, e_shnum), 2, "e_shnum"}, {offsetof(Elf64_Ehdr, e_shstrndx), 2, "e_shstrndx"},
-            {offsetof(Elf64_Ehdr, e_ehsize), 2, "e_ehsize"}, {offsetof(Elf64_Ehdr, e_phnum), 2, "e_phnum"}};
+        static const struct {
+            std::size_t off;
+            int w;
+            const char* n;
+        } kF[] = {{EI_CLASS, 1, "e_ident[EI_CLASS]"},
+                  {EI_DATA, 1, "e_ident[EI_DATA]"},
+                  {offsetof(Elf64_Ehdr, e_type), 2, "e_type"},
+                  {offsetof(Elf64_Ehdr, e_machine), 2, "e_machine"},
+                  {offsetof(Elf64_Ehdr, e_shoff), 8, "e_shoff"},
+                  {offsetof(Elf64_Ehdr, e_shentsize), 2, "e_shentsize"},
+                  {offsetof(Elf64_Ehdr, e_shnum), 2, "e_shnum"},
+                  {offsetof(Elf64_Ehdr, e_shstrndx), 2, "e_shstrndx"},
+                  {offsetof(Elf64_Ehdr, e_ehsize), 2, "e_ehsize"},
+                  {offsetof(Elf64_Ehdr, e_phnum), 2, "e_phnum"}};
         const auto& f = kF[m.r.below(10)];
         m.field(f.off, f.w, e.sections.size(), std::string("ehdr.") + f.n);
         break;
     }
-    case 7: case 8: {  // a relocation entry
-        const Section* s = pick_section([&](const Section& x) { return x.sh.sh_type == SHT_RELA && x.sh.sh_size >= sizeof(Elf64_Rela); });
+    case 7:
+    case 8: {  // a relocation entry
+        const Section* s = pick_section([&](const Section& x) {
+            return x.sh.sh_type == SHT_RELA && x.sh.sh_size >= sizeof(Elf64_Rela);
+        });
         if (!s) break;
         const std::size_t n = s->sh.sh_size / sizeof(Elf64_Rela);
         const std::size_t i = m.r.below(n);
         const std::size_t at = s->sh.sh_offset + i * sizeof(Elf64_Rela);
         const std::string what = s->name + "[" + std::to_string(i) + "]";
         switch (m.r.below(4)) {
-        case 0: m.field(at + offsetof(Elf64_Rela, r_offset), 8, s->sh.sh_size, what + ".r_offset"); break;
+        case 0:
+            m.field(at + offsetof(Elf64_Rela, r_offset), 8, s->sh.sh_size, what + ".r_offset");
+            break;
         case 1: {
-            const std::uint32_t types[] = {R_X86_64_NONE, R_X86_64_64, R_X86_64_PC32, R_X86_64_32,
-                                           R_X86_64_32S, R_X86_64_PC64, R_X86_64_GOTPCREL, R_X86_64_DTPOFF32,
-                                           static_cast<std::uint32_t>(m.r.next())};
+            const std::uint32_t types[] = {
+                R_X86_64_NONE,     R_X86_64_64,       R_X86_64_PC32,
+                R_X86_64_32,       R_X86_64_32S,      R_X86_64_PC64,
+                R_X86_64_GOTPCREL, R_X86_64_DTPOFF32, static_cast<std::uint32_t>(m.r.next())};
             const std::uint32_t t = types[m.r.below(9)];
             put_le(m.b, at + offsetof(Elf64_Rela, r_info), 4, t);
             m.note(what + ".type=" + hex(t));
             break;
         }
-        case 2: m.field(at + offsetof(Elf64_Rela, r_info) + 4, 4, e.sections.size(), what + ".sym"); break;
+        case 2:
+            m.field(at + offsetof(Elf64_Rela, r_info) + 4, 4, e.sections.size(), what + ".sym");
+            break;
         default: m.field(at + offsetof(Elf64_Rela, r_addend), 8, size, what + ".r_addend"); break;
         }
         break;
@@ -784,15 +899,20 @@ void mutate_object(Mutator& m) {
         switch (m.r.below(5)) {
         case 0: m.field(at + offsetof(Elf64_Sym, st_name), 4, size, what + ".st_name"); break;
         case 1: m.field(at + offsetof(Elf64_Sym, st_info), 1, 0, what + ".st_info"); break;
-        case 2: m.field(at + offsetof(Elf64_Sym, st_shndx), 2, e.sections.size(), what + ".st_shndx"); break;
+        case 2:
+            m.field(at + offsetof(Elf64_Sym, st_shndx), 2, e.sections.size(), what + ".st_shndx");
+            break;
         case 3: m.field(at + offsetof(Elf64_Sym, st_value), 8, size, what + ".st_value"); break;
         default: m.field(at + offsetof(Elf64_Sym, st_size), 8, size, what + ".st_size"); break;
         }
         break;
     }
-    case 10: case 11: {  // a DWARF header field
+    case 10:
+    case 11: {  // a DWARF header field
         const Section* s = pick_section([&](const Section& x) {
-            return !dwarf_header_fields(m.b, x.name, data_range(x, size).first, data_range(x, size).second).empty();
+            return !dwarf_header_fields(m.b, x.name, data_range(x, size).first,
+                                        data_range(x, size).second)
+                        .empty();
         });
         if (!s) break;
         auto [lo, hi] = data_range(*s, size);
@@ -807,11 +927,13 @@ void mutate_object(Mutator& m) {
         const bool line = m.r.chance(50);
         if (const Section* l = e.find(".debug_line"); l && line) {
             auto [lo, hi] = data_range(*l, size);
-            for (std::size_t at : line_forms(m.b, lo, hi)) forms.push_back({at, ".debug_line+" + hex(at - lo)});
+            for (std::size_t at : line_forms(m.b, lo, hi))
+                forms.push_back({at, ".debug_line+" + hex(at - lo)});
         }
         if (const Section* a = e.find(".debug_abbrev"); a && forms.empty()) {
             auto [lo, hi] = data_range(*a, size);
-            for (std::size_t at : abbrev_forms(m.b, lo, hi)) forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
+            for (std::size_t at : abbrev_forms(m.b, lo, hi))
+                forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
         }
         if (forms.empty()) break;
         const auto& [at, what] = forms[m.r.below(forms.size())];
@@ -820,8 +942,10 @@ void mutate_object(Mutator& m) {
         m.note(what + " form=" + hex(form));
         break;
     }
-    case 13: case 14: {  // CFI records and programs
-        const Section* s = pick_section([](const Section& x) { return x.name == ".eh_frame" || x.name == ".debug_frame"; });
+    case 13:
+    case 14: {  // CFI records and programs
+        const Section* s = pick_section(
+            [](const Section& x) { return x.name == ".eh_frame" || x.name == ".debug_frame"; });
         if (!s) break;
         auto [lo, hi] = data_range(*s, size);
         mutate_cfi(m, lo, hi, s->name == ".eh_frame", s->name);
@@ -895,8 +1019,8 @@ struct Case {
 };
 
 struct Seeds {
-    std::vector<Seed> objects;     // gdb
-    std::vector<const Seed*> eh;   // clreq, jitdump: distinct .eh_frames
+    std::vector<Seed> objects;    // gdb
+    std::vector<const Seed*> eh;  // clreq, jitdump: distinct .eh_frames
 };
 
 std::string family_of(std::uint64_t n) { return kFamilyCycle[(n / kBlock) % kFamilyCycle.size()]; }
@@ -917,8 +1041,10 @@ Case make_case(const Options& o, const Seeds& seeds, std::uint64_t n) {
         c.mutation = m.desc;
         // The client stores the code's address in .text's sh_addr unless
         // the mutation wrote there (or cut it off).
-        c.arg = c.input.size() >= s.text_addr_field + 8 && get_le(c.input, s.text_addr_field, 8) == 0
-                    ? static_cast<long long>(s.text_addr_field) : -1;
+        c.arg =
+            c.input.size() >= s.text_addr_field + 8 && get_le(c.input, s.text_addr_field, 8) == 0
+                ? static_cast<long long>(s.text_addr_field)
+                : -1;
     } else {
         const Seed& s = *seeds.eh[r.below(seeds.eh.size())];
         c.s = &s;
@@ -1012,10 +1138,12 @@ std::string host_stack(const std::string& err, int frames = 4) {
     const std::string rest = err.substr(stack, err.find("Thread ", stack) - stack);
     std::string out;
     int n = 0;
-    for (std::sregex_iterator it(rest.begin(), rest.end(), frame), end; it != end && n < frames; ++it) {
+    for (std::sregex_iterator it(rest.begin(), rest.end(), frame), end; it != end && n < frames;
+         ++it) {
         const std::string fn = (*it)[1].str();
         if (fn.find("assert") != std::string::npos || fn.find("panic") != std::string::npos ||
-            fn.find("show_sched") != std::string::npos || fn.find("report_and_quit") != std::string::npos ||
+            fn.find("show_sched") != std::string::npos ||
+            fn.find("report_and_quit") != std::string::npos ||
             fn.find("signalhandler") != std::string::npos || fn == "ensure_valid" || fn == "???")
             continue;
         out += (out.empty() ? "" : " < ") + fn + " (" + (*it)[2].str() + ")";
@@ -1026,12 +1154,15 @@ std::string host_stack(const std::string& err, int frames = 4) {
 
 /// What a run's failure looks like: "" when it passed.
 std::string signature_of(const RunResult& r, const std::string& native_out) {
-    static const std::regex assertion(R"(valgrind: (?:\S+/)?([^/\s]+:\d+) \(([^)]*)\): (Assertion '.*' failed\.?))");
+    static const std::regex assertion(
+        R"(valgrind: (?:\S+/)?([^/\s]+:\d+) \(([^)]*)\): (Assertion '.*' failed\.?))");
     static const std::regex frame(R"((?:at|by) 0x[0-9A-Fa-f]+: (\S+) \(([^)]*)\))");
-    static const std::regex client_signal(R"(Process terminating with default action of signal (\d+) \((\w+)\))");
+    static const std::regex client_signal(
+        R"(Process terminating with default action of signal (\d+) \((\w+)\))");
     if (r.timed_out) return "hang (timeout)";
     std::smatch m;
-    if (std::regex_search(r.err, m, assertion)) return m[1].str() + " (" + m[2].str() + "): " + m[3].str();
+    if (std::regex_search(r.err, m, assertion))
+        return m[1].str() + " (" + m[2].str() + "): " + m[3].str();
     // The first frame of Valgrind's own stack after a crash or panic.
     const std::size_t impossible = r.err.find("the 'impossible' happened");
     if (impossible != std::string::npos) {
@@ -1053,8 +1184,10 @@ std::string signature_of(const RunResult& r, const std::string& native_out) {
             std::string rest = r.err.substr(stack);
             for (std::sregex_iterator it(rest.begin(), rest.end(), frame), end; it != end; ++it) {
                 const std::string fn = (*it)[1].str();
-                if (fn.find("assert") != std::string::npos || fn.find("panic") != std::string::npos ||
-                    fn.find("show_sched") != std::string::npos || fn.find("report_and_quit") != std::string::npos ||
+                if (fn.find("assert") != std::string::npos ||
+                    fn.find("panic") != std::string::npos ||
+                    fn.find("show_sched") != std::string::npos ||
+                    fn.find("report_and_quit") != std::string::npos ||
                     fn.find("sync_signalhandler") != std::string::npos || fn == "???")
                     continue;
                 return what + " in " + fn + " (" + (*it)[2].str() + ")";
@@ -1074,7 +1207,8 @@ std::string signature_of(const RunResult& r, const std::string& native_out) {
         std::string where;
         const std::string rest = m.suffix().str();
         std::smatch f;
-        if (std::regex_search(rest, f, frame)) where = " at " + f[1].str() + " (" + f[2].str() + ")";
+        if (std::regex_search(rest, f, frame))
+            where = " at " + f[1].str() + " (" + f[2].str() + ")";
         return "client killed by " + m[2].str() + where;
     }
     if (WIFSIGNALED(r.status)) return "killed by signal " + std::to_string(WTERMSIG(r.status));
@@ -1090,7 +1224,8 @@ std::string signature_of(const RunResult& r, const std::string& native_out) {
 /// input no longer kills Valgrind, but it reached a reader bug that part 1
 /// of the series should fix at its root.
 std::string guard_catch_of(const RunResult& r) {
-    static const std::regex caught(R"((a failed check: [^\n]*|a fault \(signal \d+ at address [^)]*\)))");
+    static const std::regex caught(
+        R"((a failed check: [^\n]*|a fault \(signal \d+ at address [^)]*\)))");
     std::smatch m;
     if (std::regex_search(r.err, m, caught)) return "caught by the guard: " + m[1].str();
     return "";
@@ -1137,12 +1272,15 @@ struct Campaign {
     /// signature or "".
     std::string run_list(const fs::path& dir, const std::string& tool, std::string* log) {
         const RunResult native = run({o.client, "list"}, dir, o.timeout, "native");
-        if (native.timed_out || !WIFEXITED(native.status) || WEXITSTATUS(native.status) != kClientExit)
-            throw std::runtime_error("the client fails natively in " + dir.string() + ": " + native.err);
+        if (native.timed_out || !WIFEXITED(native.status) ||
+            WEXITSTATUS(native.status) != kClientExit)
+            throw std::runtime_error("the client fails natively in " + dir.string() + ": " +
+                                     native.err);
         const RunResult vg = run(valgrind_argv(tool, "list"), dir, o.timeout, "valgrind");
         ++runs;
         if (vg.err.find("failed to start tool") != std::string::npos)
-            throw std::runtime_error("the staged Valgrind cannot start " + tool + " (" + o.valgrind + ")");
+            throw std::runtime_error("the staged Valgrind cannot start " + tool + " (" +
+                                     o.valgrind + ")");
         if (log) *log = vg.err;
         const std::string sig = signature_of(vg, native.out);
         if (sig.empty() && o.strict_readers) return guard_catch_of(vg);
@@ -1152,30 +1290,36 @@ struct Campaign {
     /// Saves a reproducer of `c` under the repro directory: its files, the
     /// tool, Valgrind's output and run.sh.
     std::string save_repro(const Case& c, const fs::path& from, const std::string& sig) const {
-        const fs::path dir = fs::path(o.repro) / (c.family + "-" + std::to_string(c.number) + "-" + c.tool);
+        const fs::path dir =
+            fs::path(o.repro) / (c.family + "-" + std::to_string(c.number) + "-" + c.tool);
         fs::remove_all(dir);
         write_cases({c}, dir);
         write_text(dir / "tool", c.tool + "\n");
         write_text(dir / "signature", sig + "\n");
-        write_text(dir / "mutation", "seed " + c.seed + ", campaign seed " + std::to_string(o.seed) +
-                                        ", case " + c.id() + ": " + c.mutation + "\n");
+        write_text(dir / "mutation", "seed " + c.seed + ", campaign seed " +
+                                         std::to_string(o.seed) + ", case " + c.id() + ": " +
+                                         c.mutation + "\n");
         if (fs::exists(from / "valgrind.stderr"))
-            fs::copy_file(from / "valgrind.stderr", dir / "valgrind.log", fs::copy_options::overwrite_existing);
+            fs::copy_file(from / "valgrind.stderr", dir / "valgrind.log",
+                          fs::copy_options::overwrite_existing);
         std::string sh = "#!/bin/sh\n# Reproduces " + c.id() + " under " + c.tool + ": " + sig +
                          "\ncd \"$(dirname \"$0\")\" && exec \"${VALGRIND:-" + o.valgrind + "}\"";
         for (const std::string& a : tool_args(c.tool)) sh += " " + a;
         sh += " \"${HOSTILE_CLIENT:-../hostile_client}\" list\n";
         write_text(dir / "run.sh", sh);
-        fs::permissions(dir / "run.sh", fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+        fs::permissions(dir / "run.sh",
+                        fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
         return fs::absolute(dir).string();
     }
 
-    void record(const Case& c, const std::string& sig, const std::string& repro, const std::string& stack) {
+    void record(const Case& c, const std::string& sig, const std::string& repro,
+                const std::string& stack) {
         std::lock_guard<std::mutex> g(mu);
-        Failure f{c.id(), c.tool, c.seed, c.mutation, sig, repro, known.count(c.id()) ? "known" : ""};
+        Failure f{
+            c.id(), c.tool, c.seed, c.mutation, sig, repro, known.count(c.id()) ? "known" : ""};
         std::printf("%s %s %s seed=%s sig=\"%s\" from=\"%s\" mutation=\"%s\" repro=%s\n",
-                    f.known.empty() ? "FAIL" : "XFAIL", f.id.c_str(), f.tool.c_str(), f.seed.c_str(),
-                    sig.c_str(), stack.c_str(), c.mutation.c_str(), repro.c_str());
+                    f.known.empty() ? "FAIL" : "XFAIL", f.id.c_str(), f.tool.c_str(),
+                    f.seed.c_str(), sig.c_str(), stack.c_str(), c.mutation.c_str(), repro.c_str());
         std::fflush(stdout);
         failures.push_back(f);
     }
@@ -1188,8 +1332,9 @@ struct Campaign {
         total += batch.size();
         if (o.verbose) {
             std::lock_guard<std::mutex> g(mu);
-            std::printf("run %s..%s %s: %s\n", batch.front().id().c_str(), batch.back().id().c_str(),
-                        batch.front().tool.c_str(), sig.empty() ? "pass" : sig.c_str());
+            std::printf("run %s..%s %s: %s\n", batch.front().id().c_str(),
+                        batch.back().id().c_str(), batch.front().tool.c_str(),
+                        sig.empty() ? "pass" : sig.c_str());
         }
         if (sig.empty()) {
             passed += batch.size();
@@ -1221,8 +1366,9 @@ struct Campaign {
         for (int h = 0; h < 2; ++h) {
             const std::vector<Case> half(cases.begin() + (h ? static_cast<long>(mid) : 0),
                                          h ? cases.end() : cases.begin() + static_cast<long>(mid));
-            const fs::path sub = dir / (half.front().family + "-" + std::to_string(half.front().number) + "-" +
-                                        std::to_string(half.size()));
+            const fs::path sub =
+                dir / (half.front().family + "-" + std::to_string(half.front().number) + "-" +
+                       std::to_string(half.size()));
             write_cases(half, sub);
             const std::string s = run_list(sub, half.front().tool, nullptr);
             if (s.empty()) {
@@ -1235,7 +1381,8 @@ struct Campaign {
             } else {
                 if (!bisect(half, sub)) {
                     Case whole = half.front();
-                    whole.mutation = "only together with the rest of its run, up to " + half.back().id();
+                    whole.mutation =
+                        "only together with the rest of its run, up to " + half.back().id();
                     record(whole, s + " (batch)", fs::absolute(sub).string(),
                            host_stack(read_text(sub / "valgrind.stderr")));
                 }
@@ -1272,11 +1419,16 @@ struct Campaign {
             return;
         }
         std::lock_guard<std::mutex> g(mu);
-        Failure f{name, tool, "-", "replayed " + dir.string(), sig, fs::absolute(dir).string(),
+        Failure f{name,
+                  tool,
+                  "-",
+                  "replayed " + dir.string(),
+                  sig,
+                  fs::absolute(dir).string(),
                   known.count(name) ? "known" : ""};
-        std::printf("%s %s %s sig=\"%s\" from=\"%s\" repro=%s\n", f.known.empty() ? "FAIL" : "XFAIL",
-                    name.c_str(), tool.c_str(), sig.c_str(), host_stack(read_text(work / "valgrind.stderr")).c_str(),
-                    f.repro.c_str());
+        std::printf("%s %s %s sig=\"%s\" from=\"%s\" repro=%s\n",
+                    f.known.empty() ? "FAIL" : "XFAIL", name.c_str(), tool.c_str(), sig.c_str(),
+                    host_stack(read_text(work / "valgrind.stderr")).c_str(), f.repro.c_str());
         failures.push_back(f);
     }
 };
@@ -1302,10 +1454,12 @@ Seeds build_seeds(const Options& o, const fs::path& dir) {
                 for (const char* cfi : {"eh", "df"}) {
                     const std::string name = cc_name + "-dw" + dw + "-" + opt + "-" + cfi;
                     const fs::path obj = dir / (name + ".o");
-                    const std::string cmd = cc + " -c -" + opt + " -gdwarf-" + dw +
-                        (std::string(cfi) == "eh" ? " -fasynchronous-unwind-tables" : " -fno-asynchronous-unwind-tables") +
-                        " -fno-pic -fno-stack-protector -fcf-protection=none -fno-builtin -o " + obj.string() +
-                        " " + src.string();
+                    const std::string cmd =
+                        cc + " -c -" + opt + " -gdwarf-" + dw +
+                        (std::string(cfi) == "eh" ? " -fasynchronous-unwind-tables"
+                                                  : " -fno-asynchronous-unwind-tables") +
+                        " -fno-pic -fno-stack-protector -fcf-protection=none -fno-builtin -o " +
+                        obj.string() + " " + src.string();
                     if (std::system(cmd.c_str()) != 0) throw std::runtime_error("failed: " + cmd);
                     s.objects.push_back(load_seed(name, obj, dir));
                 }
@@ -1314,7 +1468,8 @@ Seeds build_seeds(const Options& o, const fs::path& dir) {
     for (const Seed& x : s.objects) {
         if (x.eh_frame.empty()) continue;
         const std::string key(x.eh_frame.begin(), x.eh_frame.end());
-        if (eh_seen.insert(key + std::string(x.text.begin(), x.text.end())).second) s.eh.push_back(&x);
+        if (eh_seen.insert(key + std::string(x.text.begin(), x.text.end())).second)
+            s.eh.push_back(&x);
     }
     if (s.eh.empty()) throw std::runtime_error("no seed .eh_frame");
     return s;
@@ -1343,31 +1498,62 @@ int main(int argc, char** argv) {
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
             const std::size_t eq = a.find('=');
-            const std::string k = a.substr(0, eq), v = eq == std::string::npos ? "" : a.substr(eq + 1);
-            if (k == "--seed") o.seed = std::stoull(v);
-            else if (k == "--first") o.first = std::stoull(v);
-            else if (k == "--cases") o.cases = std::stoull(v);
-            else if (k == "--case") { o.first = std::stoull(v.substr(v.find(':') + 1)); o.cases = 1; }
-            else if (k == "--families") { auto f = split(v, ','); o.families = std::set<std::string>(f.begin(), f.end()); }
-            else if (k == "--tools") o.tools = split(v, ',');
-            else if (k == "--jobs") o.jobs = static_cast<unsigned>(std::max(1ull, std::stoull(v)));
-            else if (k == "--batch") o.batch = std::clamp<std::uint64_t>(std::stoull(v), 1, kBlock);
-            else if (k == "--timeout") o.timeout = static_cast<unsigned>(std::stoul(v));
-            else if (k == "--out") o.out = v;
-            else if (k == "--repro") o.repro = v;
-            else if (k == "--known") o.known = v;
-            else if (k == "--replay") o.replay.push_back(v);
-            else if (k == "--valgrind") o.valgrind = v;
-            else if (k == "--client") o.client = v;
-            else if (k == "--srcdir") o.srcdir = v;
-            else if (k == "--cc") o.cc = v;
-            else if (k == "--clang") o.clang = v;
-            else if (k == "--verbose") o.verbose = true;
-            else if (k == "--keep") o.keep = true;
-            else if (k == "--dry-run") o.dry_run = true;
-            else if (k == "--strict-readers") o.strict_readers = true;
-            else if (k == "--help" || k == "-h") { usage(); return 0; }
-            else { std::fprintf(stderr, "hostile_campaign: unknown option %s\n", a.c_str()); usage(); return 2; }
+            const std::string k = a.substr(0, eq),
+                              v = eq == std::string::npos ? "" : a.substr(eq + 1);
+            if (k == "--seed")
+                o.seed = std::stoull(v);
+            else if (k == "--first")
+                o.first = std::stoull(v);
+            else if (k == "--cases")
+                o.cases = std::stoull(v);
+            else if (k == "--case") {
+                o.first = std::stoull(v.substr(v.find(':') + 1));
+                o.cases = 1;
+            } else if (k == "--families") {
+                auto f = split(v, ',');
+                o.families = std::set<std::string>(f.begin(), f.end());
+            } else if (k == "--tools")
+                o.tools = split(v, ',');
+            else if (k == "--jobs")
+                o.jobs = static_cast<unsigned>(std::max(1ull, std::stoull(v)));
+            else if (k == "--batch")
+                o.batch = std::clamp<std::uint64_t>(std::stoull(v), 1, kBlock);
+            else if (k == "--timeout")
+                o.timeout = static_cast<unsigned>(std::stoul(v));
+            else if (k == "--out")
+                o.out = v;
+            else if (k == "--repro")
+                o.repro = v;
+            else if (k == "--known")
+                o.known = v;
+            else if (k == "--replay")
+                o.replay.push_back(v);
+            else if (k == "--valgrind")
+                o.valgrind = v;
+            else if (k == "--client")
+                o.client = v;
+            else if (k == "--srcdir")
+                o.srcdir = v;
+            else if (k == "--cc")
+                o.cc = v;
+            else if (k == "--clang")
+                o.clang = v;
+            else if (k == "--verbose")
+                o.verbose = true;
+            else if (k == "--keep")
+                o.keep = true;
+            else if (k == "--dry-run")
+                o.dry_run = true;
+            else if (k == "--strict-readers")
+                o.strict_readers = true;
+            else if (k == "--help" || k == "-h") {
+                usage();
+                return 0;
+            } else {
+                std::fprintf(stderr, "hostile_campaign: unknown option %s\n", a.c_str());
+                usage();
+                return 2;
+            }
         }
         for (const std::string& t : o.tools)
             if (std::find(kAllTools.begin(), kAllTools.end(), t) == kAllTools.end())
@@ -1378,7 +1564,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (!is_executable(o.valgrind) || !is_executable(o.client)) {
-        std::printf("SKIP: no staged Valgrind (%s) or client (%s)\n", o.valgrind.c_str(), o.client.c_str());
+        std::printf("SKIP: no staged Valgrind (%s) or client (%s)\n", o.valgrind.c_str(),
+                    o.client.c_str());
         return 77;
     }
     if (o.repro.empty()) o.repro = (fs::path(o.out) / "repro").string();
@@ -1394,7 +1581,8 @@ int main(int argc, char** argv) {
         fs::create_directories(o.out);
         fs::create_directories(o.repro);
         // The reproducers' run.sh runs ../hostile_client.
-        fs::copy_file(o.client, fs::path(o.repro) / "hostile_client", fs::copy_options::overwrite_existing);
+        fs::copy_file(o.client, fs::path(o.repro) / "hostile_client",
+                      fs::copy_options::overwrite_existing);
         if (!o.known.empty()) {
             std::istringstream in(read_text(o.known));
             std::string line;
@@ -1409,16 +1597,19 @@ int main(int argc, char** argv) {
         std::vector<fs::path> replays;
         if (o.replay.empty()) {
             c.seeds = build_seeds(o, fs::path(o.out) / "seeds");
-            std::printf("seeds: %zu objects, %zu .eh_frame; campaign seed %llu, cases %llu..%llu, tools %zu\n",
-                        c.seeds.objects.size(), c.seeds.eh.size(), static_cast<unsigned long long>(o.seed),
-                        static_cast<unsigned long long>(o.first),
-                        static_cast<unsigned long long>(o.first + o.cases - 1), o.tools.size());
+            std::printf(
+                "seeds: %zu objects, %zu .eh_frame; campaign seed %llu, cases %llu..%llu, tools "
+                "%zu\n",
+                c.seeds.objects.size(), c.seeds.eh.size(), static_cast<unsigned long long>(o.seed),
+                static_cast<unsigned long long>(o.first),
+                static_cast<unsigned long long>(o.first + o.cases - 1), o.tools.size());
             std::fflush(stdout);
             for (std::uint64_t n = o.first; n < o.first + o.cases; ++n) {
                 if (!o.families.count(family_of(n))) continue;
                 Case k = make_case(o, c.seeds, n);
                 if (o.dry_run) {
-                    std::printf("%s %s %s %s\n", k.id().c_str(), k.tool.c_str(), k.seed.c_str(), k.mutation.c_str());
+                    std::printf("%s %s %s %s\n", k.id().c_str(), k.tool.c_str(), k.seed.c_str(),
+                                k.mutation.c_str());
                     continue;
                 }
                 if (batches.empty() || batches.back().size() >= o.batch ||
@@ -1428,7 +1619,8 @@ int main(int argc, char** argv) {
             }
         } else {
             for (const std::string& r : o.replay) {
-                if (fs::exists(fs::path(r) / "list")) replays.push_back(r);
+                if (fs::exists(fs::path(r) / "list"))
+                    replays.push_back(r);
                 else
                     for (const auto& d : fs::directory_iterator(r))
                         if (fs::exists(d.path() / "list")) replays.push_back(d.path());
@@ -1446,7 +1638,8 @@ int main(int argc, char** argv) {
                     if (o.replay.empty()) {
                         if (i >= batches.size()) return;
                         c.run_batch(batches[i], i);
-                        const std::size_t done = ++finished, step = std::max<std::size_t>(1, batches.size() / 10);
+                        const std::size_t done = ++finished,
+                                          step = std::max<std::size_t>(1, batches.size() / 10);
                         if (done % step == 0 && done < batches.size()) {
                             std::lock_guard<std::mutex> g(c.mu);
                             std::printf("progress: %zu of %zu runs\n", done, batches.size());
@@ -1479,21 +1672,25 @@ int main(int argc, char** argv) {
         by_sig[f.signature].push_back(&f);
         if (f.known.empty()) ++unexpected;
     }
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("\n%llu cases in %llu Valgrind runs, %.0f s: %llu passed, %zu failed (%zu not in --known), "
-                "%zu distinct signatures\n",
-                static_cast<unsigned long long>(c.total.load()), static_cast<unsigned long long>(c.runs.load()),
-                secs, static_cast<unsigned long long>(c.passed.load()), c.failures.size(), unexpected,
-                by_sig.size());
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf(
+        "\n%llu cases in %llu Valgrind runs, %.0f s: %llu passed, %zu failed (%zu not in --known), "
+        "%zu distinct signatures\n",
+        static_cast<unsigned long long>(c.total.load()),
+        static_cast<unsigned long long>(c.runs.load()), secs,
+        static_cast<unsigned long long>(c.passed.load()), c.failures.size(), unexpected,
+        by_sig.size());
     for (const auto& [sig, fs_] : by_sig) {
         std::set<std::string> tools;
         for (const Failure* f : fs_) tools.insert(f->tool);
         std::string t;
         for (const std::string& x : tools) t += (t.empty() ? "" : ",") + x;
-        std::printf("  %4zu  %s\n        tools %s; first %s, reproducer %s\n", fs_.size(), sig.c_str(),
-                    t.c_str(), fs_.front()->id.c_str(), fs_.front()->repro.c_str());
+        std::printf("  %4zu  %s\n        tools %s; first %s, reproducer %s\n", fs_.size(),
+                    sig.c_str(), t.c_str(), fs_.front()->id.c_str(), fs_.front()->repro.c_str());
     }
     for (const std::string& id : c.passed_known)
-        std::printf("XPASS %s: listed in --known but passes now (remove it from %s)\n", id.c_str(), o.known.c_str());
+        std::printf("XPASS %s: listed in --known but passes now (remove it from %s)\n", id.c_str(),
+                    o.known.c_str());
     return unexpected == 0 ? 0 : 1;
 }

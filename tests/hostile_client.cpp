@@ -152,7 +152,8 @@ void clreq_case(const Case& c, const std::vector<char>& text) {
 /// All jitdump cases: one file, a CODE_UNWINDING_INFO record (the case's
 /// payload) before each CODE_LOAD, mapped when complete; then each
 /// case's code runs.
-void jitdump_cases(const std::vector<const Case*>& cases, std::map<std::string, std::vector<char>>& texts) {
+void jitdump_cases(const std::vector<const Case*>& cases,
+                   std::map<std::string, std::vector<char>>& texts) {
     if (cases.empty()) return;
     const std::uint32_t pid = static_cast<std::uint32_t>(getpid());
     jitdump_test::JitdumpBuilder b;
@@ -207,10 +208,14 @@ int main(int argc, char** argv) {
             if (!texts.count(c.text_path)) texts[c.text_path] = read_file(c.text_path);
         std::vector<const Case*> jitdump;
         for (const Case& c : cases) {
-            if (c.kind == "gdb") gdb_case(c, texts.at(c.text_path));
-            else if (c.kind == "clreq") clreq_case(c, texts.at(c.text_path));
-            else if (c.kind == "jitdump") jitdump.push_back(&c);
-            else throw std::runtime_error("unknown kind " + c.kind);
+            if (c.kind == "gdb")
+                gdb_case(c, texts.at(c.text_path));
+            else if (c.kind == "clreq")
+                clreq_case(c, texts.at(c.text_path));
+            else if (c.kind == "jitdump")
+                jitdump.push_back(&c);
+            else
+                throw std::runtime_error("unknown kind " + c.kind);
         }
         jitdump_cases(jitdump, texts);
         std::printf("done %zu\n", cases.size());

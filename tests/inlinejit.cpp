@@ -174,7 +174,8 @@ int hostile() {
     {
         Case c{"too_deep", {}};
         for (unsigned long i = 0; i <= VG_JIT_MAX_INLINE_DEPTH; ++i)
-            c.table.push_back({at_square, 1, "nest", nullptr, 1, i == 0 ? VG_JIT_INLINE_TOP : i - 1});
+            c.table.push_back(
+                {at_square, 1, "nest", nullptr, 1, i == 0 ? VG_JIT_INLINE_TOP : i - 1});
         cases.push_back(c);
     }
     {
@@ -198,11 +199,13 @@ int hostile() {
     {
         std::vector<VgJitInline> deepest;
         for (unsigned long i = 0; i < VG_JIT_MAX_INLINE_DEPTH; ++i)
-            deepest.push_back({at_square, 1, "nest", nullptr, 1, i == 0 ? VG_JIT_INLINE_TOP : i - 1});
+            deepest.push_back(
+                {at_square, 1, "nest", nullptr, 1, i == 0 ? VG_JIT_INLINE_TOP : i - 1});
         VgJitCode d = descriptor(l, deepest);
         report("limit", "max_depth", VALGRIND_JIT_REGISTER_CODE(&d));
         std::vector<VgJitInline> pieces;
-        for (std::size_t i = 0; i < size; ++i) pieces.push_back({i, 1, "piece", nullptr, 3, VG_JIT_INLINE_TOP});
+        for (std::size_t i = 0; i < size; ++i)
+            pieces.push_back({i, 1, "piece", nullptr, 3, VG_JIT_INLINE_TOP});
         d = descriptor(l, pieces);
         report("limit", "adjacent_pieces", VALGRIND_JIT_REGISTER_CODE(&d));
     }

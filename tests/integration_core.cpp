@@ -51,15 +51,14 @@ std::map<std::string, Status> statuses(const std::string& err) {
         // Valgrind's own lines may precede on the same stream; testjit's
         // lines are whole lines.
         std::smatch m;
-        if (std::regex_match(line, m, re))
-            out[m[1]] = Status{std::stoul(m[2]), std::stoi(m[3])};
+        if (std::regex_match(line, m, re)) out[m[1]] = Status{std::stoul(m[2]), std::stoi(m[3])};
     }
     return out;
 }
 
 /// Runs testjit under Callgrind and parses the profile.
 cg::Profile callgrind_profile(const TempDir& dir, const std::string& mode,
-                             std::vector<std::string> extra = {}) {
+                              std::vector<std::string> extra = {}) {
     const std::string out = dir.file("callgrind." + mode);
     std::vector<std::string> args{"--tool=callgrind", "--callgrind-out-file=" + out};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -74,11 +73,9 @@ const cg::FunctionCosts& function(const cg::Profile& p, const std::string& name)
     throw std::runtime_error("no function " + name + " in the profile");
 }
 
-
-
 /// Valgrind options that make `tool` write its output file into `dir`.
 std::vector<std::string> tool_args(const std::string& tool, const TempDir& dir,
-                                  std::vector<std::string> extra = {}) {
+                                   std::vector<std::string> extra = {}) {
     std::vector<std::string> args{"--tool=" + tool};
     if (tool == "callgrind") args.push_back("--callgrind-out-file=" + dir.file("callgrind.out"));
     if (tool == "cachegrind") args.push_back("--cachegrind-out-file=" + dir.file("cachegrind.out"));
@@ -89,8 +86,8 @@ std::vector<std::string> tool_args(const std::string& tool, const TempDir& dir,
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(output_is_identical_natively_and_under_every_tool) {
-    for (const std::string mode : {"calls", "replace", "patch", "forget", "memerr", "mangled", "fork", "leak",
-                                   "alloc", "race", "malloc", "bad"}) {
+    for (const std::string mode : {"calls", "replace", "patch", "forget", "memerr", "mangled",
+                                   "fork", "leak", "alloc", "race", "malloc", "bad"}) {
         BOOST_TEST_CONTEXT("mode " << mode) {
             const Result native = run(program(mode));
             BOOST_TEST_REQUIRE(native.status == 0, native);
@@ -109,7 +106,7 @@ BOOST_AUTO_TEST_CASE(requests_report_not_running_natively) {
     const auto st = statuses(run(program("bad")).err);
     BOOST_TEST_REQUIRE(st.count("query") == 1);
     BOOST_TEST(st.at("query").ret == 0u);
-    BOOST_TEST(st.at("query").err == 1);   // VG_JIT_ERR_NOT_RUNNING
+    BOOST_TEST(st.at("query").err == 1);  // VG_JIT_ERR_NOT_RUNNING
     BOOST_TEST(st.at("messy-lines").ret == 0u);
 }
 
@@ -133,8 +130,9 @@ BOOST_AUTO_TEST_CASE(line_tables_that_lose_entries_say_how_many_and_why_once) {
     };
     for (const auto& [name, why] : want) {
         BOOST_TEST_CONTEXT(name) {
-            const std::regex one(R"(Warning: JIT register of ")" + name +
-                                 R"(" \(start 0x[0-9a-f]+, size [0-9]+\): line-table entries dropped: )");
+            const std::regex one(
+                R"(Warning: JIT register of ")" + name +
+                R"(" \(start 0x[0-9a-f]+, size [0-9]+\): line-table entries dropped: )");
             std::smatch m;
             const std::string line = "register of \"" + name + "\" ";
             BOOST_TEST(count_of(r.err, line) == 1u, r.err);
@@ -146,30 +144,43 @@ BOOST_AUTO_TEST_CASE(line_tables_that_lose_entries_say_how_many_and_why_once) {
     // 153 registrations lose entries: 100 warnings, then only a count.
     BOOST_TEST(count_of(r.err, "line-table entries dropped: ") == 100u);
     BOOST_TEST(count_of(r.err, "Warning: further JIT warnings are only counted\n") == 1u);
-    BOOST_TEST(contains(r.err, "JIT: 53 further client request warnings were only counted\n"), r.err);
+    BOOST_TEST(contains(r.err, "JIT: 53 further client request warnings were only counted\n"),
+               r.err);
     // The summary adds them up by reason.
     BOOST_TEST(contains(r.err, " 157 line entries dropped, "), r.err);
-    BOOST_TEST(contains(r.err, "JIT: line-table entries dropped (of the tables that lost some): 157 of 308: "
-                               "150 at an offset at or past the code's size, 2 with a line above 1048575, "
-                               "3 with no file (neither the entry nor the registration names one), "
-                               "2 whose file name is not UTF-8 or has control characters\n"),
-               r.err);
+    BOOST_TEST(
+        contains(r.err,
+                 "JIT: line-table entries dropped (of the tables that lost some): 157 of 308: "
+                 "150 at an offset at or past the code's size, 2 with a line above 1048575, "
+                 "3 with no file (neither the entry nor the registration names one), "
+                 "2 whose file name is not UTF-8 or has control characters\n"),
+        r.err);
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
     // What valgrind/jit.h documents for each case: (returned, LAST_ERROR).
     const std::map<std::string, std::pair<unsigned long, int>> expected = {
-        {"null-name", {0, 3}},        {"wild-name", {0, 3}},
-        {"unterminated-name", {0, 3}}, {"empty-name", {0, 3}},
+        {"null-name", {0, 3}},
+        {"wild-name", {0, 3}},
+        {"unterminated-name", {0, 3}},
+        {"empty-name", {0, 3}},
         {"long-name", {0, 3}},
-        {"size-zero", {0, 5}},        {"wraps", {0, 5}},
-        {"huge", {0, 5}},             {"unmapped", {0, 6}},
-        {"not-executable", {0, 6}},   {"elf-text", {0, 7}},
-        {"null-desc", {0, 2}},        {"small-desc", {0, 2}},
-        {"huge-desc", {0, 2}},        {"wild-lines", {0, 8}},
-        {"absurd-n-lines", {0, 8}},   {"bad-object", {0, 4}},
-        {"messy-lines", {1, 65}},     {"overlap-replaces", {1, 64}},
-        {"unregister-nothing", {0, 9}}, {"unregister-range", {1, 0}},
+        {"size-zero", {0, 5}},
+        {"wraps", {0, 5}},
+        {"huge", {0, 5}},
+        {"unmapped", {0, 6}},
+        {"not-executable", {0, 6}},
+        {"elf-text", {0, 7}},
+        {"null-desc", {0, 2}},
+        {"small-desc", {0, 2}},
+        {"huge-desc", {0, 2}},
+        {"wild-lines", {0, 8}},
+        {"absurd-n-lines", {0, 8}},
+        {"bad-object", {0, 4}},
+        {"messy-lines", {1, 65}},
+        {"overlap-replaces", {1, 64}},
+        {"unregister-nothing", {0, 9}},
+        {"unregister-range", {1, 0}},
         {"query", {3, 0}},
     };
     for (const std::string tool : {"memcheck", "callgrind", "cachegrind"}) {
@@ -193,8 +204,9 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
             static const std::regex unregister(
                 R"(Warning: JIT unregister refused \(start 0x[0-9a-f]+\): nothing registered there)");
             BOOST_TEST(std::regex_search(r.err, unregister), r.err);
-            BOOST_TEST(contains(r.err, "Warning: JIT register refused (descriptor 0x0): bad descriptor"),
-                       r.err);
+            BOOST_TEST(
+                contains(r.err, "Warning: JIT register refused (descriptor 0x0): bad descriptor"),
+                r.err);
             // Each bad string says what is wrong with it, with the limit.
             for (const char* why :
                  {"bad name: the name is NULL\n", "bad name: the name is empty\n",
@@ -215,12 +227,16 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
                  {"(descriptor 0x0): bad descriptor: the descriptor pointer is NULL\n",
                   "bad descriptor: struct_size is 8, not 64 to 4096 bytes\n",
                   "bad descriptor: struct_size is 1048576, not 64 to 4096 bytes\n",
-                  "bad line table: lines (0x10, 4 entries of 24 bytes) is not readable client memory\n",
-                  "bad line table: n_lines is 1099511627776, above the limit of 1048576 (VG_JIT_MAX_LINES)\n",
+                  "bad line table: lines (0x10, 4 entries of 24 bytes) is not readable client "
+                  "memory\n",
+                  "bad line table: n_lines is 1099511627776, above the limit of 1048576 "
+                  "(VG_JIT_MAX_LINES)\n",
                   "bad address range: the size is 0\n",
-                  "bad address range: the size is 1099511627776 bytes, above the limit of 4294967295 bytes "
+                  "bad address range: the size is 1099511627776 bytes, above the limit of "
+                  "4294967295 bytes "
                   "(VG_JIT_MAX_CODE_SIZE)\n",
-                  "bad address range: 0xfffffffffffffff7 + 64 bytes wraps around the end of the address "
+                  "bad address range: 0xfffffffffffffff7 + 64 bytes wraps around the end of the "
+                  "address "
                   "space\n"}) {
                 BOOST_TEST(count_of(r.err, why) == 1u, why);
             }
@@ -233,13 +249,15 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
             BOOST_TEST(mm[1].str() == mm[2].str());
             BOOST_TEST(count_of(r.err, "line-table entries dropped: ") == 1u, r.err);
             // Every request counted once: 19 register = 2 + 17, 2 unregister = 1 + 1.
-            BOOST_TEST(contains(r.err, "JIT: client requests: 19 register: 2 registered, 17 refused; "
-                                       "2 unregister: 1 applied, 1 refused"),
+            BOOST_TEST(contains(r.err,
+                                "JIT: client requests: 19 register: 2 registered, 17 refused; "
+                                "2 unregister: 1 applied, 1 refused"),
                        r.err);
-            BOOST_TEST(contains(r.err, "JIT: refused: 3 bad descriptor, 5 bad name, 1 bad object or "
-                                       "file name, 3 bad address range, 2 range is not executable "
-                                       "client memory, 1 range overlaps the text of a loaded object, "
-                                       "2 bad line table"),
+            BOOST_TEST(contains(r.err,
+                                "JIT: refused: 3 bad descriptor, 5 bad name, 1 bad object or "
+                                "file name, 3 bad address range, 2 range is not executable "
+                                "client memory, 1 range overlaps the text of a loaded object, "
+                                "2 bad line table"),
                        r.err);
             BOOST_TEST(contains(r.err, "range overlaps the text of a loaded object"));
             BOOST_TEST(contains(r.err, "JIT: "));
@@ -266,8 +284,8 @@ BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
     BOOST_TEST(line_cost(leaf, file, 10) == 2u * 1000);
     BOOST_TEST(line_cost(leaf, file, 11) == (5u * 1000 + 2) * 1000);
     BOOST_TEST(line_cost(leaf, file, 12) == 1u * 1000);
-    BOOST_TEST(leaf.self.at(0) == line_cost(leaf, file, 10) + line_cost(leaf, file, 11) +
-                                      line_cost(leaf, file, 12));
+    BOOST_TEST(leaf.self.at(0) ==
+               line_cost(leaf, file, 10) + line_cost(leaf, file, 11) + line_cost(leaf, file, 12));
     BOOST_TEST(line_cost(middle, file, 21) > 0u);
     BOOST_TEST(line_cost(top, file, 31) > 0u);
 
@@ -292,8 +310,8 @@ BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
     BOOST_TEST(mid_leaf->inclusive.at(0) == leaf.self.at(0));
 
     // callgrind_annotate shows the functions and annotates the source.
-    const Result ann = run({stage() + "/bin/callgrind_annotate", "--auto=yes",
-                            dir.file("callgrind.calls")});
+    const Result ann =
+        run({stage() + "/bin/callgrind_annotate", "--auto=yes", dir.file("callgrind.calls")});
     BOOST_TEST_REQUIRE(ann.status == 0, ann);
     // (callgrind_annotate shortens paths below the working directory.)
     BOOST_TEST(contains(ann.out, "testjit.src:jit_leaf [" + kObject + "]"), ann.out);
@@ -309,9 +327,9 @@ BOOST_AUTO_TEST_CASE(callgrind_names_objects_files_lines_and_call_edges) {
 BOOST_AUTO_TEST_CASE(callgrind_records_keep_long_and_many_names) {
     TempDir dir;
     const std::string out = dir.file("callgrind.long_names");
-    const Result r = run_valgrind({"--tool=callgrind", "--stats=yes",
-                                  "--callgrind-out-file=" + out},
-                                 {tests_builddir() + "/long_names"});
+    const Result r =
+        run_valgrind({"--tool=callgrind", "--stats=yes", "--callgrind-out-file=" + out},
+                     {tests_builddir() + "/long_names"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const cg::Profile p = cg::Profile::parse_file(out);
 
@@ -340,9 +358,8 @@ BOOST_AUTO_TEST_CASE(callgrind_records_keep_long_and_many_names) {
 BOOST_AUTO_TEST_CASE(cachegrind_attributes_file_function_and_lines) {
     TempDir dir;
     const std::string out = dir.file("cachegrind.out");
-    const Result r = run_valgrind({"--tool=cachegrind", "--cache-sim=no",
-                                  "--cachegrind-out-file=" + out},
-                                 program("calls"));
+    const Result r = run_valgrind(
+        {"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + out}, program("calls"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const cg::Profile p = cg::Profile::parse_file(out);
     const std::string file = source();
@@ -405,7 +422,8 @@ BOOST_AUTO_TEST_CASE(code_registered_over_running_code_gets_only_its_own_costs) 
                 std::uint64_t total = 0;
                 for (const auto& [line, ir] : lines) {
                     const std::uint64_t got = line_cost(*fns.front(), file, line);
-                    BOOST_TEST(got == ir, name << " line " << line << ": " << got << " Ir, want " << ir);
+                    BOOST_TEST(got == ir,
+                               name << " line " << line << ": " << got << " Ir, want " << ir);
                     total += ir;
                 }
                 BOOST_TEST(fns.front()->self.at(0) == total,
@@ -447,7 +465,8 @@ BOOST_AUTO_TEST_CASE(unregistered_code_that_runs_again_has_no_name) {
 BOOST_AUTO_TEST_CASE(memcheck_names_jitted_frame_with_file_and_line) {
     const Result r = run_valgrind({"--tool=memcheck"}, program("memerr"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    static const std::regex frame(R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: jit_reader \(testjit\.src:61\))");
+    static const std::regex frame(
+        R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: jit_reader \(testjit\.src:61\))");
     BOOST_TEST(std::regex_search(r.err, frame), r.err);
 }
 
@@ -467,10 +486,11 @@ BOOST_AUTO_TEST_CASE(forked_child_keeps_registrations) {
 BOOST_AUTO_TEST_CASE(keep_debuginfo_keeps_names_of_replaced_code) {
     // jit_allocator leaks a block, then is unregistered and other_code is
     // registered at its address; the leak's stack was recorded before.
-    static const std::regex leak(R"(77 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
+    static const std::regex leak(
+        R"(77 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
     std::smatch m;
-    const Result kept = run_valgrind({"--leak-check=full", "--keep-debuginfo=yes"},
-                                    program("leak"));
+    const Result kept =
+        run_valgrind({"--leak-check=full", "--keep-debuginfo=yes"}, program("leak"));
     BOOST_TEST_REQUIRE(std::regex_search(kept.err, m, leak), kept.err);
     BOOST_TEST(m[1].str() == "jit_allocator (testjit.src:71)");
     const Result dropped = run_valgrind({"--leak-check=full"}, program("leak"));
@@ -483,10 +503,11 @@ BOOST_AUTO_TEST_CASE(keep_debuginfo_finds_an_archived_function_past_one_archived
     // small_fn (big_fn+16 .. +32) is registered and unregistered after it.
     // The leak's frame lies past small_fn's end, inside big_fn only: the
     // archive must still find big_fn behind the shorter, later function.
-    static const std::regex leak(R"(88 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
+    static const std::regex leak(
+        R"(88 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
     std::smatch m;
-    const Result kept = run_valgrind({"--leak-check=full", "--keep-debuginfo=yes"},
-                                    program("nested"));
+    const Result kept =
+        run_valgrind({"--leak-check=full", "--keep-debuginfo=yes"}, program("nested"));
     BOOST_TEST_REQUIRE(kept.status == 0, kept);
     BOOST_TEST(contains(kept.out, "nested allocated yes"), kept.out);
     BOOST_TEST_REQUIRE(std::regex_search(kept.err, m, leak), kept.err);
@@ -501,9 +522,9 @@ BOOST_AUTO_TEST_CASE(keep_debuginfo_finds_an_archived_function_past_one_archived
 BOOST_AUTO_TEST_CASE(massif_names_jitted_allocation_sites) {
     TempDir dir;
     const std::string out = dir.file("massif.out");
-    const Result r = run_valgrind({"--tool=massif", "--threshold=0", "--detailed-freq=1",
-                                  "--massif-out-file=" + out},
-                                 program("alloc"));
+    const Result r = run_valgrind(
+        {"--tool=massif", "--threshold=0", "--detailed-freq=1", "--massif-out-file=" + out},
+        program("alloc"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const std::string text = read_file(out);
     BOOST_TEST(contains(text, "jit_allocator (testjit.src:71)"), text);
@@ -524,8 +545,9 @@ BOOST_AUTO_TEST_CASE(verbose_summary_and_trace_report_registrations) {
     BOOST_TEST(contains(r.err, "jit: register"), r.err);
     BOOST_TEST(contains(r.err, "jit_leaf (" + kObject + "), 3 lines"), r.err);
     // testjit unmaps its code memory before it exits.
-    BOOST_TEST(contains(r.err, "JIT: 3 registered, 0 unregistered, 0 replaced, 3 unmapped, "
-                               "0 refused, 0 line entries dropped, 0 live at exit"),
+    BOOST_TEST(contains(r.err,
+                        "JIT: 3 registered, 0 unregistered, 0 replaced, 3 unmapped, "
+                        "0 refused, 0 line entries dropped, 0 live at exit"),
                r.err);
 }
 
@@ -540,7 +562,8 @@ BOOST_AUTO_TEST_CASE(names_are_read_exactly_at_every_offset_length_and_mapping_e
     std::istringstream in(r.err);
     std::string line;
     static const std::regex expect(R"(^expect names-(\d+) (.*)$)");
-    static const std::regex trace(R"(^--\d+-- jit: register 0x[0-9a-f]+-0x[0-9a-f]+ (.*) \(\[jit\]\), 0 lines$)");
+    static const std::regex trace(
+        R"(^--\d+-- jit: register 0x[0-9a-f]+-0x[0-9a-f]+ (.*) \(\[jit\]\), 0 lines$)");
     while (std::getline(in, line)) {
         std::smatch m;
         if (std::regex_match(line, m, expect) && std::stoul(m[1]) < expected.size())
@@ -572,9 +595,11 @@ BOOST_AUTO_TEST_CASE(names_in_use_survive_name_pool_compactions) {
     const Result r = run_valgrind({"--tool=none", "-v", "--trace-jit=yes"}, program("compact"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST_REQUIRE(contains(r.out, "compact done"), r.out);
-    static const std::regex pool(R"(JIT: name pool: \d+ bytes in use, \d+ bytes unused, (\d+) compactions)");
+    static const std::regex pool(
+        R"(JIT: name pool: \d+ bytes in use, \d+ bytes unused, (\d+) compactions)");
     std::smatch m;
-    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, pool), r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, pool),
+                       r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
     BOOST_TEST(std::stoul(m[1]) >= 2u);
     const auto st = statuses(r.err);
     for (const char* what : {"kept-1", "kept-2", "kept-3", "unkept-1", "unkept-2", "unkept-3"}) {
@@ -584,12 +609,14 @@ BOOST_AUTO_TEST_CASE(names_in_use_survive_name_pool_compactions) {
     std::vector<std::string> names;
     std::istringstream in(r.err);
     std::string line;
-    static const std::regex unreg(R"(^--\d+-- jit: unregister 0x[0-9a-f]+-0x[0-9a-f]+ (kept\S*|\S*shared\S*|\S*alone\S*) \(\[jit\]\)$)");
+    static const std::regex unreg(
+        R"(^--\d+-- jit: unregister 0x[0-9a-f]+-0x[0-9a-f]+ (kept\S*|\S*shared\S*|\S*alone\S*) \(\[jit\]\)$)");
     while (std::getline(in, line))
         if (std::regex_match(line, m, unreg)) names.push_back(m[1]);
     const std::string shared = "kept_shared_" + std::string(40, 's');
     const std::string alone = "kept_alone_" + std::string(40, 'a');
-    BOOST_TEST(names == (std::vector<std::string>{shared, shared, alone}), r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
+    BOOST_TEST(names == (std::vector<std::string>{shared, shared, alone}),
+               r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
 }
 
 BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
@@ -646,7 +673,7 @@ BOOST_AUTO_TEST_CASE(translation_lookups_are_exact_with_the_entry_filter) {
     auto new_translations = [](long n) {
         const Result native = run({testjit(), "retranslate", std::to_string(n)});
         const Result r = run_valgrind({"--tool=none", "--stats=yes"},
-                                     {testjit(), "retranslate", std::to_string(n)});
+                                      {testjit(), "retranslate", std::to_string(n)});
         BOOST_TEST_REQUIRE(r.status == 0, r);
         BOOST_TEST(r.out == native.out);
         BOOST_TEST(contains(r.out, "retranslate sum "), r.out);
@@ -671,8 +698,9 @@ BOOST_AUTO_TEST_CASE(translation_lookups_are_exact_with_the_entry_filter) {
     // and --sanity-level=4 checks at each discard that the filter counts
     // every translation in every sector.
     const Result native = run({testjit(), "retranslate", "100000"});
-    const Result r = run_valgrind({"--tool=none", "--stats=yes", "--num-transtab-sectors=3", "--sanity-level=4"},
-                                 {testjit(), "retranslate", "100000"});
+    const Result r =
+        run_valgrind({"--tool=none", "--stats=yes", "--num-transtab-sectors=3", "--sanity-level=4"},
+                     {testjit(), "retranslate", "100000"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == native.out);
     BOOST_TEST(!contains(r.err, "sanity fail"), r.err.substr(0, 4000));
@@ -691,7 +719,8 @@ BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
         prog.insert(prog.end(), {seed, "300000"});
         const Result r = run_valgrind({"--tool=none"}, prog);
         BOOST_TEST_REQUIRE(r.status == 0, r);
-        BOOST_TEST(contains(r.err, "churn mismatches 0,"), "seed " << seed << ": " << r.err.substr(0, 4000));
+        BOOST_TEST(contains(r.err, "churn mismatches 0,"),
+                   "seed " << seed << ": " << r.err.substr(0, 4000));
     }
     // Under Callgrind, with the exit summary: every function still
     // registered at the end ran once (mov + ret = 2 instructions) and must
@@ -725,9 +754,11 @@ BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
         BOOST_TEST((it != actual.end() && it->second == ir), name << ": expected " << ir);
     }
     // The name pool was compacted (names of removed functions freed).
-    static const std::regex pool(R"(JIT: name pool: \d+ bytes in use, \d+ bytes unused, (\d+) compactions freed (\d+) bytes)");
+    static const std::regex pool(
+        R"(JIT: name pool: \d+ bytes in use, \d+ bytes unused, (\d+) compactions freed (\d+) bytes)");
     std::smatch m;
-    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, pool), r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, pool),
+                       r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0));
     BOOST_TEST(std::stoul(m[1]) >= 3u);
     BOOST_TEST(std::stoull(m[2]) >= 3u * (1u << 20));
 }
@@ -735,11 +766,13 @@ BOOST_AUTO_TEST_CASE(random_churn_matches_a_model_and_keeps_names_exact) {
 BOOST_AUTO_TEST_CASE(helgrind_and_drd_name_racing_jitted_code) {
     const Result hg = run_valgrind({"--tool=helgrind"}, program("race"));
     BOOST_TEST_REQUIRE(hg.status == 0, hg);
-    static const std::regex hg_race(R"(Possible data race during (read|write) of size 4[^\n]*\n==\d+== Locks held: none\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
+    static const std::regex hg_race(
+        R"(Possible data race during (read|write) of size 4[^\n]*\n==\d+== Locks held: none\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
     BOOST_TEST(std::regex_search(hg.err, hg_race), hg.err);
     const Result drd = run_valgrind({"--tool=drd"}, program("race"));
     BOOST_TEST_REQUIRE(drd.status == 0, drd);
-    static const std::regex drd_race(R"(Conflicting (load|store) by thread \d+[^\n]*\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
+    static const std::regex drd_race(
+        R"(Conflicting (load|store) by thread \d+[^\n]*\n==\d+==    at 0x[0-9A-F]+: jit_racer \(testjit\.src:95\))");
     BOOST_TEST(std::regex_search(drd.err, drd_race), drd.err);
 }
 
@@ -768,6 +801,6 @@ BOOST_AUTO_TEST_CASE(stock_valgrind_ignores_the_requests,
     BOOST_TEST(st.size() == statuses(native.err).size());
     for (const auto& [what, s] : st) {
         BOOST_TEST(s.ret == 0u, what);
-        BOOST_TEST(s.err == 1, what);   // VG_JIT_ERR_NOT_RUNNING
+        BOOST_TEST(s.err == 1, what);  // VG_JIT_ERR_NOT_RUNNING
     }
 }

@@ -49,8 +49,8 @@ boost::test_tools::assertion_result have_erlang(boost::unit_test::test_unit_id) 
 void compile_vgfib(const TempDir& dir) {
     RunOptions opt;
     opt.cwd = dir.path();
-    const Result r = run({erlc_binary(), absolute(srcdir() + "/tests/fixtures/erlang/vgfib.erl")},
-                         opt);
+    const Result r =
+        run({erlc_binary(), absolute(srcdir() + "/tests/fixtures/erlang/vgfib.erl")}, opt);
     BOOST_TEST_REQUIRE(r.status == 0, r);
 }
 
@@ -75,8 +75,7 @@ cg::Profile beam_profile(const TempDir& dir) {
         if (f.rfind("cg.out.", 0) != 0) continue;
         cg::Profile p = cg::Profile::parse_file(e.path().string());
         const auto cmd = p.header().find("cmd");
-        if (cmd != p.header().end() && cmd->second.find("beam.smp") != std::string::npos)
-            return p;
+        if (cmd != p.header().end() && cmd->second.find("beam.smp") != std::string::npos) return p;
     }
     BOOST_FAIL("no Callgrind profile of beam.smp in " << dir.path());
     throw std::logic_error("unreachable");
@@ -84,11 +83,11 @@ cg::Profile beam_profile(const TempDir& dir) {
 
 struct ErlRun {
     Result vg;
-    std::map<std::string, std::uint64_t> ir;      ///< by name, vgfib's functions
-    std::map<std::string, std::uint64_t> calls;   ///< calls into them
-    std::uint64_t fib_on_lines = 0;                 ///< fib/1's Ir on lines 8..9
-    std::uint64_t fib_on_line8 = 0;                 ///< of which on line 8
-    std::size_t dollar_names = 0;                  ///< "$vgfib:..." functions
+    std::map<std::string, std::uint64_t> ir;     ///< by name, vgfib's functions
+    std::map<std::string, std::uint64_t> calls;  ///< calls into them
+    std::uint64_t fib_on_lines = 0;              ///< fib/1's Ir on lines 8..9
+    std::uint64_t fib_on_line8 = 0;              ///< of which on line 8
+    std::size_t dollar_names = 0;                ///< "$vgfib:..." functions
 };
 
 ErlRun callgrind_vgfib(bool perf_map) {
@@ -144,7 +143,8 @@ BOOST_AUTO_TEST_CASE(erlang_modules_are_named_with_no_flag_under_callgrind,
     // OTP writes the line of fib/1's first instructions (8) before the
     // range starts: it is the line in effect there, run by every call.
     BOOST_TEST(r.fib_on_line8 >= 21891u);
-    BOOST_TEST(std::regex_search(r.vg.err, std::regex(R"(JIT GDB interface: .* [1-9]\d* Erlang/OTP modules)")),
+    BOOST_TEST(std::regex_search(
+                   r.vg.err, std::regex(R"(JIT GDB interface: .* [1-9]\d* Erlang/OTP modules)")),
                r.vg.err);
     BOOST_TEST(!contains(r.vg.err, "not an ELF object"), r.vg.err);
 }
@@ -174,8 +174,9 @@ BOOST_AUTO_TEST_CASE(erlang_under_memcheck_q_prints_nothing_and_names_errors,
     opt.timeout_seconds = 600;
     const Result native = run(vgfib_program(dir), opt);
     BOOST_TEST_REQUIRE(native.status == 0, native);
-    const Result q = run_valgrind({"--tool=memcheck", "--trace-children=yes", "--smc-check=all", "-q"},
-                                 vgfib_program(dir), opt);
+    const Result q =
+        run_valgrind({"--tool=memcheck", "--trace-children=yes", "--smc-check=all", "-q"},
+                     vgfib_program(dir), opt);
     BOOST_TEST_REQUIRE(q.status == 0, q);
     BOOST_TEST(q.out == native.out);
     // Memcheck reports what it finds in BEAM itself (its garbage
@@ -187,9 +188,14 @@ BOOST_AUTO_TEST_CASE(erlang_under_memcheck_q_prints_nothing_and_names_errors,
     BOOST_TEST(std::regex_search(q.err, std::regex(R"(: [a-z_]+::?[^ ]+ \(in [a-z_]+\))")),
                q.err.substr(0, 4000));
     // -v counts the modules read and the emulator's entry skipped.
-    const Result v = run_valgrind({"--tool=memcheck", "--trace-children=yes", "--smc-check=all", "-v"},
-                                 vgfib_program(dir), opt);
+    const Result v =
+        run_valgrind({"--tool=memcheck", "--trace-children=yes", "--smc-check=all", "-v"},
+                     vgfib_program(dir), opt);
     BOOST_TEST_REQUIRE(v.status == 0, v);
-    BOOST_TEST(std::regex_search(v.err, std::regex(R"([1-9]\d* Erlang/OTP modules, [1-9]\d* other objects not ELF \(skipped\))")),
-               v.err);
+    BOOST_TEST(
+        std::regex_search(
+            v.err,
+            std::regex(
+                R"([1-9]\d* Erlang/OTP modules, [1-9]\d* other objects not ELF \(skipped\))")),
+        v.err);
 }

@@ -34,7 +34,6 @@
 
 #include <sys/stat.h>
 
-
 namespace cg = vgjit::callgrind;
 using vgjit::test::absolute;
 using vgjit::test::builddir;
@@ -44,8 +43,8 @@ using vgjit::test::line_count;
 using vgjit::test::minijit;
 using vgjit::test::read_file;
 using vgjit::test::Result;
-using vgjit::test::RunOptions;
 using vgjit::test::run_checked;
+using vgjit::test::RunOptions;
 using vgjit::test::srcdir;
 using vgjit::test::StackFrame;
 using vgjit::test::stage;
@@ -79,7 +78,6 @@ std::vector<std::string> defined_functions(const std::string& source) {
     }
     return out;
 }
-
 
 bool require_stage() {
     struct stat st;
@@ -136,12 +134,13 @@ cg::FunctionCosts merge_recursion(const cg::Profile& p, const cg::FunctionKey& k
 
 std::uint64_t cost_in(const cg::FunctionCosts& f, const CodeRange& r, std::size_t ev) {
     std::uint64_t sum = 0;
-    for (auto it = f.instrs.lower_bound(r.start); it != f.instrs.end() && it->first < r.start + r.size; ++it)
+    for (auto it = f.instrs.lower_bound(r.start);
+         it != f.instrs.end() && it->first < r.start + r.size; ++it)
         sum += it->second[ev];
     return sum;
 }
 
-} // namespace
+}  // namespace
 
 // ------------------------------------------------------------- native --
 
@@ -219,14 +218,18 @@ BOOST_AUTO_TEST_CASE(native_command_line) {
     BOOST_TEST(args.out == "-24 -1\n", args);
     Result not_int = run_checked({minijit(), prog, "6", "x"});
     BOOST_TEST(not_int.status == 2, not_int);
-    BOOST_TEST(not_int.err.find("program argument 'x' is not a 64-bit integer") != std::string::npos, not_int);
+    BOOST_TEST(
+        not_int.err.find("program argument 'x' is not a 64-bit integer") != std::string::npos,
+        not_int);
     Result div_zero = run_checked({minijit(), prog, "6", "0"});
     BOOST_TEST(div_zero.status == 1, div_zero);
     BOOST_TEST(div_zero.err == prog + ":2: runtime error: division by zero\n", div_zero);
 
     Result arity = run_checked({minijit(), example("fib.mj"), "7"});
     BOOST_TEST(arity.status == 1, arity);
-    BOOST_TEST(arity.err == example("fib.mj") + ":12: error: 'main' takes 0 arguments but 1 was given on the command line\n",
+    BOOST_TEST(arity.err ==
+                   example("fib.mj") +
+                       ":12: error: 'main' takes 0 arguments but 1 was given on the command line\n",
                arity);
 }
 
@@ -236,27 +239,32 @@ BOOST_AUTO_TEST_CASE(memcheck_finds_no_errors_or_leaks) {
     if (!require_stage()) return;
     for (const auto& s : kSamples) {
         BOOST_TEST_CONTEXT("sample " << s) {
-            Result r = run_checked({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99",
-                            minijit(), example(s + ".mj")});
+            Result r = run_checked({valgrind(), "--tool=memcheck", "--leak-check=full",
+                                    "--error-exitcode=99", minijit(), example(s + ".mj")});
             BOOST_TEST(r.status == 0, r);
             BOOST_TEST(r.out == read_file(example("expected/" + s + ".out")), r);
-            BOOST_TEST(r.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, r);
+            BOOST_TEST(r.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos,
+                       r);
             BOOST_TEST(r.err.find("definitely lost") == std::string::npos, r);
             BOOST_TEST(r.err.find("minijit: warning") == std::string::npos, r);
             BOOST_TEST(r.err.find("minijit: note") == std::string::npos, r);
         }
     }
     // Every construct, with tier-up on the first call.
-    Result f = run_checked({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(),
-                    "--tier-threshold", "1", example("features.mj")});
+    Result f =
+        run_checked({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99",
+                     minijit(), "--tier-threshold", "1", example("features.mj")});
     BOOST_TEST(f.status == 0, f);
     BOOST_TEST(f.out == read_file(example("expected/features.out")), f);
     BOOST_TEST(f.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, f);
     // A runtime error leaves through longjmp past jitted frames: still clean.
     const std::string so = example("errors/stack_overflow.mj");
-    Result r = run_checked({valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(), so});
+    Result r = run_checked(
+        {valgrind(), "--tool=memcheck", "--leak-check=full", "--error-exitcode=99", minijit(), so});
     BOOST_TEST(r.status == 1, r);
-    BOOST_TEST(r.err.find(so + ":5: runtime error: stack overflow in function 'down'") != std::string::npos, r);
+    BOOST_TEST(r.err.find(so + ":5: runtime error: stack overflow in function 'down'") !=
+                   std::string::npos,
+               r);
     BOOST_TEST(r.err.find("ERROR SUMMARY: 0 errors from 0 contexts") != std::string::npos, r);
     BOOST_TEST(r.err.find("definitely lost") == std::string::npos, r);
 }
@@ -273,8 +281,9 @@ struct InvalidRead {
 
 /// Runs it with `minijit_options` added.
 InvalidRead invalid_read_in_nested_calls(const std::vector<std::string>& minijit_options) {
-    std::vector<std::string> argv{valgrind(), "--tool=memcheck", "-v", "--num-callers=20", minijit(),
-                                  "--verbose", "--tier-names", "--no-bounds-checks"};
+    std::vector<std::string> argv{valgrind(),         "--tool=memcheck",   "-v",
+                                  "--num-callers=20", minijit(),           "--verbose",
+                                  "--tier-names",     "--no-bounds-checks"};
     argv.insert(argv.end(), minijit_options.begin(), minijit_options.end());
     argv.push_back(example("errors/bounds_tier1.mj"));
     InvalidRead out;
@@ -294,7 +303,7 @@ std::string expected_error_line(const std::string& source) {
 /// The names of the frames in `file` ("lookup.tier1", ...), innermost first,
 /// up to the first frame that is not.
 std::vector<std::string> leading_frames_in(const std::vector<StackFrame>& frames,
-                                         const std::string& file) {
+                                           const std::string& file) {
     std::vector<std::string> names;
     for (const auto& f : frames) {
         if (f.where.compare(0, file.size() + 1, file + ":") != 0) break;
@@ -303,7 +312,7 @@ std::vector<std::string> leading_frames_in(const std::vector<StackFrame>& frames
     return names;
 }
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(memcheck_stack_through_tier1_code_reaches_main) {
     // errors/bounds_tier1.mj: main (called once: tier 0) calls check, which
@@ -327,19 +336,21 @@ BOOST_AUTO_TEST_CASE(memcheck_stack_through_tier1_code_reaches_main) {
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST_REQUIRE(!with_cfi.frames.empty(), r.err);
     std::vector<std::string> expected;
-    for (const auto& name : chain) expected.push_back(name + (name == "main" ? ".tier0" : ".tier1"));
-    BOOST_TEST(leading_frames_in(with_cfi.frames, file) == expected, boost::test_tools::per_element());
+    for (const auto& name : chain)
+        expected.push_back(name + (name == "main" ? ".tier0" : ".tier1"));
+    BOOST_TEST(leading_frames_in(with_cfi.frames, file) == expected,
+               boost::test_tools::per_element());
     BOOST_TEST(with_cfi.frames.front().where == file + ":" + line, r.err);
     bool reached_main = false;
     for (std::size_t i = expected.size(); i < with_cfi.frames.size(); ++i)
         reached_main = reached_main || (with_cfi.frames[i].function == "main" &&
-                                      with_cfi.frames[i].where.compare(0, 9, "main.cpp:") == 0);
+                                        with_cfi.frames[i].where.compare(0, 9, "main.cpp:") == 0);
     BOOST_TEST(reached_main, r.err);
     // Each registration came with unwind information, all of it taken:
     // the compiled versions and the retire stub.
     static const std::regex compiled(R"(minijit: compiled .*, registered\n)");
-    const auto registered = static_cast<unsigned long>(
-        std::distance(std::sregex_iterator(r.err.begin(), r.err.end(), compiled), std::sregex_iterator()));
+    const auto registered = static_cast<unsigned long>(std::distance(
+        std::sregex_iterator(r.err.begin(), r.err.end(), compiled), std::sregex_iterator()));
     BOOST_TEST(registered >= chain.size() + 3, r.err);
     std::smatch m;
     static const std::regex summary(R"(JIT: unwind info: (\d+) added, (\d+) refused)");
@@ -411,8 +422,9 @@ BOOST_AUTO_TEST_CASE(callgrind_attributes_jitted_code_to_named_functions) {
             const std::string abs_src = absolute(src);
             const std::string object = "minijit:" + s + ".mj";
             const std::string profile = tmp().path() + "/callgrind." + s + ".out";
-            Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes",
-                            "--callgrind-out-file=" + profile, minijit(), "--verbose", src});
+            Result r =
+                run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes",
+                             "--callgrind-out-file=" + profile, minijit(), "--verbose", src});
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(r.out == read_file(example("expected/" + s + ".out")), r);
             BOOST_TEST(r.err.find("minijit: warning") == std::string::npos, r);
@@ -424,8 +436,10 @@ BOOST_AUTO_TEST_CASE(callgrind_attributes_jitted_code_to_named_functions) {
             // object plus anonymous "???" code) are in named JIT functions.
             std::uint64_t named = 0, anonymous = 0;
             for (const auto& f : p.functions()) {
-                if (f.first.object == object) named += f.second.self[ir];
-                else if (f.first.object == "???") anonymous += f.second.self[ir];
+                if (f.first.object == object)
+                    named += f.second.self[ir];
+                else if (f.first.object == "???")
+                    anonymous += f.second.self[ir];
             }
             BOOST_TEST_MESSAGE(s << ": " << named << " Ir in named JIT functions, " << anonymous
                                  << " Ir in anonymous code, " << p.totals()[ir] << " Ir in total");
@@ -448,7 +462,8 @@ BOOST_AUTO_TEST_CASE(callgrind_attributes_jitted_code_to_named_functions) {
                     std::uint64_t on_lines = 0;
                     for (const auto& l : f.lines) {
                         BOOST_TEST(l.first.first == abs_src);
-                        BOOST_TEST((l.first.second >= 1 && l.first.second <= nlines), "line " << l.first.second);
+                        BOOST_TEST((l.first.second >= 1 && l.first.second <= nlines),
+                                   "line " << l.first.second);
                         on_lines += l.second[ir];
                     }
                     BOOST_TEST(on_lines == f.self[ir]);
@@ -464,8 +479,8 @@ BOOST_AUTO_TEST_CASE(callgrind_fib_lines_calls_and_tier_replacement) {
     const std::string abs_src = absolute(src);
     const std::string object = "minijit:fib.mj";
     const std::string profile = tmp().path() + "/callgrind.fib-tiers.out";
-    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=" + profile,
-                    minijit(), "--verbose", src});
+    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes",
+                            "--callgrind-out-file=" + profile, minijit(), "--verbose", src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const cg::Profile p = cg::Profile::parse_file(profile);
     const std::size_t ir = p.event_index("Ir");
@@ -490,8 +505,10 @@ BOOST_AUTO_TEST_CASE(callgrind_fib_lines_calls_and_tier_replacement) {
     std::uint64_t from_main = 0, recursive = 0;
     for (const auto& c : p.calls()) {
         if (!is_fib(c.first.second, object, abs_src)) continue;
-        if (c.first.first == main_key) from_main += c.second.count;
-        else if (is_fib(c.first.first, object, abs_src)) recursive += c.second.count;
+        if (c.first.first == main_key)
+            from_main += c.second.count;
+        else if (is_fib(c.first.first, object, abs_src))
+            recursive += c.second.count;
     }
     BOOST_TEST(from_main == 3u);
     BOOST_TEST(recursive == (2u * 10946 - 1) + (2u * 121393 - 1) + (2u * 1346269 - 1) - 3);
@@ -524,8 +541,8 @@ BOOST_AUTO_TEST_CASE(callgrind_tier_names_split_the_tiers) {
     const std::string src = example("fib.mj");
     const std::string abs_src = absolute(src);
     const std::string profile = tmp().path() + "/callgrind.fib-names.out";
-    Result r = run_checked({valgrind(), "--tool=callgrind", "--callgrind-out-file=" + profile, minijit(),
-                    "--tier-names", "--tier-threshold", "5000", src});
+    Result r = run_checked({valgrind(), "--tool=callgrind", "--callgrind-out-file=" + profile,
+                            minijit(), "--tier-names", "--tier-threshold", "5000", src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const cg::Profile p = cg::Profile::parse_file(profile);
     const std::size_t ir = p.event_index("Ir");
@@ -547,8 +564,8 @@ BOOST_AUTO_TEST_CASE(cachegrind_names_jitted_code) {
     const std::string src = example("sieve.mj");
     const std::string abs_src = absolute(src);
     const std::string profile = tmp().path() + "/cachegrind.sieve.out";
-    Result r = run_checked({valgrind(), "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + profile,
-                    minijit(), src});
+    Result r = run_checked({valgrind(), "--tool=cachegrind", "--cache-sim=yes",
+                            "--cachegrind-out-file=" + profile, minijit(), src});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == read_file(example("expected/sieve.out")), r);
     const cg::Profile p = cg::Profile::parse_file(profile);

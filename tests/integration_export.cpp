@@ -48,8 +48,8 @@ using vgjit::test::env_or;
 using vgjit::test::minijit;
 using vgjit::test::read_file;
 using vgjit::test::Result;
-using vgjit::test::RunOptions;
 using vgjit::test::run_checked;
+using vgjit::test::RunOptions;
 using vgjit::test::srcdir;
 using vgjit::test::TempDir;
 using vgjit::test::vg_jit;
@@ -72,7 +72,8 @@ boost::test_tools::assertion_result profiler_cli_available(boost::unit_test::tes
         r.message() << "no node on $PATH";
     } else if (::access(profiler_cli().c_str(), X_OK) != 0) {
         r = false;
-        r.message() << profiler_cli() << " is not installed (build-aux/install-deps.sh installs it)";
+        r.message() << profiler_cli()
+                    << " is not installed (build-aux/install-deps.sh installs it)";
     }
     return r;
 }
@@ -100,7 +101,9 @@ std::string callgrind_profile(const std::string& name, const std::vector<std::st
 std::string plain_profile() { return callgrind_profile("callgrind.plain", {}); }
 /// Contexts deep enough for the whole call chain of calls.mj's code
 /// except its deepest recursions.
-std::string context_profile() { return callgrind_profile("callgrind.ctx", {"--separate-callers=50"}); }
+std::string context_profile() {
+    return callgrind_profile("callgrind.ctx", {"--separate-callers=50"});
+}
 
 /// Runs vg-jit export; returns the result.
 Result export_profile(const std::vector<std::string>& args) {
@@ -221,7 +224,8 @@ std::vector<std::string> defined_functions(const std::string& source) {
     std::vector<std::string> names;
     const std::string text = read_file(source);
     const std::regex re(R"(\bfn\s+([A-Za-z_][A-Za-z_0-9]*)\s*\()");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+         ++it)
         names.push_back((*it)[1]);
     return names;
 }
@@ -229,8 +233,8 @@ std::vector<std::string> defined_functions(const std::string& source) {
 /// Checks what profiler-cli shows of `exported` against `profile`: every
 /// function's self cost exactly, the categories, calls.mj's functions
 /// present under their object; returns the listed functions.
-std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>
-check_functions(ProfilerCli& cli, const cg::Profile& profile, const Expected& e) {
+std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> check_functions(
+    ProfilerCli& cli, const cg::Profile& profile, const Expected& e) {
     const std::uint64_t total = profile.totals()[profile.event_index("Ir")];
     const json samples = cli.query({"thread", "samples"});
     BOOST_TEST(samples.at("categoryBreakdown").at("totalSamples").get<std::uint64_t>() == total);
@@ -273,7 +277,8 @@ BOOST_AUTO_TEST_CASE(context_names_split) {
     const cg::ContextName a = cg::split_context_name("is_even'2'is_odd'main");
     BOOST_TEST(a.function == "is_even");
     BOOST_TEST(a.recursion == 2u);
-    BOOST_TEST(a.callers == (std::vector<std::string>{"is_odd", "main"}), boost::test_tools::per_element());
+    BOOST_TEST(a.callers == (std::vector<std::string>{"is_odd", "main"}),
+               boost::test_tools::per_element());
     const cg::ContextName b = cg::split_context_name("fib'main");
     BOOST_TEST(b.function == "fib");
     BOOST_TEST(b.recursion == 1u);
@@ -284,7 +289,8 @@ BOOST_AUTO_TEST_CASE(context_names_split) {
 
 // Without contexts: exact self costs, the JIT's functions under their
 // names and category, and stacks reported as rebuilt.
-BOOST_AUTO_TEST_CASE(firefox_without_contexts, *boost::unit_test::precondition(profiler_cli_available)) {
+BOOST_AUTO_TEST_CASE(firefox_without_contexts,
+                     *boost::unit_test::precondition(profiler_cli_available)) {
     const std::string prof = plain_profile();
     const std::string out = tmp().file("plain.json");
     const Result r = export_profile({"--format=firefox", prof, "-o", out});
@@ -316,7 +322,8 @@ BOOST_AUTO_TEST_CASE(firefox_without_contexts, *boost::unit_test::precondition(p
 
 // With contexts: exact self and total costs per function, and a top-down
 // tree whose nodes are Callgrind's contexts with their costs.
-BOOST_AUTO_TEST_CASE(firefox_with_contexts, *boost::unit_test::precondition(profiler_cli_available)) {
+BOOST_AUTO_TEST_CASE(firefox_with_contexts,
+                     *boost::unit_test::precondition(profiler_cli_available)) {
     const std::string prof = context_profile();
     const std::string out = tmp().file("ctx.json");
     const Result r = export_profile({prof, "--output=" + out});
@@ -403,8 +410,8 @@ BOOST_AUTO_TEST_CASE(folded_line_sums) {
 // Cachegrind's profile has no calls: one frame per sample.
 BOOST_AUTO_TEST_CASE(cachegrind_flat) {
     const std::string prof = tmp().file("cachegrind.out");
-    const Result vg = vgjit::test::run_valgrind({"--tool=cachegrind", "--cachegrind-out-file=" + prof},
-                                               {minijit(), example("calls.mj")});
+    const Result vg = vgjit::test::run_valgrind(
+        {"--tool=cachegrind", "--cachegrind-out-file=" + prof}, {minijit(), example("calls.mj")});
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     const Result r = export_profile({"--format=folded", prof});
     BOOST_TEST_REQUIRE(r.status == 0, r);
@@ -430,7 +437,8 @@ BOOST_AUTO_TEST_CASE(cachegrind_flat) {
     }
     const Result j = export_profile({prof, "-o", tmp().file("cachegrind.json")});
     BOOST_TEST_REQUIRE(j.status == 0, j);
-    BOOST_TEST(json::parse(read_file(tmp().file("cachegrind.json"))).at("meta").at("vgjitStacks") == "flat");
+    BOOST_TEST(json::parse(read_file(tmp().file("cachegrind.json"))).at("meta").at("vgjitStacks") ==
+               "flat");
 }
 
 // Successive dumps of one run: one time line, each dump's samples after
@@ -444,7 +452,8 @@ BOOST_AUTO_TEST_CASE(timeline_from_dumps) {
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     // callgrind.out.1, .2, ... (the dumps) and callgrind.out (the last part).
     std::vector<std::string> files;
-    for (int i = 1; std::filesystem::exists(base + "." + std::to_string(i)); ++i) files.push_back(base + "." + std::to_string(i));
+    for (int i = 1; std::filesystem::exists(base + "." + std::to_string(i)); ++i)
+        files.push_back(base + "." + std::to_string(i));
     files.push_back(base);
     BOOST_TEST_REQUIRE(files.size() >= 3u);
     std::vector<std::uint64_t> part_totals;
@@ -509,7 +518,8 @@ BOOST_AUTO_TEST_CASE(damaged_profiles) {
     // The first cost line after a fn= line, to change.
     std::size_t cost_line = 0;
     for (std::size_t i = 1; i < lines.size() && !cost_line; ++i)
-        if (lines[i - 1].rfind("fn=", 0) == 0 && !lines[i].empty() && std::isdigit(static_cast<unsigned char>(lines[i][0])))
+        if (lines[i - 1].rfind("fn=", 0) == 0 && !lines[i].empty() &&
+            std::isdigit(static_cast<unsigned char>(lines[i][0])))
             cost_line = i;
     BOOST_TEST_REQUIRE(cost_line > 0u);
     std::vector<std::string> changed = lines;
@@ -587,13 +597,15 @@ BOOST_AUTO_TEST_CASE(large_counts_and_plain_names) {
     BOOST_TEST((sum == static_cast<unsigned __int128>(big) * 8 + 10));
     std::set<std::string> names;
     for (const json& n : doc.at("shared").at("funcTable").at("name"))
-        names.insert(doc.at("shared").at("stringArray").at(n.get<std::size_t>()).get<std::string>());
+        names.insert(
+            doc.at("shared").at("stringArray").at(n.get<std::size_t>()).get<std::string>());
     BOOST_TEST(names.count("f'x") == 1u);
 
     const Result f = export_profile({"--format=folded", in});
     BOOST_TEST_REQUIRE(f.status == 0, f);
     // The weights as the profile has them (its total, 2^63 + 10, is exact too).
-    BOOST_TEST(f.out == "main " + std::to_string(big * 7 + 10) + "\nmain;f'x " + std::to_string(big) + "\n");
+    BOOST_TEST(f.out ==
+               "main " + std::to_string(big * 7 + 10) + "\nmain;f'x " + std::to_string(big) + "\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

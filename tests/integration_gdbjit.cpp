@@ -69,8 +69,8 @@ std::uint64_t calls_to(const cg::Profile& p, const std::string& callee) {
 std::uint64_t calls(const cg::Profile& p, const std::string& caller, const std::string& callee) {
     std::uint64_t n = 0;
     for (const auto& [keys, edge] : p.calls())
-        if (cg::strip_recursion_suffix(keys.first.name) == caller
-            && cg::strip_recursion_suffix(keys.second.name) == callee)
+        if (cg::strip_recursion_suffix(keys.first.name) == caller &&
+            cg::strip_recursion_suffix(keys.second.name) == callee)
             n += edge.count;
     return n;
 }
@@ -86,8 +86,8 @@ std::size_t unnamed(const cg::Profile& p) {
 
 /// Self cost (event 0) per (source file's last path component, line) of
 /// the functions named `name` (any recursion level) in `p`.
-std::map<std::pair<std::string, std::uint64_t>, std::uint64_t>
-line_costs(const cg::Profile& p, const std::string& name) {
+std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> line_costs(const cg::Profile& p,
+                                                                          const std::string& name) {
     std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> out;
     for (const auto& [key, f] : p.functions()) {
         if (cg::strip_recursion_suffix(key.name) != name) continue;
@@ -108,8 +108,8 @@ std::uint64_t self_cost(const cg::Profile& p, const std::string& name) {
 /// Runs `prog` under Cachegrind (no cache simulation) and parses its output.
 cg::Profile cachegrind(const TempDir& dir, const std::vector<std::string>& prog) {
     const std::string out = dir.file("cachegrind.out");
-    const Result r = run_valgrind({"--tool=cachegrind", "--cache-sim=no",
-                                  "--cachegrind-out-file=" + out}, prog);
+    const Result r =
+        run_valgrind({"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + out}, prog);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     return cg::Profile::parse_file(out);
 }
@@ -117,9 +117,7 @@ cg::Profile cachegrind(const TempDir& dir, const std::vector<std::string>& prog)
 /// Number of calls fib(n) makes of itself, the first call included.
 std::uint64_t fib_calls(int n) { return n < 2 ? 1 : 1 + fib_calls(n - 1) + fib_calls(n - 2); }
 
-bool executable(const std::string& path) {
-    return ::access(path.c_str(), X_OK) == 0;
-}
+bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
 const std::string kLli = "/usr/bin/lli-14";
 const std::string kClang = "/usr/bin/clang-14";
@@ -173,9 +171,9 @@ void check_fib_lines(const cg::Profile& p) {
         BOOST_TEST_CONTEXT("fib.c line " << pos.second << " of " << pos.first) {
             BOOST_TEST(pos.first == "fib.c");
             BOOST_TEST((pos.second >= 3 && pos.second <= 8));
-            const std::uint64_t runs = pos.second == 6 ? fib_leaves(15)
-                                     : pos.second == 7 ? fib_calls(15) - fib_leaves(15)
-                                                       : fib_calls(15);
+            const std::uint64_t runs = pos.second == 6   ? fib_leaves(15)
+                                       : pos.second == 7 ? fib_calls(15) - fib_leaves(15)
+                                                         : fib_calls(15);
             BOOST_TEST(cost % runs == 0u, cost << " is not a multiple of " << runs);
         }
         sum += cost;
@@ -312,7 +310,7 @@ int main(void)
 }
 )";
 
-} // namespace
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(jit_runs_the_same_natively_and_under_valgrind) {
     for (const std::string mode : {"run", "reuse", "preexisting", "memerr", "heap", "hostile"}) {
@@ -321,7 +319,8 @@ BOOST_AUTO_TEST_CASE(jit_runs_the_same_natively_and_under_valgrind) {
             BOOST_TEST_REQUIRE(native.status == 0, native);
             TempDir dir;
             // Memcheck finds no error but the one "memerr" plants.
-            const Result vg = run_valgrind({"--tool=memcheck", "--error-exitcode=3"}, program(mode));
+            const Result vg =
+                run_valgrind({"--tool=memcheck", "--error-exitcode=3"}, program(mode));
             BOOST_TEST(vg.status == (mode == "memerr" ? 3 : 0), vg);
             BOOST_TEST(vg.out == native.out);
         }
@@ -411,11 +410,12 @@ BOOST_AUTO_TEST_CASE(trace_and_verbose_summary_report_each_object) {
     }
     BOOST_TEST(objects == (std::vector<std::string>{"module_a.c", "module_b.c"}));
     BOOST_TEST(contains(r.err, "jit-gdb: unregister entry"));
-    BOOST_TEST(contains(r.err, "JIT GDB interface: 4 notifications, 1 descriptors, "
-                               "2 objects registered, 2 unregistered, 0 refused; "
-                               "6 functions registered, 0 refused, 0 waiting; "
-                               "6 functions with line tables, 0 line tables refused; "
-                               "2 objects with CFI, 0 refused"));
+    BOOST_TEST(contains(r.err,
+                        "JIT GDB interface: 4 notifications, 1 descriptors, "
+                        "2 objects registered, 2 unregistered, 0 refused; "
+                        "6 functions registered, 0 refused, 0 waiting; "
+                        "6 functions with line tables, 0 line tables refused; "
+                        "2 objects with CFI, 0 refused"));
 }
 
 BOOST_AUTO_TEST_CASE(massif_and_dhat_name_the_jitted_allocation_site) {
@@ -447,8 +447,8 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     RunOptions opts;
     opts.timeout_seconds = 120;
     const std::string out = dir.file("callgrind.out");
-    r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"},
-                    program("hostile"), opts);
+    r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"}, program("hostile"),
+                     opts);
     BOOST_TEST_REQUIRE(!r.timed_out, r);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.out, "hostile: done\ngj_run_a(20) = 6765\n"));
@@ -469,8 +469,7 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
         "Warning: GDB JIT interface: CFI of module_a.c (entry 0x",
     };
     BOOST_TEST(contains(r.err, "Warning: GDB JIT interface: "));
-    for (const auto& w : warnings)
-        BOOST_TEST((contains(r.err, w)), w);
+    for (const auto& w : warnings) BOOST_TEST((contains(r.err, w)), w);
     // The two functions over the program's text: one warning with the
     // count, the reason and the first of them.
     static const std::regex over_text(
@@ -484,11 +483,12 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     // unregistered); the one with overlapping functions registers both,
     // the second replacing the first, and is unregistered; then the good
     // one, whose line table is read.
-    BOOST_TEST(contains(r.err, "JIT GDB interface: 17 notifications, 1 descriptors, "
-                               "5 objects registered, 4 unregistered, 6 refused; "
-                               "4 functions registered, 2 refused, 0 waiting; "
-                               "4 functions with line tables, 2 line tables refused; "
-                               "4 objects with CFI, 1 refused"));
+    BOOST_TEST(contains(r.err,
+                        "JIT GDB interface: 17 notifications, 1 descriptors, "
+                        "5 objects registered, 4 unregistered, 6 refused; "
+                        "4 functions registered, 2 refused, 0 waiting; "
+                        "4 functions with line tables, 2 line tables refused; "
+                        "4 objects with CFI, 1 refused"));
     BOOST_TEST(contains(r.err, "JIT: 4 registered, 3 unregistered, 1 replaced,"), r.err);
     // And the good code is still named, with exact counts.
     const cg::Profile p = cg::Profile::parse_file(out);
@@ -497,8 +497,9 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
 
 BOOST_AUTO_TEST_CASE(an_entry_refused_on_the_first_notification_is_warned_about_once) {
     TempDir dir;
-    const Result r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + dir.file("cg.out"), "-v"},
-                                 program("first-refused"));
+    const Result r =
+        run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + dir.file("cg.out"), "-v"},
+                     program("first-refused"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.out, "gj_run_a(20) = 6765\n"));
     // Read with the whole list, then as the relevant entry: one event.
@@ -560,10 +561,11 @@ BOOST_AUTO_TEST_CASE(lli_leak_from_code_without_frame_pointers_unwinds_by_its_cf
     TempDir dir;
     const std::string c = dir.file("leak.c"), bc = dir.file("leak.bc");
     std::ofstream(c) << kLeakC;
-    const Result cc = run({kClang, "-g", "-O1", "-fomit-frame-pointer", "-emit-llvm", "-c", c, "-o", bc});
+    const Result cc =
+        run({kClang, "-g", "-O1", "-fomit-frame-pointer", "-emit-llvm", "-c", c, "-o", bc});
     BOOST_TEST_REQUIRE(cc.status == 0, cc);
-    const Result r = run_valgrind({"--tool=memcheck", "--leak-check=full", "--keep-debuginfo=yes", "-v"},
-                                 {kLli, bc});
+    const Result r = run_valgrind(
+        {"--tool=memcheck", "--leak-check=full", "--keep-debuginfo=yes", "-v"}, {kLli, bc});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     static const std::regex leak(
         R"(16 bytes in 1 blocks are definitely lost in loss record \d+ of \d+\n)"
@@ -585,7 +587,8 @@ BOOST_AUTO_TEST_CASE(lli_inlined_frames_appear_as_for_the_same_code_compiled_nat
     // executable (Valgrind's own DWARF reader gives the same caller file,
     // also where it cannot name it).
     TempDir dir;
-    const std::string c = dir.file("inlined.c"), bc = dir.file("inlined.bc"), exe = dir.file("inlined");
+    const std::string c = dir.file("inlined.c"), bc = dir.file("inlined.bc"),
+                      exe = dir.file("inlined");
     std::ofstream(c) << kInlinedC;
     const Result cc_jit = run({kClang, "-g", "-O2", "-emit-llvm", "-c", c, "-o", bc});
     BOOST_TEST_REQUIRE(cc_jit.status == 0, cc_jit);
@@ -593,7 +596,8 @@ BOOST_AUTO_TEST_CASE(lli_inlined_frames_appear_as_for_the_same_code_compiled_nat
     BOOST_TEST_REQUIRE(cc_native.status == 0, cc_native);
     const std::string what = "Invalid read of size 4";
     const Result native = run_valgrind({"--tool=memcheck", "--read-inline-info=yes"}, {exe});
-    const Result jit = run_valgrind({"--tool=memcheck", "--read-inline-info=yes", "-v"}, {kLli, bc});
+    const Result jit =
+        run_valgrind({"--tool=memcheck", "--read-inline-info=yes", "-v"}, {kLli, bc});
     BOOST_TEST_REQUIRE(jit.status == 0, jit);
     const auto native_frames = error_frames(native.err, what);
     const auto jit_frames = error_frames(jit.err, what);
@@ -616,7 +620,8 @@ BOOST_AUTO_TEST_CASE(clang_dwarf5_inlined_callers_show_their_file_in_elf_and_jit
     // (DW_AT_call_file 0) must print as inlined.c:10, in the executable
     // and in the object lli registers through the GDB JIT interface.
     TempDir dir;
-    const std::string c = dir.file("inlined.c"), bc = dir.file("inlined.bc"), exe = dir.file("inlined");
+    const std::string c = dir.file("inlined.c"), bc = dir.file("inlined.bc"),
+                      exe = dir.file("inlined");
     std::ofstream(c) << kInlinedC;
     const Result cc_jit = run({kClang, "-gdwarf-5", "-O2", "-emit-llvm", "-c", c, "-o", bc});
     BOOST_TEST_REQUIRE(cc_jit.status == 0, cc_jit);
@@ -625,10 +630,9 @@ BOOST_AUTO_TEST_CASE(clang_dwarf5_inlined_callers_show_their_file_in_elf_and_jit
     const std::string what = "Invalid read of size 4";
     for (const bool jitted : {false, true}) {
         BOOST_TEST_CONTEXT((jitted ? "lli" : "executable")) {
-            const Result r = jitted ? run_valgrind({"--tool=memcheck", "--read-inline-info=yes"},
-                                                  {kLli, bc})
-                                    : run_valgrind({"--tool=memcheck", "--read-inline-info=yes"},
-                                                  {exe});
+            const Result r =
+                jitted ? run_valgrind({"--tool=memcheck", "--read-inline-info=yes"}, {kLli, bc})
+                       : run_valgrind({"--tool=memcheck", "--read-inline-info=yes"}, {exe});
             BOOST_TEST_REQUIRE(r.status == 0, r);
             const auto frames = error_frames(r.err, what);
             BOOST_TEST_REQUIRE(frames.size() >= 2u, r.err);
@@ -667,8 +671,8 @@ BOOST_AUTO_TEST_CASE(lli_race_and_heap_profile_name_jitted_frames_in_helgrind_dr
         // DHAT describes its stacks at exit, after lli unregistered the
         // code: --keep-debuginfo=yes keeps the names for that.
         const std::string out = dir.file("dhat.out");
-        const Result r = run_valgrind({"--tool=dhat", "--keep-debuginfo=yes",
-                                      "--dhat-out-file=" + out}, {kLli, bc});
+        const Result r = run_valgrind(
+            {"--tool=dhat", "--keep-debuginfo=yes", "--dhat-out-file=" + out}, {kLli, bc});
         BOOST_TEST_REQUIRE(r.status == 0, r);
         const std::string json = read_file(out);
         static const std::regex frame(R"re("0x[0-9A-F]+: make_block \(race\.c:21\)")re");

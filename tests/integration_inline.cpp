@@ -81,8 +81,8 @@ BOOST_AUTO_TEST_CASE(code_without_a_line_table_shows_its_inlined_frames_too) {
 }
 
 BOOST_AUTO_TEST_CASE(without_read_inline_info_only_the_registered_function_shows) {
-    const Result r = run_valgrind({"--tool=memcheck", "--read-inline-info=no"},
-                                 {inlinejit(), "memerr"});
+    const Result r =
+        run_valgrind({"--tool=memcheck", "--read-inline-info=no"}, {inlinejit(), "memerr"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const auto f = frames(r.err, "Invalid read of size 4");
     BOOST_TEST_REQUIRE(!f.empty(), r.err);
@@ -104,10 +104,10 @@ BOOST_AUTO_TEST_CASE(callgrind_and_cachegrind_attribute_inlined_code_to_the_oute
     TempDir dir;
     const std::string cl_out = dir.file("callgrind.out"), cg_out = dir.file("cachegrind.out");
     const Result cl = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + cl_out},
-                                  {inlinejit(), "run", "1000"});
+                                   {inlinejit(), "run", "1000"});
     BOOST_TEST_REQUIRE(cl.status == 0, cl);
     const Result cgr = run_valgrind({"--tool=cachegrind", "--cachegrind-out-file=" + cg_out},
-                                   {inlinejit(), "run", "1000"});
+                                    {inlinejit(), "run", "1000"});
     BOOST_TEST_REQUIRE(cgr.status == 0, cgr);
     for (const std::string& path : {cl_out, cg_out}) {
         BOOST_TEST_CONTEXT(path) {
@@ -158,20 +158,26 @@ BOOST_AUTO_TEST_CASE(malformed_inline_tables_are_refused_with_a_status_and_a_war
     BOOST_TEST(cases == 18, r.err);
     BOOST_TEST(limits == 2, r.err);
     // Each refusal names the entry and gives the value and the limit.
-    for (const char* why :
-         {R"(entry 0: its range \(offset \d+, 0 bytes\) is empty or not inside the code \(\d+ bytes\))",
-          R"(entry 1: its range \(offset \d+, 18446744073709551615 bytes\) is empty or not inside the code \(\d+ bytes\))",
-          "entry 0: the inlined function's name is unreadable, empty, longer than 4095 bytes or not clean text",
-          "entry 1: the inlined call's file is unreadable, empty, longer than 4095 bytes or not clean text",
-          R"(entry 0: the inlined call's line is 0, not 1 to 1048575 \(VG_JIT_MAX_INLINE_LINE\))",
-          R"(entry 0: the inlined call's line is 1048576, not 1 to 1048575 \(VG_JIT_MAX_INLINE_LINE\))",
-          "entry 0: its parent 1 is not an earlier entry", "entry 1: its parent 1 is not an earlier entry",
-          R"(entry 1: its range \(offset 0, \d+ bytes\) is not inside its parent's \(entry 0\))",
-          R"(the inlined ranges at offsets \d+ and \d+ of the same parent overlap)",
-          R"(entry 1000: inlined calls nest deeper than 1000 \(VG_JIT_MAX_INLINE_DEPTH\))",
-          R"(inlines \(0x1000, 4 entries\) is not readable client memory)",
-          R"(n_inlines is 65537, above the limit of 65536 \(VG_JIT_MAX_INLINES\))"}) {
-        BOOST_TEST(std::regex_search(r.err, std::regex(std::string("bad inline table: ") + why + "\n")), why);
+    for (
+        const char* why :
+        {R"(entry 0: its range \(offset \d+, 0 bytes\) is empty or not inside the code \(\d+ bytes\))",
+         R"(entry 1: its range \(offset \d+, 18446744073709551615 bytes\) is empty or not inside the code \(\d+ bytes\))",
+         "entry 0: the inlined function's name is unreadable, empty, longer than 4095 bytes or not "
+         "clean text",
+         "entry 1: the inlined call's file is unreadable, empty, longer than 4095 bytes or not "
+         "clean text",
+         R"(entry 0: the inlined call's line is 0, not 1 to 1048575 \(VG_JIT_MAX_INLINE_LINE\))",
+         R"(entry 0: the inlined call's line is 1048576, not 1 to 1048575 \(VG_JIT_MAX_INLINE_LINE\))",
+         "entry 0: its parent 1 is not an earlier entry",
+         "entry 1: its parent 1 is not an earlier entry",
+         R"(entry 1: its range \(offset 0, \d+ bytes\) is not inside its parent's \(entry 0\))",
+         R"(the inlined ranges at offsets \d+ and \d+ of the same parent overlap)",
+         R"(entry 1000: inlined calls nest deeper than 1000 \(VG_JIT_MAX_INLINE_DEPTH\))",
+         R"(inlines \(0x1000, 4 entries\) is not readable client memory)",
+         R"(n_inlines is 65537, above the limit of 65536 \(VG_JIT_MAX_INLINES\))"}) {
+        BOOST_TEST(
+            std::regex_search(r.err, std::regex(std::string("bad inline table: ") + why + "\n")),
+            why);
     }
     // The good table registered after them is used.
     BOOST_TEST(starts_with(frames(r.err, "Invalid read of size 4"), kInlined), r.err);

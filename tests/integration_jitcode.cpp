@@ -47,8 +47,8 @@ using vgjit::test::find_on_path;
 using vgjit::test::minijit;
 using vgjit::test::read_file;
 using vgjit::test::Result;
-using vgjit::test::RunOptions;
 using vgjit::test::run_checked;
+using vgjit::test::RunOptions;
 using vgjit::test::srcdir;
 using vgjit::test::TempDir;
 using vgjit::test::testjit;
@@ -64,7 +64,8 @@ std::set<std::string> list_dir(const std::string& dir) {
     std::set<std::string> out;
     if (DIR* d = opendir(dir.c_str())) {
         while (dirent* e = readdir(d))
-            if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.insert(e->d_name);
+            if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+                out.insert(e->d_name);
         closedir(d);
     }
     return out;
@@ -96,11 +97,13 @@ struct Disassembly {
 /// [first - 20, last + 20] and parses its output.
 Disassembly kcachegrind_objdump(const std::string& file, std::uint64_t first, std::uint64_t last) {
     Disassembly d;
-    Result r = run_checked({objdump(), "-C", "-d", "--start-address=0x" + upper_hex(first < 20 ? 0 : first - 20),
-                    "--stop-address=0x" + upper_hex(last + 20), file});
+    Result r = run_checked({objdump(), "-C", "-d",
+                            "--start-address=0x" + upper_hex(first < 20 ? 0 : first - 20),
+                            "--stop-address=0x" + upper_hex(last + 20), file});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     d.text = r.out;
-    static const std::regex insn_re(R"(^\s*([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*(?:\t(\S+)\s*(.*))?$)");
+    static const std::regex insn_re(
+        R"(^\s*([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*(?:\t(\S+)\s*(.*))?$)");
     static const std::regex label_re(R"(^([0-9a-f]+) <(.+)>:$)");
     std::istringstream in(r.out);
     std::string line;
@@ -195,8 +198,9 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
                      *boost::unit_test::precondition(objdump_available)) {
     TempDir dir("vgjit-jitcode");
     const std::string profile = dir.file("callgrind.out.replace");
-    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
-                    "--callgrind-out-file=" + profile, testjit(), "replace"});
+    Result r =
+        run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
+                     "--callgrind-out-file=" + profile, testjit(), "replace"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == "replace results 1 2\n");
     const cg::Profile p = cg::Profile::parse_file(profile);
@@ -209,11 +213,15 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
         std::uint64_t loops;
     };
     const std::vector<Expected> expected = {
-        {"first_version", "callgrind.out.replace.testjit-obj.elf",
-         {0xb9, 0xa0, 0x86, 0x01, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3},
+        {"first_version",
+         "callgrind.out.replace.testjit-obj.elf",
+         {0xb9, 0xa0, 0x86, 0x01, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xb8, 0x01, 0x00, 0x00, 0x00,
+          0xc3},
          100000},
-        {"second_version", "callgrind.out.replace.testjit-obj.v2.elf",
-         {0xb9, 0xe0, 0x93, 0x04, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3},
+        {"second_version",
+         "callgrind.out.replace.testjit-obj.v2.elf",
+         {0xb9, 0xe0, 0x93, 0x04, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xb8, 0x02, 0x00, 0x00, 0x00,
+          0xc3},
          300000},
     };
     std::uint64_t starts[2] = {0, 0};
@@ -224,7 +232,8 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
             BOOST_TEST_REQUIRE(fns.size() == 1u);
             const cg::FunctionCosts& f = *fns[0];
             BOOST_TEST(f.key.object == e.file);
-            BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(object_file(profile, f.key.object)));
+            BOOST_TEST_REQUIRE(
+                std::filesystem::is_regular_file(object_file(profile, f.key.object)));
             BOOST_TEST_REQUIRE(!f.instrs.empty());
             const std::uint64_t first = f.instrs.begin()->first, last = f.instrs.rbegin()->first;
             starts[v] = first;
@@ -284,15 +293,15 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
                      *boost::unit_test::precondition(objdump_available)) {
     TempDir dir("vgjit-jitcode");
     const std::string profile = dir.file("callgrind.out.calls");
-    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
-                    "--callgrind-out-file=" + profile, minijit(), "--verbose",
-                    srcdir() + "/examples/calls.mj"});
+    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes",
+                            "--dump-jit-code=yes", "--callgrind-out-file=" + profile, minijit(),
+                            "--verbose", srcdir() + "/examples/calls.mj"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const std::vector<CodeRange> ranges = compiled_ranges(r.err);
     BOOST_TEST_REQUIRE(!ranges.empty(), r.err);
     // The code minijit compiled for `function` that holds [a, a+n).
     auto range_of = [&](const std::string& function, std::uint64_t a,
-                       std::uint64_t n) -> const CodeRange* {
+                        std::uint64_t n) -> const CodeRange* {
         for (const auto& c : ranges)
             if (c.function == function && a >= c.start && a + n <= c.start + c.size) return &c;
         return nullptr;
@@ -307,7 +316,8 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
         if (f.key.name == "minijit_retire_stub") continue;  // the JIT's own stub
         BOOST_TEST_CONTEXT(f.key.object << " " << f.key.name) {
             BOOST_TEST(is_jit_code_object(profile, f.key.object));
-            BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(object_file(profile, f.key.object)));
+            BOOST_TEST_REQUIRE(
+                std::filesystem::is_regular_file(object_file(profile, f.key.object)));
             objects.insert(f.key.object);
             if (f.instrs.empty()) continue;
             ++functions;
@@ -326,32 +336,40 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
             const auto symbols = elf_functions(object_file(profile, f.key.object));
             for (const vgjit::ElfFunction& s : symbols)
                 if (s.name == name)
-                    BOOST_TEST(range_of(name, s.start, s.size) != nullptr,
-                               "symbol at 0x" << std::hex << s.start << " size " << std::dec << s.size);
+                    BOOST_TEST(
+                        range_of(name, s.start, s.size) != nullptr,
+                        "symbol at 0x" << std::hex << s.start << " size " << std::dec << s.size);
             for (const auto& c : f.instrs) {
                 ++symbol_checks;
-                const bool inside = std::any_of(symbols.begin(), symbols.end(), [&](const vgjit::ElfFunction& s) {
-                    return s.name == name && c.first >= s.start && c.first < s.start + s.size;
-                });
-                BOOST_TEST(inside, "cost at 0x" << std::hex << c.first << " outside every symbol " << name);
+                const bool inside =
+                    std::any_of(symbols.begin(), symbols.end(), [&](const vgjit::ElfFunction& s) {
+                        return s.name == name && c.first >= s.start && c.first < s.start + s.size;
+                    });
+                BOOST_TEST(inside,
+                           "cost at 0x" << std::hex << c.first << " outside every symbol " << name);
             }
             for (const auto& g : groups) {
-                Disassembly d = kcachegrind_objdump(object_file(profile, f.key.object), g.first, g.second);
+                Disassembly d =
+                    kcachegrind_objdump(object_file(profile, f.key.object), g.first, g.second);
                 BOOST_TEST(!d.insns.empty());
                 for (const auto& i : d.insns) {
                     // Between the group's first and last costs: only code
                     // compiled for this function, whole instructions;
                     // around them, code compiled for some function.
                     bool in_group = i.first >= g.first && i.first <= g.second;
-                    bool ok = in_group ? range_of(name, i.first, i.second.bytes.size()) != nullptr
-                                      : std::any_of(ranges.begin(), ranges.end(), [&](const CodeRange& c) {
-                                            return range_of(c.function, i.first, i.second.bytes.size());
-                                        });
+                    bool ok =
+                        in_group
+                            ? range_of(name, i.first, i.second.bytes.size()) != nullptr
+                            : std::any_of(ranges.begin(), ranges.end(), [&](const CodeRange& c) {
+                                  return range_of(c.function, i.first, i.second.bytes.size());
+                              });
                     BOOST_TEST(ok, "instruction at 0x" << std::hex << i.first);
                 }
-                for (auto it = f.instrs.lower_bound(g.first); it != f.instrs.end() && it->first <= g.second; ++it) {
+                for (auto it = f.instrs.lower_bound(g.first);
+                     it != f.instrs.end() && it->first <= g.second; ++it) {
                     ++cost_lines;
-                    BOOST_TEST(d.insns.count(it->first) == 1u, "cost at 0x" << std::hex << it->first);
+                    BOOST_TEST(d.insns.count(it->first) == 1u,
+                               "cost at 0x" << std::hex << it->first);
                 }
             }
         }
@@ -372,10 +390,11 @@ BOOST_AUTO_TEST_CASE(profile_without_jit_code_is_unchanged) {
     TempDir on("vgjit-jitcode"), off("vgjit-jitcode");
     const std::string program = find_on_path("true");
     BOOST_TEST_REQUIRE(!program.empty());
-    Result a = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
-                    "--callgrind-out-file=" + on.file("callgrind.out"), program});
+    Result a =
+        run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes", "--dump-jit-code=yes",
+                     "--callgrind-out-file=" + on.file("callgrind.out"), program});
     Result b = run_checked({valgrind(), "--tool=callgrind", "--dump-instr=yes",
-                    "--callgrind-out-file=" + off.file("callgrind.out"), program});
+                            "--callgrind-out-file=" + off.file("callgrind.out"), program});
     BOOST_TEST_REQUIRE(a.status == 0, a);
     BOOST_TEST_REQUIRE(b.status == 0, b);
     BOOST_TEST(list_dir(on.path()) == std::set<std::string>{"callgrind.out"});
@@ -388,8 +407,9 @@ BOOST_AUTO_TEST_CASE(profile_without_jit_code_is_unchanged) {
 // the option writes nothing and names the JIT object as before.
 BOOST_AUTO_TEST_CASE(option_needs_dump_instr) {
     TempDir dir("vgjit-jitcode");
-    Result r = run_checked({valgrind(), "--tool=callgrind", "--dump-jit-code=yes",
-                    "--callgrind-out-file=" + dir.file("callgrind.out"), testjit(), "replace"});
+    Result r =
+        run_checked({valgrind(), "--tool=callgrind", "--dump-jit-code=yes",
+                     "--callgrind-out-file=" + dir.file("callgrind.out"), testjit(), "replace"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(list_dir(dir.path()) == std::set<std::string>{"callgrind.out"});
     const cg::Profile p = cg::Profile::parse_file(dir.file("callgrind.out"));

@@ -27,14 +27,17 @@ std::string client() { return tests_builddir() + "/jithpp_client"; }
 /// "mark X", "register NAME", "unregister NAME", "replaced NAME".
 std::vector<std::string> events(const std::string& log) {
     static const std::regex mark(R"(^\*\*\d+\*\* mark (\S+)$)");
-    static const std::regex jit(R"(^--\d+-- jit: (register|unregister|replaced) 0x[0-9a-f]+-0x[0-9a-f]+ (\S+) )");
+    static const std::regex jit(
+        R"(^--\d+-- jit: (register|unregister|replaced) 0x[0-9a-f]+-0x[0-9a-f]+ (\S+) )");
     std::vector<std::string> out;
     std::istringstream in(log);
     std::string line;
     std::smatch m;
     while (std::getline(in, line)) {
-        if (std::regex_search(line, m, mark)) out.push_back("mark " + m[1].str());
-        else if (std::regex_search(line, m, jit)) out.push_back(m[1].str() + " " + m[2].str());
+        if (std::regex_search(line, m, mark))
+            out.push_back("mark " + m[1].str());
+        else if (std::regex_search(line, m, jit))
+            out.push_back(m[1].str() + " " + m[2].str());
     }
     return out;
 }
@@ -45,9 +48,12 @@ std::vector<std::string> between(const std::vector<std::string>& ev, const std::
     std::vector<std::string> out;
     bool in = false;
     for (const std::string& e : ev) {
-        if (e == "mark " + from) in = true;
-        else if (e == "mark " + to) return out;
-        else if (in) out.push_back(e);
+        if (e == "mark " + from)
+            in = true;
+        else if (e == "mark " + to)
+            return out;
+        else if (in)
+            out.push_back(e);
     }
     BOOST_TEST_MESSAGE("markers " << from << " .. " << to << " not both found");
     return {"<markers missing>"};
@@ -168,8 +174,10 @@ BOOST_AUTO_TEST_CASE(natively_every_handle_is_empty_and_nothing_is_allocated,
     // Same markers, in the same order, as under Valgrind.
     std::vector<std::string> native, valgrind;
     std::istringstream a(r.out), b(traced().out);
-    for (std::string l; std::getline(a, l);) if (l.rfind("mark ", 0) == 0) native.push_back(l);
-    for (std::string l; std::getline(b, l);) if (l.rfind("mark ", 0) == 0) valgrind.push_back(l);
+    for (std::string l; std::getline(a, l);)
+        if (l.rfind("mark ", 0) == 0) native.push_back(l);
+    for (std::string l; std::getline(b, l);)
+        if (l.rfind("mark ", 0) == 0) valgrind.push_back(l);
     BOOST_TEST(native == valgrind, boost::test_tools::per_element());
 }
 

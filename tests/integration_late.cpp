@@ -115,7 +115,7 @@ struct NamesRun {
 };
 
 NamesRun run_names(const std::string& when, const std::string& file,
-                  std::vector<std::string> extra = {}, const std::string& tail = "") {
+                   std::vector<std::string> extra = {}, const std::string& tail = "") {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
@@ -131,8 +131,8 @@ NamesRun run_names(const std::string& when, const std::string& file,
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     const cg::Profile p = cg::Profile::parse_file(out);
     const std::string pid = p.header().at("pid");
-    const std::string producer_file = file == "map" ? "/tmp/perf-" + pid + ".map"
-                                                   : dir.path() + "/jit-" + pid + ".dump";
+    const std::string producer_file =
+        file == "map" ? "/tmp/perf-" + pid + ".map" : dir.path() + "/jit-" + pid + ".dump";
     if (file == "map") ::unlink(producer_file.c_str());
     const auto jitted = jitted_ranges(r.vg.err);
     BOOST_TEST(jitted.size() == kJitted.size(), r.vg.err);
@@ -147,8 +147,8 @@ void require_same_profile(const Reduced& early, const Reduced& late, bool with_l
         const auto it = late.self.find(k);
         BOOST_TEST((it != late.self.end()), "late profile lacks " << show(k));
         if (it == late.self.end()) continue;
-        BOOST_TEST((it->second == c), show(k) << " self Ir early " << c.at(0) << " late "
-                                            << it->second.at(0));
+        BOOST_TEST((it->second == c),
+                   show(k) << " self Ir early " << c.at(0) << " late " << it->second.at(0));
         if (with_lines)
             BOOST_TEST((late.lines.at(k) == early.lines.at(k)), show(k) << " per-line costs");
     }
@@ -160,8 +160,8 @@ void require_same_profile(const Reduced& early, const Reduced& late, bool with_l
         BOOST_TEST((it != late.calls.end()),
                    "late profile lacks call " << show(edge.first) << " -> " << show(edge.second));
         if (it == late.calls.end()) continue;
-        BOOST_TEST(it->second.first == c.first,
-                   show(edge.first) << " -> " << show(edge.second) << " calls");
+        BOOST_TEST(it->second.first == c.first, show(edge.first)
+                                                    << " -> " << show(edge.second) << " calls");
         BOOST_TEST((it->second.second == c.second),
                    show(edge.first) << " -> " << show(edge.second) << " inclusive cost");
     }
@@ -222,9 +222,11 @@ BOOST_AUTO_TEST_CASE(jitdump_that_grows_by_a_gib_or_turns_corrupt_at_exit_keeps_
     BOOST_TEST_CONTEXT("corrupt") {
         const NamesRun corrupt = run_names("late", "dump", {"-v"}, "corrupt");
         require_same_profile(early.profile, corrupt.profile, true);
-        BOOST_TEST(contains(corrupt.vg.err, "record total_size is smaller than the record's fixed part"),
+        BOOST_TEST(
+            contains(corrupt.vg.err, "record total_size is smaller than the record's fixed part"),
+            corrupt.vg.err);
+        BOOST_TEST(contains(corrupt.vg.err, "4 loaded, 0 moved, 0 refused, 1 malformed"),
                    corrupt.vg.err);
-        BOOST_TEST(contains(corrupt.vg.err, "4 loaded, 0 moved, 0 refused, 1 malformed"), corrupt.vg.err);
     }
 }
 
@@ -249,11 +251,11 @@ struct CachegrindRun {
              std::map<std::pair<std::string, std::uint64_t>, cg::Costs>>
         lines;
     std::uint64_t total = 0;
-    std::uint64_t unnamed = 0;   ///< Ir of "???"
+    std::uint64_t unnamed = 0;  ///< Ir of "???"
 };
 
 CachegrindRun run_cachegrind(const std::string& when, const std::string& file,
-                            std::vector<std::string> extra = {}) {
+                             std::vector<std::string> extra = {}) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
@@ -297,7 +299,7 @@ std::map<std::string, std::uint64_t> chained_self_ir(const std::string& when) {
     opt.timeout_seconds = 180;
     const std::string out = dir.file("callgrind.out");
     const Result vg = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
-                                  {producer(), "chained", when}, opt);
+                                   {producer(), "chained", when}, opt);
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     BOOST_TEST(contains(vg.out, "chained 127500"), vg.out);
     std::map<std::string, std::uint64_t> ir;
@@ -335,11 +337,12 @@ BOOST_AUTO_TEST_CASE(cachegrind_binds_names_that_arrive_late) {
             remove_perf_map_of(late.vg);
             BOOST_TEST(early.self.size() >= kJitted.size(), "early run names every function");
             for (const auto& [k, c] : early.self) {
-                BOOST_TEST(late.self.count(k) == 1u, "late output lacks " << k.first << ":" << k.second);
+                BOOST_TEST(late.self.count(k) == 1u,
+                           "late output lacks " << k.first << ":" << k.second);
                 if (!late.self.count(k)) continue;
                 BOOST_TEST((late.self.at(k) == c), k.first << ":" << k.second << " Ir early "
-                                                         << c.at(0) << " late "
-                                                         << late.self.at(k).at(0));
+                                                           << c.at(0) << " late "
+                                                           << late.self.at(k).at(0));
                 BOOST_TEST((late.lines.at(k) == early.lines.at(k)), k.second << " per-line costs");
             }
             BOOST_TEST(late.self.size() == early.self.size());
@@ -359,7 +362,7 @@ BOOST_AUTO_TEST_CASE(leak_check_names_code_whose_name_arrived_at_exit) {
             opt.cwd = dir.path();
             opt.timeout_seconds = 120;
             const Result r = run_valgrind({"--leak-check=full", "--show-leak-kinds=all"},
-                                         {producer(), "leak", when}, opt);
+                                          {producer(), "leak", when}, opt);
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(contains(r.err, "24 bytes in 1 blocks are definitely lost"), r.err);
             // The frame of the jitted caller of malloc, with its line.
@@ -382,7 +385,7 @@ BOOST_AUTO_TEST_CASE(name_read_at_exit_describes_a_stack_frozen_before_it_arrive
             opt.cwd = dir.path();
             opt.timeout_seconds = 120;
             const Result r = run_valgrind({"--leak-check=full", "--keep-debuginfo=yes"},
-                                         {producer(), "leak", when, "freed-caller"}, opt);
+                                          {producer(), "leak", when, "freed-caller"}, opt);
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(r.out == "leak done\n", r.out);
             BOOST_TEST_REQUIRE(contains(r.err, "24 bytes in 1 blocks are definitely lost"), r.err);
@@ -485,7 +488,8 @@ ReuseRun run_reuse(const std::string& tool, const std::string& when, const std::
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(address_that_hosted_two_functions_both_named_late_gets_each_its_own_executions) {
+BOOST_AUTO_TEST_CASE(
+    address_that_hosted_two_functions_both_named_late_gets_each_its_own_executions) {
     // A jitdump whose CODE_LOAD timestamps (CLOCK_MONOTONIC, taken when
     // each code was emitted) are both written at exit.
     const ReuseRun early = run_reuse("callgrind", "early", "dump");
@@ -547,7 +551,8 @@ BOOST_AUTO_TEST_CASE(reused_address_named_late_gets_the_lines_of_the_function_th
                 }
                 for (const auto& [name, lines] : r.lines)
                     for (const auto& [pos, ir] : lines)
-                        BOOST_TEST_MESSAGE(name << " " << pos.first << ":" << pos.second << " " << ir);
+                        BOOST_TEST_MESSAGE(name << " " << pos.first << ":" << pos.second << " "
+                                                << ir);
             }
         }
     }
@@ -616,7 +621,6 @@ BOOST_AUTO_TEST_CASE(cachegrind_gives_each_function_at_a_reused_address_only_its
 // the time Callgrind dumps).
 // ---------------------------------------------------------------------------
 
-
 // Code reuse across a move: `jitdump_producer reuse-move` runs reuse_a at X
 // (30 calls, n = 40), reuse_b at Y (50 calls, n = 25), then moves
 // reuse_a's code over reuse_b at Y (a CODE_MOVE) and runs it there (20
@@ -630,7 +634,7 @@ BOOST_AUTO_TEST_CASE(code_reuse_stays_exact_across_a_code_move) {
     opt.timeout_seconds = 180;
     const std::string out = dir.file("callgrind.out");
     const Result vg = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"},
-                                  {producer(), "reuse-move"}, opt);
+                                   {producer(), "reuse-move"}, opt);
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     BOOST_TEST(contains(vg.out, "reuse-move 24630 16350 1120"), vg.out);
     const auto ranges = jitted_ranges(vg.err);
@@ -656,7 +660,7 @@ BOOST_AUTO_TEST_CASE(code_reuse_stays_exact_across_a_code_move) {
     }
     // reuse_a: 30 x (3 x 40 + 3) at X and 20 x (3 x 10 + 3) at Y.
     const std::map<std::string, std::uint64_t> want_ir = {{"reuse_a", 30u * 123u + 20u * 33u},
-                                                         {"reuse_b", 50u * 78u}};
+                                                          {"reuse_b", 50u * 78u}};
     const std::map<std::string, std::uint64_t> want_calls = {{"reuse_a", 50u}, {"reuse_b", 50u}};
     BOOST_TEST((self_ir == want_ir), vg.err);
     BOOST_TEST((calls == want_calls));
@@ -688,7 +692,7 @@ BOOST_AUTO_TEST_CASE(name_read_after_its_code_was_unmapped_names_the_code_that_r
                 BOOST_TEST(contains(vg.out, "unmapped 18760"), vg.out);
                 const auto ranges = jitted_ranges(vg.err);
                 BOOST_TEST_REQUIRE(ranges.size() == 2u, vg.err);
-                const auto [lo, hi] = ranges.front();   // gone_fn
+                const auto [lo, hi] = ranges.front();  // gone_fn
                 std::uint64_t gone_ir = 0, gone_calls = 0, address_named_ir = 0;
                 std::map<std::uint64_t, std::uint64_t> line_ir;
                 bool never = false;
@@ -716,8 +720,9 @@ BOOST_AUTO_TEST_CASE(name_read_after_its_code_was_unmapped_names_the_code_that_r
                         {40, 80}, {41, 3600}, {42, 40}};
                     BOOST_TEST((line_ir == want), vg.err);
                 }
-                BOOST_TEST(contains(vg.err, "JIT: 1 names for code unmapped before its record "
-                                            "was read"),
+                BOOST_TEST(contains(vg.err,
+                                    "JIT: 1 names for code unmapped before its record "
+                                    "was read"),
                            vg.err);
                 BOOST_TEST(contains(vg.err, "1 range is not executable client memory"), vg.err);
                 BOOST_TEST(contains(vg.err, "1 late names for unmapped code"), vg.err);
@@ -733,9 +738,10 @@ BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_named_with_exact_call_counts,
     {
         std::FILE* f = std::fopen(script.c_str(), "w");
         BOOST_TEST_REQUIRE(f != nullptr);
-        std::fputs("def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
-                   "print(fib(15))\n",
-                   f);
+        std::fputs(
+            "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
+            "print(fib(15))\n",
+            f);
         std::fclose(f);
     }
     RunOptions opt;
@@ -743,7 +749,7 @@ BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_named_with_exact_call_counts,
     opt.timeout_seconds = 300;
     const std::string out = dir.file("callgrind.out");
     const Result r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
-                                 {python313(), "-X", "perf_jit", script}, opt);
+                                  {python313(), "-X", "perf_jit", script}, opt);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == "610\n");
     const cg::Profile p = cg::Profile::parse_file(out);
@@ -783,7 +789,9 @@ std::string javac_compiler() {
 
 boost::test_tools::assertion_result java_available(boost::unit_test::test_unit_id) {
     boost::test_tools::assertion_result ok(!java_launcher().empty() && !javac_compiler().empty());
-    if (!ok) ok.message() << "no java and javac (a JDK: openjdk-17-jdk-headless) on $PATH or $VGJIT_JAVA";
+    if (!ok)
+        ok.message()
+            << "no java and javac (a JDK: openjdk-17-jdk-headless) on $PATH or $VGJIT_JAVA";
     return ok;
 }
 
@@ -816,8 +824,8 @@ BOOST_AUTO_TEST_CASE(hotspot_perf_map_written_at_exit_names_exact_call_counts,
     const Result r = run_valgrind(
         {"--tool=callgrind", "--jit-perf-map=yes", "-v", "--callgrind-out-file=" + out},
         {java_launcher(), "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-Xcomp",
-         "-XX:CompileOnly=JitWork.fib", "-XX:-Inline", "-XX:TieredStopAtLevel=1", "-cp",
-         dir.path(), "JitWork", "18"},
+         "-XX:CompileOnly=JitWork.fib", "-XX:-Inline", "-XX:TieredStopAtLevel=1", "-cp", dir.path(),
+         "JitWork", "18"},
         opt);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.out, "fib 2584"), r.out);

@@ -54,7 +54,6 @@ std::string producer() {
 }
 std::string fib_js() { return absolute(srcdir() + "/tests/fixtures/node/fib.js"); }
 
-
 /// A jitted function as the producer reports it on stderr.
 struct FnRange {
     std::uint64_t addr = 0;
@@ -90,7 +89,7 @@ struct ProducerRun {
 /// Runs `mode` natively and under Valgrind with `args`, both in `dir`;
 /// requires both to succeed and to print the same stdout.
 ProducerRun run_producer(const TempDir& dir, const std::string& mode,
-                        const std::vector<std::string>& args) {
+                         const std::vector<std::string>& args) {
     RunOptions opt;
     opt.cwd = dir.path();
     opt.timeout_seconds = 120;
@@ -106,7 +105,8 @@ ProducerRun run_producer(const TempDir& dir, const std::string& mode,
 }
 
 /// Callgrind options writing instruction-level costs to `out`.
-std::vector<std::string> callgrind_args(const std::string& out, std::vector<std::string> extra = {}) {
+std::vector<std::string> callgrind_args(const std::string& out,
+                                        std::vector<std::string> extra = {}) {
     std::vector<std::string> a{"--tool=callgrind", "--dump-instr=yes",
                                "--callgrind-out-file=" + out};
     a.insert(a.end(), extra.begin(), extra.end());
@@ -133,7 +133,6 @@ std::uint64_t cost_in_range(const cg::Profile& p, const FnRange& r, const std::s
     }
     return c;
 }
-
 
 /// Lines of Valgrind's stderr that mention `path` and say "Warning".
 std::vector<std::string> warnings_about(const std::string& err, const std::string& path) {
@@ -194,9 +193,9 @@ BOOST_AUTO_TEST_CASE(name_read_during_a_lookup_names_later_executions_exactly) {
     BOOST_TEST(cost_in_range(p, late, dump) == 2000 * sum_call(1000));
     BOOST_TEST(cost_in_range(p, late, "???") == 0u);
     char discard[96];
-    std::snprintf(discard, sizeof discard, "discard_translations(0x%llx, %llu) req by jitreg.late_name",
-                  static_cast<unsigned long long>(late.addr),
-                  static_cast<unsigned long long>(late.size));
+    std::snprintf(
+        discard, sizeof discard, "discard_translations(0x%llx, %llu) req by jitreg.late_name",
+        static_cast<unsigned long long>(late.addr), static_cast<unsigned long long>(late.size));
     BOOST_TEST(r.vg.err.find(discard) != std::string::npos, "no \"" << discard << "\" in the log");
 }
 
@@ -289,7 +288,8 @@ BOOST_AUTO_TEST_CASE(malformed_records_between_good_ones_are_skipped_with_warnin
         "than 64 KiB) (record id 0, total_size 60)",
         "offset 222: CODE_LOAD with an empty name ignored",
         "offset 296: CODE_LOAD with code_size 0 ignored",
-        "offset 362: code address + code size wraps around the address space (record id 0, total_size 78)",
+        "offset 362: code address + code size wraps around the address space (record id 0, "
+        "total_size 78)",
         "offset 440: CODE_DEBUG_INFO nr_entry is larger than the record can hold (record id 2, "
         "total_size 143)",
         "offset 583: CODE_MOVE 0x1000 -> ",
@@ -307,7 +307,7 @@ BOOST_AUTO_TEST_CASE(malformed_records_between_good_ones_are_skipped_with_warnin
     // Without -v, nothing about the file.
     const std::string quiet_out = dir.file("callgrind.quiet");
     const Result quiet = run_valgrind(callgrind_args(quiet_out), {producer(), "garbage"},
-                                     RunOptions{120, dir.path(), {}});
+                                      RunOptions{120, dir.path(), {}});
     BOOST_TEST(quiet.status == 0, quiet);
     BOOST_TEST(!contains(quiet.err, "Warning"), quiet.err);
 }
@@ -349,9 +349,10 @@ BOOST_AUTO_TEST_CASE(summary_counts_every_record_once_and_add_up) {
     BOOST_TEST(file[5] == 3u);
     BOOST_TEST(file[0] == file[1] + file[2] + file[3] + file[4] + file[5]);
     // The refusals by reason, per file and over the run.
-    const std::string reasons = "1 bad address range, 1 range is not executable client memory, "
-                                "12 range overlaps the text of a loaded object, "
-                                "1 nothing registered there";
+    const std::string reasons =
+        "1 bad address range, 1 range is not executable client memory, "
+        "12 range overlaps the text of a loaded object, "
+        "1 nothing registered there";
     BOOST_TEST(contains(r.vg.err, "JIT: jitdump file " + dump + " refused: " + reasons), r.vg.err);
     BOOST_TEST(contains(r.vg.err, "JIT: refused: " + reasons), r.vg.err);
     const auto total = summary_numbers(
@@ -362,9 +363,9 @@ BOOST_AUTO_TEST_CASE(summary_counts_every_record_once_and_add_up) {
     BOOST_TEST(total[4] == 15u);
     // 17 problems: 10 printed, the other 7 counted and said so at exit.
     BOOST_TEST(warnings_about(r.vg.err, dump).size() == 10u + 1u, r.vg.err);  // + "only counted"
-    BOOST_TEST(contains(r.vg.err, "JIT: jitdump file " + dump +
-                                      ": 7 further problems were only counted"),
-               r.vg.err);
+    BOOST_TEST(
+        contains(r.vg.err, "JIT: jitdump file " + dump + ": 7 further problems were only counted"),
+        r.vg.err);
 }
 
 /// True if every byte of `s` is printable ASCII.
@@ -397,8 +398,9 @@ BOOST_AUTO_TEST_CASE(junk_names_are_escaped_and_junk_file_names_never_shown) {
         BOOST_TEST(printable_ascii(key.name), key.name);
         for (const auto& [pos, costs] : f.lines) BOOST_TEST(printable_ascii(pos.first), pos.first);
     }
-    BOOST_TEST(contains(r.vg.err, "JIT: 1 names escaped and 1 source file names ignored "
-                                  "(not UTF-8, or with control characters)"),
+    BOOST_TEST(contains(r.vg.err,
+                        "JIT: 1 names escaped and 1 source file names ignored "
+                        "(not UTF-8, or with control characters)"),
                r.vg.err);
     // The record that lost the entry says so once, with the count and why.
     static const std::regex dropped(
@@ -477,7 +479,7 @@ private:
 
 /// "0xSTART-0xEND NAME (OBJECT), N line entries" for a v.info jit line.
 std::string listed_line(const FnRange& f, const std::string& name, const std::string& object,
-                       unsigned lines) {
+                        unsigned lines) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "0x%llx-0x%llx ", static_cast<unsigned long long>(f.addr),
                   static_cast<unsigned long long>(f.addr + f.size));
@@ -516,8 +518,9 @@ BOOST_AUTO_TEST_CASE(vgdb_v_info_jit_lists_live_functions_and_followed_files) {
     BOOST_TEST(contains(all.out, a), all);
     BOOST_TEST(contains(all.out, b), all);
     BOOST_TEST(contains(all.out, "JIT: 2 functions live, 2 listed here"), all);
-    BOOST_TEST(contains(all.out, "JIT: following jitdump file " + dump + ": 3 records read: "
-                                 "2 loaded, 0 moved, 0 refused, 0 malformed, 1 without code"),
+    BOOST_TEST(contains(all.out, "JIT: following jitdump file " + dump +
+                                     ": 3 records read: "
+                                     "2 loaded, 0 moved, 0 refused, 0 malformed, 1 without code"),
                all);
 
     char range[64];
@@ -566,7 +569,7 @@ BOOST_AUTO_TEST_CASE(perf_map_written_in_pieces_is_followed_with_the_option) {
     // Without --jit-perf-map=yes the map is not read.
     const std::string plain_out = dir.file("callgrind.plain");
     const Result plain = run_valgrind(callgrind_args(plain_out), {producer(), "perfmap"},
-                                     RunOptions{120, dir.path(), {}});
+                                      RunOptions{120, dir.path(), {}});
     BOOST_TEST_REQUIRE(plain.status == 0, plain);
     BOOST_TEST(plain.out == r.native.out);
     const cg::Profile q = cg::Profile::parse_file(plain_out);
@@ -586,7 +589,7 @@ BOOST_AUTO_TEST_CASE(perf_map_that_is_a_symlink_is_ignored_with_a_warning) {
     BOOST_TEST(cost_in_range(p, r.fns.at("symlinked_map"), "???") == 100 * sum_call(1000));
     const std::string map = "/tmp/perf-" + p.header().at("pid") + ".map";
     BOOST_TEST(!warnings_about(r.vg.err, map).empty(), "no warning about " << map << " in\n"
-                                                                         << r.vg.err);
+                                                                           << r.vg.err);
 }
 
 namespace {
@@ -642,10 +645,8 @@ namespace {
 struct NamedShare {
     std::uint64_t named = 0;      ///< Ir in functions of `object`
     std::uint64_t unnamed = 0;    ///< Ir in address-named functions of "???"
-    std::size_t unnamed_fns = 0;   ///< how many such functions
-    double share() const {
-        return named + unnamed ? double(named) / double(named + unnamed) : 0.0;
-    }
+    std::size_t unnamed_fns = 0;  ///< how many such functions
+    double share() const { return named + unnamed ? double(named) / double(named + unnamed) : 0.0; }
 };
 
 NamedShare named_share(const cg::Profile& p, const std::string& object) {
@@ -678,7 +679,7 @@ struct NodeRun {
 /// Runs fib.js natively and under Callgrind with `node_flag` (and extra
 /// Valgrind options) in `dir`.
 NodeRun run_node(const TempDir& dir, const std::string& node_flag,
-                std::vector<std::string> vg_extra) {
+                 std::vector<std::string> vg_extra) {
     RunOptions opt;
     opt.cwd = dir.path();
     opt.timeout_seconds = 180;
@@ -711,7 +712,7 @@ struct ShortRun {
 };
 
 ShortRun run_short_script(const std::string& script, const std::vector<std::string>& node_flags,
-                        const std::string& fn, std::uint64_t lo, std::uint64_t hi) {
+                          const std::string& fn, std::uint64_t lo, std::uint64_t hi) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
@@ -724,8 +725,8 @@ ShortRun run_short_script(const std::string& script, const std::vector<std::stri
     BOOST_TEST_REQUIRE(native.status == 0, native);
     const std::string out = dir.file("callgrind.node");
     prog.insert(prog.begin() + 1, "--perf-prof");
-    const Result vg = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"}, prog,
-                                  opt);
+    const Result vg =
+        run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out, "-v"}, prog, opt);
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     BOOST_TEST(vg.out == native.out);
     const cg::Profile p = cg::Profile::parse_file(out);
@@ -741,7 +742,7 @@ ShortRun run_short_script(const std::string& script, const std::vector<std::stri
         r.fn_ir += f.self.at(0);
         for (const auto& [pos, costs] : f.lines) {
             const bool on_lines = std::filesystem::path(pos.first).filename() == script &&
-                                 lo <= pos.second && pos.second <= hi;
+                                  lo <= pos.second && pos.second <= hi;
             (on_lines ? r.fn_on_lines : r.fn_elsewhere) += costs.at(0);
         }
     }
@@ -767,7 +768,7 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_short_scripts_name_code_whose_records_arrive
                                                     << f.share.named + f.share.unnamed
                                                     << " jitted Ir named");
             BOOST_TEST(f.fn_names >= 1u, f.err);
-            BOOST_TEST(f.fn_ir > 1000000u, f.err);   // fib(21) x 8 is ~10^6 calls
+            BOOST_TEST(f.fn_ir > 1000000u, f.err);  // fib(21) x 8 is ~10^6 calls
             BOOST_TEST(f.fn_on_lines >= f.fn_ir * 9 / 10);
             BOOST_TEST(f.share.share() >= 0.95);
 
@@ -789,14 +790,13 @@ BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript,
     TempDir dir;
     const NodeRun r = run_node(dir, "--perf-basic-prof", {"--jit-perf-map=yes"});
     const std::string map = "/tmp/perf-" + r.pid + ".map";
-    std::remove(map.c_str());   // Node leaves it behind
+    std::remove(map.c_str());  // Node leaves it behind
     BOOST_TEST(!v8_fib(r.profile, map).empty(), "fib is not named in " << map);
     const NamedShare s = named_share(r.profile, map);
     BOOST_TEST_MESSAGE("node --perf-basic-prof: " << s.named << " of " << s.named + s.unnamed
-                                                  << " Ir in jitted code named ("
-                                                  << 100 * s.share() << "%), "
-                                                  << s.unnamed_fns << " unnamed blocks");
-    BOOST_TEST(s.named > 50000000u);   // fib's main phase alone is ~80 M
+                                                  << " Ir in jitted code named (" << 100 * s.share()
+                                                  << "%), " << s.unnamed_fns << " unnamed blocks");
+    BOOST_TEST(s.named > 50000000u);  // fib's main phase alone is ~80 M
     BOOST_TEST(s.share() >= 0.95);
     BOOST_TEST(s.unnamed_fns < 100u);
 }
@@ -810,9 +810,8 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
     BOOST_TEST_REQUIRE(!fibs.empty(), "fib is not named in " << dump);
     const NamedShare s = named_share(r.profile, dump);
     BOOST_TEST_MESSAGE("node --perf-prof: " << s.named << " of " << s.named + s.unnamed
-                                            << " Ir in jitted code named ("
-                                            << 100 * s.share() << "%), " << s.unnamed_fns
-                                            << " unnamed blocks");
+                                            << " Ir in jitted code named (" << 100 * s.share()
+                                            << "%), " << s.unnamed_fns << " unnamed blocks");
     BOOST_TEST(s.named > 50000000u);
     BOOST_TEST(s.share() >= 0.95);
     BOOST_TEST(s.unnamed_fns < 100u);
@@ -826,8 +825,8 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
     for (const auto* f : fibs) {
         self += f->self.at(0);
         for (const auto& [pos, costs] : f->lines) {
-            const bool fib_js_line = std::filesystem::path(pos.first).filename() == "fib.js"
-                                   && 29 <= pos.second && pos.second <= 31;
+            const bool fib_js_line = std::filesystem::path(pos.first).filename() == "fib.js" &&
+                                     29 <= pos.second && pos.second <= 31;
             (fib_js_line ? on_lines : elsewhere) += costs.at(0);
         }
     }
@@ -835,6 +834,5 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
                                             << " Ir on fib.js lines 29..31");
     BOOST_TEST(on_lines >= self * 9 / 10, on_lines << " of " << self << " Ir on fib's lines");
     for (const auto& [key, f] : r.profile.functions())
-        for (const auto& [pos, costs] : f.lines)
-            BOOST_TEST(printable_ascii(pos.first), pos.first);
+        for (const auto& [pos, costs] : f.lines) BOOST_TEST(printable_ascii(pos.first), pos.first);
 }

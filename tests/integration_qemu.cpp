@@ -54,7 +54,7 @@ bool address_named(const std::string& name) {
 /// matches the object Callgrind gives the named code (the perf map's or
 /// the jitdump's path).
 void check_guest_named(const std::string& qemu_flag, const std::vector<std::string>& vg_args,
-                     const std::regex& producer_file) {
+                       const std::regex& producer_file) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();
@@ -89,8 +89,8 @@ void check_guest_named(const std::string& qemu_flag, const std::vector<std::stri
     }
     if (producer.rfind("/tmp/perf-", 0) == 0) std::filesystem::remove(producer);
     BOOST_TEST_MESSAGE(qemu_flag << ": " << named << " Ir named by " << producer << ", "
-                                << unnamed_anonymous << " Ir of anonymous code unnamed; "
-                                << fib_name << ": " << fib_ir << " Ir");
+                                 << unnamed_anonymous << " Ir of anonymous code unnamed; "
+                                 << fib_name << ": " << fib_ir << " Ir");
     BOOST_TEST(fib_ir > 0u, fib_name << " has no cost in " << producer);
     BOOST_TEST_REQUIRE(named + unnamed_anonymous > 0u);
     // QEMU announces every block it generates; the little it does not is

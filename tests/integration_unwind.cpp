@@ -54,12 +54,12 @@ bool reaches_main(const std::vector<std::string>& frames) {
 /// What Memcheck reports for unwindjit HOW WHAT: the frames of the leak's
 /// allocation stack (from malloc) or of the invalid read.
 std::vector<std::string> reported_frames(const std::string& how, const std::string& what,
-                                        Result* out = nullptr) {
+                                         Result* out = nullptr) {
     TempDir dir;
     RunOptions opt;
-    opt.cwd = dir.path();   // jit-<pid>.dump goes there
-    const Result r = run_valgrind({"--tool=memcheck", "--leak-check=full", "-v"},
-                                 {unwindjit(), how, what}, opt);
+    opt.cwd = dir.path();  // jit-<pid>.dump goes there
+    const Result r =
+        run_valgrind({"--tool=memcheck", "--leak-check=full", "-v"}, {unwindjit(), how, what}, opt);
     if (out) *out = r;
     BOOST_TEST_REQUIRE(r.status == 0, r);
     if (what == "leak") {
@@ -184,7 +184,8 @@ BOOST_AUTO_TEST_CASE(code_moved_by_a_jitdump_code_move_keeps_its_cfi) {
     }
 }
 
-BOOST_AUTO_TEST_CASE(a_fault_in_the_first_instruction_of_a_frameless_leaf_names_it_and_its_callers) {
+BOOST_AUTO_TEST_CASE(
+    a_fault_in_the_first_instruction_of_a_frameless_leaf_names_it_and_its_callers) {
     // unwindjit's leaf mode: jit_inner is `mov rax, [rdi+40]; ret`, called
     // by jit_middle (`sub rsp, 8; call; add rsp, 8; ret`), both frameless
     // and described by CFI.  The superblock that starts at jit_outer
@@ -215,9 +216,9 @@ BOOST_AUTO_TEST_CASE(a_race_in_the_first_instruction_of_a_frameless_leaf_names_i
         const char* report;
         const char* stack_after;
     };
-    for (const Tool& t : {Tool{"--tool=helgrind", "Possible data race during read of size 8",
-                               "Locks held"},
-                          Tool{"--tool=drd", "Conflicting load by thread 1", ""}}) {
+    for (const Tool& t :
+         {Tool{"--tool=helgrind", "Possible data race during read of size 8", "Locks held"},
+          Tool{"--tool=drd", "Conflicting load by thread 1", ""}}) {
         BOOST_TEST_CONTEXT(t.option) {
             const Result r = run_valgrind({t.option}, {unwindjit(), "cfi", "leafrace"});
             BOOST_TEST_REQUIRE(r.status == 0, r);
@@ -259,15 +260,13 @@ BOOST_AUTO_TEST_CASE(hostile_unwind_information_is_refused_with_a_status_and_a_w
         BOOST_TEST(m[1].str() == "no FDE describes the code");
     }
     // Each refusal says why under -v.
-    for (const char* why : {"a CFI record lies outside its section",
-                            "64-bit DWARF CFI records are not read",
-                            "a CIE uses a pointer encoding that is not read",
-                            "no FDE describes the code",
-                            "eh_frame (0x1000, 64 bytes) is not readable client memory\n",
-                            "eh_frame_size is 1048577 bytes, not 1 to 1048576 (VG_JIT_MAX_EH_FRAME)\n",
-                            "eh_frame_size is 0 bytes, not 1 to 1048576 (VG_JIT_MAX_EH_FRAME)\n",
-                            "unknown unwind_kind 99\n",
-                            "the frame's offsets are not multiples of 8"}) {
+    for (const char* why :
+         {"a CFI record lies outside its section", "64-bit DWARF CFI records are not read",
+          "a CIE uses a pointer encoding that is not read", "no FDE describes the code",
+          "eh_frame (0x1000, 64 bytes) is not readable client memory\n",
+          "eh_frame_size is 1048577 bytes, not 1 to 1048576 (VG_JIT_MAX_EH_FRAME)\n",
+          "eh_frame_size is 0 bytes, not 1 to 1048576 (VG_JIT_MAX_EH_FRAME)\n",
+          "unknown unwind_kind 99\n", "the frame's offsets are not multiples of 8"}) {
         BOOST_TEST(contains(r.err, std::string("bad unwind information: ") + why), why);
     }
     // A thousand random corruptions went through without harm, and the
@@ -300,9 +299,9 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
     RunOptions opt;
     opt.cwd = dir.path();
     const Result r = run_valgrind({"--tool=memcheck", "-v", "--num-callers=60"},
-                                 {node_binary(), "--perf-prof", "--perf-prof-unwinding-info",
-                                  absolute(srcdir() + "/tests/fixtures/node/alloc.js")},
-                                 opt);
+                                  {node_binary(), "--perf-prof", "--perf-prof-unwinding-info",
+                                   absolute(srcdir() + "/tests/fixtures/node/alloc.js")},
+                                  opt);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.out, "kept 60"), r.out);
     static const std::regex summary(R"(JIT: unwind info: ([1-9]\d*) added, 0 refused)");
@@ -320,8 +319,9 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
     if (saw_js)
         BOOST_TEST(reached, r.err);
     else
-        BOOST_TEST_MESSAGE("no error stack named JS:*driver in this run (its record "
-                           "was still in V8's buffer): the stack was not checked");
+        BOOST_TEST_MESSAGE(
+            "no error stack named JS:*driver in this run (its record "
+            "was still in V8's buffer): the stack was not checked");
 }
 
 BOOST_AUTO_TEST_CASE(cpython_perf_jit_trampolines_bring_their_cfi,

@@ -35,14 +35,22 @@ struct DebugEntrySpec {
 class JitdumpBuilder {
 public:
     /// `little_endian`: byte order of every field (default: the host's).
-    explicit JitdumpBuilder(bool little_endian = host_little_endian())
-        : le_(little_endian) {}
+    explicit JitdumpBuilder(bool little_endian = host_little_endian()) : le_(little_endian) {}
 
     std::vector<unsigned char> bytes;
 
-    JitdumpBuilder& u8(std::uint8_t v) { bytes.push_back(v); return *this; }
-    JitdumpBuilder& u32(std::uint32_t v) { put(v, 4); return *this; }
-    JitdumpBuilder& u64(std::uint64_t v) { put(v, 8); return *this; }
+    JitdumpBuilder& u8(std::uint8_t v) {
+        bytes.push_back(v);
+        return *this;
+    }
+    JitdumpBuilder& u32(std::uint32_t v) {
+        put(v, 4);
+        return *this;
+    }
+    JitdumpBuilder& u64(std::uint64_t v) {
+        put(v, 8);
+        return *this;
+    }
     /// Writes the characters of `s` and, if `nul`, a terminating NUL.
     JitdumpBuilder& str(const std::string& s, bool nul = true) {
         bytes.insert(bytes.end(), s.begin(), s.end());
@@ -60,8 +68,7 @@ public:
                            std::uint64_t timestamp = 1000, std::uint64_t flags = 0,
                            std::uint32_t extra = 0,
                            std::optional<std::uint32_t> total_size = std::nullopt,
-                           std::uint32_t magic = 0x4A695444u,
-                           std::uint32_t elf_mach = 62) {
+                           std::uint32_t magic = 0x4A695444u, std::uint32_t elf_mach = 62) {
         u32(magic).u32(version).u32(total_size ? *total_size : 40 + extra);
         u32(elf_mach).u32(0).u32(pid).u64(timestamp).u64(flags);
         return fill(extra, 0xEE);
@@ -72,8 +79,7 @@ public:
     JitdumpBuilder& record(std::uint32_t id, std::uint64_t timestamp,
                            const std::vector<unsigned char>& payload,
                            std::optional<std::uint32_t> total_size = std::nullopt) {
-        u32(id).u32(total_size ? *total_size
-                               : static_cast<std::uint32_t>(16 + payload.size()));
+        u32(id).u32(total_size ? *total_size : static_cast<std::uint32_t>(16 + payload.size()));
         u64(timestamp);
         bytes.insert(bytes.end(), payload.begin(), payload.end());
         return *this;
@@ -81,10 +87,9 @@ public:
 
     /// CODE_LOAD with `code` bytes after the NUL-terminated name
     /// (`code` defaults to code_size bytes of 0x90 when nullopt).
-    JitdumpBuilder& code_load(std::uint64_t addr, std::uint64_t size,
-                              const std::string& name, std::uint64_t index = 1,
-                              std::uint64_t timestamp = 2000, std::uint32_t pid = 4242,
-                              std::uint32_t tid = 4243,
+    JitdumpBuilder& code_load(std::uint64_t addr, std::uint64_t size, const std::string& name,
+                              std::uint64_t index = 1, std::uint64_t timestamp = 2000,
+                              std::uint32_t pid = 4242, std::uint32_t tid = 4243,
                               std::optional<std::vector<unsigned char>> code = std::nullopt,
                               std::optional<std::uint32_t> total_size = std::nullopt,
                               bool name_nul = true) {
@@ -98,10 +103,9 @@ public:
         return record(0, timestamp, p.bytes, total_size);
     }
 
-    JitdumpBuilder& code_move(std::uint64_t old_addr, std::uint64_t new_addr,
-                              std::uint64_t size, std::uint64_t index,
-                              std::uint64_t timestamp = 3000, std::uint32_t pid = 4242,
-                              std::uint32_t tid = 4243,
+    JitdumpBuilder& code_move(std::uint64_t old_addr, std::uint64_t new_addr, std::uint64_t size,
+                              std::uint64_t index, std::uint64_t timestamp = 3000,
+                              std::uint32_t pid = 4242, std::uint32_t tid = 4243,
                               std::optional<std::uint32_t> total_size = std::nullopt) {
         JitdumpBuilder p(le_);
         p.u32(pid).u32(tid).u64(new_addr).u64(old_addr).u64(new_addr).u64(size).u64(index);
@@ -116,15 +120,12 @@ public:
                                std::size_t trailing_pad = 0) {
         JitdumpBuilder p(le_);
         p.u64(addr).u64(nr_entry ? *nr_entry : entries.size());
-        for (const auto& e : entries)
-            p.u64(e.addr).u32(e.line).u32(e.discrim).str(e.file);
+        for (const auto& e : entries) p.u64(e.addr).u32(e.line).u32(e.discrim).str(e.file);
         p.fill(trailing_pad, 0);
         return record(2, timestamp, p.bytes, total_size);
     }
 
-    JitdumpBuilder& code_close(std::uint64_t timestamp = 9000) {
-        return record(3, timestamp, {});
-    }
+    JitdumpBuilder& code_close(std::uint64_t timestamp = 9000) { return record(3, timestamp, {}); }
 
     /// CODE_UNWINDING_INFO with `data_len` bytes of data: the .eh_frame
     /// first (its `unwind_size - eh_hdr_size` bytes zero: a terminator,

@@ -172,8 +172,8 @@ struct Fn {
     std::string name;
     std::uint8_t* addr = nullptr;
     std::size_t size = 0;
-    std::size_t loop = 0;   ///< offset of the loop (line L+1)
-    std::size_t tail = 0;   ///< offset after the loop (line L+2)
+    std::size_t loop = 0;  ///< offset of the loop (line L+1)
+    std::size_t tail = 0;  ///< offset after the loop (line L+2)
 
     long call(long n, const int* p = nullptr) const {
         return reinterpret_cast<long (*)(long, const int*)>(addr)(n, p);
@@ -204,8 +204,8 @@ Fn named_fn(const std::string& name, std::uint8_t* where, const testjit::Emitted
 /// Emits a sum function with constant `k` at `where` (at most 64 bytes);
 /// with `read_arg`, it also adds the int at its second argument.
 Fn emit_sum(const std::string& name, std::uint8_t* where, int k, bool read_arg = false) {
-    const Fn f = named_fn(name, where,
-                          testjit::emit_sum_loop(where, 64, testjit::SumStart::kConstant, k, read_arg));
+    const Fn f = named_fn(
+        name, where, testjit::emit_sum_loop(where, 64, testjit::SumStart::kConstant, k, read_arg));
     std::fprintf(stderr, "fn %s %p %zu\n", name.c_str(), static_cast<void*>(f.addr), f.size);
     return f;
 }
@@ -339,11 +339,11 @@ int mode_move() {
     Fn moved = mover;
     moved.addr = b.at(128);
     std::memcpy(moved.addr, mover.addr, mover.size);
-    std::memset(mover.addr, 0xCC, mover.size);   // the old copy is gone
+    std::memset(mover.addr, 0xCC, mover.size);  // the old copy is gone
     std::fprintf(stderr, "fn mover-moved %p %zu\n", static_cast<void*>(moved.addr), moved.size);
     JitdumpBuilder mv;
-    mv.code_move(Jitdump::addr(mover), Jitdump::addr(moved), mover.size, dump.index(),
-                 now_ns(), dump.pid(), dump.tid());
+    mv.code_move(Jitdump::addr(mover), Jitdump::addr(moved), mover.size, dump.index(), now_ns(),
+                 dump.pid(), dump.tid());
     dump.put(mv);
     let_time_pass();
     const long at_b = run(moved, 500, 1000, &one);
@@ -366,12 +366,12 @@ int mode_truncate() {
     Jitdump dump;
     for (int i = 0; i < 3; ++i) dump.put(dump.load(fns[i]));
     const JitdumpBuilder last = dump.load(fns[3]);
-    dump.put_prefix(last, last.bytes.size() / 2);   // the producer "crashed" here
+    dump.put_prefix(last, last.bytes.size() / 2);  // the producer "crashed" here
     let_time_pass();
     long acc = 0;
     for (const Fn& f : fns) acc += run(f, 1000, 100);
     std::printf("truncate %ld\n", acc);
-    return 0;   // no CODE_CLOSE
+    return 0;  // no CODE_CLOSE
 }
 
 int mode_garbage() {
@@ -386,7 +386,7 @@ int mode_garbage() {
     // 4 of the 9 name bytes): the name is not NUL-terminated in the record.
     b.code_load(Jitdump::addr(noname), noname.size, "liar_name", 90, now_ns(), dump.pid(),
                 dump.tid(), std::vector<unsigned char>{}, 60, false);
-    b.bytes.resize(b.bytes.size() - 5);   // exactly 60 bytes were promised
+    b.bytes.resize(b.bytes.size() - 5);  // exactly 60 bytes were promised
     // An unknown record id with a payload: skipped by its total_size.
     b.record(42, now_ns(), std::vector<unsigned char>(24, 0x5A));
     // An empty name for real code, a zero code_size, a wrapping range.
@@ -394,11 +394,10 @@ int mode_garbage() {
                 noname.bytes());
     b.code_load(Jitdump::addr(noname), 0, "zero_size", 92, now_ns(), dump.pid(), dump.tid(),
                 std::vector<unsigned char>{});
-    b.code_load(~std::uint64_t{0} - 0xfff, 0x2000, "wraps", 93, now_ns(), dump.pid(),
-                dump.tid(), std::vector<unsigned char>(16, 0x90));
+    b.code_load(~std::uint64_t{0} - 0xfff, 0x2000, "wraps", 93, now_ns(), dump.pid(), dump.tid(),
+                std::vector<unsigned char>(16, 0x90));
     // A line table claiming more entries than the record can hold.
-    b.debug_info(Jitdump::addr(good2), good2.lines(30, "/virtual/garbage.src"), 1000000,
-                 now_ns());
+    b.debug_info(Jitdump::addr(good2), good2.lines(30, "/virtual/garbage.src"), 1000000, now_ns());
     // A CODE_MOVE of code nobody loaded.
     b.code_move(0x1000, Jitdump::addr(noname), 64, 94, now_ns(), dump.pid(), dump.tid());
     dump.put(b);
@@ -414,8 +413,8 @@ std::string perf_map_path() { return "/tmp/perf-" + std::to_string(getpid()) + "
 
 std::string map_line(const Fn& f) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%lx %zx %s\n",
-                  static_cast<unsigned long>(Jitdump::addr(f)), f.size, f.name.c_str());
+    std::snprintf(buf, sizeof buf, "%lx %zx %s\n", static_cast<unsigned long>(Jitdump::addr(f)),
+                  f.size, f.name.c_str());
     return buf;
 }
 
@@ -433,7 +432,7 @@ int mode_perfmap() {
     write_str(fd, map_line(one));
     const std::string second = map_line(two);
     const std::size_t cut = second.size() / 2;
-    write_str(fd, second.substr(0, cut));   // a line in progress
+    write_str(fd, second.substr(0, cut));  // a line in progress
     let_time_pass();
     long acc = run(one, 1000, 100) + run(two, 1000, 100);
     write_str(fd, second.substr(cut));
@@ -492,8 +491,8 @@ int mode_perfmap_foreign() {
 /// Emits names_leaf(n) = n + (n-1) + ... + 1 (lines 100..102).
 Fn emit_names_leaf(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
                    const std::string& file) {
-    const Fn f = named_fn("names_leaf", where,
-                          testjit::emit_sum_loop(where, 64, testjit::SumStart::kZero));
+    const Fn f =
+        named_fn("names_leaf", where, testjit::emit_sum_loop(where, 64, testjit::SumStart::kZero));
     lines = f.lines(100, file);
     return f;
 }
@@ -501,10 +500,11 @@ Fn emit_names_leaf(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
 /// Emits a function that calls `callee`(its argument) `times` times and
 /// adds the results (lines L: prologue, L+1: the loop, L+2: the rest);
 /// with `fib`, it then adds fib(10).
-Fn emit_names_caller(const std::string& name, std::uint8_t* where, const void* callee,
-                     int times, const void* fib, std::uint32_t first_line,
-                     std::vector<DebugEntrySpec>& lines, const std::string& file) {
-    const Fn f = named_fn(name, where, testjit::emit_repeat_caller(where, 192, callee, times, fib, 10));
+Fn emit_names_caller(const std::string& name, std::uint8_t* where, const void* callee, int times,
+                     const void* fib, std::uint32_t first_line, std::vector<DebugEntrySpec>& lines,
+                     const std::string& file) {
+    const Fn f =
+        named_fn(name, where, testjit::emit_repeat_caller(where, 192, callee, times, fib, 10));
     lines = f.lines(first_line, file);
     return f;
 }
@@ -522,8 +522,8 @@ Fn emit_names_fib(std::uint8_t* where, std::vector<DebugEntrySpec>& lines,
 /// stub, whose first lookup could make Valgrind read the files) runs after
 /// the caller's last write.
 [[noreturn]] void exit_now() {
-    __asm__ volatile("mov $231, %%eax\n\txor %%edi, %%edi\n\tsyscall" ::: "rax", "rdi",
-                     "rcx", "r11", "memory");
+    __asm__ volatile("mov $231, %%eax\n\txor %%edi, %%edi\n\tsyscall" ::
+                         : "rax", "rdi", "rcx", "r11", "memory");
     __builtin_unreachable();
 }
 
@@ -539,8 +539,8 @@ void write_tail(Jitdump& dump, const std::string& tail) {
         }
     } else if (tail == "corrupt") {
         JitdumpBuilder rec;
-        rec.u32(0);   // CODE_LOAD
-        rec.u32(4);   // total_size below a record header's 16 bytes
+        rec.u32(0);  // CODE_LOAD
+        rec.u32(4);  // total_size below a record header's 16 bytes
         rec.u64(now_ns());
         for (int i = 0; i < 4096; ++i) rec.bytes.push_back(static_cast<unsigned char>(i * 37 + 11));
         dump.put(rec);
@@ -551,10 +551,11 @@ int mode_names(const std::string& when, const std::string& file, const std::stri
     const bool late = when == "late";
     const bool map = file == "map";
     const bool plus40 = file == "dump40";
-    if ((!late && when != "early") || (!map && !plus40 && file != "dump")
-        || (!tail.empty() && (!late || file != "dump" || (tail != "grow" && tail != "corrupt")))) {
-        std::fprintf(stderr, "jitdump_producer: names early|late dump|dump40|map, "
-                             "names late dump grow|corrupt\n");
+    if ((!late && when != "early") || (!map && !plus40 && file != "dump") ||
+        (!tail.empty() && (!late || file != "dump" || (tail != "grow" && tail != "corrupt")))) {
+        std::fprintf(stderr,
+                     "jitdump_producer: names early|late dump|dump40|map, "
+                     "names late dump grow|corrupt\n");
         return 2;
     }
     const std::string src = "/virtual/names.src";
@@ -564,10 +565,10 @@ int mode_names(const std::string& when, const std::string& file, const std::stri
     std::vector<DebugEntrySpec> l_leaf, l_mid, l_fib, l_top;
     const Fn leaf = emit_names_leaf(mem.at(0), l_leaf, src);
     const Fn fib = emit_names_fib(mem.at(512), l_fib, src);
-    const Fn middle = emit_names_caller("names_middle", mem.at(128), leaf.addr, 10, nullptr,
-                                        200, l_mid, src);
-    const Fn top = emit_names_caller("names_top", mem.at(256), middle.addr, 20, fib.addr, 300,
-                                     l_top, src);
+    const Fn middle =
+        emit_names_caller("names_middle", mem.at(128), leaf.addr, 10, nullptr, 200, l_mid, src);
+    const Fn top =
+        emit_names_caller("names_top", mem.at(256), middle.addr, 20, fib.addr, 300, l_top, src);
     const std::pair<const Fn*, const std::vector<DebugEntrySpec>*> all[] = {
         {&leaf, &l_leaf}, {&middle, &l_mid}, {&fib, &l_fib}, {&top, &l_top}};
     for (const auto& f : all)
@@ -575,7 +576,7 @@ int mode_names(const std::string& when, const std::string& file, const std::stri
                      static_cast<void*>(f.first->addr), f.first->size);
 
     std::unique_ptr<Jitdump> dump;
-    if (!map) dump = std::make_unique<Jitdump>();   // mapped before anything runs
+    if (!map) dump = std::make_unique<Jitdump>();  // mapped before anything runs
     auto write_map = [&](const std::string& path) {
         const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
         if (fd < 0) die("open perf map");
@@ -631,7 +632,7 @@ int mode_leak(const std::string& when, const std::string& how = "") {
     }
     // names_alloc() = malloc(24) (lines 700: prologue, 701: the call,
     // 702: the rest), announced with a line table in a jitdump.
-    CodeMemory& mem = *new CodeMemory(4096);   // kept until exit
+    CodeMemory& mem = *new CodeMemory(4096);  // kept until exit
     Emitter e(mem.at(0), 64);
     Fn f;
     f.name = "names_alloc";
@@ -662,8 +663,8 @@ int mode_leak(const std::string& when, const std::string& how = "") {
         // leak_caller() calls names_alloc() and returns its result: a
         // jitted function of its own mapping, announced at once, whose
         // mapping is unmapped after the call.
-        auto* caller_mem = static_cast<std::uint8_t*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-                                                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        auto* caller_mem = static_cast<std::uint8_t*>(mmap(
+            nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
         if (caller_mem == MAP_FAILED) die("mmap code");
         Emitter c(caller_mem, 64);
         c.push(c.rbp);
@@ -682,12 +683,12 @@ int mode_leak(const std::string& when, const std::string& how = "") {
         dump.put(dump.load(caller));
         let_time_pass();
         g_leaked = reinterpret_cast<void* (*)()>(caller.addr)();
-        g_leaked = nullptr;   // the block is lost
+        g_leaked = nullptr;  // the block is lost
         munmap(caller_mem, 4096);
     } else {
         let_time_pass();
         g_leaked = reinterpret_cast<void* (*)()>(f.addr)();
-        g_leaked = nullptr;   // the block is lost
+        g_leaked = nullptr;  // the block is lost
     }
     let_time_pass();
     if (late && freed_caller) {
@@ -716,8 +717,8 @@ int mode_counts() {
     // This program's own text: an ELF object's, refused.
     const auto text = reinterpret_cast<std::uint64_t>(&let_time_pass);
     for (int i = 0; i < 12; ++i)
-        b.code_load(text, 16, "in_elf_text_" + std::to_string(i), 100 + i, now_ns(),
-                    dump.pid(), dump.tid(), std::vector<unsigned char>{});
+        b.code_load(text, 16, "in_elf_text_" + std::to_string(i), 100 + i, now_ns(), dump.pid(),
+                    dump.tid(), std::vector<unsigned char>{});
     static int not_code[64];
     b.code_load(reinterpret_cast<std::uint64_t>(not_code), sizeof not_code, "in_data", 120,
                 now_ns(), dump.pid(), dump.tid(), std::vector<unsigned char>{});
@@ -790,9 +791,9 @@ int mode_chained(const std::string& when) {
         std::fprintf(stderr, "jitdump_producer: chained early|late\n");
         return 2;
     }
-    CodeMemory& mem = *new CodeMemory(4096);   // kept until exit
-    const Fn chained =
-        named_fn("jd_chained", mem.at(64), testjit::emit_sum_loop(mem.at(64), 64, testjit::SumStart::kZero));
+    CodeMemory& mem = *new CodeMemory(4096);  // kept until exit
+    const Fn chained = named_fn("jd_chained", mem.at(64),
+                                testjit::emit_sum_loop(mem.at(64), 64, testjit::SumStart::kZero));
     Emitter e(mem.at(0), 64);
     e.mov(e.rax, reinterpret_cast<std::uintptr_t>(chained.addr));
     e.jmp(e.rax);
@@ -802,7 +803,8 @@ int mode_chained(const std::string& when) {
     dispatch.addr = mem.at(0);
     dispatch.size = e.getSize();
     for (const Fn* f : {static_cast<const Fn*>(&dispatch), &chained})
-        std::fprintf(stderr, "fn %s %p %zu\n", f->name.c_str(), static_cast<void*>(f->addr), f->size);
+        std::fprintf(stderr, "fn %s %p %zu\n", f->name.c_str(), static_cast<void*>(f->addr),
+                     f->size);
     Jitdump dump;
     auto announce = [&] {
         for (const Fn* f : {static_cast<const Fn*>(&dispatch), &chained}) dump.put(dump.load(*f));
@@ -831,7 +833,8 @@ int mode_reuse(const std::string& when, const std::string& file) {
     if ((!late && when != "early") ||
         (!map && file != "dump" && file != "dump-tsc" && !realtime && !with_lines)) {
         std::fprintf(stderr,
-                     "jitdump_producer: reuse early|late dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
+                     "jitdump_producer: reuse early|late "
+                     "dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
         return 2;
     }
     // Kept until exit, as JITs keep their code.
@@ -855,18 +858,21 @@ int mode_reuse(const std::string& when, const std::string& file) {
     std::vector<std::string> lines;
     std::vector<JitdumpBuilder> records;
     auto loaded = [&](const Fn& f) {
-        if (map) lines.push_back(map_line(f));
+        if (map)
+            lines.push_back(map_line(f));
         else if (with_lines) {
             // Its line table, then its CODE_LOAD.
             const bool is_a = f.name == name_a;
             JitdumpBuilder b;
-            b.debug_info(Jitdump::addr(f),
-                         f.lines(is_a ? 100 : 200, is_a ? "/virtual/reuse_a.src" : "/virtual/reuse_b.src"),
-                         std::nullopt, now_ns());
+            b.debug_info(
+                Jitdump::addr(f),
+                f.lines(is_a ? 100 : 200, is_a ? "/virtual/reuse_a.src" : "/virtual/reuse_b.src"),
+                std::nullopt, now_ns());
             const JitdumpBuilder load = dump->load(f);
             b.bytes.insert(b.bytes.end(), load.bytes.begin(), load.bytes.end());
             records.push_back(b);
-        } else if (!realtime) records.push_back(dump->load(f));
+        } else if (!realtime)
+            records.push_back(dump->load(f));
         else {
             // Stamped with the wrong clock (CLOCK_REALTIME).
             timespec ts;
@@ -914,7 +920,7 @@ int mode_reuse(const std::string& when, const std::string& file) {
 }
 
 int mode_reuse_move() {
-    CodeMemory& mem = *new CodeMemory(4096);   // kept until exit
+    CodeMemory& mem = *new CodeMemory(4096);  // kept until exit
     Jitdump dump;
     const Fn a = emit_sum("reuse_a", mem.at(0), 1);
     JitdumpBuilder records = dump.load(a);
@@ -972,8 +978,8 @@ int mode_unmapped(const std::string& when, const std::string& file) {
         records.debug_info(Jitdump::addr(gone), gone.lines(40, src), std::nullopt, now_ns());
         records.code_load(Jitdump::addr(gone), gone.size, gone.name, 1, now_ns(), dump->pid(),
                           dump->tid(), gone.bytes());
-        records.code_load(Jitdump::addr(never), never.size, never.name, 2, now_ns(),
-                          dump->pid(), dump->tid(), never.bytes());
+        records.code_load(Jitdump::addr(never), never.size, never.name, 2, now_ns(), dump->pid(),
+                          dump->tid(), never.bytes());
     } else {
         lines = map_line(gone) + map_line(never);
     }
@@ -1012,10 +1018,14 @@ int main(int argc, char** argv) {
     if (argc == 4 && std::string(argv[1]) == "unmapped") return mode_unmapped(argv[2], argv[3]);
     if (argc == 5 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3], argv[4]);
     if (argc != 2) {
-        std::fprintf(stderr, "usage: jitdump_producer late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
-                             "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | names late dump grow|corrupt | "
-                             "leak early|late [freed-caller] | "
-                             "chained early|late | reuse early|late dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
+        std::fprintf(stderr,
+                     "usage: jitdump_producer "
+                     "late|late-lookup|move|truncate|garbage|counts|junk-names|hold|perfmap|"
+                     "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | names "
+                     "late dump grow|corrupt | "
+                     "leak early|late [freed-caller] | "
+                     "chained early|late | reuse early|late "
+                     "dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
         return 2;
     }
     const std::string mode = argv[1];

@@ -35,14 +35,12 @@ inline std::string describe(const JitdumpReader& r, const JitdumpEvent& ev) {
     const JitdumpRecord& rec = ev.rec;
     switch (ev.kind) {
     case JITDUMP_EV_HEADER:
-        o << "HEADER @" << ev.offset << " v" << ev.header.version << " size="
-          << ev.header.header_size << " mach=" << ev.header.elf_mach
+        o << "HEADER @" << ev.offset << " v" << ev.header.version
+          << " size=" << ev.header.header_size << " mach=" << ev.header.elf_mach
           << " pid=" << ev.header.pid << " ts=" << ev.header.timestamp
           << " flags=" << ev.header.flags << " adv=" << ev.advance;
         return o.str();
-    case JITDUMP_EV_ERROR:
-        o << "ERROR @" << ev.offset << " " << ev.error;
-        return o.str();
+    case JITDUMP_EV_ERROR: o << "ERROR @" << ev.offset << " " << ev.error; return o.str();
     case JITDUMP_EV_UNKNOWN:
         o << "UNKNOWN @" << ev.offset << " id=" << rec.id << " size=" << rec.total_size
           << " ts=" << rec.timestamp;
@@ -51,13 +49,10 @@ inline std::string describe(const JitdumpReader& r, const JitdumpEvent& ev) {
         o << "BAD @" << ev.offset << " id=" << rec.id << " size=" << rec.total_size
           << " err=" << ev.error;
         return o.str();
-    case JITDUMP_EV_RECORD:
-        break;
-    default:
-        throw std::logic_error("describe: unexpected event kind");
+    case JITDUMP_EV_RECORD: break;
+    default: throw std::logic_error("describe: unexpected event kind");
     }
-    if (ev.advance != rec.total_size)
-        throw std::logic_error("record advance != total_size");
+    if (ev.advance != rec.total_size) throw std::logic_error("record advance != total_size");
     switch (rec.id) {
     case JITDUMP_CODE_LOAD: {
         const JitdumpCodeLoad& l = rec.u.load;
@@ -66,8 +61,7 @@ inline std::string describe(const JitdumpReader& r, const JitdumpEvent& ev) {
           << " size=" << hex(l.code_size) << " index=" << l.code_index << " name='"
           << std::string(l.name, l.name_len) << "' code_bytes=" << l.code_bytes
           << " code_at=" << l.code_file_offset;
-        if (l.name[l.name_len] != '\0')
-            throw std::logic_error("name not NUL-terminated in buffer");
+        if (l.name[l.name_len] != '\0') throw std::logic_error("name not NUL-terminated in buffer");
         break;
     }
     case JITDUMP_CODE_MOVE: {
@@ -87,26 +81,21 @@ inline std::string describe(const JitdumpReader& r, const JitdumpEvent& ev) {
         ML_(jitdump_debug_iter_init)(&it, &r, &d);
         int k;
         while ((k = ML_(jitdump_debug_entry_next)(&it, &e)) == 1)
-            o << " [" << hex(e.code_addr) << " " << std::string(e.filename, e.filename_len)
-              << ":" << e.line << ":" << e.discrim << (e.same_as_previous ? " same" : "")
-              << (e.garbled ? " garbled" : "")
-              << "]";
-        if (k != 0)
-            o << " ITER-ERROR";
+            o << " [" << hex(e.code_addr) << " " << std::string(e.filename, e.filename_len) << ":"
+              << e.line << ":" << e.discrim << (e.same_as_previous ? " same" : "")
+              << (e.garbled ? " garbled" : "") << "]";
+        if (k != 0) o << " ITER-ERROR";
         break;
     }
-    case JITDUMP_CODE_CLOSE:
-        o << "CLOSE @" << ev.offset << " ts=" << rec.timestamp;
-        break;
+    case JITDUMP_CODE_CLOSE: o << "CLOSE @" << ev.offset << " ts=" << rec.timestamp; break;
     case JITDUMP_CODE_UNWINDING_INFO: {
         const JitdumpUnwindingInfo& u = rec.u.unwind;
-        o << "UNWIND @" << ev.offset << " ts=" << rec.timestamp << " unwind="
-          << u.unwinding_size << " ehhdr=" << u.eh_frame_hdr_size << " mapped="
-          << u.mapped_size << " data=" << u.data_len << " data_at=" << u.data_file_offset;
+        o << "UNWIND @" << ev.offset << " ts=" << rec.timestamp << " unwind=" << u.unwinding_size
+          << " ehhdr=" << u.eh_frame_hdr_size << " mapped=" << u.mapped_size
+          << " data=" << u.data_len << " data_at=" << u.data_file_offset;
         break;
     }
-    default:
-        throw std::logic_error("RECORD event with unknown id");
+    default: throw std::logic_error("RECORD event with unknown id");
     }
     return o.str();
 }
@@ -117,8 +106,7 @@ inline std::string describe(const JitdumpReader& r, const JitdumpEvent& ev) {
 /// invariant of the API is violated (progress, monotonic offsets,
 /// need > len, sticky errors).
 inline std::vector<std::string> run_jitdump(const std::vector<unsigned char>& file, Feed mode,
-                                            std::size_t split = 0,
-                                            unsigned long max_hold = 0) {
+                                            std::size_t split = 0, unsigned long max_hold = 0) {
     JitdumpReader r;
     ML_(jitdump_init)(&r, max_hold);
     const std::size_t n = file.size();
@@ -126,8 +114,7 @@ inline std::vector<std::string> run_jitdump(const std::vector<unsigned char>& fi
     std::size_t cap = 0;  // Minimal: bytes the caller hands over now
     std::vector<std::string> out;
     for (std::size_t guard = 0;; ++guard) {
-        if (guard > 4 * n * n + 10 * n + 100)
-            throw std::logic_error("reader does not terminate");
+        if (guard > 4 * n * n + 10 * n + 100) throw std::logic_error("reader does not terminate");
         const unsigned long long off = r.offset;
         std::size_t have = off < avail ? avail - static_cast<std::size_t>(off) : 0;
         if (mode == Feed::Minimal && have > cap) have = cap;
@@ -176,17 +163,13 @@ inline std::string describe(const PerfmapEvent& ev) {
     switch (ev.kind) {
     case PERFMAP_EV_ENTRY:
         o << "ENTRY L" << ev.line << " @" << ev.offset << " " << hex(ev.entry.start) << "+"
-          << hex(ev.entry.size) << " '" << std::string(ev.entry.name, ev.entry.name_len)
-          << "'";
+          << hex(ev.entry.size) << " '" << std::string(ev.entry.name, ev.entry.name_len) << "'";
         break;
     case PERFMAP_EV_BAD_LINE:
         o << "BAD L" << ev.line << " @" << ev.offset << " err=" << ev.error;
         break;
-    case PERFMAP_EV_SKIPPED:
-        o << "SKIP L" << ev.line;
-        break;
-    default:
-        throw std::logic_error("describe: unexpected perf map event");
+    case PERFMAP_EV_SKIPPED: o << "SKIP L" << ev.line; break;
+    default: throw std::logic_error("describe: unexpected perf map event");
     }
     return o.str();
 }
@@ -204,8 +187,7 @@ inline std::vector<std::string> run_perfmap(const std::vector<unsigned char>& fi
     std::size_t cap = 0;
     std::vector<std::string> out;
     for (std::size_t guard = 0;; ++guard) {
-        if (guard > 4 * n * n + 10 * n + 100)
-            throw std::logic_error("reader does not terminate");
+        if (guard > 4 * n * n + 10 * n + 100) throw std::logic_error("reader does not terminate");
         const unsigned long long off = r.offset;
         std::size_t have = off < avail ? avail - static_cast<std::size_t>(off) : 0;
         if (mode == Feed::Minimal && have > cap) have = cap;

@@ -45,8 +45,8 @@ namespace {
 
 const char* const kSource = "/virtual/perfmap_jit.src";
 
-using testjit::Emitter;
 using testjit::emit_call_loop;
+using testjit::Emitter;
 
 /// One emitted function: where, how big, and its line table (offsets from
 /// the start, line numbers).
@@ -94,7 +94,9 @@ Emitted emit_middle(std::uint8_t* p, std::uint8_t* leaf) {
     e.add(e.r13, 2);
     e.ret();
     e.ready();
-    return {"pj_middle", p, e.getSize(),
+    return {"pj_middle",
+            p,
+            e.getSize(),
             {{0, 200}, {loop, 201}, {sub, 202}, {helper, 203}, {inner_at, 204}}};
 }
 
@@ -172,8 +174,8 @@ int main(int argc, char** argv) {
     std::snprintf(line, sizeof line, "%llx %zx %s\n",
                   static_cast<unsigned long long>(addr(moved_new)), moved_old.size, "pj_moved");
     map += line;
-    dump.code_move(addr(moved_old.start), addr(moved_new), moved_old.size, index - 1, stamp++,
-                   pid, pid);
+    dump.code_move(addr(moved_old.start), addr(moved_new), moved_old.size, index - 1, stamp++, pid,
+                   pid);
 
     if (!write_file(map_path, map.data(), map.size()) ||
         !write_file(dump_path, dump.bytes.data(), dump.bytes.size())) {

@@ -53,8 +53,7 @@ std::string stock_valgrind() {
 boost::test_tools::assertion_result stock_valgrind_available(boost::unit_test::test_unit_id) {
     const std::string v = stock_valgrind();
     boost::test_tools::assertion_result ok(::access(v.c_str(), X_OK) == 0);
-    if (!ok)
-        ok.message() << "no unpatched Valgrind at " << v << " (run `make stock-valgrind`)";
+    if (!ok) ok.message() << "no unpatched Valgrind at " << v << " (run `make stock-valgrind`)";
     return ok;
 }
 
@@ -116,9 +115,7 @@ void write_file(const std::string& path, const std::string& text) {
     if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-std::string absolute(const std::string& path) {
-    return std::filesystem::canonical(path).string();
-}
+std::string absolute(const std::string& path) { return std::filesystem::canonical(path).string(); }
 
 std::size_t line_count(const std::string& text) {
     std::size_t n = 0;
@@ -140,7 +137,8 @@ std::string find_on_path(const std::string& name) {
     std::istringstream path(env_or("PATH", ""));
     std::string dir;
     while (std::getline(path, dir, ':'))
-        if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+        if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0)
+            return dir + "/" + name;
     return "";
 }
 
@@ -160,8 +158,9 @@ TempDir::~TempDir() {
 }
 
 std::ostream& operator<<(std::ostream& os, const Result& r) {
-    return os << "status " << r.status << (r.timed_out ? " (timed out)" : "")
-              << "\n--- stdout:\n" << r.out << "--- stderr:\n" << r.err;
+    return os << "status " << r.status << (r.timed_out ? " (timed out)" : "") << "\n--- stdout:\n"
+              << r.out << "--- stderr:\n"
+              << r.err;
 }
 
 Result run(const std::vector<std::string>& argv, const RunOptions& options) {
@@ -217,7 +216,7 @@ Result run_checked(const std::vector<std::string>& argv, int timeout_seconds) {
 }
 
 Result run_valgrind(const std::vector<std::string>& valgrind_args,
-                   const std::vector<std::string>& program, const RunOptions& options) {
+                    const std::vector<std::string>& program, const RunOptions& options) {
     std::vector<std::string> argv{valgrind()};
     argv.insert(argv.end(), valgrind_args.begin(), valgrind_args.end());
     argv.push_back("--");
@@ -226,7 +225,7 @@ Result run_valgrind(const std::vector<std::string>& valgrind_args,
 }
 
 std::vector<StackFrame> stack_trace_after(const std::string& log, const std::string& what,
-                                        std::size_t max) {
+                                          std::size_t max) {
     std::vector<StackFrame> frames;
     const auto at = log.find(what);
     if (at == std::string::npos) return frames;
@@ -244,7 +243,8 @@ std::vector<StackFrame> stack_trace_after(const std::string& log, const std::str
         if (!f.function.empty() && f.function.back() == ')') {
             int depth = 0;
             for (std::size_t i = f.function.size(); i-- > 0;) {
-                if (f.function[i] == ')') ++depth;
+                if (f.function[i] == ')')
+                    ++depth;
                 else if (f.function[i] == '(' && --depth == 0) {
                     if (i > 0 && f.function[i - 1] == ' ') {
                         f.where = f.function.substr(i + 1, f.function.size() - i - 2);
@@ -259,5 +259,5 @@ std::vector<StackFrame> stack_trace_after(const std::string& log, const std::str
     return frames;
 }
 
-} // namespace test
-} // namespace vgjit
+}  // namespace test
+}  // namespace vgjit

@@ -99,24 +99,25 @@ public:
     const std::string& path() const { return path_; }
     /// path() + "/" + name.
     std::string file(const std::string& name) const { return path_ + "/" + name; }
+
 private:
     std::string path_;
 };
 
 /// The outcome of run().
 struct Result {
-    int status = -1;     ///< exit status, or 128 + signal number
+    int status = -1;  ///< exit status, or 128 + signal number
     bool timed_out = false;
-    std::string out;     ///< everything written to stdout
-    std::string err;     ///< everything written to stderr
+    std::string out;  ///< everything written to stdout
+    std::string err;  ///< everything written to stderr
 };
 std::ostream& operator<<(std::ostream& os, const Result& r);
 
 /// Options of run().
 struct RunOptions {
     int timeout_seconds = 300;               ///< killed (SIGKILL) after this
-    std::string cwd;                        ///< working directory; "" = ours
-    std::map<std::string, std::string> env; ///< added to the environment
+    std::string cwd;                         ///< working directory; "" = ours
+    std::map<std::string, std::string> env;  ///< added to the environment
 };
 
 /// Runs argv[0] (a path; no shell, no PATH search) with stdin from
@@ -130,8 +131,7 @@ Result run_checked(const std::vector<std::string>& argv, int timeout_seconds = 3
 
 /// Runs a program under the staged Valgrind: valgrind TOOL-ARGS -- PROGRAM.
 Result run_valgrind(const std::vector<std::string>& valgrind_args,
-                   const std::vector<std::string>& program,
-                   const RunOptions& options = {});
+                    const std::vector<std::string>& program, const RunOptions& options = {});
 
 /// One frame of a stack trace in a Valgrind log, a line
 /// "==PID==    at 0xADDR: FUNCTION (WHERE)" (or "by").
@@ -145,9 +145,9 @@ struct StackFrame {
 /// `what`: its frames, innermost first, at most `max` of them; empty if
 /// `what` does not occur or no frame follows it.
 std::vector<StackFrame> stack_trace_after(const std::string& log, const std::string& what,
-                                        std::size_t max = 12);
+                                          std::size_t max = 12);
 
-} // namespace test
-} // namespace vgjit
+}  // namespace test
+}  // namespace vgjit
 
 #endif

@@ -133,8 +133,7 @@ const char* kFile = "/virtual/testjit.src";
 
 // Registers [start, start+size) as `name` with the given line table.
 void register_fn(const void* start, std::size_t size, const char* name,
-                 const std::vector<VgJitLine>& lines,
-                 const char* object = "testjit-obj") {
+                 const std::vector<VgJitLine>& lines, const char* object = "testjit-obj") {
     VgJitCode desc = VG_JIT_CODE_INITIALIZER;
     desc.start = start;
     desc.size = size;
@@ -199,20 +198,17 @@ int mode_calls() {
 
     // jit_middle(n): 10 x jit_leaf(n) + elf_helper(n).  Lines 20, 21, 22.
     std::uint8_t* mid_at = p + 256;
-    const testjit::EmittedShape mid = testjit::emit_repeat_caller(mid_at, 256, leaf_fn, 10,
-                                                reinterpret_cast<const void*>(&elf_helper));
+    const testjit::EmittedShape mid = testjit::emit_repeat_caller(
+        mid_at, 256, leaf_fn, 10, reinterpret_cast<const void*>(&elf_helper));
     // jit_top(n): 100 x jit_middle(n).  Lines 30, 31.
     std::uint8_t* top_at = p + 512;
     const testjit::EmittedShape top = testjit::emit_repeat_caller(top_at, 256, mid_at, 100);
 
     register_fn(leaf_fn, leaf_size, "jit_leaf",
-                {{0, 10, nullptr}, {leaf_loop, 11, nullptr},
-                 {leaf_ret, 12, nullptr}});
+                {{0, 10, nullptr}, {leaf_loop, 11, nullptr}, {leaf_ret, 12, nullptr}});
     register_fn(mid_at, mid.size, "jit_middle",
-                {{0, 20, nullptr}, {mid.loop, 21, nullptr},
-                 {mid.tail, 22, nullptr}});
-    register_fn(top_at, top.size, "jit_top",
-                {{0, 30, nullptr}, {top.loop, 31, nullptr}});
+                {{0, 20, nullptr}, {mid.loop, 21, nullptr}, {mid.tail, 22, nullptr}});
+    register_fn(top_at, top.size, "jit_top", {{0, 30, nullptr}, {top.loop, 31, nullptr}});
 
     long r = reinterpret_cast<Fn1>(top_at)(1000);
     std::printf("calls result %ld\n", r);
@@ -267,8 +263,7 @@ std::size_t emit_spinner(std::uint8_t* p, std::uint32_t iterations, const char* 
     e.ret();
     e.ready();
     register_fn(p, e.getSize(), name,
-                {{0, line, nullptr}, {loop_at, line + 1, nullptr},
-                 {finish_at, line + 2, nullptr}});
+                {{0, line, nullptr}, {loop_at, line + 1, nullptr}, {finish_at, line + 2, nullptr}});
     return e.getSize();
 }
 
@@ -281,15 +276,15 @@ int mode_patch() {
     std::uint8_t* p = mem.base();
     constexpr std::uint32_t kSpin = 1000;
     emit_spinner(p, kSpin, "patch_first", 110,
-                 [](Emitter& e) { e.mov(e.eax, 1); });                  // 2K + 3 instructions
+                 [](Emitter& e) { e.mov(e.eax, 1); });  // 2K + 3 instructions
     long a = 0;
     for (int i = 0; i < 3; ++i) a += reinterpret_cast<long (*)(int*)>(p)(nullptr);
     auto* block = static_cast<int*>(std::malloc(16));
     std::memset(block, 0, 16);
     emit_spinner(p, kSpin, "patch_second", 120, [](Emitter& e) {
-        e.mov(e.eax, e.dword[e.rdi + 16]);                              // reads past the block
+        e.mov(e.eax, e.dword[e.rdi + 16]);  // reads past the block
         e.add(e.eax, 2);
-    });                                                                 // 2K + 4 instructions
+    });  // 2K + 4 instructions
     long b = 0;
     for (int i = 0; i < 5; ++i) b += reinterpret_cast<long (*)(int*)>(p)(block) & 0;
     std::free(block);
@@ -304,15 +299,14 @@ int run_reader(const char* name, bool in_child) {
     CodeMemory mem(4096);
     std::uint8_t* p = mem.base();
     Emitter e(p, 128);
-    e.xor_(e.eax, e.eax);              // line 60
+    e.xor_(e.eax, e.eax);  // line 60
     const std::size_t read_at = e.getSize();
     e.mov(e.eax, e.dword[e.rdi + 16]);  // line 61: reads past the block
     const std::size_t ret_at = e.getSize();
-    e.ret();                            // line 62
+    e.ret();  // line 62
     e.ready();
     register_fn(p, e.getSize(), name,
-                {{0, 60, nullptr}, {read_at, 61, nullptr},
-                 {ret_at, 62, nullptr}});
+                {{0, 60, nullptr}, {read_at, 61, nullptr}, {ret_at, 62, nullptr}});
     auto* block = static_cast<int*>(std::malloc(16));
     std::memset(block, 0, 16);
     std::fflush(nullptr);
@@ -399,9 +393,9 @@ int mode_race() {
     CodeMemory mem(4096);
     std::uint8_t* p = mem.base();
     Emitter e(p, 64);
-    e.add(e.dword[e.rdi], 1);           // line 95: the unsynchronised write
+    e.add(e.dword[e.rdi], 1);  // line 95: the unsynchronised write
     const std::size_t ret_at = e.getSize();
-    e.ret();                            // line 96
+    e.ret();  // line 96
     e.ready();
     register_fn(p, e.getSize(), "jit_racer", {{0, 95, nullptr}, {ret_at, 96, nullptr}});
     static int counter = 0;
@@ -451,13 +445,13 @@ int mode_names() {
     std::size_t k = 0;
     // Five pages read/write, then one PROT_NONE; the fifth page becomes
     // read-only, a mapping of its own.
-    auto* buf = static_cast<char*>(mmap(nullptr, 6 * 4096, PROT_READ | PROT_WRITE,
-                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    auto* buf = static_cast<char*>(
+        mmap(nullptr, 6 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (buf == MAP_FAILED) {
         std::perror("mmap");
         return 2;
     }
-    std::vector<std::pair<const char*, std::string>> names;   // at, text
+    std::vector<std::pair<const char*, std::string>> names;  // at, text
     std::size_t at = 0;
     auto place = [&](std::size_t offset, const std::string& text) {
         std::memcpy(buf + offset, text.c_str(), text.size() + 1);
@@ -472,7 +466,9 @@ int mode_names() {
             // Every fifth name gets a junk byte at its start, its end or
             // in its middle.
             if ((len + off) % 5 == 0)
-                text[(len + off) % 3 == 0 ? 0 : (len + off) % 3 == 1 ? len - 1 : len / 2] =
+                text[(len + off) % 3 == 0   ? 0
+                     : (len + off) % 3 == 1 ? len - 1
+                                            : len / 2] =
                     static_cast<char>((len + off) % 2 ? 0x01 : 0xff);
             place(at + off, text);
             at += off + len + 1;
@@ -526,10 +522,8 @@ int mode_compact() {
                                      "_" + std::string(60, 'd');
             VALGRIND_JIT_REGISTER(base + i * kSlot, kSlot, name.c_str());
         }
-        for (std::size_t i = 3; i < kSlots; ++i)
-            VALGRIND_JIT_UNREGISTER(base + i * kSlot);
-        for (int y = 0; y < 3; ++y)
-            sched_yield();
+        for (std::size_t i = 3; i < kSlots; ++i) VALGRIND_JIT_UNREGISTER(base + i * kSlot);
+        for (int y = 0; y < 3; ++y) sched_yield();
     }
     report("unkept-1", VALGRIND_JIT_UNREGISTER(base));
     report("unkept-2", VALGRIND_JIT_UNREGISTER(base + kSlot));
@@ -545,14 +539,14 @@ int mode_bad() {
     static const char kUnterminated[4] = {'a', 'b', 'c', 'd'};
     // A name that runs into an unmapped page: the last bytes of a page
     // followed by a PROT_NONE page.
-    auto* guard = static_cast<char*>(mmap(nullptr, 8192, PROT_READ | PROT_WRITE,
-                                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    auto* guard = static_cast<char*>(
+        mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     mprotect(guard + 4096, 4096, PROT_NONE);
     std::memset(guard, 'x', 4096);
     char* runs_off = guard + 4096 - 8;
 
-    auto* data = static_cast<std::uint8_t*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
-                                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    auto* data = static_cast<std::uint8_t*>(
+        mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
 
     report("null-name", VALGRIND_JIT_REGISTER(p, n, nullptr));
     report("wild-name", VALGRIND_JIT_REGISTER(p, n, reinterpret_cast<const char*>(16)));
@@ -591,9 +585,11 @@ int mode_bad() {
     report("bad-object", VALGRIND_JIT_REGISTER_CODE(&d));
     d.object = "testjit-obj";
     // Unsorted, out-of-range, line 0, bad file pointer: kept what is valid.
-    const VgJitLine messy[] = {
-        {4, 101, nullptr}, {0, 100, nullptr}, {n + 100, 102, nullptr},
-        {2, 0, nullptr}, {3, 103, reinterpret_cast<const char*>(16)}};
+    const VgJitLine messy[] = {{4, 101, nullptr},
+                               {0, 100, nullptr},
+                               {n + 100, 102, nullptr},
+                               {2, 0, nullptr},
+                               {3, 103, reinterpret_cast<const char*>(16)}};
     d.lines = messy;
     d.n_lines = 5;
     report("messy-lines", VALGRIND_JIT_REGISTER_CODE(&d));
@@ -623,7 +619,8 @@ int mode_lines() {
     report("no-file", VALGRIND_JIT_REGISTER_CODE(&d));
     d.name = "high_line";
     d.file = kFile;
-    const VgJitLine high_line[] = {{0, 10, nullptr}, {2, 1048576, nullptr}, {4, 0x7fffffff, nullptr}};
+    const VgJitLine high_line[] = {
+        {0, 10, nullptr}, {2, 1048576, nullptr}, {4, 0x7fffffff, nullptr}};
     d.lines = high_line;
     report("high-line", VALGRIND_JIT_REGISTER_CODE(&d));
     d.name = "junk_file";
@@ -729,8 +726,10 @@ int mode_churn(unsigned seed, long ops) {
         const int status = static_cast<int>(VALGRIND_JIT_LAST_ERROR());
         if (got == expected && status == expected_status) return;
         ++mismatches;
-        std::fprintf(stderr, "churn MISMATCH op %ld %s: returned %lu (expected %lu), status %d (expected %d)\n",
-                     op, what, got, expected, status, expected_status);
+        std::fprintf(
+            stderr,
+            "churn MISMATCH op %ld %s: returned %lu (expected %lu), status %d (expected %d)\n", op,
+            what, got, expected, status, expected_status);
     };
     const std::string padding(40, 'p');  // long names: the name pool fills
     std::size_t cursor = 0, max_live = 0;
@@ -739,13 +738,15 @@ int mode_churn(unsigned seed, long ops) {
         const std::size_t r = below(100);
         if (r < 65) {
             std::size_t first;
-            if (phase == 0) first = below(kSlots);
-            else if (phase == 1) first = cursor = (cursor + 1 + below(3)) % kSlots;
-            else first = cursor = (cursor + kSlots - 1 - below(3)) % kSlots;
+            if (phase == 0)
+                first = below(kSlots);
+            else if (phase == 1)
+                first = cursor = (cursor + 1 + below(3)) % kSlots;
+            else
+                first = cursor = (cursor + kSlots - 1 - below(3)) % kSlots;
             const std::size_t n = std::min<std::size_t>(1 + below(3), kSlots - first);
-            const std::string name = below(8) == 0
-                                         ? "churn_shared_" + std::to_string(below(5))
-                                         : "churn_" + std::to_string(op) + "_" + padding;
+            const std::string name = below(8) == 0 ? "churn_shared_" + std::to_string(below(5))
+                                                   : "churn_" + std::to_string(op) + "_" + padding;
             const auto hit = intersecting(first, n);
             const unsigned long ret =
                 VALGRIND_JIT_REGISTER(base + first * kSlot, n * kSlot, name.c_str());
@@ -767,8 +768,8 @@ int mode_churn(unsigned seed, long ops) {
         } else if (r < 95 || below(20) == 0) {
             // Small ranges, and now and then a large one.
             const std::size_t first = below(kSlots);
-            const std::size_t n = std::min<std::size_t>(
-                r < 95 ? 1 + below(8) : 200 + below(1500), kSlots - first);
+            const std::size_t n =
+                std::min<std::size_t>(r < 95 ? 1 + below(8) : 200 + below(1500), kSlots - first);
             const auto hit = intersecting(first, n);
             // From the middle of the first slot: a function covering that
             // slot intersects the range, one ending where it starts does not.
@@ -799,7 +800,10 @@ int main(int argc, char** argv) {
         --argc;
     }
     if (argc < 2) {
-        std::fprintf(stderr, "usage: testjit [--source=PATH] calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|names|compact|many N|retranslate N|churn SEED OPS\n");
+        std::fprintf(stderr,
+                     "usage: testjit [--source=PATH] "
+                     "calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|"
+                     "names|compact|many N|retranslate N|churn SEED OPS\n");
         return 2;
     }
     const std::string mode = argv[1];

@@ -42,7 +42,8 @@ Result annotate(const std::vector<std::string>& args) {
 }
 
 /// The function of `p` with object `ob` and name `fn` (any file).
-const cg::FunctionCosts* find_fn(const cg::Profile& p, const std::string& ob, const std::string& fn) {
+const cg::FunctionCosts* find_fn(const cg::Profile& p, const std::string& ob,
+                                 const std::string& fn) {
     for (const auto& [k, f] : p.functions())
         if (k.object == ob && k.name == fn) return &f;
     return nullptr;
@@ -50,7 +51,7 @@ const cg::FunctionCosts* find_fn(const cg::Profile& p, const std::string& ob, co
 
 /// The call edge caller -> callee by names (any object/file).
 const cg::CallEdge* find_call(const cg::Profile& p, const std::string& caller,
-                             const std::string& callee) {
+                              const std::string& callee) {
     for (const auto& [k, e] : p.calls())
         if (k.first.name == caller && k.second.name == callee) return &e;
     return nullptr;
@@ -133,7 +134,8 @@ BOOST_AUTO_TEST_CASE(renames_merges_and_drops_pieces) {
     TempDir dir("vgjit-annotate");
     write_file(dir.file("in.out"), kProfile);
     write_file(dir.file("perf-1.map"), kMap);
-    const Result r = annotate({"--map", dir.file("perf-1.map"), dir.file("in.out"), "-o", dir.file("out")});
+    const Result r =
+        annotate({"--map", dir.file("perf-1.map"), dir.file("in.out"), "-o", dir.file("out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.err.empty(), r.err);
     const cg::Profile in = cg::Profile::parse_file(dir.file("in.out"));
@@ -203,7 +205,8 @@ fn=0x3000
 0 1
 )");
     write_file(dir.file("m.map"), kMap);
-    const Result r = annotate({"--map=" + dir.file("m.map"), "--output=" + dir.file("out"), dir.file("in.out")});
+    const Result r =
+        annotate({"--map=" + dir.file("m.map"), "--output=" + dir.file("out"), dir.file("in.out")});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "warning: no instruction addresses"), r.err);
     const cg::Profile out = cg::Profile::parse_file(dir.file("out"));
@@ -246,7 +249,8 @@ BOOST_AUTO_TEST_CASE(jitdump_line_tables_and_code_move) {
     TempDir dir("vgjit-annotate");
     jitdump_test::JitdumpBuilder b;
     b.header(1, 4242)
-        .debug_info(0x1000, {{0x1000, 10, 0, "/src/a.js"}, {0x1004, 11, 0, "/src/a.js"},
+        .debug_info(0x1000, {{0x1000, 10, 0, "/src/a.js"},
+                             {0x1004, 11, 0, "/src/a.js"},
                              {0x1008, 7, 0, "/src/b.js"}})
         .code_load(0x1000, 0x20, "alpha", 1)
         .code_move(0x1000, 0x3000, 0x20, 1);
@@ -334,7 +338,8 @@ BOOST_AUTO_TEST_CASE(errors_and_exit_statuses) {
     write_file(dir.file("m.map"), kMap);
     const auto bad = [&](const std::string& text, const std::string& expect) {
         write_file(dir.file("bad.out"), text);
-        const Result r = annotate({"--map", dir.file("m.map"), dir.file("bad.out"), "-o", dir.file("o")});
+        const Result r =
+            annotate({"--map", dir.file("m.map"), dir.file("bad.out"), "-o", dir.file("o")});
         BOOST_TEST(r.status == 1, r);
         BOOST_TEST(contains(r.err, expect), "expected '" << expect << "' in: " << r.err);
     };
@@ -367,9 +372,9 @@ BOOST_AUTO_TEST_CASE(errors_and_exit_statuses) {
     BOOST_TEST(contains(r.err, "half.map:1: error:"), r.err);
     BOOST_TEST(self_of(cg::Profile::parse_file(dir.file("o3")), "alpha", "Ir") == 1u);
     // Usage errors.
-    BOOST_TEST(annotate({dir.file("ok.out")}).status == 2);                       // no --map
-    BOOST_TEST(annotate({"--map", dir.file("m.map")}).status == 2);              // no profile
-    BOOST_TEST(annotate({"--map"}).status == 2);                                 // no argument
+    BOOST_TEST(annotate({dir.file("ok.out")}).status == 2);          // no --map
+    BOOST_TEST(annotate({"--map", dir.file("m.map")}).status == 2);  // no profile
+    BOOST_TEST(annotate({"--map"}).status == 2);                     // no argument
     BOOST_TEST(annotate({"--map", dir.file("m.map"), "--bogus", dir.file("ok.out")}).status == 2);
     r = annotate({"--help"});
     BOOST_TEST(r.status == 0);
@@ -387,15 +392,17 @@ struct JitRun {
 };
 
 JitRun profile_run(const TempDir& dir, const std::string& valgrind, const std::string& tag,
-                  const std::vector<std::string>& extra) {
+                   const std::vector<std::string>& extra) {
     JitRun j;
     j.profile = dir.file(tag + ".callgrind");
-    std::vector<std::string> argv{valgrind, "--tool=callgrind", "--callgrind-out-file=" + j.profile};
+    std::vector<std::string> argv{valgrind, "--tool=callgrind",
+                                  "--callgrind-out-file=" + j.profile};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back(perfmap_jit());
     const Result r = run(argv, RunOptions{300, dir.path(), {}});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    BOOST_TEST_REQUIRE(contains(r.out, "result top 4654540\nresult fib 610\nresult moved 20100\n"), r.out);
+    BOOST_TEST_REQUIRE(contains(r.out, "result top 4654540\nresult fib 610\nresult moved 20100\n"),
+                       r.out);
     std::istringstream in(r.out);
     std::string line;
     while (std::getline(in, line)) {
@@ -419,18 +426,19 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> map_ranges(const std::strin
     std::istringstream in(read_file(path));
     std::string start, size, name;
     while (in >> start >> size >> name)
-        out.emplace_back(std::stoull(start, nullptr, 16), std::stoull(start, nullptr, 16) + std::stoull(size, nullptr, 16));
+        out.emplace_back(std::stoull(start, nullptr, 16),
+                         std::stoull(start, nullptr, 16) + std::stoull(size, nullptr, 16));
     return out;
 }
 
-const std::vector<std::string> kNamed = {"pj_leaf", "pj_middle", "pj_top", "pj_tail", "pj_fib",
-                                         "pj_moved"};
+const std::vector<std::string> kNamed = {"pj_leaf", "pj_middle", "pj_top",
+                                         "pj_tail", "pj_fib",    "pj_moved"};
 
 /// Checks what every rewrite must give.
 void check_common(const cg::Profile& in, const cg::Profile& out, const std::string& out_path,
-                 const std::string& map, const std::vector<std::string>& listed = kNamed) {
+                  const std::string& map, const std::vector<std::string>& listed = kNamed) {
     BOOST_TEST(out.events() == in.events());
-    BOOST_TEST(out.totals() == in.totals());        // every event
+    BOOST_TEST(out.totals() == in.totals());  // every event
     BOOST_TEST(out.self_total() == in.self_total());
     BOOST_TEST(out.self_total() == in.totals());
     const auto ranges = map_ranges(map);
@@ -446,16 +454,19 @@ void check_common(const cg::Profile& in, const cg::Profile& out, const std::stri
     }
     for (const auto& [k, e] : out.calls()) {
         std::uint64_t a = 0;
-        if ((k.second.object == "???" || k.second.object.empty()) && pseudo_address(k.second.name, a))
+        if ((k.second.object == "???" || k.second.object.empty()) &&
+            pseudo_address(k.second.name, a))
             BOOST_TEST(!in_mapped(a), "call to pseudo-function " << k.second.name << " left");
     }
     const Result ca = run({stage() + "/bin/callgrind_annotate", "--threshold=100", out_path});
     BOOST_TEST(ca.status == 0, ca);
     BOOST_TEST(!contains(ca.err, "WARNING"), ca.err);
-    for (const std::string& n : listed) BOOST_TEST(contains(ca.out, ":" + n + " ["), n << " not listed");
+    for (const std::string& n : listed)
+        BOOST_TEST(contains(ca.out, ":" + n + " ["), n << " not listed");
 }
 
-BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(stock_valgrind_available)) {
+BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind,
+                     *utf::precondition(stock_valgrind_available)) {
     TempDir dir("vgjit-annotate-e2e");
     const JitRun s = profile_run(dir, stock_valgrind(), "stock", {"--dump-instr=yes"});
     const JitRun ref = profile_run(dir, valgrind(), "patched", {"--dump-instr=yes"});
@@ -475,8 +486,9 @@ BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(
             for (const std::string& n : kNamed) {
                 const std::uint64_t want = self_of(patched, n, "Ir");
                 BOOST_TEST(want > 0u, n);
-                BOOST_TEST(self_of(out, n, "Ir") == want, n << ": annotated " << self_of(out, n, "Ir")
-                                                             << ", patched Valgrind " << want);
+                BOOST_TEST(self_of(out, n, "Ir") == want, n << ": annotated "
+                                                            << self_of(out, n, "Ir")
+                                                            << ", patched Valgrind " << want);
             }
             // pj_moved runs at its CODE_MOVE address: all of the cost there
             // (the perf map names both addresses, the jitdump moves it).
@@ -484,7 +496,8 @@ BOOST_AUTO_TEST_CASE(stock_profile_matches_patched_valgrind, *utf::precondition(
             const auto ranges = map_ranges(s.perfmap);
             for (const auto& [k, f] : in.functions()) {
                 std::uint64_t a = 0;
-                if (pseudo_address(k.name, a) && a == ranges.back().first) moved_stock += f.self.at(0);
+                if (pseudo_address(k.name, a) && a == ranges.back().first)
+                    moved_stock += f.self.at(0);
             }
             BOOST_TEST(moved_stock > 0u);
             BOOST_TEST(self_of(out, "pj_moved", "Ir") == moved_stock);
@@ -531,7 +544,7 @@ BOOST_AUTO_TEST_CASE(stock_profile_with_jumps_and_cache_events,
                      *utf::precondition(stock_valgrind_available)) {
     TempDir dir("vgjit-annotate-e2e");
     const JitRun s = profile_run(dir, stock_valgrind(), "stock",
-                                {"--dump-instr=yes", "--collect-jumps=yes", "--cache-sim=yes"});
+                                 {"--dump-instr=yes", "--collect-jumps=yes", "--cache-sim=yes"});
     const cg::Profile in = cg::Profile::parse_file(s.profile);
     BOOST_TEST_REQUIRE(in.events().size() > 1u);
     BOOST_TEST_REQUIRE(contains(read_file(s.profile), "\njcnd="));
@@ -544,7 +557,8 @@ BOOST_AUTO_TEST_CASE(stock_profile_with_jumps_and_cache_events,
     BOOST_TEST(contains(read_file(out_path), "\njcnd="));
 }
 
-BOOST_AUTO_TEST_CASE(stock_profile_without_dump_instr, *utf::precondition(stock_valgrind_available)) {
+BOOST_AUTO_TEST_CASE(stock_profile_without_dump_instr,
+                     *utf::precondition(stock_valgrind_available)) {
     TempDir dir("vgjit-annotate-e2e");
     const JitRun s = profile_run(dir, stock_valgrind(), "stock", {});
     const JitRun ref = profile_run(dir, valgrind(), "patched", {"--dump-instr=yes"});
@@ -555,7 +569,8 @@ BOOST_AUTO_TEST_CASE(stock_profile_without_dump_instr, *utf::precondition(stock_
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "warning: no instruction addresses"), r.err);
     const cg::Profile out = cg::Profile::parse_file(out_path);
-    check_common(in, out, out_path, s.perfmap, {"pj_leaf", "pj_middle", "pj_top", "pj_fib", "pj_moved"});
+    check_common(in, out, out_path, s.perfmap,
+                 {"pj_leaf", "pj_middle", "pj_top", "pj_fib", "pj_moved"});
     // Approximate: pj_tail is reached by a tail jump, so its cost stays in
     // pj_top, the function entered by the call.  Functions without tail
     // jumps into them are still exact.

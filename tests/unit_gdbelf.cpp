@@ -95,8 +95,12 @@ struct TestObject {
         set_sh(3, symtab);
     }
 
-    template <class V> void put(std::uint64_t at, const V& v) { std::memcpy(&bytes[at], &v, sizeof v); }
-    template <class V> V get(std::uint64_t at) const {
+    template <class V>
+    void put(std::uint64_t at, const V& v) {
+        std::memcpy(&bytes[at], &v, sizeof v);
+    }
+    template <class V>
+    V get(std::uint64_t at) const {
         V v;
         std::memcpy(&v, &bytes[at], sizeof v);
         return v;
@@ -185,7 +189,9 @@ const GdbElfError& only_problem(const Reading& r, int code) {
     return r.problems[0];
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -222,13 +228,13 @@ BOOST_AUTO_TEST_CASE(an_executable_object_has_its_functions_at_their_values) {
 
 BOOST_AUTO_TEST_CASE(symbols_that_name_no_code_are_skipped) {
     Object64 o;
-    o.set_sym(2, 8, STT_FUNC, 1, 0, 0);        // no size
+    o.set_sym(2, 8, STT_FUNC, 1, 0, 0);            // no size
     o.set_sym(3, 14, STT_FUNC, SHN_UNDEF, 0, 16);  // undefined
     Reading r = read(o.bytes, false);
     BOOST_TEST(r.functions_code == GDBELF_OK);
     BOOST_TEST(r.functions.empty());
     o = Object64();
-    o.set_sym(2, 8, STT_OBJECT, 1, 0, 16);     // data
+    o.set_sym(2, 8, STT_OBJECT, 1, 0, 16);       // data
     o.set_sym(3, 14, STT_FUNC, SHN_ABS, 0, 16);  // absolute
     r = read(o.bytes, false);
     BOOST_TEST(r.functions.empty());
@@ -391,10 +397,12 @@ BOOST_AUTO_TEST_CASE(section_header_table_out_of_bounds) {
     BOOST_TEST(cut.num[1] == 4u);
     BOOST_TEST(cut.num[2] == 4 * sizeof(Elf64_Shdr));
     BOOST_TEST(cut.num[3] == b.size());
-    BOOST_TEST(contains(describe(cut), "section headers lie outside the object: 4 entries (256 "
-                                       "bytes) at offset 0x"));
+    BOOST_TEST(contains(describe(cut),
+                        "section headers lie outside the object: 4 entries (256 "
+                        "bytes) at offset 0x"));
     // Offsets whose sum with the table's size overflows.
-    for (std::uint64_t shoff : std::vector<std::uint64_t>{~0ull, ~0ull - 255, ~0ull - 7, 1ull << 63}) {
+    for (std::uint64_t shoff :
+         std::vector<std::uint64_t>{~0ull, ~0ull - 255, ~0ull - 7, 1ull << 63}) {
         Elf64_Ehdr eh = o.ehdr();
         eh.e_shoff = shoff;
         Object64 bad = o;
@@ -458,7 +466,8 @@ BOOST_AUTO_TEST_CASE(entry_size_and_size) {
 
 BOOST_AUTO_TEST_CASE(a_symbol_table_out_of_bounds) {
     Object64 o;
-    for (std::uint64_t off : std::vector<std::uint64_t>{o.bytes.size() - 24, ~0ull - 23, ~0ull - 95}) {
+    for (std::uint64_t off :
+         std::vector<std::uint64_t>{o.bytes.size() - 24, ~0ull - 23, ~0ull - 95}) {
         Object64 bad = o;
         Elf64_Shdr s = bad.sh(3);
         s.sh_offset = off;
@@ -536,8 +545,9 @@ BOOST_AUTO_TEST_CASE(symbol_names) {
     e = only_problem(read(o.bytes), GDBELF_ERR_SYM_NAME_OUTSIDE);
     BOOST_TEST(e.num[0] == o.strtab_size);
     BOOST_TEST(e.num[1] == unsigned(STT_FILE));
-    BOOST_TEST(describe(e) == "symbol name lies outside the string table: file symbol 1 of "
-                              "section 3, name offset 20, string table of 20 bytes");
+    BOOST_TEST(describe(e) ==
+               "symbol name lies outside the string table: file symbol 1 of "
+               "section 3, name offset 20, string table of 20 bytes");
     o.set_sym(1, 0xffffffffu, STT_FILE, SHN_ABS, 0, 0);
     only_problem(read(o.bytes), GDBELF_ERR_SYM_NAME_OUTSIDE);
 
@@ -593,8 +603,9 @@ BOOST_AUTO_TEST_CASE(functions_outside_their_section) {
     Object64 x(ET_EXEC, 0x500000);
     x.set_sym(2, 8, STT_FUNC, 1, 0x4ffff0, 16);  // below
     const GdbElfError below = only_problem(read(x.bytes), GDBELF_ERR_FN_OUTSIDE_SECTION);
-    BOOST_TEST(describe(below) == "a function lies outside its section: symbol 2 'f_one', value "
-                                  "0x4ffff0, size 16, in section 1 (address 0x500000, 32 bytes)");
+    BOOST_TEST(describe(below) ==
+               "a function lies outside its section: symbol 2 'f_one', value "
+               "0x4ffff0, size 16, in section 1 (address 0x500000, 32 bytes)");
     x.set_sym(2, 8, STT_FUNC, 1, 0x500011, 16);  // past
     only_problem(read(x.bytes), GDBELF_ERR_FN_OUTSIDE_SECTION);
     x.set_sym(2, 8, STT_FUNC, 1, 0x500010, ~0ull);
@@ -660,8 +671,9 @@ BOOST_AUTO_TEST_CASE(descriptions_are_cut_to_the_buffer) {
     e.num[3] = 12345;
     char buf[300];
     const std::string whole = ML_(gdbelf_describe)(&e, buf, sizeof buf);
-    BOOST_TEST(whole == "section headers lie outside the object: 65535 entries (4194240 bytes) at "
-                        "offset 0xffffffffffffffff, the object has 12345 bytes");
+    BOOST_TEST(whole ==
+               "section headers lie outside the object: 65535 entries (4194240 bytes) at "
+               "offset 0xffffffffffffffff, the object has 12345 bytes");
     for (unsigned long size : {1ul, 2ul, 10ul, 41ul}) {
         std::memset(buf, 'z', sizeof buf);
         ML_(gdbelf_describe)(&e, buf, size);

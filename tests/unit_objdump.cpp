@@ -112,7 +112,8 @@ struct Object {
     std::uint64_t symbol_offset(const std::string& name) const {
         const Elf64_Shdr st = sh(section(".symtab"));
         const Elf64_Shdr ss = sh(st.sh_link);
-        for (std::uint64_t off = st.sh_offset; off < st.sh_offset + st.sh_size; off += sizeof(Elf64_Sym)) {
+        for (std::uint64_t off = st.sh_offset; off < st.sh_offset + st.sh_size;
+             off += sizeof(Elf64_Sym)) {
             const Elf64_Sym s = get<Elf64_Sym>(off);
             if (s.st_name && name == bytes.c_str() + ss.sh_offset + s.st_name) return off;
         }
@@ -130,7 +131,8 @@ struct Object {
         std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> out;
         const Elf64_Shdr st = sh(section(".symtab"));
         const Elf64_Shdr ss = sh(st.sh_link);
-        for (std::uint64_t off = st.sh_offset; off < st.sh_offset + st.sh_size; off += sizeof(Elf64_Sym)) {
+        for (std::uint64_t off = st.sh_offset; off < st.sh_offset + st.sh_size;
+             off += sizeof(Elf64_Sym)) {
             const Elf64_Sym s = get<Elf64_Sym>(off);
             if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_size == 0 || s.st_shndx == SHN_UNDEF ||
                 s.st_shndx >= SHN_LORESERVE)
@@ -191,16 +193,21 @@ struct Listed {
 
 /// The functions of a text listing, by name.
 std::map<std::string, Listed> listed_functions(const std::string& out) {
-    static const std::regex re("^function \\[0x([0-9a-f]+), 0x([0-9a-f]+)\\) size ([0-9]+) '([^']*)' "
-                               "section ([0-9]+) lines (yes|no) cfi (yes|no) inlined (yes|no)$");
+    static const std::regex re(
+        "^function \\[0x([0-9a-f]+), 0x([0-9a-f]+)\\) size ([0-9]+) '([^']*)' "
+        "section ([0-9]+) lines (yes|no) cfi (yes|no) inlined (yes|no)$");
     std::map<std::string, Listed> fns;
     std::istringstream in(out);
     for (std::string line; std::getline(in, line);) {
         std::smatch m;
         if (!std::regex_match(line, m, re)) continue;
-        fns[m[4]] = Listed{std::stoull(m[1], nullptr, 16), std::stoull(m[2], nullptr, 16),
-                           std::stoull(m[3]), static_cast<unsigned>(std::stoul(m[5])),
-                           m[6] == "yes", m[7] == "yes", m[8] == "yes"};
+        fns[m[4]] = Listed{std::stoull(m[1], nullptr, 16),
+                           std::stoull(m[2], nullptr, 16),
+                           std::stoull(m[3]),
+                           static_cast<unsigned>(std::stoul(m[5])),
+                           m[6] == "yes",
+                           m[7] == "yes",
+                           m[8] == "yes"};
     }
     return fns;
 }
@@ -234,10 +241,10 @@ BOOST_AUTO_TEST_CASE(lists_the_functions_at_their_load_addresses,
     const std::string f = c.save(c.obj, "loaded.o");
     const Result r = run({"dump", f});
     BOOST_TEST(r.status == 0, r.out << r.err);
-    BOOST_TEST(contains(r.out, f + ": ELF object, ELF64 little-endian, relocatable (ET_REL), "
+    BOOST_TEST(contains(r.out, f +
+                                   ": ELF object, ELF64 little-endian, relocatable (ET_REL), "
                                    "x86-64 (e_machine 62), " +
-                                   std::to_string(c.obj.bytes.size()) +
-                                   " bytes, source file '"),
+                                   std::to_string(c.obj.bytes.size()) + " bytes, source file '"),
                r.out);
     BOOST_TEST(contains(r.out, "debug: line table .debug_line ("), r.out);
     BOOST_TEST(contains(r.out, "CFI .eh_frame ("), r.out);
@@ -247,8 +254,9 @@ BOOST_AUTO_TEST_CASE(lists_the_functions_at_their_load_addresses,
     sec << "section  " << c.obj.section(".text");
     BOOST_TEST(contains(r.out, sec.str()), r.out);
     std::ostringstream range;
-    range << ".text            [0x" << std::hex << kLoad << ", 0x" << kLoad + text.sh_size << std::dec
-          << ") size " << text.sh_size << " offset 0x" << std::hex << text.sh_offset << "\n";
+    range << ".text            [0x" << std::hex << kLoad << ", 0x" << kLoad + text.sh_size
+          << std::dec << ") size " << text.sh_size << " offset 0x" << std::hex << text.sh_offset
+          << "\n";
     BOOST_TEST(contains(r.out, range.str()), r.out);
 
     const auto want = c.obj.functions();
@@ -318,8 +326,9 @@ BOOST_AUTO_TEST_CASE(an_object_without_debug_data_has_no_lines_cfi_or_inlined_ca
     const std::string f = c.save(c.obj, "bare.o");
     const Result r = run({"dump", f});
     BOOST_TEST(r.status == 0, r.out << r.err);
-    BOOST_TEST(contains(r.out, "debug: line table no, CFI no, inlined subroutines no (no .debug_info)"),
-               r.out);
+    BOOST_TEST(
+        contains(r.out, "debug: line table no, CFI no, inlined subroutines no (no .debug_info)"),
+        r.out);
     const auto got = listed_functions(r.out);
     BOOST_TEST(got.size() == 2u, r.out);
     for (const auto& [name, l] : got) {
@@ -350,8 +359,8 @@ BOOST_AUTO_TEST_CASE(per_section_coverage_with_function_sections,
     BOOST_TEST(got.at("twice").start == 0x600000u + c.obj.symbol("twice").st_value);
     BOOST_TEST(got.at("get").section == c.obj.section(".text.get"));
     BOOST_TEST(got.at("twice").section == c.obj.section(".text.twice"));
-    BOOST_TEST((got.at("get").lines && got.at("twice").lines && got.at("get").cfi &&
-                got.at("twice").cfi));
+    BOOST_TEST(
+        (got.at("get").lines && got.at("twice").lines && got.at("get").cfi && got.at("twice").cfi));
     BOOST_TEST(got.at("get").inlined);
     // The assembly function's section is not covered by any of them.
     BOOST_REQUIRE(got.count("raw") == 1u);
@@ -401,10 +410,12 @@ boost::test_tools::assertion_result gdbjit_available(boost::unit_test::test_unit
 // The objects exactly as the test JIT hands them to the interface (it
 // writes the symfile_size bytes at symfile_addr): vg-jit places the entry
 // points where the JIT loaded and called them.
-BOOST_AUTO_TEST_CASE(the_objects_a_jit_registers, *boost::unit_test::precondition(gdbjit_available)) {
+BOOST_AUTO_TEST_CASE(the_objects_a_jit_registers,
+                     *boost::unit_test::precondition(gdbjit_available)) {
     vgjit::test::TempDir d("vgjit-objdump");
-    const vgjit::test::Result j = vgjit::test::run(
-        {gdbjit(), "save", module_a(), vgjit::test::tests_builddir() + "/gdbjit_module_b.o", d.path()});
+    const vgjit::test::Result j =
+        vgjit::test::run({gdbjit(), "save", module_a(),
+                          vgjit::test::tests_builddir() + "/gdbjit_module_b.o", d.path()});
     BOOST_REQUIRE_MESSAGE(j.status == 0, j);
     BOOST_TEST(contains(j.out, "gj_run_a(20) = 6765\n"), j.out);
     std::map<std::string, std::uint64_t> at;
@@ -454,12 +465,13 @@ BOOST_AUTO_TEST_CASE(a_loaded_object_is_clean, *boost::unit_test::precondition(c
     BOOST_TEST(run({"check", "--quiet", f}).out.empty());
 }
 
-BOOST_AUTO_TEST_CASE(code_without_a_load_address, *boost::unit_test::precondition(clang_available)) {
+BOOST_AUTO_TEST_CASE(code_without_a_load_address,
+                     *boost::unit_test::precondition(clang_available)) {
     Compiled c({"-g", "-O2"});
     const unsigned text = c.obj.section(".text");
-    expect_error(c.dir.file("obj.o"),
-                 c.obj.sh_offset_of(text) + offsetof(Elf64_Shdr, sh_addr),
-                 "section " + std::to_string(text) + " '.text' holds functions but has no load address");
+    expect_error(
+        c.dir.file("obj.o"), c.obj.sh_offset_of(text) + offsetof(Elf64_Shdr, sh_addr),
+        "section " + std::to_string(text) + " '.text' holds functions but has no load address");
 }
 
 BOOST_AUTO_TEST_CASE(truncated_objects, *boost::unit_test::precondition(clang_available)) {
@@ -467,7 +479,8 @@ BOOST_AUTO_TEST_CASE(truncated_objects, *boost::unit_test::precondition(clang_av
     c.obj.load_at(".text", kLoad);
     Object o = c.obj;
     o.bytes.resize(40);
-    expect_error(c.save(o, "40.o"), 0, "the file is 40 bytes, shorter than an ELF64 header (64 bytes)");
+    expect_error(c.save(o, "40.o"), 0,
+                 "the file is 40 bytes, shorter than an ELF64 header (64 bytes)");
     o.bytes.resize(3);
     const Result r = run({"check", c.save(o, "3.o")});  // no magic left: read as a perf map
     BOOST_TEST(r.status == 1);
@@ -476,8 +489,9 @@ BOOST_AUTO_TEST_CASE(truncated_objects, *boost::unit_test::precondition(clang_av
     o.bytes.resize(o.bytes.size() - 10);
     expect_error(c.save(o, "cut.o"), offsetof(Elf64_Ehdr, e_shoff),
                  "the section header table (offset 0x");
-    BOOST_TEST(contains(run({"check", c.dir.file("cut.o")}).out,
-                        "lies past the end of the file (" + std::to_string(o.bytes.size()) + " bytes)"));
+    BOOST_TEST(
+        contains(run({"check", c.dir.file("cut.o")}).out,
+                 "lies past the end of the file (" + std::to_string(o.bytes.size()) + " bytes)"));
 }
 
 BOOST_AUTO_TEST_CASE(sections_past_the_end_of_the_file,
@@ -524,8 +538,8 @@ BOOST_AUTO_TEST_CASE(a_function_outside_its_section,
     expect_error(f, at, "function 'twice' (symbol ");
     const Result r = run({"check", f});
     BOOST_TEST(contains(r.out, "lies outside its section " + std::to_string(o.section(".text")) +
-                                   " '.text' (" +
-                                   std::to_string(o.sh(o.section(".text")).sh_size) + " bytes)"),
+                                   " '.text' (" + std::to_string(o.sh(o.section(".text")).sh_size) +
+                                   " bytes)"),
                r.out);
     // dump lists the rest, with the problem, and fails.
     const Result d = run({"dump", f});
@@ -544,8 +558,9 @@ BOOST_AUTO_TEST_CASE(symbol_names_outside_the_string_table,
     Elf64_Sym sym = o.get<Elf64_Sym>(at);
     sym.st_name = strtab.sh_size + 3;
     o.put(at, sym);
-    expect_error(c.save(o, "name.o"), at, "name offset " + std::to_string(strtab.sh_size + 3) +
-                                              " lies outside the string table");
+    expect_error(
+        c.save(o, "name.o"), at,
+        "name offset " + std::to_string(strtab.sh_size + 3) + " lies outside the string table");
 
     // A string table whose last name loses its NUL.
     o = c.obj;
@@ -554,8 +569,8 @@ BOOST_AUTO_TEST_CASE(symbol_names_outside_the_string_table,
     sym.st_name = strtab.sh_size - 2;
     o.put(at, sym);
     expect_error(c.save(o, "unterminated.o"), at, "is not NUL-terminated within the string table");
-    BOOST_TEST(contains(run({"check", c.dir.file("unterminated.o")}).out,
-                        "does not end with a NUL byte"));
+    BOOST_TEST(
+        contains(run({"check", c.dir.file("unterminated.o")}).out, "does not end with a NUL byte"));
 }
 
 BOOST_AUTO_TEST_CASE(overlapping_functions_are_a_warning,
@@ -584,8 +599,9 @@ BOOST_AUTO_TEST_CASE(overlapping_functions_are_a_warning,
     const Result alias = run({"check", c.save(o, "alias.o")});
     BOOST_TEST(alias.status == 0);
     BOOST_TEST(contains(alias.out, "warning: function 'twice' [0x"), alias.out);
-    BOOST_TEST(contains(alias.out, ") has the same range as 'get' (an alias): the core registers "
-                                   "both, the later replacing the earlier, so only 'twice' is named"),
+    BOOST_TEST(contains(alias.out,
+                        ") has the same range as 'get' (an alias): the core registers "
+                        "both, the later replacing the earlier, so only 'twice' is named"),
                alias.out);
     // Functions that merely touch do not overlap.
     twice.st_value = get.st_value + get.st_size;
@@ -609,10 +625,11 @@ BOOST_AUTO_TEST_CASE(debug_relocations_the_core_does_not_apply,
     const std::string f = c.save(o, "reloc.o");
     const Result chk = run({"check", f});
     BOOST_TEST(chk.status == 0, chk.out);
-    BOOST_TEST(contains(chk.out, f + ":" + std::to_string(rs.sh_offset) + ": warning: section " +
-                                     std::to_string(rela) + " '.rela.debug_line': relocation 0 has type " +
-                                     std::to_string(R_X86_64_PC32) + ", not R_X86_64_64"),
-               chk.out);
+    BOOST_TEST(
+        contains(chk.out, f + ":" + std::to_string(rs.sh_offset) + ": warning: section " +
+                              std::to_string(rela) + " '.rela.debug_line': relocation 0 has type " +
+                              std::to_string(R_X86_64_PC32) + ", not R_X86_64_64"),
+        chk.out);
     BOOST_TEST(contains(chk.out, "the core refuses the object's line table"), chk.out);
     BOOST_TEST(run({"check", "--strict", f}).status == 1);
     // Without its line table the object has no lines, nor inlined calls
@@ -636,7 +653,8 @@ BOOST_AUTO_TEST_CASE(a_32_bit_debug_relocation_that_overflows,
     const unsigned rela = c.obj.section(".rela.debug_line");
     const Elf64_Shdr rs = c.obj.sh(rela);
     std::uint64_t at = 0;
-    for (std::uint64_t off = rs.sh_offset; off < rs.sh_offset + rs.sh_size; off += sizeof(Elf64_Rela))
+    for (std::uint64_t off = rs.sh_offset; off < rs.sh_offset + rs.sh_size;
+         off += sizeof(Elf64_Rela))
         if (ELF64_R_TYPE(c.obj.get<Elf64_Rela>(off).r_info) == R_X86_64_64) at = off;
     BOOST_REQUIRE(at != 0u);
     Elf64_Rela r = c.obj.get<Elf64_Rela>(at);
@@ -645,7 +663,8 @@ BOOST_AUTO_TEST_CASE(a_32_bit_debug_relocation_that_overflows,
     Object low = c.obj;
     low.load_at(".text", 0x500000);
     const Result fits = run({"check", c.save(low, "low.o")});
-    BOOST_TEST(fits.out == c.dir.file("low.o") + ": ELF object, 2 functions, 0 errors, 0 warnings\n");
+    BOOST_TEST(fits.out ==
+               c.dir.file("low.o") + ": ELF object, 2 functions, 0 errors, 0 warnings\n");
     Object high = c.obj;
     high.load_at(".text", kLoad);
     const std::string f = c.save(high, "high.o");
@@ -654,24 +673,28 @@ BOOST_AUTO_TEST_CASE(a_32_bit_debug_relocation_that_overflows,
     const std::uint64_t k = (at - rs.sh_offset) / sizeof(Elf64_Rela);
     BOOST_TEST(contains(over.out, f + ":" + std::to_string(at) + ": warning: section " +
                                       std::to_string(rela) + " '.rela.debug_line': relocation " +
-                                      std::to_string(k) + " (a 32-bit one) overflows: its value is 0x7f1234"),
+                                      std::to_string(k) +
+                                      " (a 32-bit one) overflows: its value is 0x7f1234"),
                over.out);
     BOOST_TEST(contains(over.out, "the core refuses the object's line table"), over.out);
 }
 
-BOOST_AUTO_TEST_CASE(a_file_symbol_without_a_name, *boost::unit_test::precondition(clang_available)) {
+BOOST_AUTO_TEST_CASE(a_file_symbol_without_a_name,
+                     *boost::unit_test::precondition(clang_available)) {
     Compiled c({"-g", "-O2"});
     c.obj.load_at(".text", kLoad);
     Object o = c.obj;
     const Elf64_Shdr st = o.sh(o.section(".symtab"));
     std::uint64_t at = 0;
-    for (std::uint64_t off = st.sh_offset; off < st.sh_offset + st.sh_size; off += sizeof(Elf64_Sym))
+    for (std::uint64_t off = st.sh_offset; off < st.sh_offset + st.sh_size;
+         off += sizeof(Elf64_Sym))
         if (ELF64_ST_TYPE(o.get<Elf64_Sym>(off).st_info) == STT_FILE) at = off;
     BOOST_REQUIRE(at != 0u);
     Elf64_Sym sym = o.get<Elf64_Sym>(at);
     sym.st_name = 0;
     o.put(at, sym);
-    expect_error(c.save(o, "noname.o"), at, "has no name (name offset 0): the core refuses the object");
+    expect_error(c.save(o, "noname.o"), at,
+                 "has no name (name offset 0): the core refuses the object");
 }
 
 BOOST_AUTO_TEST_CASE(header_fields_the_core_refuses,

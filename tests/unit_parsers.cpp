@@ -61,8 +61,8 @@ Lines perfmap_all_ways(const std::string& text, bool finish = false) {
 /// The main well-formed stream used by several tests (offsets in comments).
 JitdumpBuilder good_stream(std::uint32_t version, bool le = host_little_endian()) {
     JitdumpBuilder b(le);
-    b.header(version, 4242, 1000, 1);                          // @0, 40 bytes
-    b.debug_info(0x1000, {{0x1000, 10, 0, "app.js"},           // @40, 96 bytes
+    b.header(version, 4242, 1000, 1);                 // @0, 40 bytes
+    b.debug_info(0x1000, {{0x1000, 10, 0, "app.js"},  // @40, 96 bytes
                           {0x1008, 11, 2, "\xff"},
                           {0x1010, 12, 0, "lib.js"}});
     b.code_load(0x1000, 0x20, "fib", 1);                       // @136, 92 bytes
@@ -177,8 +177,7 @@ BOOST_AUTO_TEST_CASE(unknown_record_ids_are_skipped_by_total_size) {
     const Lines got = parse_all_ways(b.bytes);
     const Lines want = {
         "HEADER @0 v1 size=40 mach=62 pid=4242 ts=1000 flags=0 adv=40",
-        "UNKNOWN @40 id=5 size=116 ts=10",
-        "UNKNOWN @156 id=4294967295 size=16 ts=11",
+        "UNKNOWN @40 id=5 size=116 ts=10", "UNKNOWN @156 id=4294967295 size=16 ts=11",
         "LOAD @172 ts=2000 pid=4242 tid=4243 vma=0x5000 addr=0x5000 size=0x1 index=3"
         " name='after' code_bytes=1 code_at=234",
         "END @235 need=16"};
@@ -239,8 +238,9 @@ BOOST_AUTO_TEST_CASE(debug_info_name_fields_of_one_size_holding_junk_are_read_by
     b.code_load(0x10000, 0x100, "JS:*hot /srv/app.js:1:13", 1);
     const Lines got = parse_all_ways(b.bytes);
     BOOST_REQUIRE_EQUAL(got.size(), 4u);
-    BOOST_TEST(got[1] == "DEBUG @40 ts=1500 addr=0x10000 n=3 [0x10040 :1:13 garbled] "
-                         "[0x10067 :3:21 garbled] [0x1007d :6:12 garbled]");
+    BOOST_TEST(got[1] ==
+               "DEBUG @40 ts=1500 addr=0x10000 n=3 [0x10040 :1:13 garbled] "
+               "[0x10067 :3:21 garbled] [0x1007d :6:12 garbled]");
     // Names padded with zeros to one size are read as names, at that size.
     const std::string padded("/srv/a.js\0\0\0\0", 13);
     JitdumpBuilder c;
@@ -249,8 +249,9 @@ BOOST_AUTO_TEST_CASE(debug_info_name_fields_of_one_size_holding_junk_are_read_by
                  std::nullopt, 4);
     const Lines good = parse_all_ways(c.bytes);
     BOOST_REQUIRE_EQUAL(good.size(), 3u);
-    BOOST_TEST(good[1] == "DEBUG @40 ts=1500 addr=0x10000 n=2 [0x10040 /srv/a.js:1:0] "
-                          "[0x10050 /srv/a.js:2:0]");
+    BOOST_TEST(good[1] ==
+               "DEBUG @40 ts=1500 addr=0x10000 n=2 [0x10040 /srv/a.js:1:0] "
+               "[0x10050 /srv/a.js:2:0]");
 }
 
 BOOST_AUTO_TEST_CASE(debug_iterator_rejects_entries_beyond_a_forged_length) {
@@ -304,9 +305,9 @@ BOOST_AUTO_TEST_CASE(bad_magic_is_a_sticky_hard_error) {
     JitdumpBuilder b;
     b.header(1, 1, 1, 0, 0, std::nullopt, 0x12345678u);
     b.code_close();
-    BOOST_TEST(parse_all_ways(b.bytes) ==
-                   Lines{"ERROR @0 " + std::to_string(JITDUMP_ERR_BAD_MAGIC)},
-               boost::test_tools::per_element());
+    BOOST_TEST(
+        parse_all_ways(b.bytes) == Lines{"ERROR @0 " + std::to_string(JITDUMP_ERR_BAD_MAGIC)},
+        boost::test_tools::per_element());
     // Text files (perf maps) are not jitdumps either; 4 bytes suffice.
     const std::string text = "7f00 10 foo\n";
     BOOST_TEST(parse_all_ways({text.begin(), text.end()}) ==
@@ -343,7 +344,9 @@ BOOST_AUTO_TEST_CASE(header_total_size_out_of_bounds) {
 
 BOOST_AUTO_TEST_CASE(record_total_size_smaller_than_fixed_part) {
     const std::string err = std::to_string(JITDUMP_ERR_RECORD_TOO_SHORT);
-    struct Case { std::uint32_t id, size; };
+    struct Case {
+        std::uint32_t id, size;
+    };
     for (Case c : {Case{3, 15}, Case{0, 55}, Case{1, 63}, Case{2, 31}, Case{4, 39}, Case{9, 0}}) {
         JitdumpBuilder b;
         b.header();
@@ -376,8 +379,7 @@ BOOST_AUTO_TEST_CASE(name_not_terminated_within_record_is_skipped) {
     b.header();
     // Record ends after "abc" (no NUL); a NUL follows in the next bytes
     // but outside the record.
-    b.code_load(0x1000, 0x10, "abc", 1, 2000, 4242, 4243, std::vector<unsigned char>{}, 59u,
-                false);
+    b.code_load(0x1000, 0x10, "abc", 1, 2000, 4242, 4243, std::vector<unsigned char>{}, 59u, false);
     b.code_load(0x2000, 0x10, "next", 2);
     const Lines got = parse_all_ways(b.bytes);
     BOOST_REQUIRE_EQUAL(got.size(), 4u);
@@ -393,9 +395,9 @@ BOOST_AUTO_TEST_CASE(name_longer_than_cap_is_reported) {
     b.code_load(0x2000, 0x10, std::string(JITDUMP_NAME_MAX - 1, 'm'), 2);
     const Lines got = parse_all_ways(b.bytes, 0, false);
     BOOST_REQUIRE_EQUAL(got.size(), 4u);
-    BOOST_TEST(got[1].rfind("BAD @40 id=0 size=65609 err=" +
-                                std::to_string(JITDUMP_ERR_NAME_UNTERMINATED),
-                            0) == 0u);
+    BOOST_TEST(
+        got[1].rfind("BAD @40 id=0 size=65609 err=" + std::to_string(JITDUMP_ERR_NAME_UNTERMINATED),
+                     0) == 0u);
     BOOST_TEST(got[2].find("code_bytes=16") != std::string::npos);  // longest allowed
 }
 
@@ -422,15 +424,14 @@ BOOST_AUTO_TEST_CASE(debug_info_malformed) {
     const std::string beyond = std::to_string(JITDUMP_ERR_DEBUG_BEYOND_RECORD);
     JitdumpBuilder b;
     b.header();
-    b.debug_info(0x1, {{0x1, 1, 0, "a.js"}}, 1ull << 60);              // @40 absurd
+    b.debug_info(0x1, {{0x1, 1, 0, "a.js"}}, 1ull << 60);  // @40 absurd
     b.debug_info(0x1, {{0x1, 1, 0, "a.js"}, {0x2, 2, 0, "b.js"}}, 3, 1500, std::nullopt,
-                 10);                                                  // @93 one missing
+                 10);                                                           // @93 one missing
     b.debug_info(0x1, {{0x1, 1, 0, "a.js"}}, std::nullopt, 1500, 32 + 16 + 3);  // @177 cut name
     b.code_close();
     const Lines got = parse_all_ways(b.bytes);
     const Lines want = {"HEADER @0 v1 size=40 mach=62 pid=4242 ts=1000 flags=0 adv=40",
-                        "BAD @40 id=2 size=53 err=" + nr,
-                        "BAD @93 id=2 size=84 err=" + beyond,
+                        "BAD @40 id=2 size=53 err=" + nr, "BAD @93 id=2 size=84 err=" + beyond,
                         "BAD @177 id=2 size=51 err=" + beyond};
     // The cut record leaves "s\0" of its name before the CLOSE record,
     // which the reader then frames wrongly: check only the first lines.
@@ -521,8 +522,9 @@ std::map<std::string, int> check_garbage_events(const std::vector<unsigned char>
     static const std::map<std::uint32_t, std::set<int>> soft = {
         {JITDUMP_CODE_LOAD, {JITDUMP_ERR_NAME_UNTERMINATED, JITDUMP_ERR_CODE_RANGE_WRAPS}},
         {JITDUMP_CODE_MOVE, {JITDUMP_ERR_CODE_RANGE_WRAPS}},
-        {JITDUMP_CODE_DEBUG_INFO, {JITDUMP_ERR_DEBUG_INFO_TOO_LARGE, JITDUMP_ERR_DEBUG_NR_ENTRY,
-                                   JITDUMP_ERR_DEBUG_BEYOND_RECORD}},
+        {JITDUMP_CODE_DEBUG_INFO,
+         {JITDUMP_ERR_DEBUG_INFO_TOO_LARGE, JITDUMP_ERR_DEBUG_NR_ENTRY,
+          JITDUMP_ERR_DEBUG_BEYOND_RECORD}},
         {JITDUMP_CODE_CLOSE, {}},
         {JITDUMP_CODE_UNWINDING_INFO, {JITDUMP_ERR_UNWIND_SIZES}}};
     std::map<std::string, int> tally;
@@ -549,8 +551,8 @@ std::map<std::string, int> check_garbage_events(const std::vector<unsigned char>
             const auto k = known.find(id);
             const std::uint32_t fixed = k == known.end() ? JITDUMP_PREFIX_SIZE : k->second.second;
             if (size < fixed || size > JITDUMP_RECORD_MAX) {
-                const int err = size < fixed ? JITDUMP_ERR_RECORD_TOO_SHORT
-                                             : JITDUMP_ERR_RECORD_TOO_LARGE;
+                const int err =
+                    size < fixed ? JITDUMP_ERR_RECORD_TOO_SHORT : JITDUMP_ERR_RECORD_TOO_LARGE;
                 BOOST_TEST(ev == "ERROR" + at + " " + std::to_string(err));
                 BOOST_TEST(last);
                 ++tally["ERROR " + std::to_string(err)];
@@ -621,7 +623,8 @@ BOOST_AUTO_TEST_CASE(garbage_after_header_never_loops) {
                 const std::size_t body = std::min<std::uint32_t>(size > 16 ? size - 16 : 0, 96);
                 for (std::size_t i = 0; i < body; i += 8) {
                     const bool small = rnd() % 2 == 0;
-                    const std::uint64_t word = small ? rnd() % 6 : std::uint64_t(rnd()) << 32 | rnd();
+                    const std::uint64_t word =
+                        small ? rnd() % 6 : std::uint64_t(rnd()) << 32 | rnd();
                     for (std::size_t j = i; j < std::min<std::size_t>(i + 8, body); ++j)
                         b.u8(static_cast<std::uint8_t>(word >> 8 * (j - i)));
                 }
@@ -636,8 +639,7 @@ BOOST_AUTO_TEST_CASE(garbage_after_header_never_loops) {
     }
     // The streams reached every outcome.
     for (const char* kind : {"UNKNOWN", "LOAD", "MOVE", "DEBUG", "CLOSE", "UNWIND", "END",
-                             "ERROR 6", "ERROR 7", "BAD 8", "BAD 10", "BAD 11", "BAD 12",
-                             "BAD 13"})
+                             "ERROR 6", "ERROR 7", "BAD 8", "BAD 10", "BAD 11", "BAD 12", "BAD 13"})
         BOOST_TEST(tally[kind] > 0, kind);
     std::ostringstream t;
     for (const auto& [kind, count] : tally) t << " " << kind << "=" << count;
@@ -654,12 +656,10 @@ BOOST_AUTO_TEST_CASE(names_with_spaces_parentheses_and_prefixes) {
         "0x7f0000002000 0x10 Function (anonymous) [native]\n"
         "7F0000003000\t4\tpy::main:/tmp/a b.py\n"
         "  1 1 x\n");
-    const Lines want = {
-        "ENTRY L1 @0 0x7f0000001000+0x20 'LazyCompile:~fib /app/x.js:1'",
-        "ENTRY L2 @45 0x7f0000002000+0x10 'Function (anonymous) [native]'",
-        "ENTRY L3 @95 0x7f0000003000+0x4 'py::main:/tmp/a b.py'",
-        "ENTRY L4 @131 0x1+0x1 'x'",
-        "END @139"};
+    const Lines want = {"ENTRY L1 @0 0x7f0000001000+0x20 'LazyCompile:~fib /app/x.js:1'",
+                        "ENTRY L2 @45 0x7f0000002000+0x10 'Function (anonymous) [native]'",
+                        "ENTRY L3 @95 0x7f0000003000+0x4 'py::main:/tmp/a b.py'",
+                        "ENTRY L4 @131 0x1+0x1 'x'", "END @139"};
     BOOST_TEST(got == want, boost::test_tools::per_element());
 }
 
@@ -674,19 +674,17 @@ BOOST_AUTO_TEST_CASE(hotspot_dump_perf_map_at_exit_lines) {
         "0x10000000000000000 0x10 too_big\n"
         "0x00007f3c1d0a4000 0x40name_glued\n"
         "0x00007f3c1d0a5000 0x0000000000000008 last");
-    const Lines want = {
-        "ENTRY L1 @0 0x7f3c1d000000+0x17de0 'Interpreter'",
-        "ENTRY L2 @50 0x7f3c1d0a1b40+0x130 'int JitWork.fib(int)'",
-        "ENTRY L3 @109 0x7f3c1d0a2000+0x40 'void java.lang.Object.<init>()'",
-        "BAD L4 @178 err=" + std::to_string(PERFMAP_ERR_ZERO_SIZE),
-        "BAD L5 @221 err=" + std::to_string(PERFMAP_ERR_NUMBER_TOO_BIG),
-        "BAD L6 @254 err=" + std::to_string(PERFMAP_ERR_BAD_SIZE),
-        "END @288"};
+    const Lines want = {"ENTRY L1 @0 0x7f3c1d000000+0x17de0 'Interpreter'",
+                        "ENTRY L2 @50 0x7f3c1d0a1b40+0x130 'int JitWork.fib(int)'",
+                        "ENTRY L3 @109 0x7f3c1d0a2000+0x40 'void java.lang.Object.<init>()'",
+                        "BAD L4 @178 err=" + std::to_string(PERFMAP_ERR_ZERO_SIZE),
+                        "BAD L5 @221 err=" + std::to_string(PERFMAP_ERR_NUMBER_TOO_BIG),
+                        "BAD L6 @254 err=" + std::to_string(PERFMAP_ERR_BAD_SIZE),
+                        "END @288"};
     BOOST_TEST(got == want, boost::test_tools::per_element());
     // Read to its end (the file is complete at exit): the last line counts
     // without its '\n'.
-    const Lines done = perfmap_all_ways(
-        "0x00007f3c1d0a5000 0x0000000000000008 last", true);
+    const Lines done = perfmap_all_ways("0x00007f3c1d0a5000 0x0000000000000008 last", true);
     BOOST_REQUIRE_EQUAL(done.size(), 2u);
     BOOST_TEST(done[0] == "ENTRY L1 @0 0x7f3c1d0a5000+0x8 'last'");
 }
@@ -705,35 +703,34 @@ BOOST_AUTO_TEST_CASE(crlf_and_missing_trailing_newline) {
 
 BOOST_AUTO_TEST_CASE(garbage_lines_are_reported_and_do_not_stop_the_reader) {
     const Lines got = perfmap_all_ways(
-        "1000 10 good1\n"           // L1
-        "zz 10 bad start\n"         // L2
-        "1000 qq bad size\n"        // L3
-        "1000 10\n"                 // L4 no name
-        "1000 10   \n"              // L5 blanks only after size
-        "1000 0 zero\n"             // L6
-        "ffffffffffffff00 200 w\n"  // L7 wraps
-        "11112222333344445 1 big\n" // L8 17 digits
-        "\n"                        // L9 blank: ignored
-        "1000\n"                    // L10 no size
-        "10g0 1 x\n"                // L11 junk in number
-        "0x 1 x\n"                  // L12 prefix without digits
+        "1000 10 good1\n"             // L1
+        "zz 10 bad start\n"           // L2
+        "1000 qq bad size\n"          // L3
+        "1000 10\n"                   // L4 no name
+        "1000 10   \n"                // L5 blanks only after size
+        "1000 0 zero\n"               // L6
+        "ffffffffffffff00 200 w\n"    // L7 wraps
+        "11112222333344445 1 big\n"   // L8 17 digits
+        "\n"                          // L9 blank: ignored
+        "1000\n"                      // L10 no size
+        "10g0 1 x\n"                  // L11 junk in number
+        "0x 1 x\n"                    // L12 prefix without digits
         "0000000000000000001 1 lz\n"  // L13 leading zeros are fine
-        "2000 10 good2\n");         // L14
-    const Lines want = {
-        "ENTRY L1 @0 0x1000+0x10 'good1'",
-        "BAD L2 @14 err=" + std::to_string(PERFMAP_ERR_BAD_START),
-        "BAD L3 @30 err=" + std::to_string(PERFMAP_ERR_BAD_SIZE),
-        "BAD L4 @47 err=" + std::to_string(PERFMAP_ERR_MISSING_NAME),
-        "BAD L5 @55 err=" + std::to_string(PERFMAP_ERR_MISSING_NAME),
-        "BAD L6 @66 err=" + std::to_string(PERFMAP_ERR_ZERO_SIZE),
-        "BAD L7 @78 err=" + std::to_string(PERFMAP_ERR_RANGE_WRAPS),
-        "BAD L8 @101 err=" + std::to_string(PERFMAP_ERR_NUMBER_TOO_BIG),
-        "BAD L10 @126 err=" + std::to_string(PERFMAP_ERR_BAD_SIZE),
-        "BAD L11 @131 err=" + std::to_string(PERFMAP_ERR_BAD_START),
-        "BAD L12 @140 err=" + std::to_string(PERFMAP_ERR_BAD_START),
-        "ENTRY L13 @147 0x1+0x1 'lz'",
-        "ENTRY L14 @172 0x2000+0x10 'good2'",
-        "END @186"};
+        "2000 10 good2\n");           // L14
+    const Lines want = {"ENTRY L1 @0 0x1000+0x10 'good1'",
+                        "BAD L2 @14 err=" + std::to_string(PERFMAP_ERR_BAD_START),
+                        "BAD L3 @30 err=" + std::to_string(PERFMAP_ERR_BAD_SIZE),
+                        "BAD L4 @47 err=" + std::to_string(PERFMAP_ERR_MISSING_NAME),
+                        "BAD L5 @55 err=" + std::to_string(PERFMAP_ERR_MISSING_NAME),
+                        "BAD L6 @66 err=" + std::to_string(PERFMAP_ERR_ZERO_SIZE),
+                        "BAD L7 @78 err=" + std::to_string(PERFMAP_ERR_RANGE_WRAPS),
+                        "BAD L8 @101 err=" + std::to_string(PERFMAP_ERR_NUMBER_TOO_BIG),
+                        "BAD L10 @126 err=" + std::to_string(PERFMAP_ERR_BAD_SIZE),
+                        "BAD L11 @131 err=" + std::to_string(PERFMAP_ERR_BAD_START),
+                        "BAD L12 @140 err=" + std::to_string(PERFMAP_ERR_BAD_START),
+                        "ENTRY L13 @147 0x1+0x1 'lz'",
+                        "ENTRY L14 @172 0x2000+0x10 'good2'",
+                        "END @186"};
     BOOST_TEST(got == want, boost::test_tools::per_element());
 }
 
@@ -755,8 +752,8 @@ BOOST_AUTO_TEST_CASE(over_long_line_is_reported_once_and_skipped) {
                         "BAD L2 @15 err=" + std::to_string(PERFMAP_ERR_LINE_TOO_LONG),
                         "ENTRY L3 @65660 0x3000+0x10 'after'", "END @65674"};
     BOOST_TEST(whole == want, boost::test_tools::per_element());
-    for (std::size_t k : {0ul, 1ul, 15ul, 16ul, 30000ul, 65551ul, 65552ul, 65553ul, 65659ul,
-                          65660ul, 65661ul})
+    for (std::size_t k :
+         {0ul, 1ul, 15ul, 16ul, 30000ul, 65551ul, 65552ul, 65553ul, 65659ul, 65660ul, 65661ul})
         BOOST_TEST((run_perfmap(bytes, Feed::Split, k) == whole), "split " << k);
     BOOST_TEST((run_perfmap(bytes, Feed::Minimal) == whole));
     // A line of exactly PERFMAP_LINE_MAX bytes is still parsed.
@@ -792,7 +789,8 @@ namespace {
 /// Writes entries in Erlang/OTP's layout (priv_jitformats.h), host order.
 struct BeamEntry {
     std::vector<unsigned char> bytes;
-    template <typename T> void put(std::size_t at, T v) {
+    template <typename T>
+    void put(std::size_t at, T v) {
         if (bytes.size() < at + sizeof v) bytes.resize(at + sizeof v);
         std::memcpy(bytes.data() + at, &v, sizeof v);
     }
@@ -800,7 +798,8 @@ struct BeamEntry {
         if (bytes.size() < at + s.size() + 1) bytes.resize(at + s.size() + 1);
         std::memcpy(bytes.data() + at, s.c_str(), s.size() + 1);
     }
-    BeamEntry(std::uint64_t base, std::uint32_t ranges, std::uint32_t code, const std::string& mod) {
+    BeamEntry(std::uint64_t base, std::uint32_t ranges, std::uint32_t code,
+              const std::string& mod) {
         put<std::uint32_t>(0, 1);
         put<std::uint64_t>(8, base);
         put<std::uint32_t>(16, ranges);
@@ -809,7 +808,8 @@ struct BeamEntry {
         str(26, mod);
         bytes.resize(32 + mod.size() + 1);
     }
-    void range(std::uint32_t start, std::uint32_t end, std::uint32_t lines, const std::string& name) {
+    void range(std::uint32_t start, std::uint32_t end, std::uint32_t lines,
+               const std::string& name) {
         const std::size_t at = bytes.size();
         put<std::uint32_t>(at, start);
         put<std::uint32_t>(at + 4, end);
@@ -832,7 +832,7 @@ BeamEntry sample_module() {
     BeamEntry e(0x7f0000001000ull, 3, 0x200, "vgfib");
     e.range(0, 0x80, 0, "vgfib::codeHeader");
     e.range(0x80, 0x100, 2, "vgfib:fib/1");
-    e.line(0x7c, 8, "vgfib.erl");   // before its range: in effect at its start
+    e.line(0x7c, 8, "vgfib.erl");  // before its range: in effect at its start
     e.line(0xc0, 9, "vgfib.erl");
     e.range(0x100, 0x200, 1, "vgfib:main/0");
     e.line(0x100, 12, "vgfib.erl");
@@ -885,7 +885,7 @@ BOOST_AUTO_TEST_CASE(emulator_entry_and_other_objects_are_not_modules) {
     std::memset(emu.data(), 0, 4);
     BOOST_TEST(read_beam(emu) == "1 0");
     emu.push_back(0);
-    BOOST_TEST(read_beam(emu) == "0 0");   // header 0 of another size
+    BOOST_TEST(read_beam(emu) == "0 0");  // header 0 of another size
     BOOST_TEST(read_beam({}) == "0 0");
     BOOST_TEST(read_beam({'M', 'Z', 0x90, 0}) == "0 0");
     std::vector<unsigned char> two = sample_module().bytes;
@@ -908,7 +908,9 @@ BOOST_AUTO_TEST_CASE(malformed_modules_are_refused_whole) {
     auto check = [](std::vector<unsigned char> b) {
         BeamJitReader r;
         const int kind = ML_(beamjit_open)(&r, b.data(), b.size());
-        return kind == BEAMJIT_MODULE ? ML_(beamjit_check)(&r) : kind == BEAMJIT_MALFORMED ? r.error : -1;
+        return kind == BEAMJIT_MODULE      ? ML_(beamjit_check)(&r)
+               : kind == BEAMJIT_MALFORMED ? r.error
+                                           : -1;
     };
     std::vector<unsigned char> b = good;
     b.push_back(0);
@@ -924,9 +926,9 @@ BOOST_AUTO_TEST_CASE(malformed_modules_are_refused_whole) {
     wraps.range(0, 0x10, 0, "m:a/0");
     BOOST_TEST(check(wraps.bytes) == BEAMJIT_ERR_NO_CODE);
     BeamEntry no_nul = sample_module();
-    no_nul.bytes[26 + 5] = 'x';   // the module name's NUL
+    no_nul.bytes[26 + 5] = 'x';  // the module name's NUL
     BOOST_TEST(check(no_nul.bytes) == BEAMJIT_ERR_BAD_NAME);
-    BeamEntry many(0x7f0000001000ull, 0xFFFFFFFFu, 0x200, "m");   // counts bounded by bytes
+    BeamEntry many(0x7f0000001000ull, 0xFFFFFFFFu, 0x200, "m");  // counts bounded by bytes
     many.range(0, 0x10, 0xFFFFFFFFu, "m:a/0");
     BOOST_TEST(check(many.bytes) == BEAMJIT_ERR_LINE_OUTSIDE);
 }

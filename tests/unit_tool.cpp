@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-
 namespace {
 
 using vgjit::test::contains;
@@ -55,8 +54,7 @@ Result run(const std::vector<std::string>& args) {
 
 std::size_t count(const std::string& hay, const std::string& needle) {
     std::size_t n = 0;
-    for (std::size_t at = hay.find(needle); at != std::string::npos;
-         at = hay.find(needle, at + 1))
+    for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1))
         ++n;
     return n;
 }
@@ -82,8 +80,8 @@ BOOST_AUTO_TEST_SUITE(usage)
 BOOST_AUTO_TEST_CASE(help_is_a_manual_page) {
     const Result r = run({"--help"});
     BOOST_TEST(r.status == 0);
-    for (const char* s : {"Usage: vg-jit check", "  or:  vg-jit dump", "\nCommands:\n", "\nExit status:\n",
-                          "\nOptions:\n", "\nExamples:\n", "\nvg-jit export "})
+    for (const char* s : {"Usage: vg-jit check", "  or:  vg-jit dump", "\nCommands:\n",
+                          "\nExit status:\n", "\nOptions:\n", "\nExamples:\n", "\nvg-jit export "})
         BOOST_TEST(contains(r.out, s), "missing " << s);
     BOOST_TEST(run({"-h"}).out == r.out);
     BOOST_TEST(run({"help"}).out == r.out);
@@ -96,10 +94,16 @@ BOOST_AUTO_TEST_CASE(help_is_a_manual_page) {
 }
 
 BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
-    for (const auto& args : std::vector<std::vector<std::string>>{
-             {}, {"frobnicate"}, {"--bogus"}, {"check"}, {"check", "--bogus", "x"},
-             {"check", "--format=coff", "x"}, {"dump"}, {"dump", "a", "b"},
-             {"help", "frobnicate"}, {"--man"}}) {
+    for (const auto& args : std::vector<std::vector<std::string>>{{},
+                                                                  {"frobnicate"},
+                                                                  {"--bogus"},
+                                                                  {"check"},
+                                                                  {"check", "--bogus", "x"},
+                                                                  {"check", "--format=coff", "x"},
+                                                                  {"dump"},
+                                                                  {"dump", "a", "b"},
+                                                                  {"help", "frobnicate"},
+                                                                  {"--man"}}) {
         const Result r = run(args);
         BOOST_TEST(r.status == 2, "args size " << args.size());
         BOOST_TEST(contains(r.out, "vg-jit: "));
@@ -114,7 +118,8 @@ BOOST_AUTO_TEST_CASE(usage_errors_say_what_was_wrong) {
         {{"frobnicate"}, "vg-jit: unknown command 'frobnicate'\n"},
         {{"--bogus"}, "vg-jit: unknown option '--bogus'\n"},
         {{"check", "--bogus", map}, "vg-jit: check: unknown option '--bogus'\n"},
-        {{"check", "--format=coff", map}, "vg-jit: check: --format: coff not in {auto,jitdump,perfmap,perf-map,elf}\n"},
+        {{"check", "--format=coff", map},
+         "vg-jit: check: --format: coff not in {auto,jitdump,perfmap,perf-map,elf}\n"},
         {{"check", map, "--format"}, "vg-jit: check: --format: 1 required FMT missing\n"},
         {{"check"}, "vg-jit: check: no FILE given\n"},
         {{"dump", map, map}, "vg-jit: dump: unexpected argument '" + map + "'\n"},
@@ -123,7 +128,8 @@ BOOST_AUTO_TEST_CASE(usage_errors_say_what_was_wrong) {
         {{"annotate", "--map", map}, "vg-jit: annotate: no PROFILE given\n"},
         {{"annotate", "--map=", "x.out"}, "vg-jit: annotate: option '--map=' has an empty value\n"},
         {{"export", "-o"}, "vg-jit: export: --output: 1 required OUT missing\n"},
-        {{"export", "--format=svg", "x.out"}, "vg-jit: export: --format: svg not in {firefox,folded}\n"},
+        {{"export", "--format=svg", "x.out"},
+         "vg-jit: export: --format: svg not in {firefox,folded}\n"},
         {{"export", "--event=", "x.out"}, "vg-jit: export: option '--event=' has an empty value\n"},
         {{"help", "frobnicate"}, "vg-jit: help: unknown command 'frobnicate'\n"},
     };
@@ -206,9 +212,9 @@ BOOST_AUTO_TEST_CASE(malformed_files_report_offsets) {
                  "truncated CODE_LOAD record: total_size 97 extends 7 bytes beyond the end");
     expect_error("record-too-short.dump", "56",
                  "CODE_LOAD record has total_size 20, smaller than its fixed part of 56 bytes");
-    expect_error("name-unterminated.dump", "40",
-                 "CODE_LOAD function name is not NUL-terminated");
-    expect_error("pid-mismatch.dump", "56", "CODE_LOAD 'other_pid' has pid 1, the header says 4242");
+    expect_error("name-unterminated.dump", "40", "CODE_LOAD function name is not NUL-terminated");
+    expect_error("pid-mismatch.dump", "56",
+                 "CODE_LOAD 'other_pid' has pid 1, the header says 4242");
     expect_error("jit-999.dump", "20", "header pid 4242 differs from the pid 999 in the file name");
     expect_error("debug-beyond.dump", "40", "CODE_DEBUG_INFO entries run past the end");
     expect_error("wraps.dump", "40", "CODE_LOAD code range wraps around the address space");
@@ -249,9 +255,11 @@ BOOST_AUTO_TEST_CASE(unwinding_info_is_checked_as_the_core_checks_it) {
                 BOOST_TEST(!contains(r.out, "warning:"), r.out);
             } else {
                 BOOST_TEST(r.status == 0, r.out);  // a warning: the file stays usable
-                BOOST_TEST(contains(r.out, f + ":40: warning: CODE_UNWINDING_INFO's .eh_frame is refused: " +
-                                               c.why),
-                           r.out);
+                BOOST_TEST(
+                    contains(
+                        r.out,
+                        f + ":40: warning: CODE_UNWINDING_INFO's .eh_frame is refused: " + c.why),
+                    r.out);
             }
         }
     }
@@ -279,8 +287,8 @@ BOOST_AUTO_TEST_CASE(overlaps_are_warnings_unless_strict) {
 }
 
 BOOST_AUTO_TEST_CASE(several_files_fail_if_one_fails) {
-    const Result r = run({"check", fixture("jit-4242.dump"), fixture("bad-magic.dump"),
-                          fixture("perf-4242.map")});
+    const Result r = run(
+        {"check", fixture("jit-4242.dump"), fixture("bad-magic.dump"), fixture("perf-4242.map")});
     BOOST_TEST(r.status == 1);
     BOOST_TEST(count(r.out, " errors, ") + count(r.out, " error, ") == 3u, r.out);
 }
@@ -354,8 +362,9 @@ BOOST_AUTO_TEST_CASE(text_listing_of_a_jitdump) {
     BOOST_TEST(contains(r.out, "@40        CODE_DEBUG_INFO      ts 1500"), r.out);
     BOOST_TEST(contains(r.out, "0x1008  app.js:11 (discriminator 2) (same file as previous)"));
     BOOST_TEST(contains(r.out, "0x1010  lib.js:12\n"));
-    BOOST_TEST(contains(r.out, "[0x1000, 0x1020) size 32 'fib' index 1 pid 4242 tid 4243, 32 code "
-                               "bytes"),
+    BOOST_TEST(contains(r.out,
+                        "[0x1000, 0x1020) size 32 'fib' index 1 pid 4242 tid 4243, 32 code "
+                        "bytes"),
                r.out);
     BOOST_TEST(contains(r.out, "'Function with spaces (x)'"));
     BOOST_TEST(contains(r.out, "index 2 0x2000 -> [0x3000, 0x3010) size 16"), r.out);
@@ -376,8 +385,9 @@ BOOST_AUTO_TEST_CASE(text_listing_shows_problems_and_fails) {
 BOOST_AUTO_TEST_CASE(text_listing_of_a_perf_map) {
     const Result r = run({"dump", fixture("perf-4242.map")});
     BOOST_TEST(r.status == 0);
-    BOOST_TEST(contains(r.out, "L2        [0x7f0000002000, 0x7f0000002010) size 16 "
-                               "'Function (anonymous) [native]'\n"),
+    BOOST_TEST(contains(r.out,
+                        "L2        [0x7f0000002000, 0x7f0000002010) size 16 "
+                        "'Function (anonymous) [native]'\n"),
                r.out);
 }
 
@@ -386,17 +396,20 @@ BOOST_AUTO_TEST_CASE(json_listing_of_a_jitdump) {
     BOOST_TEST(r.status == 0);
     BOOST_TEST(r.out.rfind("{\"file\":", 0) == 0u, r.out);
     BOOST_TEST(contains(r.out, "\"format\":\"jitdump\",\"records\":["));
-    BOOST_TEST(contains(r.out, "{\"offset\":136,\"kind\":\"CODE_LOAD\",\"id\":0,\"total_size\":92,"
-                               "\"timestamp\":2000,\"pid\":4242,\"tid\":4243,\"vma\":\"0x1000\","
-                               "\"code_addr\":\"0x1000\",\"code_size\":32,\"code_index\":1,"
-                               "\"name\":\"fib\",\"code_bytes\":32}"),
+    BOOST_TEST(contains(r.out,
+                        "{\"offset\":136,\"kind\":\"CODE_LOAD\",\"id\":0,\"total_size\":92,"
+                        "\"timestamp\":2000,\"pid\":4242,\"tid\":4243,\"vma\":\"0x1000\","
+                        "\"code_addr\":\"0x1000\",\"code_size\":32,\"code_index\":1,"
+                        "\"name\":\"fib\",\"code_bytes\":32}"),
                r.out);
-    BOOST_TEST(contains(r.out, "{\"code_addr\":\"0x1008\",\"file\":\"app.js\",\"line\":11,"
-                               "\"discrim\":2,\"same_as_previous\":true,\"garbled\":false}"));
+    BOOST_TEST(contains(r.out,
+                        "{\"code_addr\":\"0x1008\",\"file\":\"app.js\",\"line\":11,"
+                        "\"discrim\":2,\"same_as_previous\":true,\"garbled\":false}"));
     BOOST_TEST(contains(r.out, "\"kind\":\"UNKNOWN\",\"id\":77"));
-    BOOST_TEST(contains(r.out, "\"header\":{\"version\":1,\"header_size\":40,\"elf_mach\":62,"
-                               "\"machine\":\"x86-64\",\"pid\":4242,\"timestamp\":1000,"
-                               "\"flags\":1}"));
+    BOOST_TEST(contains(r.out,
+                        "\"header\":{\"version\":1,\"header_size\":40,\"elf_mach\":62,"
+                        "\"machine\":\"x86-64\",\"pid\":4242,\"timestamp\":1000,"
+                        "\"flags\":1}"));
     BOOST_TEST(contains(r.out, "\"problems\":[]}\n"));
 }
 
@@ -404,17 +417,19 @@ BOOST_AUTO_TEST_CASE(json_escapes_names_and_lists_problems) {
     vgjit::test::TempDir d("vgjit-unit-tool");
     const std::string f = d.file("perf-77.map");
     write_file(f, std::string("10 4 say \"hi\"\\there\ttab \xff\xfe caf\xc3\xa9\n"
-                                           "zz 1 x\n"));
+                              "zz 1 x\n"));
     const Result r = run({"dump", "--json", f});
     BOOST_TEST(r.status == 1);
     // Bytes that are not UTF-8 (0xff 0xfe) read as U+00FF U+00FE.
-    BOOST_TEST(contains(r.out, "\"name\":\"say \\\"hi\\\"\\\\there\\ttab \xc3\xbf\xc3\xbe caf\xc3\xa9\""),
-               r.out);
+    BOOST_TEST(
+        contains(r.out, "\"name\":\"say \\\"hi\\\"\\\\there\\ttab \xc3\xbf\xc3\xbe caf\xc3\xa9\""),
+        r.out);
     const auto doc = nlohmann::json::parse(r.out);
     BOOST_TEST(doc.at("entries").at(0).at("name").get<std::string>() ==
                "say \"hi\"\\there\ttab \u00ff\u00fe caf\u00e9");
-    BOOST_TEST(contains(r.out, "\"problems\":[{\"severity\":\"error\",\"line\":2,\"message\":"
-                               "\"START is not a hexadecimal number"),
+    BOOST_TEST(contains(r.out,
+                        "\"problems\":[{\"severity\":\"error\",\"line\":2,\"message\":"
+                        "\"START is not a hexadecimal number"),
                r.out);
 }
 
@@ -428,8 +443,9 @@ BOOST_AUTO_TEST_CASE(utf8_for_json_rules) {
     using vgjit::utf8_for_json;
     BOOST_TEST(utf8_for_json("plain \"q\" \\ \n") == "plain \"q\" \\ \n");
     BOOST_TEST(utf8_for_json(std::string("nul\0x", 5)) == std::string("nul\0x", 5));
-    BOOST_TEST(utf8_for_json("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-    BOOST_TEST(utf8_for_json("\xc3") == "\xc3\x83");                        // truncated sequence
+    BOOST_TEST(utf8_for_json("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") ==
+               "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    BOOST_TEST(utf8_for_json("\xc3") == "\xc3\x83");                          // truncated sequence
     BOOST_TEST(utf8_for_json("\xc0\xaf") == "\xc3\x80\xc2\xaf");              // overlong '/'
     BOOST_TEST(utf8_for_json("\xed\xa0\x80") == "\xc3\xad\xc2\xa0\xc2\x80");  // surrogate
     BOOST_TEST(utf8_for_json("\xff\xfe") == "\xc3\xbf\xc3\xbe");

@@ -105,14 +105,14 @@ void emit(testjit::FramelessBody leaf, bool packed = false, bool frameless_leaf 
         fns[0].shape = testjit::emit_frameless(fns[0].code, 256, leaf,
                                                reinterpret_cast<const void*>(&std::malloc));
         fns[1] = {"jit_middle", packed ? fns[0].code + fns[0].shape.size : page + 256, {}, {}};
-        fns[1].shape = testjit::emit_frameless(fns[1].code, 256, testjit::FramelessBody::kCall,
-                                               fns[0].code);
+        fns[1].shape =
+            testjit::emit_frameless(fns[1].code, 256, testjit::FramelessBody::kCall, fns[0].code);
         fns[0].cfi = testjit::frameless_cfi(fns[0].shape);
         fns[1].cfi = testjit::frameless_cfi(fns[1].shape);
     }
     fns[2] = {"jit_outer", packed ? fns[1].code + fns[1].shape.size : page + 512, {}, {}};
-    fns[2].shape = testjit::emit_frameless(fns[2].code, 256, testjit::FramelessBody::kCall,
-                                           fns[1].code);
+    fns[2].shape =
+        testjit::emit_frameless(fns[2].code, 256, testjit::FramelessBody::kCall, fns[1].code);
     fns[2].cfi = testjit::frameless_cfi(fns[2].shape);
 }
 
@@ -122,7 +122,8 @@ void report(const char* what, unsigned long ret) {
 }
 
 // The .eh_frame of f, built for the buffer it is returned in.
-std::vector<unsigned char> eh_frame_in_place(const Fn& f, const testjit::EhFrameFaults& faults = {}) {
+std::vector<unsigned char> eh_frame_in_place(const Fn& f,
+                                             const testjit::EhFrameFaults& faults = {}) {
     return f.cfi.eh_frame_in_place(reinterpret_cast<std::uintptr_t>(f.code), f.shape.size, faults);
 }
 
@@ -254,8 +255,8 @@ struct HostileCase {
     const char* name;
     std::vector<unsigned char> bytes;
     unsigned long kind = VG_JIT_UNWIND_EH_FRAME;
-    const void* ptr = nullptr;       // instead of bytes.data()
-    unsigned long size = ~0UL;       // instead of bytes.size()
+    const void* ptr = nullptr;  // instead of bytes.data()
+    unsigned long size = ~0UL;  // instead of bytes.size()
     unsigned long ra_offset = 0;
 };
 
@@ -324,7 +325,8 @@ int hostile() {
         HostileCase c{"cfa_expression_empty", good};
         std::uint32_t fde_len;
         std::memcpy(&fde_len, &good[fde], 4);
-        const std::size_t insns = fde + 17;  // length, CIE pointer, pc_begin, pc_range, augmentation
+        const std::size_t insns =
+            fde + 17;  // length, CIE pointer, pc_begin, pc_range, augmentation
         for (std::size_t i = insns; i < fde + 4 + fde_len; ++i) c.bytes[i] = 0;
         c.bytes[insns] = 0x0f;
         c.bytes[insns + 1] = 0;
@@ -382,7 +384,10 @@ int hostile() {
         d.eh_frame = v.data();
         d.eh_frame_size = v.size() - (rng() % 3 == 0 ? rng() % v.size() : 0);
         d.eh_frame_addr = good.data();  // the address the bytes were built for
-        if (VALGRIND_JIT_REGISTER_CODE(&d)) ++accepted; else ++refused;
+        if (VALGRIND_JIT_REGISTER_CODE(&d))
+            ++accepted;
+        else
+            ++refused;
     }
     std::fprintf(stderr, "fuzz %u accepted %u refused\n", accepted, refused);
 
@@ -399,15 +404,16 @@ int main(int argc, char** argv) {
         return rc;
     }
     if (argc != 3) {
-        std::fprintf(stderr, "usage: unwindjit cfi|cfi-adjacent|cfi-after-code|shape|none|unregistered|"
-                             "replaced|jitdump|jitdump-moved leak|memerr|leaf|leafrace\n"
-                             "       unwindjit hostile\n");
+        std::fprintf(stderr,
+                     "usage: unwindjit cfi|cfi-adjacent|cfi-after-code|shape|none|unregistered|"
+                     "replaced|jitdump|jitdump-moved leak|memerr|leaf|leafrace\n"
+                     "       unwindjit hostile\n");
         return 2;
     }
     const std::string how = argv[1], what = argv[2];
-    emit(what == "leak" ? testjit::FramelessBody::kMallocLeak
-                        : testjit::FramelessBody::kInvalidRead,
-         how == "cfi-adjacent", what == "leaf" || what == "leafrace");
+    emit(
+        what == "leak" ? testjit::FramelessBody::kMallocLeak : testjit::FramelessBody::kInvalidRead,
+        how == "cfi-adjacent", what == "leaf" || what == "leafrace");
     if (how == "jitdump" || how == "jitdump-moved") {
         write_jitdump(how == "jitdump-moved");
         // Valgrind applies a CODE_MOVE at its next time slice, not in the

@@ -179,8 +179,8 @@ struct FramelessShape {
 /// scratch register (0) while its frame slots hold 0, so that neither the
 /// frame-pointer chain nor the "return address at the stack pointer"
 /// guess leads anywhere from inside it: only its CFI does.  Then `body`.
-inline FramelessShape emit_frameless(std::uint8_t* where, std::size_t capacity,
-                                     FramelessBody body, const void* callee) {
+inline FramelessShape emit_frameless(std::uint8_t* where, std::size_t capacity, FramelessBody body,
+                                     const void* callee) {
     Emitter e(where, capacity);
     FramelessShape s;
     e.push(e.rbp);
@@ -201,9 +201,7 @@ inline FramelessShape emit_frameless(std::uint8_t* where, std::size_t capacity,
         e.call(e.rax);
         e.xor_(e.eax, e.eax);
         break;
-    case FramelessBody::kInvalidRead:
-        e.mov(e.eax, e.dword[e.rdi + 40]);
-        break;
+    case FramelessBody::kInvalidRead: e.mov(e.eax, e.dword[e.rdi + 40]); break;
     }
     e.add(e.rsp, 16);
     s.unframe = e.getSize();

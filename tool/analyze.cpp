@@ -42,14 +42,13 @@ public:
             *got = static_cast<std::size_t>(avail);
             return buf_.data() + (off - start_);
         }
-        const std::size_t chunk =
-            static_cast<std::size_t>(std::min<std::uint64_t>(std::max<std::size_t>(want, kChunk),
-                                                             size_ - off));
+        const std::size_t chunk = static_cast<std::size_t>(
+            std::min<std::uint64_t>(std::max<std::size_t>(want, kChunk), size_ - off));
         buf_.resize(chunk);
         std::size_t done = 0;
         while (done < chunk) {
-            ssize_t n = ::pread(fd_, buf_.data() + done, chunk - done,
-                                static_cast<off_t>(off + done));
+            ssize_t n =
+                ::pread(fd_, buf_.data() + done, chunk - done, static_cast<off_t>(off + done));
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) return nullptr;
             if (n == 0) break;  // file shrank under us
@@ -108,10 +107,9 @@ public:
             if (!(it->first == start && it->second.end == end)) {
                 std::ostringstream o;
                 o << "range [" << hex(start) << ", " << hex(end) << ") of '" << name
-                  << "' overlaps the live entry '" << it->second.name << "' ["
-                  << hex(it->first) << ", " << hex(it->second.end) << ") from "
-                  << (by_line ? "line " : "offset ") << it->second.where
-                  << "; the earlier entry is taken to be replaced";
+                  << "' overlaps the live entry '" << it->second.name << "' [" << hex(it->first)
+                  << ", " << hex(it->second.end) << ") from " << (by_line ? "line " : "offset ")
+                  << it->second.where << "; the earlier entry is taken to be replaced";
                 clashes.push_back(o.str());
             }
             it = ranges_.erase(it);
@@ -150,8 +148,7 @@ std::string hard_error_text(const JitdumpEvent& ev) {
              "other byte order, which is not supported";
         break;
     case JITDUMP_ERR_BAD_VERSION:
-        o << "unsupported jitdump version " << ev.header.version
-          << " (versions 1 and 2 are known)";
+        o << "unsupported jitdump version " << ev.header.version << " (versions 1 and 2 are known)";
         break;
     case JITDUMP_ERR_HEADER_TOO_SHORT:
         o << "file header total_size " << ev.header.header_size
@@ -169,9 +166,7 @@ std::string hard_error_text(const JitdumpEvent& ev) {
         o << record_kind_name(rec.id) << " record has total_size " << rec.total_size
           << " (over 1 GiB): the record framing is corrupt";
         break;
-    default:
-        o << ML_(jitdump_strerror)(ev.error);
-        break;
+    default: o << ML_(jitdump_strerror)(ev.error); break;
     }
     o << "; the rest of the file cannot be read";
     return o.str();
@@ -210,13 +205,10 @@ std::string soft_error_text(const JitdumpEvent& ev, unsigned long max_hold) {
         break;
     case JITDUMP_ERR_UNWIND_SIZES:
         o << "CODE_UNWINDING_INFO sizes are inconsistent: unwinding_size "
-          << rec.u.unwind.unwinding_size << ", eh_frame_hdr_size "
-          << rec.u.unwind.eh_frame_hdr_size << ", but the record holds "
-          << rec.u.unwind.data_len << " bytes of data";
+          << rec.u.unwind.unwinding_size << ", eh_frame_hdr_size " << rec.u.unwind.eh_frame_hdr_size
+          << ", but the record holds " << rec.u.unwind.data_len << " bytes of data";
         break;
-    default:
-        o << ML_(jitdump_strerror)(ev.error);
-        break;
+    default: o << ML_(jitdump_strerror)(ev.error); break;
     }
     o << "; record skipped";
     return o.str();
@@ -275,8 +267,7 @@ void analyze_jitdump(const std::string& path, FileWindow& file, Sink& sink) {
                                            " in the file name"));
             if (h.flags & ~JITDUMP_FLAG_ARCH_TIMESTAMP)
                 sink.problem(at_offset(Severity::Warning, 32,
-                                       "header flags " + hex(h.flags) +
-                                           " has reserved bits set"));
+                                       "header flags " + hex(h.flags) + " has reserved bits set"));
             last_off = 0;
             last_size = h.header_size;
             have_header = true;
@@ -308,24 +299,22 @@ void analyze_jitdump(const std::string& path, FileWindow& file, Sink& sink) {
             name.assign(l.name, l.name_len);
             if (l.pid != hpid)
                 sink.problem(at_offset(Severity::Error, ev.offset + 16,
-                                       "CODE_LOAD '" + name + "' has pid " +
-                                           std::to_string(l.pid) + ", the header says " +
-                                           std::to_string(hpid)));
+                                       "CODE_LOAD '" + name + "' has pid " + std::to_string(l.pid) +
+                                           ", the header says " + std::to_string(hpid)));
             if (l.code_size == 0)
-                sink.problem(at_offset(Severity::Warning, ev.offset,
-                                       "CODE_LOAD '" + name +
-                                           "' has code_size 0: there is no code to name"));
+                sink.problem(at_offset(
+                    Severity::Warning, ev.offset,
+                    "CODE_LOAD '" + name + "' has code_size 0: there is no code to name"));
             else if (l.code_bytes < l.code_size)
-                sink.problem(at_offset(Severity::Warning, ev.offset,
-                                       "CODE_LOAD '" + name + "' carries " +
-                                           std::to_string(l.code_bytes) +
-                                           " code bytes but code_size is " +
-                                           std::to_string(l.code_size)));
+                sink.problem(
+                    at_offset(Severity::Warning, ev.offset,
+                              "CODE_LOAD '" + name + "' carries " + std::to_string(l.code_bytes) +
+                                  " code bytes but code_size is " + std::to_string(l.code_size)));
             if (pending_debug && pending_debug_addr != l.code_addr)
                 sink.problem(at_offset(Severity::Warning, pending_debug_off,
                                        "CODE_DEBUG_INFO for " + hex(pending_debug_addr) +
-                                           " is followed by a CODE_LOAD for " +
-                                           hex(l.code_addr) + ", not for its address"));
+                                           " is followed by a CODE_LOAD for " + hex(l.code_addr) +
+                                           ", not for its address"));
             pending_debug = false;
             for (const std::string& c : live.add(l.code_addr, l.code_size, name, ev.offset, false))
                 sink.problem(at_offset(Severity::Warning, ev.offset, c));
@@ -342,17 +331,15 @@ void analyze_jitdump(const std::string& path, FileWindow& file, Sink& sink) {
             std::string moved = "code_index " + std::to_string(m.code_index);
             if (it == index_to_addr.end()) {
                 sink.problem(at_offset(Severity::Warning, ev.offset,
-                                       "CODE_MOVE for code_index " +
-                                           std::to_string(m.code_index) +
+                                       "CODE_MOVE for code_index " + std::to_string(m.code_index) +
                                            " that no earlier CODE_LOAD announced"));
             } else {
                 if (const LiveRanges::Range* rr = live.find(it->second)) moved = rr->name;
                 if (it->second != m.old_code_addr)
                     sink.problem(at_offset(Severity::Warning, ev.offset,
                                            "CODE_MOVE old_code_addr " + hex(m.old_code_addr) +
-                                               " but code_index " +
-                                               std::to_string(m.code_index) + " lives at " +
-                                               hex(it->second)));
+                                               " but code_index " + std::to_string(m.code_index) +
+                                               " lives at " + hex(it->second)));
                 live.remove(it->second, m.code_size);
             }
             for (const std::string& c :
@@ -406,40 +393,38 @@ void analyze_jitdump(const std::string& path, FileWindow& file, Sink& sink) {
             const unsigned long long eh_size = u.unwinding_size - u.eh_frame_hdr_size;
             if (u.data != nullptr && eh_size > 0) {
                 if (const char* why = ML_(jit_cfi_check_records)(u.data, eh_size, 1))
-                    sink.problem(at_offset(Severity::Warning, ev.offset,
-                                           std::string("CODE_UNWINDING_INFO's .eh_frame is refused: ") +
-                                               why));
+                    sink.problem(at_offset(
+                        Severity::Warning, ev.offset,
+                        std::string("CODE_UNWINDING_INFO's .eh_frame is refused: ") + why));
             }
             break;
         }
-        default:
-            break;
+        default: break;
         }
         sink.jitdump_record(rec, true, name, lines);
     }
 
     // End of the file: everything must have been consumed exactly.
     if (pending_debug)
-        sink.problem(at_offset(Severity::Warning, pending_debug_off,
-                               "CODE_DEBUG_INFO for " + hex(pending_debug_addr) +
-                                   " is not followed by a CODE_LOAD"));
+        sink.problem(at_offset(
+            Severity::Warning, pending_debug_off,
+            "CODE_DEBUG_INFO for " + hex(pending_debug_addr) + " is not followed by a CODE_LOAD"));
     if (r.offset > fsize) {
         std::ostringstream m;
         if (last_off == 0)
             m << "truncated file header: its total_size " << last_size
               << " extends beyond the end of the file";
         else
-            m << "truncated " << record_kind_name(last_id) << " record: total_size "
-              << last_size << " extends " << (r.offset - fsize)
-              << " bytes beyond the end of the file (only " << (fsize - last_off)
-              << " bytes present)";
+            m << "truncated " << record_kind_name(last_id) << " record: total_size " << last_size
+              << " extends " << (r.offset - fsize) << " bytes beyond the end of the file (only "
+              << (fsize - last_off) << " bytes present)";
         sink.problem(at_offset(Severity::Error, last_off, m.str()));
     } else if (r.offset < fsize) {
         const std::uint64_t left = fsize - r.offset;
         std::ostringstream m;
         if (!have_header)
-            m << "truncated file header: the file has " << left
-              << " bytes, a jitdump header needs " << JITDUMP_HEADER_SIZE;
+            m << "truncated file header: the file has " << left << " bytes, a jitdump header needs "
+              << JITDUMP_HEADER_SIZE;
         else if (left < JITDUMP_PREFIX_SIZE)
             m << "truncated record: the last " << left
               << " bytes are too few for a record prefix (16 bytes)";
@@ -485,28 +470,26 @@ void analyze_perfmap(FileWindow& file, Sink& sink) {
             break;
         }
         want = 1 << 20;
-        const bool unterminated =
-            ev.offset + ev.advance == fsize && p[ev.advance - 1] != '\n' && kind != PERFMAP_EV_SKIPPED;
+        const bool unterminated = ev.offset + ev.advance == fsize && p[ev.advance - 1] != '\n' &&
+                                  kind != PERFMAP_EV_SKIPPED;
         if (kind == PERFMAP_EV_BAD_LINE) {
             std::string msg = ML_(perfmap_strerror)(ev.error);
             switch (ev.error) {
-            case PERFMAP_ERR_LINE_TOO_LONG:
-                break;
+            case PERFMAP_ERR_LINE_TOO_LONG: break;
             case PERFMAP_ERR_BAD_START:
             case PERFMAP_ERR_BAD_SIZE:
             case PERFMAP_ERR_NUMBER_TOO_BIG:
             case PERFMAP_ERR_MISSING_NAME:
                 msg += "; line skipped (expected \"START SIZE name\", START and SIZE in hex)";
                 break;
-            default:
-                msg += "; line skipped";
-                break;
+            default: msg += "; line skipped"; break;
             }
             sink.problem(at_line(Severity::Error, ev.line, msg));
         } else if (kind == PERFMAP_EV_ENTRY) {
             const std::string name(ev.entry.name, ev.entry.name_len);
             sink.perfmap_entry(ev.line, ev.offset, ev.entry, name);
-            for (const std::string& c : live.add(ev.entry.start, ev.entry.size, name, ev.line, true))
+            for (const std::string& c :
+                 live.add(ev.entry.start, ev.entry.size, name, ev.line, true))
                 sink.problem(at_line(Severity::Warning, ev.line, c));
         }
         if (unterminated)
@@ -554,8 +537,8 @@ long long pid_from_file_name(const std::string& path) {
         if (base.compare(0, prefix.size(), prefix) != 0) return false;
         if (base.compare(base.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
         digits = base.substr(prefix.size(), base.size() - prefix.size() - suffix.size());
-        return digits.size() <= 10 &&
-               std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+        return digits.size() <= 10 && std::all_of(digits.begin(), digits.end(),
+                                                  [](char c) { return c >= '0' && c <= '9'; });
     };
     if (take("jit-", ".dump") || take("perf-", ".map")) return std::stoll(digits);
     return -1;
@@ -579,7 +562,8 @@ Format detect_format(const std::string& path, const std::vector<unsigned char>& 
 bool analyze_file(const std::string& path, const AnalyzeOptions& opts, Sink& sink) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        sink.problem(whole_file(Severity::Error, std::string("cannot open: ") + std::strerror(errno)));
+        sink.problem(
+            whole_file(Severity::Error, std::string("cannot open: ") + std::strerror(errno)));
         return false;
     }
     struct stat st;
@@ -602,14 +586,14 @@ bool analyze_file(const std::string& path, const AnalyzeOptions& opts, Sink& sin
         std::size_t got = 0;
         const unsigned char* p = file.at(0, 4, &got);
         if (!p) {
-            sink.problem(whole_file(Severity::Error, std::string("read error: ") + std::strerror(errno)));
+            sink.problem(
+                whole_file(Severity::Error, std::string("read error: ") + std::strerror(errno)));
             return false;
         }
         fmt = detect_format(path, std::vector<unsigned char>(p, p + got));
     }
     if (fmt == Format::Elf) {
-        sink.problem(whole_file(Severity::Error,
-                                "an ELF object, not a jitdump file or perf map"));
+        sink.problem(whole_file(Severity::Error, "an ELF object, not a jitdump file or perf map"));
         return true;
     }
     sink.format(fmt);

@@ -34,7 +34,8 @@ ParseError::ParseError(const std::string& source, unsigned long line, const std:
                          ": error: " + message),
       line_(line) {}
 
-Reader::Reader(Handler& handler, std::string source) : handler_(handler), source_(std::move(source)) {}
+Reader::Reader(Handler& handler, std::string source)
+    : handler_(handler), source_(std::move(source)) {}
 
 void Reader::fail(const std::string& message) const { throw ParseError(source_, lineno_, message); }
 
@@ -65,7 +66,8 @@ void Reader::read(std::istream& in) {
     }
     if (in.bad()) throw ParseError(source_, 0, "read error");
     if (pending_ != Pending::None) fail("the profile ends after a calls=/jump=/jcnd= line");
-    if (events_.empty()) throw ParseError(source_, 0, "not a Callgrind profile (no \"events:\" line)");
+    if (events_.empty())
+        throw ParseError(source_, 0, "not a Callgrind profile (no \"events:\" line)");
 }
 
 void Reader::line(const std::string& raw) {
@@ -92,8 +94,9 @@ void Reader::line(const std::string& raw) {
         header_line(raw.substr(b, k - b), raw.substr(v, e - v), raw);
         return;
     }
-    fail("malformed line (neither a header line \"key: value\", a specification \"key=value\" "
-         "nor a cost line)");
+    fail(
+        "malformed line (neither a header line \"key: value\", a specification \"key=value\" "
+        "nor a cost line)");
 }
 
 void Reader::header_line(const std::string& key, const std::string& value, const std::string& raw) {
@@ -127,8 +130,8 @@ void Reader::header_line(const std::string& key, const std::string& value, const
         if (events_.empty()) fail("\"" + key + ":\" before the \"events:\" header line");
         const auto words = split_words(value);
         if (words.size() > events_.size())
-            fail("\"" + key + ":\" has " + std::to_string(words.size()) + " costs but \"events:\" names " +
-                 std::to_string(events_.size()));
+            fail("\"" + key + ":\" has " + std::to_string(words.size()) +
+                 " costs but \"events:\" names " + std::to_string(events_.size()));
         std::uint64_t v = 0;
         for (const std::string& w : words)
             if (!parse_number(w, v)) fail("bad cost '" + w + "' in \"" + key + ":\"");
@@ -168,7 +171,8 @@ std::string Reader::name(NameTable& table, const std::string& v) const {
     return table[id] = v.substr(rest);
 }
 
-std::size_t Reader::subpos(const std::vector<std::string>& words, std::size_t first, Subpos& out) const {
+std::size_t Reader::subpos(const std::vector<std::string>& words, std::size_t first,
+                           Subpos& out) const {
     const std::size_t n = positions_.size();
     if (words.size() < first + n)
         fail("fewer than the " + std::to_string(n) + " subpositions of \"positions:\"");
@@ -220,7 +224,8 @@ void Reader::position_line(const std::string& key, const std::string& value) {
         if (!have_fn_) fail("calls= before any fn=");
         if (!cfn_) fail("calls= without a preceding cfn=");
         const auto words = split_words(value);
-        if (words.empty() || !parse_number(words[0], call_.count)) fail("bad call count in calls=" + value);
+        if (words.empty() || !parse_number(words[0], call_.count))
+            fail("bad call count in calls=" + value);
         subpos(words, 1, call_.target);
         call_.object = cob_.value_or(object_);
         call_.file = cfi_.value_or(file_);
@@ -236,7 +241,8 @@ void Reader::position_line(const std::string& key, const std::string& value) {
         jump_.conditional = key == "jcnd";
         if (jump_.conditional) {
             const std::size_t slash = words[0].find('/');
-            if (slash == std::string::npos || !parse_number(words[0].substr(0, slash), jump_.followed) ||
+            if (slash == std::string::npos ||
+                !parse_number(words[0].substr(0, slash), jump_.followed) ||
                 !parse_number(words[0].substr(slash + 1), jump_.executed))
                 fail("bad jcnd=FOLLOWED/EXECUTED count '" + words[0] + "'");
         } else {

@@ -126,8 +126,9 @@ public:
             pending_addr_ = rec.u.debug.code_addr;
             pending_.clear();
             for (const DebugLine& l : lines) pending_.push_back({l.code_addr, l.line, l.filename});
-            std::stable_sort(pending_.begin(), pending_.end(),
-                             [](const LineEntry& a, const LineEntry& b) { return a.addr < b.addr; });
+            std::stable_sort(
+                pending_.begin(), pending_.end(),
+                [](const LineEntry& a, const LineEntry& b) { return a.addr < b.addr; });
             have_pending_ = true;
         } else if (rec.id == JITDUMP_CODE_LOAD) {
             const JitdumpCodeLoad& l = rec.u.load;
@@ -162,7 +163,8 @@ public:
     void problem(const Problem& p) override {
         if (p.severity == Severity::Error) {
             ++errors_;
-            if (errors_ <= kMaxShown) std::cerr << "vg-jit: annotate: " << format_problem(file_, p) << '\n';
+            if (errors_ <= kMaxShown)
+                std::cerr << "vg-jit: annotate: " << format_problem(file_, p) << '\n';
         } else {
             ++warnings_;
         }
@@ -327,8 +329,8 @@ private:
         if (pseudo_) {
             const MappedRange* r = has_addr ? map_.find(addr) : nullptr;
             if (r) {
-                const bool same = ctx_range_ && ctx_range_->name == r->name &&
-                                  ctx_range_->object == r->object;
+                const bool same =
+                    ctx_range_ && ctx_range_->name == r->name && ctx_range_->object == r->object;
                 t.key = FnKey{r->object, r->file(), r->name + (same ? ctx_suffix_ : "")};
                 t.range = r;
                 t.by_address = true;
@@ -336,7 +338,8 @@ private:
                 return t;
             }
             if (ctx_range_) {
-                t.key = FnKey{ctx_range_->object, ctx_range_->file(), ctx_range_->name + ctx_suffix_};
+                t.key =
+                    FnKey{ctx_range_->object, ctx_range_->file(), ctx_range_->name + ctx_suffix_};
                 t.range = ctx_range_;
                 t.file = ctx_range_->file();
                 return t;
@@ -401,7 +404,8 @@ private:
         p.output_sum.assign(reader_.events().size(), 0);
     }
 
-    void function(const std::string& object, const std::string& file, const std::string& name) override {
+    void function(const std::string& object, const std::string& file,
+                  const std::string& name) override {
         columns();
         fn_ = FnKey{object, file, name};
         std::uint64_t a = 0;
@@ -433,8 +437,8 @@ private:
         std::string suffix;
         if (is_anonymous_object(c.object) && parse_pseudo_name(c.name, a, suffix)) {
             if (const MappedRange* r = map_.find(a)) {
-                if (caller.range && caller.range->name == r->name && caller.range->object == r->object &&
-                    a != r->start) {
+                if (caller.range && caller.range->name == r->name &&
+                    caller.range->object == r->object && a != r->start) {
                     // A piece of the caller's own function: not a call.
                     ++stats.calls_dropped;
                     return;
@@ -442,7 +446,8 @@ private:
                 callee = FnKey{r->object, r->file(), r->name + suffix};
                 std::uint64_t ta = 0;
                 if (addr_of(target, ta) && line_idx_ >= 0)
-                    if (const LineEntry* e = r->line_at(ta)) target[static_cast<std::size_t>(line_idx_)] = e->line;
+                    if (const LineEntry* e = r->line_at(ta))
+                        target[static_cast<std::size_t>(line_idx_)] = e->line;
                 ++stats.calls_renamed;
             }
         }
@@ -517,7 +522,9 @@ private:
 
     void write_part(const Part& p) {
         using callgrind::format_costs;
-        const auto subpos = [&p](const Subpos& s) { return callgrind::format_subpos(p.positions, s); };
+        const auto subpos = [&p](const Subpos& s) {
+            return callgrind::format_subpos(p.positions, s);
+        };
         // Each part defines the names it uses: a reader may take parts alone.
         objects_ = callgrind::NameWriter();
         files_ = callgrind::NameWriter();
@@ -544,7 +551,8 @@ private:
             }
             for (const auto& [ck, v] : d.calls) {
                 file_switch(fl, ck.site.first, current);
-                if (std::get<0>(ck.callee) != ob) os_ << "cob=" << objects_(std::get<0>(ck.callee)) << '\n';
+                if (std::get<0>(ck.callee) != ob)
+                    os_ << "cob=" << objects_(std::get<0>(ck.callee)) << '\n';
                 os_ << "cfi=" << files_(std::get<1>(ck.callee)) << '\n';
                 os_ << "cfn=" << functions_(std::get<2>(ck.callee)) << '\n';
                 os_ << "calls=" << v.count << ' ' << subpos(ck.target) << '\n';
@@ -608,8 +616,8 @@ int run_annotate(const AnnotateOptions& opts) {
 
     std::ifstream in(opts.profile, std::ios::binary);
     if (!in) {
-        std::cerr << "vg-jit: annotate: " << opts.profile << ": error: cannot open: "
-                  << std::strerror(errno) << '\n';
+        std::cerr << "vg-jit: annotate: " << opts.profile
+                  << ": error: cannot open: " << std::strerror(errno) << '\n';
         return kExitProblems;
     }
     Rewriter rw(map, opts.profile);
@@ -632,8 +640,8 @@ int run_annotate(const AnnotateOptions& opts) {
     if (!opts.output.empty() && opts.output != "-") {
         file.open(opts.output, std::ios::binary | std::ios::trunc);
         if (!file) {
-            std::cerr << "vg-jit: annotate: " << opts.output << ": error: cannot create: "
-                      << std::strerror(errno) << '\n';
+            std::cerr << "vg-jit: annotate: " << opts.output
+                      << ": error: cannot create: " << std::strerror(errno) << '\n';
             return kExitProblems;
         }
         out = &file;
@@ -647,10 +655,10 @@ int run_annotate(const AnnotateOptions& opts) {
     }
     if (opts.verbose)
         std::cerr << "vg-jit: annotate: " << map.size() << " mapped ranges; "
-                  << rw.stats.pseudo_functions << " pseudo-functions, " << rw.stats.renamed_functions
-                  << " of them in mapped ranges; " << rw.stats.lines_moved
-                  << " cost lines attributed to mapped functions; " << rw.stats.calls_renamed
-                  << " calls renamed, " << rw.stats.calls_dropped
+                  << rw.stats.pseudo_functions << " pseudo-functions, "
+                  << rw.stats.renamed_functions << " of them in mapped ranges; "
+                  << rw.stats.lines_moved << " cost lines attributed to mapped functions; "
+                  << rw.stats.calls_renamed << " calls renamed, " << rw.stats.calls_dropped
                   << " calls between pieces of one function dropped\n";
     return problems ? kExitProblems : kExitClean;
 }

@@ -50,8 +50,8 @@ public:
                      "CODE_DEBUG_INFO: " + std::to_string(bad) + " of " +
                          std::to_string(lines.size()) +
                          " line entries have a file name that is not text (first: entry " +
-                         std::to_string(first) + ", '" + lines[first].filename + "': " +
-                         first_why + ")");
+                         std::to_string(first) + ", '" + lines[first].filename + "': " + first_why +
+                         ")");
         }
     }
     void perfmap_entry(std::uint64_t line, std::uint64_t, const PerfmapEntry&,
@@ -90,13 +90,13 @@ int run_check(const std::vector<std::string>& files, const CheckOptions& opts, s
         analyze_file(f, opts.analyze, sink);
         if (sink.errors_ || (opts.strict && sink.warnings_)) bad = true;
         if (!opts.quiet && sink.format_ != Format::Auto) {
-            out << f << ": "
-                << (sink.format_ == Format::Jitdump ? "jitdump, " : "perf map, ")
+            out << f << ": " << (sink.format_ == Format::Jitdump ? "jitdump, " : "perf map, ")
                 << sink.items_
-                << (sink.format_ == Format::Jitdump ? (sink.items_ == 1 ? " record, " : " records, ")
-                                                    : (sink.items_ == 1 ? " entry, " : " entries, "))
-                << sink.errors_ << (sink.errors_ == 1 ? " error, " : " errors, ")
-                << sink.warnings_ << (sink.warnings_ == 1 ? " warning" : " warnings") << '\n';
+                << (sink.format_ == Format::Jitdump
+                        ? (sink.items_ == 1 ? " record, " : " records, ")
+                        : (sink.items_ == 1 ? " entry, " : " entries, "))
+                << sink.errors_ << (sink.errors_ == 1 ? " error, " : " errors, ") << sink.warnings_
+                << (sink.warnings_ == 1 ? " warning" : " warnings") << '\n';
         }
     }
     return bad ? kExitProblems : kExitClean;

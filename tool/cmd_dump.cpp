@@ -35,11 +35,11 @@ public:
     }
 
     void jitdump_header(const JitdumpHeader& h) override {
-        out_ << escape_text(file_) << ": jitdump version " << h.version << ", " << elf_machine_name(h.elf_mach)
-             << " (e_machine " << h.elf_mach << "), pid " << h.pid << ", timestamp "
-             << h.timestamp << ", flags " << hex(h.flags)
-             << ((h.flags & JITDUMP_FLAG_ARCH_TIMESTAMP) ? " (arch timestamp)" : "")
-             << ", header " << h.header_size << " bytes\n";
+        out_ << escape_text(file_) << ": jitdump version " << h.version << ", "
+             << elf_machine_name(h.elf_mach) << " (e_machine " << h.elf_mach << "), pid " << h.pid
+             << ", timestamp " << h.timestamp << ", flags " << hex(h.flags)
+             << ((h.flags & JITDUMP_FLAG_ARCH_TIMESTAMP) ? " (arch timestamp)" : "") << ", header "
+             << h.header_size << " bytes\n";
     }
 
     void jitdump_record(const JitdumpRecord& rec, bool known, const std::string& name,
@@ -49,11 +49,10 @@ public:
         out_ << strip_trailing_blanks(o.str());
     }
 
-    static void list(std::ostream& o, const JitdumpRecord& rec, bool known,
-                     const std::string& name, const std::vector<DebugLine>& lines) {
+    static void list(std::ostream& o, const JitdumpRecord& rec, bool known, const std::string& name,
+                     const std::vector<DebugLine>& lines) {
         o << "@" << std::left << std::setw(10) << rec.file_offset << std::setw(20)
-             << record_kind_name(rec.id) << " ts " << std::setw(20) << rec.timestamp
-             << std::right;
+          << record_kind_name(rec.id) << " ts " << std::setw(20) << rec.timestamp << std::right;
         if (!known) {
             o << " unknown record, " << rec.total_size << " bytes skipped\n";
             return;
@@ -61,9 +60,9 @@ public:
         switch (rec.id) {
         case JITDUMP_CODE_LOAD: {
             const JitdumpCodeLoad& l = rec.u.load;
-            o << " [" << hex(l.code_addr) << ", " << hex(l.code_addr + l.code_size)
-                 << ") size " << l.code_size << " '" << escape_text(name) << "' index " << l.code_index
-                 << " pid " << l.pid << " tid " << l.tid;
+            o << " [" << hex(l.code_addr) << ", " << hex(l.code_addr + l.code_size) << ") size "
+              << l.code_size << " '" << escape_text(name) << "' index " << l.code_index << " pid "
+              << l.pid << " tid " << l.tid;
             if (l.vma != l.code_addr) o << " vma " << hex(l.vma);
             o << ", " << l.code_bytes << " code bytes\n";
             break;
@@ -71,37 +70,33 @@ public:
         case JITDUMP_CODE_MOVE: {
             const JitdumpCodeMove& m = rec.u.move;
             o << " index " << m.code_index << " " << hex(m.old_code_addr) << " -> ["
-                 << hex(m.new_code_addr) << ", " << hex(m.new_code_addr + m.code_size)
-                 << ") size " << m.code_size << " pid " << m.pid << " tid " << m.tid;
+              << hex(m.new_code_addr) << ", " << hex(m.new_code_addr + m.code_size) << ") size "
+              << m.code_size << " pid " << m.pid << " tid " << m.tid;
             if (m.vma != m.new_code_addr) o << " vma " << hex(m.vma);
             o << '\n';
             break;
         }
         case JITDUMP_CODE_DEBUG_INFO:
             o << " for " << hex(rec.u.debug.code_addr) << ", " << rec.u.debug.nr_entry
-                 << (rec.u.debug.nr_entry == 1 ? " line entry\n" : " line entries\n");
+              << (rec.u.debug.nr_entry == 1 ? " line entry\n" : " line entries\n");
             for (const DebugLine& d : lines) {
-                o << "      " << std::setw(18) << hex(d.code_addr) << "  " << escape_text(d.filename) << ":"
-                     << d.line;
+                o << "      " << std::setw(18) << hex(d.code_addr) << "  "
+                  << escape_text(d.filename) << ":" << d.line;
                 if (d.discrim) o << " (discriminator " << d.discrim << ")";
                 if (d.same_as_previous) o << " (same file as previous)";
                 if (d.garbled) o << " (name field garbled: file unknown)";
                 o << '\n';
             }
             break;
-        case JITDUMP_CODE_CLOSE:
-            o << '\n';
-            break;
+        case JITDUMP_CODE_CLOSE: o << '\n'; break;
         case JITDUMP_CODE_UNWINDING_INFO: {
             const JitdumpUnwindingInfo& u = rec.u.unwind;
             o << " unwinding_size " << u.unwinding_size << ", eh_frame_hdr_size "
-                 << u.eh_frame_hdr_size << ", mapped_size " << u.mapped_size << ", "
-                 << u.data_len << " data bytes\n";
+              << u.eh_frame_hdr_size << ", mapped_size " << u.mapped_size << ", " << u.data_len
+              << " data bytes\n";
             break;
         }
-        default:
-            o << '\n';
-            break;
+        default: o << '\n'; break;
         }
     }
 
@@ -145,7 +140,10 @@ public:
         doc_[is_jitdump_ ? "records" : "entries"] = Json::array();
     }
 
-    void jitdump_header(const JitdumpHeader& h) override { header_ = h; have_header_ = true; }
+    void jitdump_header(const JitdumpHeader& h) override {
+        header_ = h;
+        have_header_ = true;
+    }
 
     void jitdump_record(const JitdumpRecord& rec, bool known, const std::string& name,
                         const std::vector<DebugLine>& lines) override {
@@ -202,8 +200,7 @@ public:
                 r["data_bytes"] = static_cast<std::uint64_t>(u.data_len);
                 break;
             }
-            default:
-                break;
+            default: break;
             }
         }
         doc_["records"].push_back(std::move(r));

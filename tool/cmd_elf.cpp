@@ -21,8 +21,8 @@ const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 /// "ELF64 little-endian, relocatable (ET_REL), x86-64 (e_machine 62)".
 std::string kind_line(const ElfObjectInfo& o) {
-    std::string s = "ELF" + std::to_string(o.elf_class) +
-                    (o.little_endian ? " little-endian" : " big-endian");
+    std::string s =
+        "ELF" + std::to_string(o.elf_class) + (o.little_endian ? " little-endian" : " big-endian");
     if (o.header_read)
         s += ", " + elf_type_name(o.type) + ", " + elf_machine_name(o.machine) + " (e_machine " +
              std::to_string(o.machine) + ")";
@@ -39,11 +39,13 @@ void dump_text(const std::string& file, const ElfObjectInfo& o, std::ostream& ou
     out << '\n';
     if (o.header_read) {
         out << "debug: line table "
-            << (o.line_section.empty() ? std::string("no")
-                                       : o.line_section + " (" + std::to_string(o.line_size) + " bytes)")
+            << (o.line_section.empty()
+                    ? std::string("no")
+                    : o.line_section + " (" + std::to_string(o.line_size) + " bytes)")
             << ", CFI "
-            << (o.cfi_section.empty() ? std::string("no")
-                                      : o.cfi_section + " (" + std::to_string(o.cfi_size) + " bytes)")
+            << (o.cfi_section.empty()
+                    ? std::string("no")
+                    : o.cfi_section + " (" + std::to_string(o.cfi_size) + " bytes)")
             << ", inlined subroutines " << yes_no(o.has_inlined)
             << (o.has_debug_info ? "" : " (no .debug_info)") << '\n';
     }
@@ -54,9 +56,9 @@ void dump_text(const std::string& file, const ElfObjectInfo& o, std::ostream& ou
             << hex(s.offset) << '\n';
     for (const ElfFunction& fn : o.functions)
         out << "function [" << hex(fn.start) << ", " << hex(fn.start + fn.size) << ") size "
-            << fn.size << " '" << escape_text(fn.name) << "' section " << fn.section
-            << " lines " << yes_no(fn.lines) << " cfi " << yes_no(fn.cfi) << " inlined "
-            << yes_no(fn.inlined) << '\n';
+            << fn.size << " '" << escape_text(fn.name) << "' section " << fn.section << " lines "
+            << yes_no(fn.lines) << " cfi " << yes_no(fn.cfi) << " inlined " << yes_no(fn.inlined)
+            << '\n';
     for (const Problem& p : o.problems) out << format_problem(file, p) << '\n';
 }
 

@@ -30,25 +30,29 @@ int run_export(const ExportCmdOptions& opts) {
         return kExitProblems;
     }
     if (c.stacks == exporting::Stacks::Rebuilt && c.has_contexts)
-        std::cerr << "vg-jit: export: warning: stacks exact for " << c.exact_weight << " of " << c.total << " "
-                  << c.event << "; " << c.ambiguous
-                  << " functions were reached by several chains of callers (chains longer than "
-                     "--separate-callers, or recursion deeper than --separate-recs, which Callgrind "
-                     "merges) and their cost is split among them in proportion to the calls' "
-                     "inclusive costs\n";
+        std::cerr
+            << "vg-jit: export: warning: stacks exact for " << c.exact_weight << " of " << c.total
+            << " " << c.event << "; " << c.ambiguous
+            << " functions were reached by several chains of callers (chains longer than "
+               "--separate-callers, or recursion deeper than --separate-recs, which Callgrind "
+               "merges) and their cost is split among them in proportion to the calls' "
+               "inclusive costs\n";
     else if (c.stacks == exporting::Stacks::Rebuilt)
-        std::cerr << "vg-jit: export: warning: stacks rebuilt from call edges: " << c.ambiguous
-                  << " functions were reached by several chains of callers, and their cost is split "
-                     "among them in proportion to the calls' inclusive costs (stacks exact for "
-                  << c.exact_weight << " of " << c.total << " " << c.event
-                  << "); take the profile with --separate-callers=N (N at least the call depth) "
-                     "for exact stacks\n";
+        std::cerr
+            << "vg-jit: export: warning: stacks rebuilt from call edges: " << c.ambiguous
+            << " functions were reached by several chains of callers, and their cost is split "
+               "among them in proportion to the calls' inclusive costs (stacks exact for "
+            << c.exact_weight << " of " << c.total << " " << c.event
+            << "); take the profile with --separate-callers=N (N at least the call depth) "
+               "for exact stacks\n";
     if (c.capped)
         std::cerr << "vg-jit: export: warning: more than " << c.stack_table.size()
                   << " distinct stacks: further chains of callers were not followed\n";
     auto write = [&](std::ostream& os) {
-        if (opts.format == "folded") exporting::write_folded(c, os);
-        else exporting::write_firefox(c, os);
+        if (opts.format == "folded")
+            exporting::write_folded(c, os);
+        else
+            exporting::write_firefox(c, os);
     };
     if (opts.output.empty() || opts.output == "-") {
         write(std::cout);
@@ -62,7 +66,8 @@ int run_export(const ExportCmdOptions& opts) {
         {
             std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
             if (!os) {
-                std::cerr << "vg-jit: export: cannot create " << tmp << ": " << std::strerror(errno) << '\n';
+                std::cerr << "vg-jit: export: cannot create " << tmp << ": " << std::strerror(errno)
+                          << '\n';
                 return kExitProblems;
             }
             write(os);
@@ -81,10 +86,12 @@ int run_export(const ExportCmdOptions& opts) {
         }
     }
     if (opts.verbose)
-        std::cerr << "vg-jit: export: " << c.parts << " parts, " << c.functions.size() << " functions, "
-                  << c.stack_table.size() << " stacks, total " << c.event << " " << c.total << ", stacks "
-                  << (c.stacks == exporting::Stacks::Exact ? "exact"
-                      : c.stacks == exporting::Stacks::Flat ? "flat" : "rebuilt")
+        std::cerr << "vg-jit: export: " << c.parts << " parts, " << c.functions.size()
+                  << " functions, " << c.stack_table.size() << " stacks, total " << c.event << " "
+                  << c.total << ", stacks "
+                  << (c.stacks == exporting::Stacks::Exact  ? "exact"
+                      : c.stacks == exporting::Stacks::Flat ? "flat"
+                                                            : "rebuilt")
                   << '\n';
     return kExitClean;
 }

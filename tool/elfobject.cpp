@@ -79,14 +79,23 @@ bool abbrevs_declare_inlined(const unsigned char* p, const unsigned char* end, b
     ok = true;
     while (p < end) {
         std::uint64_t code = 0, tag = 0;
-        if (!read_uleb(p, end, code)) { ok = false; return false; }
+        if (!read_uleb(p, end, code)) {
+            ok = false;
+            return false;
+        }
         if (code == 0) continue;  // end of one unit's table
-        if (!read_uleb(p, end, tag) || p >= end) { ok = false; return false; }
+        if (!read_uleb(p, end, tag) || p >= end) {
+            ok = false;
+            return false;
+        }
         if (tag == 0x1d) return true;
         ++p;  // DW_CHILDREN_yes / _no
         for (;;) {
             std::uint64_t attr = 0, form = 0, dummy = 0;
-            if (!read_uleb(p, end, attr) || !read_uleb(p, end, form)) { ok = false; return false; }
+            if (!read_uleb(p, end, attr) || !read_uleb(p, end, form)) {
+                ok = false;
+                return false;
+            }
             if (attr == 0 && form == 0) break;
             if (form == 0x21 && !read_uleb(p, end, dummy)) {  // DW_FORM_implicit_const: SLEB value
                 ok = false;
@@ -124,10 +133,14 @@ private:
         info_.problems.push_back(Problem{s, true, false, where, msg});
     }
     void error(std::uint64_t where, const std::string& msg) { add(Severity::Error, where, msg); }
-    void warning(std::uint64_t where, const std::string& msg) { add(Severity::Warning, where, msg); }
+    void warning(std::uint64_t where, const std::string& msg) {
+        add(Severity::Warning, where, msg);
+    }
 
     /// File offset of section header `i` (valid once the table is checked).
-    std::uint64_t sh_at(std::uint64_t i) const { return eh_.e_shoff + i * sizeof(typename T::Shdr); }
+    std::uint64_t sh_at(std::uint64_t i) const {
+        return eh_.e_shoff + i * sizeof(typename T::Shdr);
+    }
 
     /// "section N 'NAME'" (or without the name if it is unknown).
     std::string section_label(std::uint64_t i) const {
@@ -180,8 +193,9 @@ private:
             const void* nul = std::memchr(strs + off, '\0', s.sh_size - off);
             if (!nul) {
                 warning(sh_at(i) + offsetof(typename T::Shdr, sh_name),
-                        "section " + std::to_string(i) + ": name is not NUL-terminated in the "
-                                                        "section name table");
+                        "section " + std::to_string(i) +
+                            ": name is not NUL-terminated in the "
+                            "section name table");
                 continue;
             }
             names_[i] = std::string(strs + off);
@@ -258,11 +272,10 @@ private:
             r.error(e->at, "no symbol table (.symtab): the core refuses objects without one");
             break;
         case GDBELF_ERR_SYMTAB_ENTSIZE:
-            r.error(e->at, r.symtab_label(e->section) + " has entry size " +
-                               std::to_string(e->num[0]) + " and size " +
-                               std::to_string(e->num[1]) + ", not a whole number of " +
-                               std::to_string(e->num[2]) +
-                               "-byte symbols: the core refuses the object");
+            r.error(e->at,
+                    r.symtab_label(e->section) + " has entry size " + std::to_string(e->num[0]) +
+                        " and size " + std::to_string(e->num[1]) + ", not a whole number of " +
+                        std::to_string(e->num[2]) + "-byte symbols: the core refuses the object");
             break;
         case GDBELF_ERR_SYMTAB_OUTSIDE:
             r.error(e->at, r.symtab_label(e->section) + " lies outside the file (offset " +
@@ -345,7 +358,8 @@ private:
                                  ", size " + std::to_string(g->size) + ")...: the name is " +
                                  std::to_string(f.name.size()) +
                                  " bytes long; the core refuses functions whose name is longer "
-                                 "than " + std::to_string(VG_JIT_MAX_STRING) + " bytes");
+                                 "than " +
+                                 std::to_string(VG_JIT_MAX_STRING) + " bytes");
         r.info_.functions.push_back(f);
         r.fn_offsets_.push_back(g->at);
     }
@@ -432,8 +446,8 @@ private:
                     !contents_ok_[r.sh_link] || sh_[r.sh_link].sh_type != SHT_SYMTAB)
                     continue;
                 relocated.insert(kind);
-                const std::uint64_t ent = r.sh_type == SHT_RELA ? sizeof(typename T::Rela)
-                                                               : sizeof(typename T::Rel);
+                const std::uint64_t ent =
+                    r.sh_type == SHT_RELA ? sizeof(typename T::Rela) : sizeof(typename T::Rel);
                 const typename T::Shdr& symtab = sh_[r.sh_link];
                 const std::uint64_t nsyms = symtab.sh_size / sizeof(typename T::Sym);
                 for (std::uint64_t k = 0; k < r.sh_size / ent; ++k) {
@@ -542,8 +556,8 @@ private:
             if ((type == R_X86_64_32 && v != static_cast<std::uint32_t>(v)) ||
                 ((type == R_X86_64_32S || type == R_X86_64_PC32) &&
                  sv64 != static_cast<std::int32_t>(sv64)))
-                return "relocation " + std::to_string(k) + " (a 32-bit one) overflows: its value is " +
-                       hex(v);
+                return "relocation " + std::to_string(k) +
+                       " (a 32-bit one) overflows: its value is " + hex(v);
         }
         problem_at_ = sh_at(r);
         return "";
@@ -578,7 +592,8 @@ private:
                     warning(fn_offsets_[std::max(i, reach)],
                             range + " has the same range as '" + earlier.name +
                                 "' (an alias): the core registers both, the later replacing "
-                                "the earlier, so only '" + later.name + "' is named");
+                                "the earlier, so only '" +
+                                later.name + "' is named");
                 else
                     warning(fn_offsets_[std::max(i, reach)],
                             range + " overlaps function '" + earlier.name + "' [" +
@@ -593,13 +608,13 @@ private:
     const unsigned char* d_;
     std::uint64_t n_;
     ElfObjectInfo& info_;
-    GdbElfObject& o_;                        ///< opened by the shared reader
+    GdbElfObject& o_;                         ///< opened by the shared reader
     std::set<unsigned> no_address_reported_;  ///< sections without a load address
     typename T::Ehdr eh_{};
     bool is_rel_ = false;
     std::vector<typename T::Shdr> sh_;
     std::vector<std::string> names_;
-    std::vector<bool> contents_ok_;       ///< content inside the file (and not NOBITS)
+    std::vector<bool> contents_ok_;          ///< content inside the file (and not NOBITS)
     std::vector<std::uint64_t> fn_offsets_;  ///< file offset of each function's symbol
     std::uint64_t problem_at_ = 0;           ///< where unusable() found its reason
     std::uint64_t code_lo_ = 0;              ///< lowest function start (read_debug)
@@ -653,8 +668,8 @@ int header_problem(void* ctx, const GdbElfError* e) {
                         " bytes, shorter than an ELF identification (16 bytes): the core "
                         "refuses it"
                   : "the file is " + n + " bytes, shorter than an ELF" +
-                        std::to_string(info.elf_class) + " header (" +
-                        std::to_string(e->num[1]) + " bytes): the core refuses it";
+                        std::to_string(info.elf_class) + " header (" + std::to_string(e->num[1]) +
+                        " bytes): the core refuses it";
         break;
     case GDBELF_ERR_BAD_CLASS: msg = "unknown ELF class " + n; break;
     case GDBELF_ERR_BAD_BYTE_ORDER: msg = "unknown ELF byte order " + n; break;

@@ -39,13 +39,13 @@ struct ElfSection {
 /// size, in an executable section.
 struct ElfFunction {
     std::string name;
-    std::uint64_t start = 0;    ///< sh_addr + st_value (ET_REL), else st_value
-    std::uint64_t size = 0;     ///< st_size
-    unsigned section = 0;       ///< its section's index
-    std::uint64_t symbol = 0;   ///< its index in the symbol table
-    bool lines = false;         ///< the line table covers its section
-    bool cfi = false;           ///< the CFI covers its section
-    bool inlined = false;       ///< .debug_info has inlined subroutines and covers its section
+    std::uint64_t start = 0;   ///< sh_addr + st_value (ET_REL), else st_value
+    std::uint64_t size = 0;    ///< st_size
+    unsigned section = 0;      ///< its section's index
+    std::uint64_t symbol = 0;  ///< its index in the symbol table
+    bool lines = false;        ///< the line table covers its section
+    bool cfi = false;          ///< the CFI covers its section
+    bool inlined = false;      ///< .debug_info has inlined subroutines and covers its section
 };
 
 /// What the object holds and what is wrong with it.  Problems carry the
@@ -56,12 +56,12 @@ struct ElfFunction {
 /// earlier).
 struct ElfObjectInfo {
     std::uint64_t file_size = 0;
-    bool header_read = false;    ///< the fields below the header line are valid
-    unsigned elf_class = 0;      ///< 32 or 64
+    bool header_read = false;  ///< the fields below the header line are valid
+    unsigned elf_class = 0;    ///< 32 or 64
     bool little_endian = true;
-    std::uint16_t type = 0;      ///< e_type
-    std::uint16_t machine = 0;   ///< e_machine
-    std::string source_file;     ///< first STT_FILE symbol's name, or ""
+    std::uint16_t type = 0;                 ///< e_type
+    std::uint16_t machine = 0;              ///< e_machine
+    std::string source_file;                ///< first STT_FILE symbol's name, or ""
     std::vector<ElfSection> code_sections;  ///< SHF_ALLOC | SHF_EXECINSTR
     std::vector<ElfFunction> functions;     ///< in symbol table order
     /// ".debug_line" if the core can read the object's line table (with
@@ -73,7 +73,7 @@ struct ElfObjectInfo {
     /// can read it (same conditions), else "".
     std::string cfi_section;
     std::uint64_t cfi_size = 0;
-    bool has_debug_info = false; ///< .debug_info present with content
+    bool has_debug_info = false;  ///< .debug_info present with content
     /// .debug_abbrev declares DW_TAG_inlined_subroutine and the line table
     /// (with which the core reads inlined calls) is readable.
     bool has_inlined = false;

@@ -99,7 +99,8 @@ void make_cli(CLI::App& app, Request& r) {
                      "Where to write the rewritten profile (\"-\" or none: stdout).")
         ->type_name("OUT")
         ->check(kNonEmpty);
-    annotate->add_flag("-v,--verbose", r.annotate.verbose, "Print what was read and written to stderr.");
+    annotate->add_flag("-v,--verbose", r.annotate.verbose,
+                       "Print what was read and written to stderr.");
     annotate->add_option("PROFILE", r.annotate.profile, "A Callgrind profile.")->required();
 
     CLI::App* exp = app.add_subcommand("export", "Convert profiles for other viewers.");
@@ -116,7 +117,8 @@ void make_cli(CLI::App& app, Request& r) {
                     "Where to write the converted profile (\"-\" or none: stdout).")
         ->type_name("OUT")
         ->check(kNonEmpty);
-    exp->add_flag("-v,--verbose", r.export_cmd.verbose, "Print what was read and written to stderr.");
+    exp->add_flag("-v,--verbose", r.export_cmd.verbose,
+                  "Print what was read and written to stderr.");
     exp->add_option("PROFILE", r.export_cmd.profiles,
                     "Callgrind or Cachegrind profiles of one run, in order.")
         ->required();
@@ -266,7 +268,8 @@ std::string describe(const CLI::ParseError& e, const CLI::App* cmd) {
         std::istringstream extras(colon == std::string::npos ? msg : msg.substr(colon + 2));
         std::string first;
         extras >> first;
-        return (first.size() > 1 && first[0] == '-' ? "unknown option '" : "unexpected argument '") +
+        return (first.size() > 1 && first[0] == '-' ? "unknown option '"
+                                                    : "unexpected argument '") +
                first + "'";
     }
     if (dynamic_cast<const CLI::RequiredError*>(&e) && cmd)

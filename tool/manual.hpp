@@ -16,7 +16,8 @@ inline constexpr const char* kSummary =
     "Inspect the files JIT runtimes write for profilers and the objects they\n"
     "register for debuggers.";
 
-inline constexpr const char* kDescription = R"(JIT compilers (V8/Node.js, the JVM through a JVMTI agent, .NET,
+inline constexpr const char* kDescription =
+    R"(JIT compilers (V8/Node.js, the JVM through a JVMTI agent, .NET,
 wasmtime, QEMU, Python 3.12+, ...) describe the machine code they emit in
 two kinds of files, which Valgrind with valgrind-jit reads too:
 
@@ -42,7 +43,8 @@ compiled into Valgrind's core.  Files are taken to be complete: a
 truncated final record, or a last line without its newline, is an error
 here (Valgrind itself waits for the producer to finish writing it).)";
 
-inline constexpr const char* kCheckText = R"(Validate each FILE and print every problem, one per line, as
+inline constexpr const char* kCheckText =
+    R"(Validate each FILE and print every problem, one per line, as
     FILE:OFFSET: error: explanation     (jitdump, byte offset)
     FILE:LINE: error: explanation       (perf map, 1-based line)
     FILE: error: explanation            (the file as a whole)
@@ -88,7 +90,8 @@ symbols; a .debug_line without .debug_info and .debug_abbrev), string
 tables that do not end with a NUL byte, a malformed .debug_abbrev, an
 unusable section name table (sections are listed without names).)";
 
-inline constexpr const char* kDumpText = R"(List every record of a jitdump (offset, kind, timestamp, address
+inline constexpr const char* kDumpText =
+    R"(List every record of a jitdump (offset, kind, timestamp, address
 range, size, name, line-table entries, number of code bytes) or
 every entry of a perf map (line, range, size, name), with problems
 interleaved in the check format.  With --json, print one JSON object
@@ -119,7 +122,8 @@ DWARF itself is not decoded.  Problems follow, in the check format.
 With --json: {"file", "format": "elf", "size", "object", "debug",
 "sections", "functions", "problems"}.)";
 
-inline constexpr const char* kAnnotateText = R"(Name the jitted code in a Callgrind profile taken with an unpatched
+inline constexpr const char* kAnnotateText =
+    R"(Name the jitted code in a Callgrind profile taken with an unpatched
 Valgrind (valgrind --tool=callgrind --dump-instr=yes PROGRAM), using
 the jitdump files and perf maps the program wrote (each --map FILE;
 format detected as above).  Stock Callgrind names code without
@@ -158,7 +162,8 @@ Malformed profile lines are errors with their line number (no
 output is written); problems in maps are reported and annotate
 goes on with what could be read (exit status 1).)";
 
-inline constexpr const char* kExportText = R"(Convert a Callgrind profile (or a Cachegrind profile, as a flat one)
+inline constexpr const char* kExportText =
+    R"(Convert a Callgrind profile (or a Cachegrind profile, as a flat one)
 into weighted stack samples for viewers that do not read Callgrind's
 format: the Firefox Profiler's processed profile (JSON; open it at
 profiler.firefox.com or with profiler-cli), or the folded stacks that
@@ -197,7 +202,8 @@ written: OUT is written through a temporary file and renamed.)";
 inline constexpr const char* kHelpText = R"(Print this manual, or the part about COMMAND.)";
 
 /// The EXIT STATUS entries: "TAG  text" lines.
-inline constexpr const char* kExitText = R"(  0   every FILE is clean (check: no errors, and with --strict no
+inline constexpr const char* kExitText =
+    R"(  0   every FILE is clean (check: no errors, and with --strict no
       warnings), or was listed without errors (dump), or the profile was
       rewritten and every map read cleanly (annotate), or the profile
       was converted and written (export).

@@ -35,11 +35,11 @@ struct Edge {
 struct Node {
     std::string object, file, name;  // as the part names it (name with context)
     std::uint64_t first_line = 0;
-    std::size_t function = 0;        // set when the part has been read
+    std::size_t function = 0;                     // set when the part has been read
     std::map<std::uint64_t, std::uint64_t> self;  // line -> cost
     long double self_sum = 0, in_sum = 0, out_sum = 0;
-    std::vector<std::size_t> out;                 // edges
-    std::size_t callers = 0;                      // distinct caller nodes, counted to 2
+    std::vector<std::size_t> out;  // edges
+    std::size_t callers = 0;       // distinct caller nodes, counted to 2
     std::size_t first_caller = kNoStack;
 };
 
@@ -66,11 +66,13 @@ Kind classify(const std::string& object, const std::string& name) {
     if (is_address_name(name) || object == "???") return Kind::Unnamed;
     if (object.empty()) return Kind::Native;  // Cachegrind names no objects
     if (object[0] != '/') return Kind::Jit;   // a JIT object's name, a --dump-jit-code file
-    if (ends_with(object, ".dump") || (ends_with(object, ".map") && object.find("/perf-") != std::string::npos))
+    if (ends_with(object, ".dump") ||
+        (ends_with(object, ".map") && object.find("/perf-") != std::string::npos))
         return Kind::Jit;
     std::ifstream f(object, std::ios::binary);
     char magic[4] = {};
-    if (f && f.read(magic, 4) && !(magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F'))
+    if (f && f.read(magic, 4) &&
+        !(magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F'))
         return Kind::Jit;  // an existing file that is not ELF: a producer's file
     return Kind::Native;
 }
@@ -92,10 +94,14 @@ public:
         node_ = kNoStack;
     }
     void header(const std::string& key, const std::string& value, const std::string&) override {
-        if (key == "cmd" && c_.command.empty()) c_.command = value;
-        else if (key == "pid" && c_.pid.empty()) c_.pid = value;
-        else if (key == "creator" && c_.creator.empty()) c_.creator = value;
-        else if (key == "thread") cur_->thread = value;
+        if (key == "cmd" && c_.command.empty())
+            c_.command = value;
+        else if (key == "pid" && c_.pid.empty())
+            c_.pid = value;
+        else if (key == "creator" && c_.creator.empty())
+            c_.creator = value;
+        else if (key == "thread")
+            cur_->thread = value;
         else if (key == "events") {
             const auto& ev = reader_->events();
             if (c_.events.empty()) c_.events = ev;
@@ -117,7 +123,8 @@ public:
                     std::uint64_t t = 0;
                     callgrind::Reader::parse_number(words[i], t);
                     if (__builtin_add_overflow(c_.event_totals[i], t, &c_.event_totals[i]))
-                        reader_->fail("the totals of " + c_.events[i] + " add up to more than 2^64");
+                        reader_->fail("the totals of " + c_.events[i] +
+                                      " add up to more than 2^64");
                 }
             }
             if (v != cur_->sum)
@@ -127,7 +134,8 @@ public:
             cur_->trailer = true;
         }
     }
-    void function(const std::string& object, const std::string& file, const std::string& name) override {
+    void function(const std::string& object, const std::string& file,
+                  const std::string& name) override {
         cur_->body = true;
         node_ = node(object, file, name);
     }
@@ -173,16 +181,18 @@ public:
     /// Checks the last part read; `source` and `lines` for the error.
     void finish(const std::string& source, unsigned long lines) {
         if (cur_ && cur_->body && !cur_->trailer)
-            throw ParseError(source, lines,
-                             "the profile ends without the \"totals:\" (or \"summary:\") line of its "
-                             "last part: truncated?");
+            throw ParseError(
+                source, lines,
+                "the profile ends without the \"totals:\" (or \"summary:\") line of its "
+                "last part: truncated?");
         resolve();
     }
 
 private:
     void finish_part() {
         if (cur_ && cur_->body && !cur_->trailer)
-            reader_->fail("a new part begins before the \"totals:\" line of the one before: truncated?");
+            reader_->fail(
+                "a new part begins before the \"totals:\" line of the one before: truncated?");
         resolve();
     }
 
@@ -222,7 +232,8 @@ private:
             }
             n.function = f->second;
             Function& fn = c_.functions[n.function];
-            if (n.first_line && (fn.first_line == 0 || n.first_line < fn.first_line)) fn.first_line = n.first_line;
+            if (n.first_line && (fn.first_line == 0 || n.first_line < fn.first_line))
+                fn.first_line = n.first_line;
         }
     }
 
@@ -289,7 +300,7 @@ constexpr std::size_t kMaxStacks = 4000000;
 struct Share {
     std::size_t parent;  // stack of the callers, kNoStack for a root
     long double f;
-    std::size_t from;    // the calling node, kNoStack for a root
+    std::size_t from;  // the calling node, kNoStack for a root
 };
 
 /// Converts one part into samples appended to `t`.
@@ -360,7 +371,8 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
                     capped = true;
                     break;
                 }
-                shares[ed.to].push_back({sb.stack(from.parent, Frame{p.nodes[u].function, ed.site_line}), 1, u});
+                shares[ed.to].push_back(
+                    {sb.stack(from.parent, Frame{p.nodes[u].function, ed.site_line}), 1, u});
                 queue.push_back(ed.to);
             }
         }
@@ -424,7 +436,9 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, b
                 for (std::size_t k = 0; k < sh.size(); ++k) {
                     const long double raw = static_cast<long double>(cost) * (sh[k].f / total_f);
                     long double fl = std::floor(raw);
-                    std::uint64_t v = fl >= static_cast<long double>(cost) ? cost : static_cast<std::uint64_t>(fl);
+                    std::uint64_t v = fl >= static_cast<long double>(cost)
+                                          ? cost
+                                          : static_cast<std::uint64_t>(fl);
                     if (v > cost - given) v = cost - given;
                     pieces[k] = v;
                     given += v;
@@ -489,8 +503,10 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
         ++c.parts;
     }
     c.capped = capped;
-    if (!any_edge) c.stacks = Stacks::Flat;
-    else c.stacks = c.ambiguous == 0 && !capped ? Stacks::Exact : Stacks::Rebuilt;
+    if (!any_edge)
+        c.stacks = Stacks::Flat;
+    else
+        c.stacks = c.ambiguous == 0 && !capped ? Stacks::Exact : Stacks::Rebuilt;
     return c;
 }
 
@@ -526,19 +542,20 @@ std::string stacks_text(const Converted& c) {
                               : "exact (every function was called from one caller)";
     case Stacks::Rebuilt:
         if (c.has_contexts)
-            return "exact (from Callgrind's contexts) for " + std::to_string(c.exact_weight) + " of " +
-                   std::to_string(c.total) + " " + c.event + "; rebuilt from call edges for " +
-                   std::to_string(c.ambiguous) +
+            return "exact (from Callgrind's contexts) for " + std::to_string(c.exact_weight) +
+                   " of " + std::to_string(c.total) + " " + c.event +
+                   "; rebuilt from call edges for " + std::to_string(c.ambiguous) +
                    " functions reached by several chains of callers (chains longer than "
-                   "--separate-callers, recursion deeper than --separate-recs): their cost is split "
+                   "--separate-callers, recursion deeper than --separate-recs): their cost is "
+                   "split "
                    "among the chains in proportion to the calls' inclusive costs";
         return "rebuilt from call edges where a function had several chains of callers (" +
-               std::to_string(c.ambiguous) + " functions; exact for " + std::to_string(c.exact_weight) +
-               " of " + std::to_string(c.total) + " " + c.event +
-               "): a callee's cost is split among its callers in proportion to the calls' inclusive "
+               std::to_string(c.ambiguous) + " functions; exact for " +
+               std::to_string(c.exact_weight) + " of " + std::to_string(c.total) + " " + c.event +
+               "): a callee's cost is split among its callers in proportion to the calls' "
+               "inclusive "
                "costs; take the profile with --separate-callers=N for exact stacks";
-    case Stacks::Flat:
-        return "flat: the profile has no calls (one frame per sample)";
+    case Stacks::Flat: return "flat: the profile has no calls (one frame per sample)";
     }
     return "";
 }
@@ -666,7 +683,8 @@ void write_firefox(const Converted& c, std::ostream& out) {
     for (const Thread& t : c.threads) end = std::max(end, t.total);
     json extra_entries = json::array({
         {{"label", "Stacks"}, {"format", "string"}, {"value", stacks_text(c)}},
-        {{"label", "Weights"}, {"format", "string"},
+        {{"label", "Weights"},
+         {"format", "string"},
          {"value", "counts of " + c.event + " (the time line counts millions of " + c.event + ")"}},
         {{"label", "Total " + c.event}, {"format", "string"}, {"value", std::to_string(c.total)}},
         {{"label", "Parts (dumps)"}, {"format", "integer"}, {"value", c.parts}},
@@ -693,16 +711,21 @@ void write_firefox(const Converted& c, std::ostream& out) {
         {"usesOnlyOneStackType", true},
         {"importedFrom", c.creator.empty() ? std::string("Valgrind") : c.creator},
         {"sourceCodeIsNotOnSearchfox", true},
-        {"extra", json::array({{{"label", "Valgrind profile"}, {"entries", std::move(extra_entries)}}})},
+        {"extra",
+         json::array({{{"label", "Valgrind profile"}, {"entries", std::move(extra_entries)}}})},
         // Which stacks: kept as plain values for tools that read the file.
-        {"vgjitStacks", c.stacks == Stacks::Exact ? "exact" : c.stacks == Stacks::Flat ? "flat" : "rebuilt"},
+        {"vgjitStacks", c.stacks == Stacks::Exact  ? "exact"
+                        : c.stacks == Stacks::Flat ? "flat"
+                                                   : "rebuilt"},
         {"vgjitEvent", c.event},
         {"vgjitTotal", std::to_string(c.total)},
         {"vgjitExactWeight", std::to_string(c.exact_weight)},
     };
     json shared = {
-        {"stackTable", {{"frame", std::move(st_frame)}, {"prefixOffset", std::move(st_prefix)},
-                        {"length", c.stack_table.size()}}},
+        {"stackTable",
+         {{"frame", std::move(st_frame)},
+          {"prefixOffset", std::move(st_prefix)},
+          {"length", c.stack_table.size()}}},
         {"frameTable",
          {{"flags", std::move(fr_flags)},
           {"address", fr_zero},
@@ -726,17 +749,29 @@ void write_firefox(const Converted& c, std::ostream& out) {
           {"originalLocation", std::move(fn_orig)},
           {"length", c.functions.size()}}},
         {"resourceTable",
-         {{"length", res_name.size()}, {"name", std::move(res_name)}, {"host", std::move(res_host)},
+         {{"length", res_name.size()},
+          {"name", std::move(res_name)},
+          {"host", std::move(res_host)},
           {"type", std::move(res_type)}}},
         {"nativeSymbols",
-         {{"libIndex", json::array()}, {"address", json::array()}, {"name", json::array()},
-          {"functionSize", json::array()}, {"length", 0}}},
+         {{"libIndex", json::array()},
+          {"address", json::array()},
+          {"name", json::array()},
+          {"functionSize", json::array()},
+          {"length", 0}}},
         {"sources",
-         {{"length", src_file.size()}, {"id", std::move(src_id)}, {"filename", std::move(src_file)},
-          {"startLine", std::move(src_line)}, {"startColumn", std::move(src_col)},
-          {"sourceMapURL", std::move(src_map)}, {"content", std::move(src_content)}}},
+         {{"length", src_file.size()},
+          {"id", std::move(src_id)},
+          {"filename", std::move(src_file)},
+          {"startLine", std::move(src_line)},
+          {"startColumn", std::move(src_col)},
+          {"sourceMapURL", std::move(src_map)},
+          {"content", std::move(src_content)}}},
         {"sourceLocationTable",
-         {{"source", json::array()}, {"line", json::array()}, {"column", json::array()}, {"length", 0}}},
+         {{"source", json::array()},
+          {"line", json::array()},
+          {"column", json::array()},
+          {"length", 0}}},
     };
     shared["stringArray"] = str.array();
     const json profile = {{"meta", std::move(meta)},
@@ -757,8 +792,10 @@ void write_folded(const Converted& c, std::ostream& out) {
     for (const Function& f : c.functions) {
         std::string n = f.name;
         for (char& ch : n) {
-            if (ch == ';') ch = ':';
-            else if (ch == '\n' || ch == '\r') ch = ' ';
+            if (ch == ';')
+                ch = ':';
+            else if (ch == '\n' || ch == '\r')
+                ch = ' ';
         }
         names.push_back(n);
     }

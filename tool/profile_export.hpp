@@ -88,9 +88,9 @@ struct Sample {
 
 /// One thread of the profile.
 struct Thread {
-    std::string id;                 ///< Callgrind's "thread:" value ("1" without)
-    std::vector<Sample> samples;    ///< in time order
-    std::uint64_t total = 0;        ///< sum of the samples' weights
+    std::string id;                          ///< Callgrind's "thread:" value ("1" without)
+    std::vector<Sample> samples;             ///< in time order
+    std::uint64_t total = 0;                 ///< sum of the samples' weights
     std::vector<std::uint64_t> part_starts;  ///< time of each part's first sample
 };
 
@@ -108,24 +108,24 @@ struct ExportOptions {
 
 /// A profile converted into weighted stack samples.
 struct Converted {
-    std::string command;      ///< "cmd:" of the first part
-    std::string pid;          ///< "pid:" of the first part ("" if none)
-    std::string creator;      ///< "creator:", e.g. "callgrind-3.27.1"
-    std::string event;        ///< the event of the weights
+    std::string command;              ///< "cmd:" of the first part
+    std::string pid;                  ///< "pid:" of the first part ("" if none)
+    std::string creator;              ///< "creator:", e.g. "callgrind-3.27.1"
+    std::string event;                ///< the event of the weights
     std::vector<std::string> events;  ///< every event of the first part
     /// Each event's total over the parts ("totals:"/"summary:" lines of
     /// the parts whose events are the first part's), by events' order.
     std::vector<std::uint64_t> event_totals;
     bool has_contexts = false;  ///< some function had a caller chain (--separate-callers)
     Stacks stacks = Stacks::Flat;
-    std::size_t ambiguous = 0;     ///< nodes with self cost reached by several chains of callers
+    std::size_t ambiguous = 0;       ///< nodes with self cost reached by several chains of callers
     std::uint64_t exact_weight = 0;  ///< self cost of the nodes reached by one chain
     bool capped = false;  ///< the stack table reached its limit (4 million): chains were cut
     std::vector<Function> functions;
     std::vector<Frame> frames;
     std::vector<Stack> stack_table;
     std::vector<Thread> threads;
-    std::uint64_t total = 0;       ///< the profile's total of the event (all parts)
+    std::uint64_t total = 0;  ///< the profile's total of the event (all parts)
     std::size_t parts = 0;
 };
 

@@ -18,10 +18,21 @@ namespace minijit {
 /// Binary and unary operators.  Arithmetic is on 64-bit two's-complement
 /// integers and wraps; comparisons and logical operators yield 0 or 1.
 enum class Op {
-    Add, Sub, Mul, Div, Mod,          // + - * / %
-    Eq, Ne, Lt, Le, Gt, Ge,           // == != < <= > >=
-    And, Or,                          // && || (short-circuit)
-    Neg, Not                          // unary - and !
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,  // + - * / %
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,  // == != < <= > >=
+    And,
+    Or,  // && || (short-circuit)
+    Neg,
+    Not  // unary - and !
 };
 
 /// Returns the operator's source spelling ("+", "<=", "&&", ...).
@@ -30,23 +41,23 @@ const char* op_spelling(Op op);
 /// An expression node.  Which fields are meaningful depends on `kind`.
 struct Expr {
     enum class Kind {
-        Int,     ///< integer literal: `value`
-        Var,     ///< local variable or parameter: `slot`
-        Index,   ///< array element `arrays[array][args[0]]`
-        Call,    ///< call of function `func` with `args`
-        Unary,   ///< `op` (Neg or Not) applied to args[0]
-        Binary   ///< args[0] `op` args[1] (including And/Or)
+        Int,    ///< integer literal: `value`
+        Var,    ///< local variable or parameter: `slot`
+        Index,  ///< array element `arrays[array][args[0]]`
+        Call,   ///< call of function `func` with `args`
+        Unary,  ///< `op` (Neg or Not) applied to args[0]
+        Binary  ///< args[0] `op` args[1] (including And/Or)
     };
     Kind kind;
-    int line = 0;                 ///< 1-based source line of the node
-    std::int64_t value = 0;       ///< Int: the literal
-    int slot = -1;                ///< Var: frame slot index
-    int array = -1;               ///< Index: index into Program::arrays
-    int func = -1;                ///< Call: index into Program::functions
-    Op op = Op::Add;              ///< Unary/Binary: the operator
-    std::string name;             ///< Var/Index/Call: the name as written
+    int line = 0;                             ///< 1-based source line of the node
+    std::int64_t value = 0;                   ///< Int: the literal
+    int slot = -1;                            ///< Var: frame slot index
+    int array = -1;                           ///< Index: index into Program::arrays
+    int func = -1;                            ///< Call: index into Program::functions
+    Op op = Op::Add;                          ///< Unary/Binary: the operator
+    std::string name;                         ///< Var/Index/Call: the name as written
     std::vector<std::unique_ptr<Expr>> args;  ///< operands / arguments
-    int height = 1;               ///< 1 + the largest height of `args`
+    int height = 1;                           ///< 1 + the largest height of `args`
 
     Expr(Kind k, int l) : kind(k), line(l) {}
 };
@@ -54,8 +65,8 @@ struct Expr {
 /// One item of a `print` statement: a string literal or an expression.
 struct PrintItem {
     bool is_string = false;
-    std::string text;              ///< the string (escapes already decoded)
-    std::unique_ptr<Expr> expr;    ///< the expression, if !is_string
+    std::string text;            ///< the string (escapes already decoded)
+    std::unique_ptr<Expr> expr;  ///< the expression, if !is_string
 };
 
 struct Stmt;
@@ -77,17 +88,17 @@ struct Stmt {
         ExprStmt      ///< `expr;` (value discarded)
     };
     Kind kind;
-    int line = 0;                   ///< 1-based line of the first token
-    int end_line = 0;                ///< If/While: line of the closing `}`
-    int slot = -1;                  ///< VarDecl/Assign
-    int array = -1;                 ///< IndexAssign
-    std::string name;               ///< VarDecl/Assign/IndexAssign target
-    std::unique_ptr<Expr> index;    ///< IndexAssign: element index
-    std::unique_ptr<Expr> expr;     ///< value / condition / return value
-    Block body;                     ///< If: then-branch; While: loop body
-    Block else_body;                 ///< If: else-branch (may be empty)
-    bool has_else = false;           ///< If: an `else` was written
-    std::vector<PrintItem> items;   ///< Print
+    int line = 0;                  ///< 1-based line of the first token
+    int end_line = 0;              ///< If/While: line of the closing `}`
+    int slot = -1;                 ///< VarDecl/Assign
+    int array = -1;                ///< IndexAssign
+    std::string name;              ///< VarDecl/Assign/IndexAssign target
+    std::unique_ptr<Expr> index;   ///< IndexAssign: element index
+    std::unique_ptr<Expr> expr;    ///< value / condition / return value
+    Block body;                    ///< If: then-branch; While: loop body
+    Block else_body;               ///< If: else-branch (may be empty)
+    bool has_else = false;         ///< If: an `else` was written
+    std::vector<PrintItem> items;  ///< Print
 
     Stmt(Kind k, int l) : kind(k), line(l) {}
 };
@@ -95,10 +106,10 @@ struct Stmt {
 /// A function definition `fn NAME(p0, p1, ...) { ... }`.
 struct Function {
     std::string name;
-    int line = 0;                   ///< line of the `fn` keyword
-    int end_line = 0;                ///< line of the closing `}`
-    int num_params = 0;              ///< parameters occupy slots 0..num_params-1
-    int num_slots = 0;               ///< parameters plus all `var`s
+    int line = 0;                         ///< line of the `fn` keyword
+    int end_line = 0;                     ///< line of the closing `}`
+    int num_params = 0;                   ///< parameters occupy slots 0..num_params-1
+    int num_slots = 0;                    ///< parameters plus all `var`s
     std::vector<std::string> slot_names;  ///< name of each slot (diagnostics)
     Block body;
 };
@@ -107,7 +118,7 @@ struct Function {
 struct ArrayDecl {
     std::string name;
     int line = 0;
-    std::int64_t size = 0;          ///< number of elements, 1..kMaxArraySize
+    std::int64_t size = 0;  ///< number of elements, 1..kMaxArraySize
 };
 
 /// Largest accepted array size, in elements (2^27: 1 GiB of int64).
@@ -119,12 +130,12 @@ constexpr int kMaxParams = 6;
 
 /// A whole, resolved program.
 struct Program {
-    std::string path;                     ///< source path as given
+    std::string path;  ///< source path as given
     std::vector<std::unique_ptr<Function>> functions;
     std::vector<ArrayDecl> arrays;
-    int main_index = -1;                   ///< index of `main`
+    int main_index = -1;  ///< index of `main`
 };
 
-} // namespace minijit
+}  // namespace minijit
 
 #endif

@@ -19,7 +19,7 @@ std::size_t page_size() {
     }();
     return size;
 }
-} // namespace
+}  // namespace
 
 CodeBuffer::CodeBuffer(std::size_t capacity) {
     const std::size_t page = page_size();
@@ -56,4 +56,4 @@ void CodeBuffer::release() noexcept {
     capacity_ = 0;
 }
 
-} // namespace minijit
+}  // namespace minijit

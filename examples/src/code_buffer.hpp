@@ -44,6 +44,6 @@ private:
     std::size_t capacity_ = 0;
 };
 
-} // namespace minijit
+}  // namespace minijit
 
 #endif

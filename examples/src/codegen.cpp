@@ -35,7 +35,8 @@ struct Simple {
 };
 
 bool is_comparison(Op op) {
-    return op == Op::Eq || op == Op::Ne || op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge;
+    return op == Op::Eq || op == Op::Ne || op == Op::Lt || op == Op::Le || op == Op::Gt ||
+           op == Op::Ge;
 }
 
 Op negate_cond(Op op) {
@@ -147,13 +148,19 @@ class Gen : public Xbyak::CodeGenerator {
 public:
     Gen(std::size_t capacity, std::uint8_t* buffer, const Function& fn, const CodegenEnv& env,
         const Tier0Hooks* hooks)
-        : CodeGenerator(capacity, buffer), fn_(fn), env_(env), hooks_(hooks), tier1_(hooks == nullptr) {
+        : CodeGenerator(capacity, buffer),
+          fn_(fn),
+          env_(env),
+          hooks_(hooks),
+          tier1_(hooks == nullptr) {
         setDefaultJmpNEAR(true);
     }
 
     void compile() {
-        if (tier1_) assign_locations_tier1();
-        else assign_locations_tier0();
+        if (tier1_)
+            assign_locations_tier1();
+        else
+            assign_locations_tier0();
         prologue();
         emit_block(fn_.body);
         mark(fn_.end_line);
@@ -188,13 +195,13 @@ private:
     const Tier0Hooks* hooks_;
     const bool tier1_;
     std::vector<Loc> locs_;
-    std::vector<Reg64> saved_;    // tier 1: callee-saved registers used
-    int frame_bytes_ = 0;          // bytes below the saved registers
-    int depth_ = 0;               // 8-byte pushes outstanding
-    int frame_cfa_ = 0;            // tier 1: CFA - rsp at depth 0
-    std::size_t fp_prologue_ = 0;  // tier 0: see frame_pointer_prologue()
-    ehframe::FrameCfi cfi_;       // tier 1
-    std::list<Stub> stubs_;       // out-of-line error paths
+    std::vector<Reg64> saved_;                           // tier 1: callee-saved registers used
+    int frame_bytes_ = 0;                                // bytes below the saved registers
+    int depth_ = 0;                                      // 8-byte pushes outstanding
+    int frame_cfa_ = 0;                                  // tier 1: CFA - rsp at depth 0
+    std::size_t fp_prologue_ = 0;                        // tier 0: see frame_pointer_prologue()
+    ehframe::FrameCfi cfi_;                              // tier 1
+    std::list<Stub> stubs_;                              // out-of-line error paths
     std::vector<std::unique_ptr<Expr>> inlined_bodies_;  // kept while emitting
     std::vector<Loop> loops_;
     Xbyak::Label ret_label_, body_label_, tier_up_label_;
@@ -223,7 +230,8 @@ private:
     }
 
     void count_uses(const Expr& e, int loop_depth, std::vector<std::uint64_t>& uses) {
-        if (e.kind == Expr::Kind::Var) uses[e.slot] += std::uint64_t(1) << (3 * std::min(loop_depth, 6));
+        if (e.kind == Expr::Kind::Var)
+            uses[e.slot] += std::uint64_t(1) << (3 * std::min(loop_depth, 6));
         for (const auto& a : e.args) count_uses(*a, loop_depth, uses);
     }
 
@@ -232,7 +240,9 @@ private:
             const std::uint64_t w = std::uint64_t(1) << (3 * std::min(loop_depth, 6));
             if (s->kind == Stmt::Kind::VarDecl || s->kind == Stmt::Kind::Assign) uses[s->slot] += w;
             if (s->index) count_uses(*s->index, loop_depth, uses);
-            if (s->expr) count_uses(*s->expr, s->kind == Stmt::Kind::While ? loop_depth + 1 : loop_depth, uses);
+            if (s->expr)
+                count_uses(*s->expr, s->kind == Stmt::Kind::While ? loop_depth + 1 : loop_depth,
+                           uses);
             for (const auto& it : s->items)
                 if (it.expr) count_uses(*it.expr, loop_depth, uses);
             count_uses(s->body, s->kind == Stmt::Kind::While ? loop_depth + 1 : loop_depth, uses);
@@ -246,7 +256,8 @@ private:
         count_uses(fn_.body, 0, uses);
         std::vector<int> order(fn_.num_slots);
         for (int i = 0; i < fn_.num_slots; ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return uses[a] > uses[b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return uses[a] > uses[b]; });
         locs_.resize(fn_.num_slots);
         const int nregs = static_cast<int>(sizeof kSavedRegs / sizeof kSavedRegs[0]);
         int spilled = 0;
@@ -291,13 +302,13 @@ private:
     }
 
     void mov_imm(const Reg64& dst, std::int64_t v) {
-        if (v == 0) xor_(Xbyak::Reg32(dst.getIdx()), Xbyak::Reg32(dst.getIdx()));
-        else mov(dst, static_cast<std::uint64_t>(v));
+        if (v == 0)
+            xor_(Xbyak::Reg32(dst.getIdx()), Xbyak::Reg32(dst.getIdx()));
+        else
+            mov(dst, static_cast<std::uint64_t>(v));
     }
 
-    void mov_addr(const Reg64& dst, const void* p) {
-        mov(dst, reinterpret_cast<std::uint64_t>(p));
-    }
+    void mov_addr(const Reg64& dst, const void* p) { mov(dst, reinterpret_cast<std::uint64_t>(p)); }
 
     Simple simple(const Expr& e) {
         Simple s;
@@ -315,8 +326,10 @@ private:
     }
 
     void load_simple(const Reg64& dst, const Simple& s) {
-        if (s.kind == Simple::Kind::Imm) mov_imm(dst, s.imm);
-        else load(dst, s.loc);
+        if (s.kind == Simple::Kind::Imm)
+            mov_imm(dst, s.imm);
+        else
+            load(dst, s.loc);
     }
 
     // ---------------------------------------------- prologue/epilogue --
@@ -337,7 +350,7 @@ private:
     void note_saved_registers() {
         for (std::size_t i = 0; i < saved_.size(); ++i)
             cfi_.save_register(getSize(), ehframe::dwarf_register(saved_[i].getIdx()),
-                              16 + 8 * static_cast<int>(i));
+                               16 + 8 * static_cast<int>(i));
     }
 
     void prologue() {
@@ -480,14 +493,17 @@ private:
         const std::size_t n = e.args.size();
         std::vector<int> complex;
         for (std::size_t i = 0; i < n; ++i)
-            if (simple(*e.args[i]).kind == Simple::Kind::None) complex.push_back(static_cast<int>(i));
+            if (simple(*e.args[i]).kind == Simple::Kind::None)
+                complex.push_back(static_cast<int>(i));
         // Tier 0: every argument is "complex" (evaluated and pushed).  Tier 1:
         // complex arguments are evaluated left to right, all but the last
         // pushed; simple ones (constants, variables) are loaded at the end.
         for (std::size_t k = 0; k < complex.size(); ++k) {
             emit_expr(*e.args[complex[k]]);
-            if (tier1_ && k + 1 == complex.size()) mov(kArgRegs[complex[k]], rax);
-            else push_rax();
+            if (tier1_ && k + 1 == complex.size())
+                mov(kArgRegs[complex[k]], rax);
+            else
+                push_rax();
         }
         for (std::size_t k = complex.size(); k-- > 0;) {
             if (tier1_ && k + 1 == complex.size()) continue;
@@ -572,8 +588,10 @@ private:
         jz(error_stub(line, RuntimeErrorKind::DivisionByZero, -1));
         cmp(rcx, -1);
         jne(normal);
-        if (op == Op::Div) neg(rax);
-        else xor_(eax, eax);
+        if (op == Op::Div)
+            neg(rax);
+        else
+            xor_(eax, eax);
         jmp(done);
         L(normal);
         cqo();
@@ -599,8 +617,12 @@ private:
         if (s.kind == Simple::Kind::Imm) {
             const std::int32_t c = s.imm;
             switch (op) {
-            case Op::Add: if (c) add(rax, c); return;
-            case Op::Sub: if (c) sub(rax, c); return;
+            case Op::Add:
+                if (c) add(rax, c);
+                return;
+            case Op::Sub:
+                if (c) sub(rax, c);
+                return;
             case Op::Mul:
                 if (c == 1) return;
                 if (c > 0 && (c & (c - 1)) == 0) {
@@ -616,8 +638,10 @@ private:
                 if (c == 0) {
                     jmp(error_stub(line, RuntimeErrorKind::DivisionByZero, -1));
                 } else if (c == -1) {
-                    if (op == Op::Div) neg(rax);
-                    else xor_(eax, eax);
+                    if (op == Op::Div)
+                        neg(rax);
+                    else
+                        xor_(eax, eax);
                 } else {
                     mov(rcx, c);
                     cqo();
@@ -630,13 +654,19 @@ private:
         } else if (op == Op::Add || op == Op::Sub || op == Op::Mul) {
             const Loc& l = s.loc;
             if (l.in_reg) {
-                if (op == Op::Add) add(rax, l.reg);
-                else if (op == Op::Sub) sub(rax, l.reg);
-                else imul(rax, l.reg);
+                if (op == Op::Add)
+                    add(rax, l.reg);
+                else if (op == Op::Sub)
+                    sub(rax, l.reg);
+                else
+                    imul(rax, l.reg);
             } else {
-                if (op == Op::Add) add(rax, mem(l));
-                else if (op == Op::Sub) sub(rax, mem(l));
-                else imul(rax, mem(l));
+                if (op == Op::Add)
+                    add(rax, mem(l));
+                else if (op == Op::Sub)
+                    sub(rax, mem(l));
+                else
+                    imul(rax, mem(l));
             }
             return;
         }
@@ -688,11 +718,15 @@ private:
         Simple sb = simple(*b);
         if (sb.kind != Simple::Kind::None) {
             Reg64 left = rax;
-            if (a->kind == Expr::Kind::Var && locs_[a->slot].in_reg) left = locs_[a->slot].reg;
-            else emit_expr(*a);
+            if (a->kind == Expr::Kind::Var && locs_[a->slot].in_reg)
+                left = locs_[a->slot].reg;
+            else
+                emit_expr(*a);
             if (sb.kind == Simple::Kind::Imm) {
-                if (sb.imm == 0) test(left, left);
-                else cmp(left, sb.imm);
+                if (sb.imm == 0)
+                    test(left, left);
+                else
+                    cmp(left, sb.imm);
             } else if (sb.loc.in_reg) {
                 cmp(left, sb.loc.reg);
             } else {
@@ -703,8 +737,10 @@ private:
         Simple sa = simple(*a);
         if (sa.kind == Simple::Kind::Var) {
             emit_expr(*b);
-            if (sa.loc.in_reg) cmp(sa.loc.reg, rax);
-            else cmp(mem(sa.loc), rax);
+            if (sa.loc.in_reg)
+                cmp(sa.loc.reg, rax);
+            else
+                cmp(mem(sa.loc), rax);
             return cond;
         }
         emit_expr(*a);
@@ -721,8 +757,10 @@ private:
         if (!tier1_) {
             emit_expr(e);
             test(rax, rax);
-            if (when) jnz(target);
-            else jz(target);
+            if (when)
+                jnz(target);
+            else
+                jz(target);
             return;
         }
         if (auto c = const_value(e)) {
@@ -754,15 +792,19 @@ private:
         }
         emit_expr(e);
         test(rax, rax);
-        if (when) jnz(target);
-        else jz(target);
+        if (when)
+            jnz(target);
+        else
+            jz(target);
     }
 
     void emit_index_load(const Expr& e) {
         const ArrayDecl& a = env_.program->arrays[e.array];
         Simple si = simple(*e.args[0]);
-        if (si.kind != Simple::Kind::None) load_simple(rax, si);
-        else emit_expr(*e.args[0]);
+        if (si.kind != Simple::Kind::None)
+            load_simple(rax, si);
+        else
+            emit_expr(*e.args[0]);
         if (env_.bounds_checks) {
             cmp(rax, static_cast<std::uint32_t>(a.size));
             jae(error_stub(e.line, RuntimeErrorKind::IndexOutOfBounds, e.array));
@@ -784,8 +826,10 @@ private:
         case Expr::Kind::Var: load(rax, locs_[e.slot]); return;
         case Expr::Kind::Index: emit_index_load(e); return;
         case Expr::Kind::Call:
-            if (const Expr* body = inlinable_body(e)) emit_inlined(e, *body);
-            else emit_call(e);
+            if (const Expr* body = inlinable_body(e))
+                emit_inlined(e, *body);
+            else
+                emit_call(e);
             return;
         case Expr::Kind::Unary:
             if (e.op == Op::Neg) {
@@ -853,13 +897,17 @@ private:
         if (!tier1_) return false;
         Simple s = simple(e);
         if (s.kind == Simple::Kind::Imm) {
-            if (dst.in_reg) mov_imm(dst.reg, s.imm);
-            else mov(mem(dst), s.imm);
+            if (dst.in_reg)
+                mov_imm(dst.reg, s.imm);
+            else
+                mov(mem(dst), s.imm);
             return true;
         }
         if (s.kind == Simple::Kind::Var && (dst.in_reg || s.loc.in_reg)) {
-            if (dst.in_reg) load(dst.reg, s.loc);
-            else mov(mem(dst), s.loc.reg);
+            if (dst.in_reg)
+                load(dst.reg, s.loc);
+            else
+                mov(mem(dst), s.loc.reg);
             return true;
         }
         if (e.kind == Expr::Kind::Binary && (e.op == Op::Add || e.op == Op::Sub) &&
@@ -867,11 +915,15 @@ private:
             Simple r = simple(*e.args[1]);
             if (r.kind == Simple::Kind::Imm) {
                 if (dst.in_reg) {
-                    if (e.op == Op::Add) add(dst.reg, r.imm);
-                    else sub(dst.reg, r.imm);
+                    if (e.op == Op::Add)
+                        add(dst.reg, r.imm);
+                    else
+                        sub(dst.reg, r.imm);
                 } else {
-                    if (e.op == Op::Add) add(mem(dst), r.imm);
-                    else sub(mem(dst), r.imm);
+                    if (e.op == Op::Add)
+                        add(mem(dst), r.imm);
+                    else
+                        sub(mem(dst), r.imm);
                 }
                 return true;
             }
@@ -879,11 +931,15 @@ private:
                 const Reg64 src = r.loc.in_reg ? r.loc.reg : rax;
                 if (!r.loc.in_reg) load(rax, r.loc);
                 if (dst.in_reg) {
-                    if (e.op == Op::Add) add(dst.reg, src);
-                    else sub(dst.reg, src);
+                    if (e.op == Op::Add)
+                        add(dst.reg, src);
+                    else
+                        sub(dst.reg, src);
                 } else {
-                    if (e.op == Op::Add) add(mem(dst), src);
-                    else sub(mem(dst), src);
+                    if (e.op == Op::Add)
+                        add(mem(dst), src);
+                    else
+                        sub(mem(dst), src);
                 }
                 return true;
             }
@@ -968,9 +1024,7 @@ private:
                 store(locs_[s.slot], rax);
             }
             break;
-        case Stmt::Kind::IndexAssign:
-            emit_index_store(s);
-            break;
+        case Stmt::Kind::IndexAssign: emit_index_store(s); break;
         case Stmt::Kind::If: {
             Xbyak::Label else_l, end;
             emit_branch(*s.expr, false, else_l);
@@ -985,26 +1039,18 @@ private:
             L(end);
             break;
         }
-        case Stmt::Kind::While:
-            emit_while(s);
-            break;
-        case Stmt::Kind::Break:
-            jmp(*loops_.back().break_target);
-            break;
-        case Stmt::Kind::Continue:
-            jmp(*loops_.back().continue_target);
-            break;
+        case Stmt::Kind::While: emit_while(s); break;
+        case Stmt::Kind::Break: jmp(*loops_.back().break_target); break;
+        case Stmt::Kind::Continue: jmp(*loops_.back().continue_target); break;
         case Stmt::Kind::Return:
-            if (s.expr) emit_expr(*s.expr);
-            else xor_(eax, eax);
+            if (s.expr)
+                emit_expr(*s.expr);
+            else
+                xor_(eax, eax);
             jmp(ret_label_);
             break;
-        case Stmt::Kind::Print:
-            emit_print(s);
-            break;
-        case Stmt::Kind::ExprStmt:
-            emit_expr(*s.expr);
-            break;
+        case Stmt::Kind::Print: emit_print(s); break;
+        case Stmt::Kind::ExprStmt: emit_expr(*s.expr); break;
         }
     }
 };
@@ -1058,7 +1104,7 @@ CompiledCode compile(const Function& fn, const CodegenEnv& env, const Tier0Hooks
     }
 }
 
-} // namespace
+}  // namespace
 
 CompiledCode compile_tier0(const Function& fn, const CodegenEnv& env, const Tier0Hooks& hooks) {
     return compile(fn, env, &hooks);
@@ -1068,4 +1114,4 @@ CompiledCode compile_tier1(const Function& fn, const CodegenEnv& env) {
     return compile(fn, env, nullptr);
 }
 
-} // namespace minijit
+}  // namespace minijit

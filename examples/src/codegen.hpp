@@ -37,9 +37,9 @@ namespace minijit {
 
 /// Kinds of runtime error the generated code can detect.
 enum class RuntimeErrorKind {
-    DivisionByZero,   ///< `/` or `%` with a zero divisor
-    IndexOutOfBounds, ///< array index < 0 or >= size (value = the index)
-    StackOverflow     ///< the native stack went below the engine's limit
+    DivisionByZero,    ///< `/` or `%` with a zero divisor
+    IndexOutOfBounds,  ///< array index < 0 or >= size (value = the index)
+    StackOverflow      ///< the native stack went below the engine's limit
 };
 
 /// Everything the generated code refers to, supplied by the engine.
@@ -135,6 +135,6 @@ CompiledCode compile_tier0(const Function& fn, const CodegenEnv& env, const Tier
 /// No counters.
 CompiledCode compile_tier1(const Function& fn, const CodegenEnv& env);
 
-} // namespace minijit
+}  // namespace minijit
 
 #endif

@@ -30,8 +30,22 @@ namespace ehframe {
 
 /// DWARF register numbers of x86-64 (System V psABI, figure 3.36).
 enum Register : int {
-    kRax = 0, kRdx = 1, kRcx = 2, kRbx = 3, kRsi = 4, kRdi = 5, kRbp = 6, kRsp = 7,
-    kR8 = 8, kR9 = 9, kR10 = 10, kR11 = 11, kR12 = 12, kR13 = 13, kR14 = 14, kR15 = 15,
+    kRax = 0,
+    kRdx = 1,
+    kRcx = 2,
+    kRbx = 3,
+    kRsi = 4,
+    kRdi = 5,
+    kRbp = 6,
+    kRsp = 7,
+    kR8 = 8,
+    kR9 = 9,
+    kR10 = 10,
+    kR11 = 11,
+    kR12 = 12,
+    kR13 = 13,
+    kR14 = 14,
+    kR15 = 15,
     kReturnAddress = 16  ///< the return address column
 };
 
@@ -142,7 +156,8 @@ public:
     /// The .eh_frame of the function at `code`, `size` bytes, for the
     /// section lying at `section_addr`: one CIE, one FDE, a terminator.
     std::vector<unsigned char> eh_frame(std::uintptr_t code, std::size_t size,
-                                       std::uintptr_t section_addr, const Layout& layout = {}) const {
+                                        std::uintptr_t section_addr,
+                                        const Layout& layout = {}) const {
         Writer w;
         // CIE: version 1, "zR", code alignment 1, data alignment -8,
         // return address column 16; CFA = rsp + 8, return address at
@@ -151,13 +166,17 @@ public:
         w.u32(0);
         w.u32(0);  // CIE id
         w.u8(1);
-        w.u8('z'); w.u8('R'); w.u8(0);
+        w.u8('z');
+        w.u8('R');
+        w.u8(0);
         w.uleb(1);
         w.u8(0x78);  // sleb128 -8
         w.u8(kReturnAddress);
         w.uleb(1);  // augmentation data: the 'R' encoding
         w.u8(layout.fde_encoding);
-        w.u8(0x0c); w.uleb(kRsp); w.uleb(8);  // DW_CFA_def_cfa rsp, 8
+        w.u8(0x0c);
+        w.uleb(kRsp);
+        w.uleb(8);  // DW_CFA_def_cfa rsp, 8
         w.offset(kReturnAddress, 8);
         w.pad_record(cie);
         // FDE.
@@ -177,8 +196,10 @@ public:
             if (row.cfa != state.cfa) w.def_cfa_offset(static_cast<std::uint64_t>(row.cfa));
             for (int reg = 0; reg < kRegisters; ++reg) {
                 if (row.saved[reg] == state.saved[reg]) continue;
-                if (row.saved[reg]) w.offset(reg, static_cast<std::uint64_t>(row.saved[reg]));
-                else w.restore(reg);
+                if (row.saved[reg])
+                    w.offset(reg, static_cast<std::uint64_t>(row.saved[reg]));
+                else
+                    w.restore(reg);
             }
             state = row;
         }
@@ -194,7 +215,7 @@ public:
     /// 2 GiB of the bytes, which heap memory and a JIT's mappings need not
     /// be: section_after() is the safe choice.
     std::vector<unsigned char> eh_frame_in_place(std::uintptr_t code, std::size_t size,
-                                              const Layout& layout = {}) const {
+                                                 const Layout& layout = {}) const {
         std::vector<unsigned char> v = eh_frame(code, size, 0, layout);
         const std::vector<unsigned char> w =
             eh_frame(code, size, reinterpret_cast<std::uintptr_t>(v.data()), layout);

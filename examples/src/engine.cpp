@@ -21,8 +21,8 @@ struct Engine::ErrorSite {
     Engine* engine;
     int line;
     RuntimeErrorKind kind;
-    int array;   ///< IndexOutOfBounds: the array
-    int func;    ///< the function containing the site
+    int array;  ///< IndexOutOfBounds: the array
+    int func;   ///< the function containing the site
 };
 
 /// Describes one `print` statement.
@@ -64,24 +64,26 @@ std::uintptr_t stack_budget() {
     return total > reserve + (64u << 10) ? total - reserve : (64u << 10);
 }
 
-} // namespace
+}  // namespace
 
 Engine::Engine(const Program& program, const Options& options)
-    : prog_(program), opts_(options), abs_path_(absolute_path(program.path)),
+    : prog_(program),
+      opts_(options),
+      abs_path_(absolute_path(program.path)),
       object_("minijit:" + base_name(program.path)) {
     under_valgrind_ = RUNNING_ON_VALGRIND != 0;
     jit_supported_ = vj::api_version() >= 1;
     if (under_valgrind_ && !jit_supported_ && opts_.register_code)
-        std::fprintf(stderr, "minijit: note: this Valgrind has no JIT support (valgrind-jit); "
-                             "jitted code will not be named\n");
+        std::fprintf(stderr,
+                     "minijit: note: this Valgrind has no JIT support (valgrind-jit); "
+                     "jitted code will not be named\n");
     for (std::size_t i = 0; i < prog_.functions.size(); ++i) {
         auto fs = std::make_unique<FunctionState>();
         fs->engine = this;
         fs->index = static_cast<int>(i);
         funcs_.push_back(std::move(fs));
     }
-    for (const auto& a : prog_.arrays)
-        arrays_.emplace_back(static_cast<std::size_t>(a.size), 0);
+    for (const auto& a : prog_.arrays) arrays_.emplace_back(static_cast<std::size_t>(a.size), 0);
 }
 
 Engine::~Engine() {
@@ -146,10 +148,10 @@ void Engine::compile_retire_stub() {
     retire_stub_.make_executable();
     if (opts_.register_code) {
         const vj::unwind_info unwind =
-            opts_.unwind_info
-                ? vj::unwind_info::eh_frame_section(retire_stub_cfi_.data(), retire_stub_cfi_.size(),
-                                                    reinterpret_cast<const void*>(retire_stub_cfi_addr_))
-                : vj::unwind_info::none();
+            opts_.unwind_info ? vj::unwind_info::eh_frame_section(
+                                    retire_stub_cfi_.data(), retire_stub_cfi_.size(),
+                                    reinterpret_cast<const void*>(retire_stub_cfi_addr_))
+                              : vj::unwind_info::none();
         retire_stub_registration_ = vj::registration(
             {retire_stub_.data(), retire_stub_size_, "minijit_retire_stub", object_, {}, unwind});
         if (!retire_stub_registration_ && jit_supported_)
@@ -167,19 +169,25 @@ std::string Engine::describe_version(const CodeVersion& v) const {
 void Engine::announce(CodeVersion& v) {
     if (!opts_.register_code) return;
     const Function& fn = *prog_.functions[v.func];
-    const std::string name = opts_.tier_names ? fn.name + ".tier" + std::to_string(v.tier) : fn.name;
+    const std::string name =
+        opts_.tier_names ? fn.name + ".tier" + std::to_string(v.tier) : fn.name;
     // Tier 0 keeps a frame pointer, tier 1 brings its CFI.
     vj::unwind_info unwind;
     if (opts_.unwind_info && !v.code.eh_frame.empty())
-        unwind = vj::unwind_info::eh_frame_section(v.code.eh_frame.data(), v.code.eh_frame.size(),
-                                                   reinterpret_cast<const void*>(v.code.eh_frame_addr));
+        unwind =
+            vj::unwind_info::eh_frame_section(v.code.eh_frame.data(), v.code.eh_frame.size(),
+                                              reinterpret_cast<const void*>(v.code.eh_frame_addr));
     else if (opts_.unwind_info && v.code.frame_pointer_prologue)
         unwind = vj::unwind_info::frame_pointer(v.code.frame_pointer_prologue);
     // The calls tier 1 inlined, each called from the function's own file.
     std::vector<vj::inline_call> inlined;
     for (const InlinedCall& c : v.code.inlined)
-        inlined.push_back({c.offset, c.size, prog_.functions[c.func]->name, {},
-                           static_cast<unsigned long>(c.call_line), vj::inline_call::top});
+        inlined.push_back({c.offset,
+                           c.size,
+                           prog_.functions[c.func]->name,
+                           {},
+                           static_cast<unsigned long>(c.call_line),
+                           vj::inline_call::top});
     // The line table is v.code.lines itself: {offset, line} pairs.
     v.registration = vj::registration(
         vj::code{v.start(), v.code.size, name, object_, abs_path_, unwind}.with_inlines(inlined),
@@ -242,7 +250,8 @@ void Engine::tier_up(FunctionState& fs) {
 void Engine::retire(CodeVersion& v) {
     FunctionState& fs = *funcs_[v.func];
     if (opts_.verbose)
-        std::fprintf(stderr, "minijit: freeing %s: no activation left\n", describe_version(v).c_str());
+        std::fprintf(stderr, "minijit: freeing %s: no activation left\n",
+                     describe_version(v).c_str());
     forget(v);
     auto it = std::find_if(fs.versions.begin(), fs.versions.end(),
                            [&](const std::unique_ptr<CodeVersion>& p) { return p.get() == &v; });
@@ -287,16 +296,12 @@ void Engine::helper_tier_up(FunctionState* fs) {
     if (failed) e.jump_out();
 }
 
-void Engine::helper_retire(CodeVersion* version) {
-    version->engine->retire(*version);
-}
+void Engine::helper_retire(CodeVersion* version) { version->engine->retire(*version); }
 
 std::string Engine::runtime_message(const ErrorSite& site, std::int64_t value) const {
     std::string msg = prog_.path + ":" + std::to_string(site.line) + ": runtime error: ";
     switch (site.kind) {
-    case RuntimeErrorKind::DivisionByZero:
-        msg += "division by zero";
-        break;
+    case RuntimeErrorKind::DivisionByZero: msg += "division by zero"; break;
     case RuntimeErrorKind::IndexOutOfBounds: {
         const ArrayDecl& a = prog_.arrays[site.array];
         msg += "index " + std::to_string(value) + " is out of bounds for array '" + a.name +
@@ -311,10 +316,7 @@ std::string Engine::runtime_message(const ErrorSite& site, std::int64_t value) c
     return msg + "\n";
 }
 
-void Engine::jump_out() {
-    std::longjmp(fail_jump_, 1);
-}
-
+void Engine::jump_out() { std::longjmp(fail_jump_, 1); }
 
 void Engine::flush() {
     if (!out_.empty()) std::fwrite(out_.data(), 1, out_.size(), stdout);
@@ -363,4 +365,4 @@ int Engine::run(const std::vector<std::int64_t>& args) {
     return 0;
 }
 
-} // namespace minijit
+}  // namespace minijit

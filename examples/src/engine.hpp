@@ -71,7 +71,7 @@ struct CodeVersion {
     /// [1] retired flag.  See Tier0Hooks::activation.
     std::uint64_t activation[2] = {0, 0};
     Engine* engine = nullptr;
-    int func = -1;                  ///< index into Program::functions
+    int func = -1;  ///< index into Program::functions
     int tier = 0;
     CompiledCode code;
     /// The code's registration with Valgrind (empty if not announced, or
@@ -85,8 +85,8 @@ struct CodeVersion {
 /// Per-function runtime state.  `entry` is the call slot all callers jump
 /// through; it must stay at a fixed address (the object is never moved).
 struct FunctionState {
-    void* entry = nullptr;          ///< current code (call slot)
-    std::uint64_t calls = 0;        ///< calls made to tier-0 code
+    void* entry = nullptr;    ///< current code (call slot)
+    std::uint64_t calls = 0;  ///< calls made to tier-0 code
     Engine* engine = nullptr;
     int index = -1;
     CodeVersion* current = nullptr;
@@ -150,15 +150,15 @@ private:
     std::vector<unsigned char> retire_stub_cfi_;  ///< built for retire_stub_cfi_addr_
     std::uintptr_t retire_stub_cfi_addr_ = 0;
     valgrind::jit::registration retire_stub_registration_;  ///< after retire_stub_
-    int compiling_ = -1;            ///< function being compiled (error sites)
-    std::string out_;               ///< buffered program output
-    std::string failure_;           ///< runtime error message for run()
+    int compiling_ = -1;   ///< function being compiled (error sites)
+    std::string out_;      ///< buffered program output
+    std::string failure_;  ///< runtime error message for run()
     std::jmp_buf fail_jump_;
 };
 
 /// Name of a status for messages ("not_code", ...): valgrind::jit::to_string.
 std::string jit_status_name(valgrind::jit::status status);
 
-} // namespace minijit
+}  // namespace minijit
 
 #endif

@@ -64,7 +64,7 @@ bool parse_int(const char* s, long long& out) {
     return errno == 0 && *end == '\0';
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     minijit::Options opts;
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
             long long n = 0;
             if (!parse_int(v, n) || n < 1 || n > 2147483647LL)
                 return usage_error(std::string("invalid --tier-threshold '") + v +
-                                  "' (expected 1..2147483647)");
+                                   "' (expected 1..2147483647)");
             opts.tier_threshold = static_cast<std::uint64_t>(n);
         } else if (a == "--no-tier1") {
             opts.tier1 = false;
@@ -116,13 +116,15 @@ int main(int argc, char** argv) {
     for (; i < argc; ++i) {
         long long v = 0;
         if (!parse_int(argv[i], v))
-            return usage_error(std::string("program argument '") + argv[i] + "' is not a 64-bit integer");
+            return usage_error(std::string("program argument '") + argv[i] +
+                               "' is not a 64-bit integer");
         args.push_back(v);
     }
 
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        std::fprintf(stderr, "minijit: error: cannot open '%s': %s\n", path.c_str(), std::strerror(errno));
+        std::fprintf(stderr, "minijit: error: cannot open '%s': %s\n", path.c_str(),
+                     std::strerror(errno));
         return 1;
     }
     std::ostringstream text;
@@ -137,9 +139,11 @@ int main(int argc, char** argv) {
     }
     const minijit::Function& main_fn = *prog.functions[prog.main_index];
     if (static_cast<int>(args.size()) != main_fn.num_params) {
-        std::fprintf(stderr, "%s:%d: error: 'main' takes %d argument%s but %zu %s given on the command line\n",
-                     path.c_str(), main_fn.line, main_fn.num_params, main_fn.num_params == 1 ? "" : "s",
-                     args.size(), args.size() == 1 ? "was" : "were");
+        std::fprintf(
+            stderr,
+            "%s:%d: error: 'main' takes %d argument%s but %zu %s given on the command line\n",
+            path.c_str(), main_fn.line, main_fn.num_params, main_fn.num_params == 1 ? "" : "s",
+            args.size(), args.size() == 1 ? "was" : "were");
         return 1;
     }
     try {

@@ -37,24 +37,35 @@ namespace {
 // ---------------------------------------------------------------- lexer ----
 
 enum class Tok {
-    End, Ident, Int, String, Punct,
-    KwFn, KwVar, KwIf, KwElse, KwWhile, KwReturn, KwPrint, KwBreak,
-    KwContinue, KwArray
+    End,
+    Ident,
+    Int,
+    String,
+    Punct,
+    KwFn,
+    KwVar,
+    KwIf,
+    KwElse,
+    KwWhile,
+    KwReturn,
+    KwPrint,
+    KwBreak,
+    KwContinue,
+    KwArray
 };
 
 struct Token {
     Tok kind = Tok::End;
-    std::string text;          // identifier, punctuator, decoded string
-    std::int64_t value = 0;    // Int
+    std::string text;        // identifier, punctuator, decoded string
+    std::int64_t value = 0;  // Int
     int line = 0;
 };
 
 const std::map<std::string, Tok>& keywords() {
     static const std::map<std::string, Tok> kw = {
-        {"fn", Tok::KwFn}, {"var", Tok::KwVar}, {"if", Tok::KwIf},
-        {"else", Tok::KwElse}, {"while", Tok::KwWhile},
-        {"return", Tok::KwReturn}, {"print", Tok::KwPrint},
-        {"break", Tok::KwBreak}, {"continue", Tok::KwContinue},
+        {"fn", Tok::KwFn},       {"var", Tok::KwVar},     {"if", Tok::KwIf},
+        {"else", Tok::KwElse},   {"while", Tok::KwWhile}, {"return", Tok::KwReturn},
+        {"print", Tok::KwPrint}, {"break", Tok::KwBreak}, {"continue", Tok::KwContinue},
         {"array", Tok::KwArray}};
     return kw;
 }
@@ -79,21 +90,29 @@ std::vector<Token> lex(const std::string& src) {
         // Skip white space and comments.
         while (i < n) {
             char c = src[i];
-            if (c == '\n') { ++line; ++i; }
-            else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') ++i;
+            if (c == '\n') {
+                ++line;
+                ++i;
+            } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
+                ++i;
             else if (c == '/' && i + 1 < n && src[i + 1] == '/') {
                 while (i < n && src[i] != '\n') ++i;
             } else if (c == '#') {
                 while (i < n && src[i] != '\n') ++i;
-            } else break;
+            } else
+                break;
         }
         Token t;
         t.line = line;
-        if (i >= n) { out.push_back(t); return out; }
+        if (i >= n) {
+            out.push_back(t);
+            return out;
+        }
         unsigned char c = static_cast<unsigned char>(src[i]);
         if (std::isalpha(c) || c == '_') {
             std::size_t b = i;
-            while (i < n && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_')) ++i;
+            while (i < n && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_'))
+                ++i;
             t.text = src.substr(b, i - b);
             auto kw = keywords().find(t.text);
             t.kind = kw == keywords().end() ? Tok::Ident : kw->second;
@@ -103,14 +122,14 @@ std::vector<Token> lex(const std::string& src) {
             while (i < n && std::isdigit(static_cast<unsigned char>(src[i]))) {
                 unsigned d = static_cast<unsigned>(src[i] - '0');
                 if (v > (static_cast<std::uint64_t>(INT64_MAX) - d) / 10)
-                    throw CompileError(line, "integer literal '" +
-                        src.substr(b, i + 1 - b) + "...' is too large (maximum 9223372036854775807)");
+                    throw CompileError(line, "integer literal '" + src.substr(b, i + 1 - b) +
+                                                 "...' is too large (maximum 9223372036854775807)");
                 v = v * 10 + d;
                 ++i;
             }
             if (i < n && (std::isalpha(static_cast<unsigned char>(src[i])) || src[i] == '_'))
-                throw CompileError(line, "invalid character '" + std::string(1, src[i]) +
-                                         "' in integer literal");
+                throw CompileError(
+                    line, "invalid character '" + std::string(1, src[i]) + "' in integer literal");
             t.kind = Tok::Int;
             t.value = static_cast<std::int64_t>(v);
             t.text = src.substr(b, i - b);
@@ -131,7 +150,8 @@ std::vector<Token> lex(const std::string& src) {
                     case '\\': t.text += '\\'; break;
                     case '"': t.text += '"'; break;
                     default:
-                        throw CompileError(line, std::string("unknown escape sequence '\\") + e + "'");
+                        throw CompileError(line,
+                                           std::string("unknown escape sequence '\\") + e + "'");
                     }
                 } else {
                     t.text += d;
@@ -141,14 +161,18 @@ std::vector<Token> lex(const std::string& src) {
             static const char* const two[] = {"==", "!=", "<=", ">=", "&&", "||"};
             t.kind = Tok::Punct;
             for (const char* p : two) {
-                if (src.compare(i, 2, p) == 0) { t.text = p; break; }
+                if (src.compare(i, 2, p) == 0) {
+                    t.text = p;
+                    break;
+                }
             }
             if (t.text.empty()) {
                 static const std::string one = "+-*/%<>=!(){}[],;";
                 if (one.find(static_cast<char>(c)) == std::string::npos) {
-                    std::string shown = std::isprint(c) ? std::string(1, static_cast<char>(c))
-                                                        : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
-                                                              "0123456789abcdef"[c & 15];
+                    std::string shown = std::isprint(c)
+                                            ? std::string(1, static_cast<char>(c))
+                                            : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
+                                                  "0123456789abcdef"[c & 15];
                     throw CompileError(line, "unexpected character '" + shown + "'");
                 }
                 t.text = std::string(1, static_cast<char>(c));
@@ -167,8 +191,10 @@ public:
 
     void parse(Program& prog) {
         while (peek().kind != Tok::End) {
-            if (peek().kind == Tok::KwFn) prog.functions.push_back(parse_function());
-            else if (peek().kind == Tok::KwArray) prog.arrays.push_back(parse_array());
+            if (peek().kind == Tok::KwFn)
+                prog.functions.push_back(parse_function());
+            else if (peek().kind == Tok::KwArray)
+                prog.arrays.push_back(parse_array());
             else
                 throw CompileError(peek().line, "expected 'fn' or 'array' at top level, found " +
                                                     describe(peek()));
@@ -213,9 +239,7 @@ private:
         if (pos_ < toks_.size() - 1) ++pos_;
         return t;
     }
-    bool is_punct(const char* p) const {
-        return peek().kind == Tok::Punct && peek().text == p;
-    }
+    bool is_punct(const char* p) const { return peek().kind == Tok::Punct && peek().text == p; }
     bool accept_punct(const char* p) {
         if (!is_punct(p)) return false;
         next();
@@ -229,8 +253,8 @@ private:
     }
     std::string expect_ident(const char* what) {
         if (peek().kind != Tok::Ident)
-            throw CompileError(peek().line, std::string("expected ") + what + ", found " +
-                                                describe(peek()));
+            throw CompileError(peek().line,
+                               std::string("expected ") + what + ", found " + describe(peek()));
         return next().text;
     }
 
@@ -245,7 +269,8 @@ private:
         a.size = next().value;
         if (a.size < 1 || a.size > kMaxArraySize)
             throw CompileError(a.line, "array size " + std::to_string(a.size) +
-                                           " out of range (1.." + std::to_string(kMaxArraySize) + ")");
+                                           " out of range (1.." + std::to_string(kMaxArraySize) +
+                                           ")");
         expect_punct("]", "after the array size");
         expect_punct(";", "after the array declaration");
         return a;
@@ -269,8 +294,9 @@ private:
         f->num_params = static_cast<int>(f->slot_names.size());
         if (f->num_params > kMaxParams)
             throw CompileError(f->line, "function '" + f->name + "' has " +
-                                            std::to_string(f->num_params) + " parameters (at most " +
-                                            std::to_string(kMaxParams) + " are supported)");
+                                            std::to_string(f->num_params) +
+                                            " parameters (at most " + std::to_string(kMaxParams) +
+                                            " are supported)");
         f->end_line = parse_block(f->body);
         return f;
     }
@@ -313,8 +339,8 @@ private:
         case Tok::KwBreak:
         case Tok::KwContinue: {
             next();
-            auto s = std::make_unique<Stmt>(t.kind == Tok::KwBreak ? Stmt::Kind::Break
-                                                                   : Stmt::Kind::Continue, line);
+            auto s = std::make_unique<Stmt>(
+                t.kind == Tok::KwBreak ? Stmt::Kind::Break : Stmt::Kind::Continue, line);
             expect_punct(";", t.kind == Tok::KwBreak ? "after 'break'" : "after 'continue'");
             return s;
         }
@@ -392,11 +418,10 @@ private:
     static int precedence(const Token& t, Op& op) {
         if (t.kind != Tok::Punct) return -1;
         static const std::unordered_map<std::string, std::pair<Op, int>> table = {
-            {"||", {Op::Or, 1}}, {"&&", {Op::And, 2}},
-            {"==", {Op::Eq, 3}}, {"!=", {Op::Ne, 3}},
-            {"<", {Op::Lt, 4}}, {"<=", {Op::Le, 4}}, {">", {Op::Gt, 4}}, {">=", {Op::Ge, 4}},
-            {"+", {Op::Add, 5}}, {"-", {Op::Sub, 5}},
-            {"*", {Op::Mul, 6}}, {"/", {Op::Div, 6}}, {"%", {Op::Mod, 6}}};
+            {"||", {Op::Or, 1}}, {"&&", {Op::And, 2}}, {"==", {Op::Eq, 3}}, {"!=", {Op::Ne, 3}},
+            {"<", {Op::Lt, 4}},  {"<=", {Op::Le, 4}},  {">", {Op::Gt, 4}},  {">=", {Op::Ge, 4}},
+            {"+", {Op::Add, 5}}, {"-", {Op::Sub, 5}},  {"*", {Op::Mul, 6}}, {"/", {Op::Div, 6}},
+            {"%", {Op::Mod, 6}}};
         auto it = table.find(t.text);
         if (it == table.end()) return -1;
         op = it->second.first;
@@ -488,7 +513,8 @@ public:
         for (std::size_t i = 0; i < prog_.functions.size(); ++i) {
             const auto& f = *prog_.functions[i];
             if (arrays_.count(f.name))
-                throw CompileError(f.line, "'" + f.name + "' is declared both as an array and a function");
+                throw CompileError(f.line,
+                                   "'" + f.name + "' is declared both as an array and a function");
             if (!funcs_.emplace(f.name, static_cast<int>(i)).second)
                 throw CompileError(f.line, "function '" + f.name + "' is already defined");
         }
@@ -513,7 +539,8 @@ private:
         scopes_.emplace_back();
         for (int i = 0; i < f.num_params; ++i) {
             if (arrays_.count(f.slot_names[i]))
-                throw CompileError(f.line, "parameter '" + f.slot_names[i] + "' has the name of an array");
+                throw CompileError(f.line,
+                                   "parameter '" + f.slot_names[i] + "' has the name of an array");
             scopes_.back()[f.slot_names[i]] = i;
         }
         f.num_slots = f.num_params;
@@ -535,8 +562,7 @@ private:
 
     int lookup_array(const std::string& name, int line) const {
         auto a = arrays_.find(name);
-        if (a == arrays_.end())
-            throw CompileError(line, "unknown array '" + name + "'");
+        if (a == arrays_.end()) throw CompileError(line, "unknown array '" + name + "'");
         return a->second;
     }
 
@@ -551,7 +577,8 @@ private:
         case Stmt::Kind::VarDecl: {
             resolve_expr(*s.expr);  // the initialiser cannot see the new name
             if (scopes_.back().count(s.name))
-                throw CompileError(s.line, "variable '" + s.name + "' is already declared in this block");
+                throw CompileError(s.line,
+                                   "variable '" + s.name + "' is already declared in this block");
             if (arrays_.count(s.name))
                 throw CompileError(s.line, "variable '" + s.name + "' has the name of an array");
             s.slot = fn_->num_slots++;
@@ -582,9 +609,10 @@ private:
         case Stmt::Kind::Break:
         case Stmt::Kind::Continue:
             if (loop_depth_ == 0)
-                throw CompileError(s.line, std::string("'") +
-                                               (s.kind == Stmt::Kind::Break ? "break" : "continue") +
-                                               "' outside of a loop");
+                throw CompileError(s.line,
+                                   std::string("'") +
+                                       (s.kind == Stmt::Kind::Break ? "break" : "continue") +
+                                       "' outside of a loop");
             break;
         case Stmt::Kind::Return:
             if (s.expr) resolve_expr(*s.expr);
@@ -593,9 +621,7 @@ private:
             for (auto& it : s.items)
                 if (!it.is_string) resolve_expr(*it.expr);
             break;
-        case Stmt::Kind::ExprStmt:
-            resolve_expr(*s.expr);
-            break;
+        case Stmt::Kind::ExprStmt: resolve_expr(*s.expr); break;
         }
     }
 
@@ -628,7 +654,7 @@ private:
     }
 };
 
-} // namespace
+}  // namespace
 
 Program parse_program(const std::string& path, const std::string& source) {
     Program prog;
@@ -638,4 +664,4 @@ Program parse_program(const std::string& path, const std::string& source) {
     return prog;
 }
 
-} // namespace minijit
+}  // namespace minijit

@@ -17,10 +17,10 @@ namespace minijit {
 /// message; the driver prints it as "FILE:LINE: error: MESSAGE".
 class CompileError : public std::runtime_error {
 public:
-    CompileError(int line, const std::string& message)
-        : std::runtime_error(message), line_(line) {}
+    CompileError(int line, const std::string& message) : std::runtime_error(message), line_(line) {}
     /// 1-based source line the error refers to.
     int line() const { return line_; }
+
 private:
     int line_;
 };
@@ -32,6 +32,6 @@ private:
 /// function `main` exists.  Throws CompileError on the first error.
 Program parse_program(const std::string& path, const std::string& source);
 
-} // namespace minijit
+}  // namespace minijit
 
 #endif
