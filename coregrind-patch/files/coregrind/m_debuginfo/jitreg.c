@@ -484,7 +484,7 @@ static Bool range_holds_no_code ( Addr a, SizeT len )
 
 /* Whether reg, refused as not code, is a name that arrived after its
    code was unmapped, for code that a tool translated unnamed there
-   (README "Names that arrive late"). */
+   (docs/manual.md, "Names that arrive late"). */
 static Bool is_late_name_for_unmapped ( const JitRegistration* reg )
 {
    return reg->may_name_unmapped
