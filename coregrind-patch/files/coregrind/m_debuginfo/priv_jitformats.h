@@ -753,7 +753,41 @@ extern const char* ML_(beamjit_strerror)(int code);
 #define GDBELF_ERR_NO_LOAD_ADDRESS      22 /* ET_REL, sh_addr is 0      */
 #define GDBELF_ERR_FN_OUTSIDE_SECTION   23 /* outside its section       */
 #define GDBELF_ERR_FN_WRAPS             24 /* its range wraps around    */
-#define GDBELF_ERR_MAX                  24
+/* DWARF sections (ML_(gdbelf_dwarf_section_problem)): `section` is the
+   DWARF section's index, `at` its section header or the field at
+   fault */
+#define GDBELF_ERR_DW_COMPRESSED        25 /* num[0] sh_flags           */
+#define GDBELF_ERR_DW_OUTSIDE           26 /* num[0] sh_offset, num[1]
+                                              sh_size, num[2] the
+                                              image's size              */
+/* relocation sections (ML_(gdbelf_dwarf_relocations)): `section` is
+   the relocation section's index, `symtab` its sh_link, num[3] the
+   DWARF section's index; `at` its section header */
+#define GDBELF_ERR_REL_NOT_RELA         27 /* SHT_REL, not SHT_RELA     */
+#define GDBELF_ERR_REL_MACHINE          28 /* num[0] e_machine, num[1]
+                                              the class (not x86-64, 64) */
+#define GDBELF_ERR_REL_MALFORMED        29 /* num[0] sh_offset, num[1]
+                                              sh_size, num[2] sh_entsize
+                                              (not 24, or outside the
+                                              image, or unaligned)      */
+#define GDBELF_ERR_REL_NO_SYMTAB        30 /* sh_link 0 or no section   */
+#define GDBELF_ERR_REL_SYMTAB_BAD       31 /* the linked section is not
+                                              an aligned SHT_SYMTAB of
+                                              24-byte symbols inside the
+                                              image                     */
+/* one relocation: as above, and `symbol` is the relocation's index in
+   its section, `at` its entry */
+#define GDBELF_ERR_REL_TYPE             32 /* num[0] the type           */
+#define GDBELF_ERR_REL_OUTSIDE          33 /* num[0] r_offset, num[1]
+                                              the width, num[2] the DWARF
+                                              section's sh_size         */
+#define GDBELF_ERR_REL_NO_SYMBOL        34 /* num[0] the symbol index,
+                                              num[1] the symbols        */
+#define GDBELF_ERR_REL_UNDEFINED        35 /* num[0] the symbol index,
+                                              num[1] its st_shndx       */
+#define GDBELF_ERR_REL_OVERFLOW         36 /* a 32-bit one: num[0] the
+                                              value, num[1] the type    */
+#define GDBELF_ERR_MAX                  36
 
 /* One problem.  `at` is the file offset of the field or structure at
    fault (a header field, a section header or one of its fields, a
@@ -862,6 +896,122 @@ extern const char* ML_(gdbelf_strerror)(int code);
    problem names it.  Returns buf. */
 extern char* ML_(gdbelf_describe)(const GdbElfError* e, char* buf,
                                   unsigned long size);
+
+/* ------------------------------------------------------------------
+   DWARF sections of GDB JIT objects (readgdbelf.c)
+   ------------------------------------------------------------------
+
+   Which DWARF sections the core reads from an accepted object and which
+   of their relocations it applies (jitgdbdwarf.c does the reading;
+   vg-jit's checker states the same rules through these functions).
+
+   Sections: the first section not of type SHT_NOBITS with each name of
+   GDBELF_DW_* (section names read from e_shstrndx, an SHT_STRTAB inside
+   the image, NUL-terminated there).  The line table is read when
+   .debug_line, .debug_info and .debug_abbrev are all present, the CFI
+   from .eh_frame, else .debug_frame.  A section is refused when it is
+   compressed (SHF_COMPRESSED) or lies outside the image, and in a
+   relocatable object (ET_REL) when a relocation section targeting it
+   (sh_info) breaks a rule below.  What it serves (the line table with
+   .debug_info, .debug_abbrev, .debug_line, .debug_str and
+   .debug_line_str; the CFI) is refused with it.
+
+   Relocations, applied to relocatable objects only: RELA sections
+   (SHT_REL is refused) of x86-64 objects of class 64, of 24-byte
+   entries inside the image at an 8-aligned offset, linked (sh_link) to
+   an 8-aligned SHT_SYMTAB of 24-byte symbols inside the image.  Each
+   relocation is R_X86_64_NONE (skipped), R_X86_64_64, _32 or _32S, or
+   in .eh_frame _PC32 or _PC64; its width (8 or 4 bytes) lies inside the
+   section; its symbol exists and is defined (SHN_ABS, or a section
+   index below e_shnum).  Its value is the symbol's (st_value, plus the
+   address of its section unless SHN_ABS) plus r_addend, minus the
+   address of the relocated field for the PC-relative types; a 32-bit
+   value must fit (_32 unsigned, _32S and _PC32 signed).  A section's
+   address is its sh_addr (the load address the JIT wrote), except an
+   .eh_frame whose sh_addr is 0: it is taken to sit at the object's
+   lowest function (code_lo), so its PC-relative pointers resolve. */
+
+/* The DWARF sections, indices of GdbElfDwarf.shndx. */
+#define GDBELF_DW_INFO          0
+#define GDBELF_DW_ABBREV        1
+#define GDBELF_DW_LINE          2
+#define GDBELF_DW_STR           3
+#define GDBELF_DW_LINE_STR      4
+#define GDBELF_DW_STR_OFFSETS   5
+#define GDBELF_DW_ADDR          6
+#define GDBELF_DW_RANGES        7
+#define GDBELF_DW_RNGLISTS      8
+#define GDBELF_DW_LOC           9
+#define GDBELF_DW_LOCLISTS     10
+#define GDBELF_DW_EH_FRAME     11
+#define GDBELF_DW_DEBUG_FRAME  12
+#define GDBELF_DW_N            13
+
+/* The DWARF sections of one object: shndx[GDBELF_DW_*] is the section's
+   index, 0 if the object has none. */
+typedef struct {
+   unsigned int shndx[GDBELF_DW_N];
+   int          want_lines;  /* .debug_line, .debug_info, .debug_abbrev */
+   int          cfi;         /* GDBELF_DW_EH_FRAME, GDBELF_DW_DEBUG_FRAME,
+                                or -1: none                             */
+} GdbElfDwarf;
+
+/* One relocation the core applies: write `width` bytes of `value`
+   (little-endian) at `offset` in DWARF section `dwarf`
+   (GDBELF_DW_*). */
+typedef struct {
+   unsigned int       dwarf;     /* GDBELF_DW_*                         */
+   unsigned int       section;   /* the relocation section's index      */
+   unsigned long long index;     /* the relocation's index there        */
+   unsigned long long offset;    /* r_offset, in the DWARF section      */
+   unsigned int       type;      /* R_X86_64_*                          */
+   unsigned int       width;     /* 4 or 8                              */
+   unsigned long long symbol_value; /* the symbol's address            */
+   long long          addend;    /* r_addend                            */
+   unsigned long long value;     /* what is written                     */
+} GdbElfRelocation;
+
+/* The caller's relocation callback. */
+typedef void (*GdbElfOnRelocation)(void* ctx, const GdbElfRelocation* r);
+
+/* The static English name of DWARF section s (< GDBELF_DW_N), e.g.
+   ".debug_line"; 0 for others. */
+extern const char* ML_(gdbelf_dwarf_name)(unsigned int s);
+
+/* Finds the DWARF sections of an opened object into *d (all 0 if it is
+   not opened). */
+extern void ML_(gdbelf_dwarf_sections)(const GdbElfObject* o,
+                                       GdbElfDwarf* d);
+
+/* The address the core gives section i when it relocates: its sh_addr,
+   or code_lo for an .eh_frame (d's) whose sh_addr is 0. */
+extern unsigned long long ML_(gdbelf_dwarf_addr)(const GdbElfObject* o,
+                                                 const GdbElfDwarf* d,
+                                                 unsigned int i,
+                                                 unsigned long long code_lo);
+
+/* Whether DWARF section s of d can be copied: GDBELF_OK (also when the
+   object has no such section), GDBELF_ERR_DW_COMPRESSED or
+   GDBELF_ERR_DW_OUTSIDE, described in *e (zeroed when OK).  The
+   object's problem callback is not called. */
+extern int ML_(gdbelf_dwarf_section_problem)(const GdbElfObject* o,
+                                             const GdbElfDwarf* d,
+                                             unsigned int s,
+                                             GdbElfError* e);
+
+/* Checks the relocations targeting DWARF section s of d (none unless
+   the object is ET_REL), relocation sections in section order, and
+   calls on_relocation (may be 0) with each one the core applies.
+   Returns GDBELF_OK, or at the first problem a GDBELF_ERR_REL_* code
+   described in *e (zeroed when OK); the relocations already handed
+   over are then to be dropped with the section.  The object's problem
+   callback is not called.  Time linear in the relocations. */
+extern int ML_(gdbelf_dwarf_relocations)(const GdbElfObject* o,
+                                         const GdbElfDwarf* d,
+                                         unsigned int s,
+                                         unsigned long long code_lo,
+                                         GdbElfOnRelocation on_relocation,
+                                         void* ctx, GdbElfError* e);
 
 /* ------------------------------------------------------------------
    Helpers the two readers share (not part of the API)

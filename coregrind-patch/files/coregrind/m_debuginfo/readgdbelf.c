@@ -488,6 +488,269 @@ int ML_(gdbelf_functions)(GdbElfObject* o, GdbElfOnFunction on_function,
    return o->error.code;
 }
 
+/* ------------------------------------------------------------------
+   DWARF sections and their relocations
+   ------------------------------------------------------------------ */
+
+#define SHT_RELA_          4u
+#define SHT_NOBITS_        8u
+#define SHT_REL_           9u
+#define SHF_COMPRESSED_    0x800ull
+#define SHN_ABS_           0xfff1u
+#define EM_X86_64_         62u
+#define R_X86_64_NONE_     0u
+#define R_X86_64_64_       1u
+#define R_X86_64_PC32_     2u
+#define R_X86_64_32_       10u
+#define R_X86_64_32S_      11u
+#define R_X86_64_PC64_     24u
+#define RELA64_SIZE        24u
+#define SYM64_SIZE         24u
+
+static const char* const dwarf_names[GDBELF_DW_N] = {
+   ".debug_info", ".debug_abbrev", ".debug_line", ".debug_str",
+   ".debug_line_str", ".debug_str_offsets", ".debug_addr",
+   ".debug_ranges", ".debug_rnglists", ".debug_loc", ".debug_loclists",
+   ".eh_frame", ".debug_frame"
+};
+
+const char* ML_(gdbelf_dwarf_name)(unsigned int s)
+{
+   return s < GDBELF_DW_N ? dwarf_names[s] : 0;
+}
+
+/* Is the name of section sec (in the section name table strs, already
+   checked to lie in the image) `want`? */
+static int section_named(const GdbElfObject* o, const GdbElfSection* strs,
+                         const GdbElfSection* sec, const char* want)
+{
+   unsigned long long k;
+   const unsigned char* p;
+   if (sec->name >= strs->size)
+      return 0;
+   p = o->img + strs->offset;
+   for (k = sec->name; k < strs->size; k++, want++) {
+      if (p[k] != (unsigned char)*want)
+         return 0;
+      if (p[k] == 0)
+         return 1;
+   }
+   return 0;   /* not NUL-terminated in the table */
+}
+
+void ML_(gdbelf_dwarf_sections)(const GdbElfObject* o, GdbElfDwarf* d)
+{
+   GdbElfSection strs, sec;
+   unsigned int  i, s;
+
+   jitformats_zero(d, sizeof(*d));
+   d->cfi = -1;
+   if (!o->opened || o->shstrndx == 0 || o->shstrndx >= o->shnum)
+      return;
+   (void)ML_(gdbelf_section)(o, o->shstrndx, &strs);
+   if (strs.type != GDBELF_SHT_STRTAB
+       || !in_range(strs.offset, strs.size, o->n))
+      return;
+   for (i = 1; i < o->shnum; i++) {
+      (void)ML_(gdbelf_section)(o, i, &sec);
+      if (sec.type == SHT_NOBITS_)
+         continue;
+      for (s = 0; s < GDBELF_DW_N; s++)
+         if (d->shndx[s] == 0 && section_named(o, &strs, &sec, dwarf_names[s]))
+            d->shndx[s] = i;
+   }
+   d->want_lines = d->shndx[GDBELF_DW_LINE] != 0
+                   && d->shndx[GDBELF_DW_INFO] != 0
+                   && d->shndx[GDBELF_DW_ABBREV] != 0;
+   if (d->shndx[GDBELF_DW_EH_FRAME] != 0)
+      d->cfi = GDBELF_DW_EH_FRAME;
+   else if (d->shndx[GDBELF_DW_DEBUG_FRAME] != 0)
+      d->cfi = GDBELF_DW_DEBUG_FRAME;
+}
+
+unsigned long long ML_(gdbelf_dwarf_addr)(const GdbElfObject* o,
+                                          const GdbElfDwarf* d,
+                                          unsigned int i,
+                                          unsigned long long code_lo)
+{
+   GdbElfSection sec;
+   (void)ML_(gdbelf_section)(o, i, &sec);
+   if (sec.addr == 0 && i != 0 && i == d->shndx[GDBELF_DW_EH_FRAME])
+      return code_lo;
+   return sec.addr;
+}
+
+int ML_(gdbelf_dwarf_section_problem)(const GdbElfObject* o,
+                                      const GdbElfDwarf* d,
+                                      unsigned int s, GdbElfError* e)
+{
+   GdbElfSection sec;
+   unsigned int  i = s < GDBELF_DW_N ? d->shndx[s] : 0;
+
+   jitformats_zero(e, sizeof(*e));
+   if (i == 0 || !ML_(gdbelf_section)(o, i, &sec))
+      return GDBELF_OK;
+   if (sec.flags & SHF_COMPRESSED_) {
+      *e = mk(GDBELF_ERR_DW_COMPRESSED, sh_at(o, i) + 8);
+      e->section = i;
+      e->num[0]  = sec.flags;
+   } else if (!in_range(sec.offset, sec.size, o->n)) {
+      *e = mk(GDBELF_ERR_DW_OUTSIDE, sh_at(o, i) + SHDR_OFFSET(o->elf_class));
+      e->section = i;
+      e->num[0]  = sec.offset;
+      e->num[1]  = sec.size;
+      e->num[2]  = o->n;
+   }
+   return e->code;
+}
+
+/* Checks relocation section r (header rs) targeting DWARF section s
+   (header ts) and hands over its relocations.  Returns e->code. */
+static int relocate(const GdbElfObject* o, const GdbElfDwarf* d,
+                    unsigned int s, const GdbElfSection* ts,
+                    unsigned int r, const GdbElfSection* rs,
+                    unsigned long long code_lo,
+                    GdbElfOnRelocation on_relocation, void* ctx,
+                    GdbElfError* e)
+{
+   GdbElfSection      st;
+   GdbElfRelocation   rel;
+   unsigned long long n_syms, n_rels, k;
+   unsigned long long t_addr = ML_(gdbelf_dwarf_addr)(o, d, d->shndx[s],
+                                                      code_lo);
+
+   *e = mk(GDBELF_OK, sh_at(o, r));
+   e->section = r;
+   e->symtab  = rs->link;
+   e->num[3]  = d->shndx[s];
+   if (rs->type == SHT_REL_) {
+      e->code = GDBELF_ERR_REL_NOT_RELA;
+      return e->code;
+   }
+   if (o->machine != EM_X86_64_ || o->elf_class != 64) {
+      e->code   = GDBELF_ERR_REL_MACHINE;
+      e->num[0] = o->machine;
+      e->num[1] = o->elf_class;
+      return e->code;
+   }
+   if (rs->entsize != RELA64_SIZE || rs->size % RELA64_SIZE != 0
+       || rs->offset % 8 != 0 || !in_range(rs->offset, rs->size, o->n)) {
+      e->code   = GDBELF_ERR_REL_MALFORMED;
+      e->num[0] = rs->offset;
+      e->num[1] = rs->size;
+      e->num[2] = rs->entsize;
+      return e->code;
+   }
+   if (rs->link == 0 || rs->link >= o->shnum) {
+      e->code = GDBELF_ERR_REL_NO_SYMTAB;
+      return e->code;
+   }
+   (void)ML_(gdbelf_section)(o, rs->link, &st);
+   if (st.type != GDBELF_SHT_SYMTAB || st.entsize != SYM64_SIZE
+       || st.offset % 8 != 0 || !in_range(st.offset, st.size, o->n)) {
+      e->code = GDBELF_ERR_REL_SYMTAB_BAD;
+      return e->code;
+   }
+   n_syms = st.size / SYM64_SIZE;
+   n_rels = rs->size / RELA64_SIZE;
+   for (k = 0; k < n_rels; k++) {
+      unsigned long long at   = rs->offset + k * RELA64_SIZE;
+      unsigned long long info = rd(o, at + 8, 8);
+      unsigned long long si   = info >> 32;
+      unsigned long long v;
+      Sym                sym;
+
+      jitformats_zero(&rel, sizeof(rel));
+      rel.type = (unsigned int)(info & 0xffffffffull);
+      if (rel.type == R_X86_64_NONE_)
+         continue;
+      e->at     = at;
+      e->symbol = k;
+      if (rel.type == R_X86_64_64_
+          || (rel.type == R_X86_64_PC64_ && s == GDBELF_DW_EH_FRAME))
+         rel.width = 8;
+      else if (rel.type == R_X86_64_32_ || rel.type == R_X86_64_32S_
+               || (rel.type == R_X86_64_PC32_ && s == GDBELF_DW_EH_FRAME))
+         rel.width = 4;
+      else {
+         e->code   = GDBELF_ERR_REL_TYPE;
+         e->num[0] = rel.type;
+         return e->code;
+      }
+      rel.offset = rd(o, at, 8);
+      rel.addend = (long long)rd(o, at + 16, 8);
+      if (!in_range(rel.offset, rel.width, ts->size)) {
+         e->code   = GDBELF_ERR_REL_OUTSIDE;
+         e->num[0] = rel.offset;
+         e->num[1] = rel.width;
+         e->num[2] = ts->size;
+         return e->code;
+      }
+      if (si >= n_syms) {
+         e->code   = GDBELF_ERR_REL_NO_SYMBOL;
+         e->num[0] = si;
+         e->num[1] = n_syms;
+         return e->code;
+      }
+      read_sym(o, st.offset + si * SYM64_SIZE, &sym);
+      if (sym.shndx == SHN_ABS_)
+         rel.symbol_value = sym.value;
+      else if (sym.shndx != 0 && sym.shndx < o->shnum)
+         rel.symbol_value = ML_(gdbelf_dwarf_addr)(o, d, sym.shndx, code_lo)
+                            + sym.value;
+      else {
+         e->code   = GDBELF_ERR_REL_UNDEFINED;
+         e->num[0] = si;
+         e->num[1] = sym.shndx;
+         return e->code;
+      }
+      v = rel.symbol_value + (unsigned long long)rel.addend;
+      if (rel.type == R_X86_64_PC32_ || rel.type == R_X86_64_PC64_)
+         v -= t_addr + rel.offset;
+      if ((rel.type == R_X86_64_32_ && v != (unsigned long long)(unsigned int)v)
+          || ((rel.type == R_X86_64_32S_ || rel.type == R_X86_64_PC32_)
+              && (long long)v != (long long)(int)v)) {
+         e->code   = GDBELF_ERR_REL_OVERFLOW;
+         e->num[0] = v;
+         e->num[1] = rel.type;
+         return e->code;
+      }
+      rel.value   = v;
+      rel.dwarf   = s;
+      rel.section = r;
+      rel.index   = k;
+      if (on_relocation != 0)
+         on_relocation(ctx, &rel);
+   }
+   return GDBELF_OK;
+}
+
+int ML_(gdbelf_dwarf_relocations)(const GdbElfObject* o,
+                                  const GdbElfDwarf* d, unsigned int s,
+                                  unsigned long long code_lo,
+                                  GdbElfOnRelocation on_relocation,
+                                  void* ctx, GdbElfError* e)
+{
+   GdbElfSection ts, rs;
+   unsigned int  i;
+
+   jitformats_zero(e, sizeof(*e));
+   if (s >= GDBELF_DW_N || d->shndx[s] == 0 || o->type != GDBELF_ET_REL
+       || !ML_(gdbelf_section)(o, d->shndx[s], &ts))
+      return GDBELF_OK;
+   for (i = 1; i < o->shnum; i++) {
+      (void)ML_(gdbelf_section)(o, i, &rs);
+      if ((rs.type != SHT_RELA_ && rs.type != SHT_REL_)
+          || rs.info != d->shndx[s])
+         continue;
+      if (relocate(o, d, s, &ts, i, &rs, code_lo, on_relocation, ctx, e)
+          != GDBELF_OK)
+         return e->code;
+   }
+   jitformats_zero(e, sizeof(*e));
+   return GDBELF_OK;
+}
+
 const char* ML_(gdbelf_strerror)(int code)
 {
    switch (code) {
@@ -541,6 +804,32 @@ const char* ML_(gdbelf_strerror)(int code)
          return "a function lies outside its section";
       case GDBELF_ERR_FN_WRAPS:
          return "a function's range wraps around";
+      case GDBELF_ERR_DW_COMPRESSED:
+         return "compressed DWARF sections are not read";
+      case GDBELF_ERR_DW_OUTSIDE:
+         return "a DWARF section lies outside the object";
+      case GDBELF_ERR_REL_NOT_RELA:
+         return "REL relocations are not applied";
+      case GDBELF_ERR_REL_MACHINE:
+         return "relocations of DWARF sections are applied in x86-64"
+                " objects only";
+      case GDBELF_ERR_REL_MALFORMED:
+         return "a relocation section lies outside the object";
+      case GDBELF_ERR_REL_NO_SYMTAB:
+         return "a relocation section names no symbol table";
+      case GDBELF_ERR_REL_SYMTAB_BAD:
+         return "a relocation section's symbol table is malformed";
+      case GDBELF_ERR_REL_TYPE:
+         return "a relocation of a type other than R_X86_64_64, _32, _32S"
+                " (and _PC32, _PC64 in .eh_frame)";
+      case GDBELF_ERR_REL_OUTSIDE:
+         return "a relocation lies outside its section";
+      case GDBELF_ERR_REL_NO_SYMBOL:
+         return "a relocation names no symbol";
+      case GDBELF_ERR_REL_UNDEFINED:
+         return "a relocation names an undefined symbol";
+      case GDBELF_ERR_REL_OVERFLOW:
+         return "a 32-bit relocation overflows";
       default:
          return "unknown problem";
    }
@@ -741,6 +1030,68 @@ char* ML_(gdbelf_describe)(const GdbElfError* e, char* buf,
          put_s(&w, ", ");
          put_u(&w, e->num[3]);
          put_s(&w, " bytes)");
+         break;
+      case GDBELF_ERR_DW_COMPRESSED:
+      case GDBELF_ERR_DW_OUTSIDE:
+         put_s(&w, ": section ");
+         put_u(&w, e->section);
+         if (e->code == GDBELF_ERR_DW_OUTSIDE) {
+            put_s(&w, ", ");
+            put_u(&w, e->num[1]);
+            put_s(&w, " bytes at offset ");
+            put_x(&w, e->num[0]);
+            put_s(&w, ", the object has ");
+            put_u(&w, e->num[2]);
+            put_s(&w, " bytes");
+         }
+         break;
+      case GDBELF_ERR_REL_NOT_RELA:
+      case GDBELF_ERR_REL_MACHINE:
+      case GDBELF_ERR_REL_MALFORMED:
+      case GDBELF_ERR_REL_NO_SYMTAB:
+      case GDBELF_ERR_REL_SYMTAB_BAD:
+         put_s(&w, ": section ");
+         put_u(&w, e->section);
+         put_s(&w, " for section ");
+         put_u(&w, e->num[3]);
+         if (e->code == GDBELF_ERR_REL_MACHINE) {
+            put_s(&w, ", e_machine ");
+            put_u(&w, e->num[0]);
+            put_s(&w, ", ELFCLASS");
+            put_u(&w, e->num[1]);
+         } else if (e->code == GDBELF_ERR_REL_NO_SYMTAB
+                    || e->code == GDBELF_ERR_REL_SYMTAB_BAD) {
+            put_s(&w, ", linked to section ");
+            put_u(&w, e->symtab);
+         }
+         break;
+      case GDBELF_ERR_REL_TYPE:
+      case GDBELF_ERR_REL_OUTSIDE:
+      case GDBELF_ERR_REL_NO_SYMBOL:
+      case GDBELF_ERR_REL_UNDEFINED:
+      case GDBELF_ERR_REL_OVERFLOW:
+         put_s(&w, ": relocation ");
+         put_u(&w, e->symbol);
+         put_s(&w, " of section ");
+         put_u(&w, e->section);
+         if (e->code == GDBELF_ERR_REL_TYPE) {
+            put_s(&w, " has type ");
+            put_u(&w, e->num[0]);
+         } else if (e->code == GDBELF_ERR_REL_OUTSIDE) {
+            put_s(&w, " writes ");
+            put_u(&w, e->num[1]);
+            put_s(&w, " bytes at offset ");
+            put_x(&w, e->num[0]);
+            put_s(&w, " of a ");
+            put_u(&w, e->num[2]);
+            put_s(&w, "-byte section");
+         } else if (e->code == GDBELF_ERR_REL_OVERFLOW) {
+            put_s(&w, ": its value is ");
+            put_x(&w, e->num[0]);
+         } else {
+            put_s(&w, " names symbol ");
+            put_u(&w, e->num[0]);
+         }
          break;
       default:
          break;
