@@ -42,10 +42,12 @@
    2. Relocated objects only: apply the RELA relocations that target
       those sections, symbol values taken as the JIT laid the object out
       (a section's sh_addr, which the JIT rewrote to the load address of
-      the sections it loaded, plus the symbol's st_value).  Only the
-      relocation types such sections use are applied (absolute 64 and 32
-      bit, and PC-relative 32 and 64 bit for .eh_frame); any other
-      refuses what the section serves.
+      the sections it loaded, plus the symbol's st_value).  Which
+      sections are read, which are refused and which relocations are
+      applied is decided by readgdbelf.c (ML_(gdbelf_dwarf_sections),
+      ML_(gdbelf_dwarf_section_problem), ML_(gdbelf_dwarf_relocations),
+      rules in priv_jitformats.h), which vg-jit's checker shares; this
+      file writes the relocations it hands over.
    3. Line tables: m_debuginfo's own DWARF line reader
       (ML_(read_debuginfo_dwarf3)) reads the buffer into a temporary
       DebugInfo that is never listed, whose one r-x mapping is the hull of
@@ -58,8 +60,9 @@
       jitgdb.c hands it to the unwinder and to the inlined-frame lookups
       for the object's code.
 
-   The object is client data.  Section headers and symbols are checked
-   here and by jitgdb.c's parse_object, the CIEs' pointer encodings by
+   The object is client data.  Section headers, symbols and relocations
+   are checked by readgdbelf.c (through jitgdb.c's parse_object and the
+   calls here), the CIEs' pointer encodings by
    ML_(jit_cfi_check_records) of checkcfi.c (the CFI reader asserts on
    those it does not know).  The DWARF inside the sections is left to
    the readers, each run under ML_(jit_guarded) (jitguard.c): a read
@@ -90,16 +93,21 @@
 #include "priv_jitformats.h"     /* ML_(jit_cfi_check_records) */
 #include "priv_jitgdb.h"         /* self */
 
-/* The sections the readers use, in the order of this table. */
-enum { SEC_INFO, SEC_ABBREV, SEC_LINE, SEC_STR, SEC_LINE_STR,
-       SEC_STR_OFFSETS, SEC_ADDR, SEC_RANGES, SEC_RNGLISTS, SEC_LOC,
-       SEC_LOCLISTS, SEC_EH_FRAME, SEC_DEBUG_FRAME, N_SECS };
-static const HChar* const sec_names[N_SECS] = {
-   ".debug_info", ".debug_abbrev", ".debug_line", ".debug_str",
-   ".debug_line_str", ".debug_str_offsets", ".debug_addr",
-   ".debug_ranges", ".debug_rnglists", ".debug_loc", ".debug_loclists",
-   ".eh_frame", ".debug_frame"
-};
+/* The sections the readers use (readgdbelf.c's GDBELF_DW_*). */
+enum { SEC_INFO        = GDBELF_DW_INFO,
+       SEC_ABBREV      = GDBELF_DW_ABBREV,
+       SEC_LINE        = GDBELF_DW_LINE,
+       SEC_STR         = GDBELF_DW_STR,
+       SEC_LINE_STR    = GDBELF_DW_LINE_STR,
+       SEC_STR_OFFSETS = GDBELF_DW_STR_OFFSETS,
+       SEC_ADDR        = GDBELF_DW_ADDR,
+       SEC_RANGES      = GDBELF_DW_RANGES,
+       SEC_RNGLISTS    = GDBELF_DW_RNGLISTS,
+       SEC_LOC         = GDBELF_DW_LOC,
+       SEC_LOCLISTS    = GDBELF_DW_LOCLISTS,
+       SEC_EH_FRAME    = GDBELF_DW_EH_FRAME,
+       SEC_DEBUG_FRAME = GDBELF_DW_DEBUG_FRAME,
+       N_SECS          = GDBELF_DW_N };
 
 /* Zero bytes after each copied section. */
 #define SEC_PADDING 64
@@ -131,111 +139,31 @@ typedef
 
 
 /*------------------------------------------------------------*/
-/*--- Section lookup and relocation                        ---*/
+/*--- Relocation                                           ---*/
 /*------------------------------------------------------------*/
 
-
-/* The name of section i, or NULL if it has none readable. */
-static const HChar* section_name ( const UChar* img, ULong n,
-                                   const ElfXX_Ehdr* eh,
-                                   const ElfXX_Shdr* sh, UWord i )
-{
-   const ElfXX_Shdr* strs;
-   ULong k;
-   if (eh->e_shstrndx == SHN_UNDEF || eh->e_shstrndx >= eh->e_shnum)
-      return NULL;
-   strs = &sh[eh->e_shstrndx];
-   if (strs->sh_type != SHT_STRTAB
-       || !ML_(jit_gdb_in_image)(strs->sh_offset, strs->sh_size, n)
-       || sh[i].sh_name >= strs->sh_size)
-      return NULL;
-   for (k = sh[i].sh_name; k < strs->sh_size; k++)
-      if (img[strs->sh_offset + k] == 0)
-         return (const HChar*)(img + strs->sh_offset + sh[i].sh_name);
-   return NULL;
-}
-
-/* Applies the relocations of RELA section rs (of a relocatable object)
-   to its target, copied at buf + secs[t].off.  Returns NULL or why the
-   target cannot be used. */
-static const HChar* apply_rela ( const UChar* img, ULong n,
-                                 const ElfXX_Ehdr* eh,
-                                 const ElfXX_Shdr* sh,
-                                 const ElfXX_Shdr* rs,
-                                 UChar* buf, const CopiedSec* secs,
-                                 UWord t )
-{
-#  if defined(VGA_amd64)
-   const CopiedSec*  sec = &secs[t];
-   const ElfXX_Shdr* st;
-   const Elf64_Sym*  syms;
-   const Elf64_Rela* rels;
-   UWord             n_syms, n_rels, k, s;
-
-   if (rs->sh_entsize != sizeof(Elf64_Rela)
-       || rs->sh_size % sizeof(Elf64_Rela) != 0
-       || !VG_IS_8_ALIGNED(rs->sh_offset)
-       || !ML_(jit_gdb_in_image)(rs->sh_offset, rs->sh_size, n))
-      return "a relocation section lies outside the object";
-   if (rs->sh_link == 0 || rs->sh_link >= eh->e_shnum)
-      return "a relocation section names no symbol table";
-   st = &sh[rs->sh_link];
-   if (st->sh_type != SHT_SYMTAB || st->sh_entsize != sizeof(Elf64_Sym)
-       || !VG_IS_8_ALIGNED(st->sh_offset)
-       || !ML_(jit_gdb_in_image)(st->sh_offset, st->sh_size, n))
-      return "a relocation section's symbol table is malformed";
-   syms   = (const Elf64_Sym*)(img + st->sh_offset);
-   n_syms = st->sh_size / sizeof(Elf64_Sym);
-   rels   = (const Elf64_Rela*)(img + rs->sh_offset);
-   n_rels = rs->sh_size / sizeof(Elf64_Rela);
-
-   for (k = 0; k < n_rels; k++) {
-      const Elf64_Rela* r    = &rels[k];
-      UWord             type = ELF64_R_TYPE(r->r_info);
-      UWord             symi = ELF64_R_SYM(r->r_info);
-      UWord             shndx;
-      ULong             sv, v;
-      UInt              width;
-      if (type == R_X86_64_NONE)
-         continue;
-      if (type == R_X86_64_64
-          || (type == R_X86_64_PC64 && t == SEC_EH_FRAME))
-         width = 8;
-      else if (type == R_X86_64_32 || type == R_X86_64_32S
-               || (type == R_X86_64_PC32 && t == SEC_EH_FRAME))
-         width = 4;
-      else
-         return "a relocation of a type other than R_X86_64_64, _32, _32S"
-                " (and _PC32, _PC64 in .eh_frame)";
-      if (!ML_(jit_gdb_in_image)(r->r_offset, width, sec->size))
-         return "a relocation lies outside its section";
-      if (symi >= n_syms)
-         return "a relocation names no symbol";
-      shndx = syms[symi].st_shndx;
-      if (shndx == SHN_ABS) {
-         sv = syms[symi].st_value;
-      } else if (shndx != SHN_UNDEF && shndx < eh->e_shnum) {
-         Addr base = sh[shndx].sh_addr;
-         for (s = 0; s < N_SECS; s++)
-            if (secs[s].shndx == shndx)
-               base = secs[s].addr;
-         sv = base + syms[symi].st_value;
-      } else {
-         return "a relocation names an undefined symbol";
-      }
-      v = sv + (ULong)r->r_addend;
-      if (type == R_X86_64_PC32 || type == R_X86_64_PC64)
-         v -= sec->addr + r->r_offset;
-      if (type == R_X86_64_32 && v != (ULong)(UInt)v)
-         return "a 32-bit relocation overflows";
-      if ((type == R_X86_64_32S || type == R_X86_64_PC32)
-          && (Long)v != (Long)(Int)v)
-         return "a 32-bit relocation overflows";
-      VG_(memcpy)(buf + sec->off + r->r_offset, &v, width);  /* LE */
+/* Where relocations are written. */
+typedef
+   struct {
+      UChar*           buf;
+      const CopiedSec* secs;
+      Bool             any;    /* a relocation was handed over */
    }
-   return NULL;
+   ApplyArgs;
+
+/* Writes one relocation readgdbelf.c checked (inside its section, of
+   width 4 or 8) into the copy of its section, little-endian. */
+static void apply_one ( void* ctx, const GdbElfRelocation* r )
+{
+   ApplyArgs* a = ctx;
+   UInt       k;
+   a->any = True;
+#  if defined(VGA_amd64)
+   for (k = 0; k < r->width; k++)
+      a->buf[a->secs[r->dwarf].off + r->offset + k]
+         = (UChar)(r->value >> (8 * k));
 #  else
-   return "relocations of DWARF sections are applied on amd64 only";
+   (void)k;
 #  endif
 }
 
@@ -467,12 +395,15 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
                                const HChar* objname,
                                /*OUT*/GdbDwarf* out )
 {
-   const ElfXX_Ehdr* eh = (const ElfXX_Ehdr*)img;
-   const ElfXX_Shdr* sh = (const ElfXX_Shdr*)(img + eh->e_shoff);
+   GdbElfObject      o;
+   GdbElfDwarf       d;
+   GdbElfError       e;
+   GdbElfSection     sec;
+   ApplyArgs         aa;
    CopiedSec         secs[N_SECS];
    UChar*            buf;
    ULong             total = 0;
-   UWord             i, s;
+   UWord             s;
    DiImage*          dimg;
    Bool              want_lines, want_cfi, want_inl = False;
 
@@ -480,55 +411,50 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
    VG_(memset)(secs, 0, sizeof(secs));
    if (code_lo >= code_hi)
       return;
-   for (i = 1; i < eh->e_shnum; i++) {
-      const HChar* name = section_name(img, n, eh, sh, i);
-      if (name == NULL || sh[i].sh_type == SHT_NOBITS)
+   /* The object was accepted by jitgdb.c's parse_object. */
+   if (ML_(gdbelf_open)(&o, img, n, NULL, NULL) != GDBELF_OK)
+      return;
+   ML_(gdbelf_dwarf_sections)(&o, &d);
+   for (s = 0; s < N_SECS; s++) {
+      if (d.shndx[s] == 0)
          continue;
-      for (s = 0; s < N_SECS; s++) {
-         if (VG_(strcmp)(name, sec_names[s]) != 0 || secs[s].shndx != 0)
-            continue;
-         secs[s].shndx = i;
-         if (sh[i].sh_flags & SHF_COMPRESSED)
-            secs[s].why = "compressed DWARF sections are not read";
-         else if (!ML_(jit_gdb_in_image)(sh[i].sh_offset, sh[i].sh_size, n))
-            secs[s].why = "a DWARF section lies outside the object";
-         if (secs[s].why != NULL)
-            continue;
-         secs[s].size = sh[i].sh_size;
-         secs[s].off  = total;
-         /* An .eh_frame the JIT did not load is taken to sit at the
-            code, so that its PC-relative pointers can be resolved. */
-         secs[s].addr = (s == SEC_EH_FRAME && sh[i].sh_addr == 0)
-                           ? code_lo : sh[i].sh_addr;
-         total += VG_ROUNDUP(sh[i].sh_size + SEC_PADDING, 8);
+      secs[s].shndx = d.shndx[s];
+      if (ML_(gdbelf_dwarf_section_problem)(&o, &d, s, &e) != GDBELF_OK) {
+         secs[s].why = ML_(gdbelf_strerror)(e.code);
+         continue;
       }
+      (void)ML_(gdbelf_section)(&o, d.shndx[s], &sec);
+      secs[s].size = sec.size;
+      secs[s].off  = total;
+      secs[s].addr = ML_(gdbelf_dwarf_addr)(&o, &d, d.shndx[s], code_lo);
+      total += VG_ROUNDUP(sec.size + SEC_PADDING, 8);
    }
-   want_lines = secs[SEC_LINE].shndx != 0 && secs[SEC_INFO].shndx != 0
-                && secs[SEC_ABBREV].shndx != 0;
-   want_cfi   = secs[SEC_EH_FRAME].shndx != 0
-                || secs[SEC_DEBUG_FRAME].shndx != 0;
+   want_lines = d.want_lines;
+   want_cfi   = d.cfi >= 0;
    if (!want_lines && !want_cfi)
       return;
 
    buf = ML_(dinfo_zalloc)("di.jitgdbdwarf.buf", total + SEC_PADDING);
-   for (s = 0; s < N_SECS; s++)
-      if (secs[s].shndx != 0 && secs[s].why == NULL)
-         VG_(memcpy)(buf + secs[s].off, img + sh[secs[s].shndx].sh_offset,
-                     secs[s].size);
-   if (eh->e_type == ET_REL) {
-      for (i = 1; i < eh->e_shnum; i++) {
-         if (sh[i].sh_type != SHT_RELA && sh[i].sh_type != SHT_REL)
-            continue;
-         for (s = 0; s < N_SECS; s++) {
-            if (secs[s].shndx == 0 || secs[s].shndx != sh[i].sh_info
-                || secs[s].why != NULL)
-               continue;
-            secs[s].why = sh[i].sh_type == SHT_REL
-                             ? "REL relocations are not applied"
-                             : apply_rela(img, n, eh, sh, &sh[i], buf,
-                                          secs, s);
-         }
-      }
+   for (s = 0; s < N_SECS; s++) {
+      if (secs[s].shndx == 0 || secs[s].why != NULL)
+         continue;
+      (void)ML_(gdbelf_section)(&o, secs[s].shndx, &sec);
+      VG_(memcpy)(buf + secs[s].off, img + sec.offset, secs[s].size);
+   }
+   aa.buf  = buf;
+   aa.secs = secs;
+   for (s = 0; s < N_SECS; s++) {
+      if (secs[s].shndx == 0 || secs[s].why != NULL)
+         continue;
+      aa.any = False;
+      if (ML_(gdbelf_dwarf_relocations)(&o, &d, s, code_lo, apply_one, &aa,
+                                        &e) != GDBELF_OK)
+         secs[s].why = ML_(gdbelf_strerror)(e.code);
+#     if !defined(VGA_amd64)
+      else if (aa.any)
+         secs[s].why = "relocations of DWARF sections are applied on amd64"
+                       " only";
+#     endif
    }
 
    dimg = ML_(img_from_memory)((Addr)buf, total + SEC_PADDING, objname);

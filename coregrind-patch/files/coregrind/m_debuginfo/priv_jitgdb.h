@@ -57,12 +57,6 @@
 #include "pub_core_xarray.h"
 #include "priv_jitreg.h"         /* JitSrcLine */
 
-/* Do len bytes at offset off lie inside an image of n bytes? */
-static inline Bool ML_(jit_gdb_in_image) ( ULong off, ULong len, ULong n )
-{
-   return off <= n && len <= n - off;
-}
-
 /* ---- DWARF of registered objects (jitgdbdwarf.c) ---- */
 
 /* The line entries of one object, sorted by address. */
