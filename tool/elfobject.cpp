@@ -371,21 +371,22 @@ private:
         return -1;
     }
 
-    /// The DWARF sections as jitgdbdwarf.c reads them.  Its rules (which
-    /// sections, compression, relocations) are restated here and below
-    /// (unusable, relocations_problem), not shared: a change there changes
-    /// here too, with a case in tests/unit_objdump.cpp.
+    /// The DWARF sections as the core reads them: which sections, and why
+    /// one is refused, come from the shared reader (readgdbelf.c's
+    /// ML_(gdbelf_dwarf_*), which jitgdbdwarf.c calls too); the wording
+    /// and the coverage of the functions are vg-jit's.
     void read_debug() {
         code_lo_ = ~std::uint64_t(0);
         for (const ElfFunction& f : info_.functions) code_lo_ = std::min(code_lo_, f.start);
-        // The sections the core copies and relocates (jitgdbdwarf.c).
-        static const char* const kLineGroup[] = {".debug_info", ".debug_abbrev", ".debug_line",
-                                                 ".debug_str", ".debug_line_str"};
+        ML_(gdbelf_dwarf_sections)(&o_, &dw_);
+        // The sections the core copies and relocates with the line table.
+        static const unsigned kLineGroup[] = {GDBELF_DW_INFO, GDBELF_DW_ABBREV, GDBELF_DW_LINE,
+                                              GDBELF_DW_STR, GDBELF_DW_LINE_STR};
         const long line = find_section(".debug_line");
         const long info = find_section(".debug_info");
         const long abbrev = find_section(".debug_abbrev");
-        long cfi = find_section(".eh_frame");
-        if (cfi < 0) cfi = find_section(".debug_frame");
+        const long cfi =
+            dw_.cfi >= 0 && sh_[dw_.shndx[dw_.cfi]].sh_size > 0 ? long(dw_.shndx[dw_.cfi]) : -1;
         info_.has_debug_info = info >= 0;
         if (info >= 0 && abbrev >= 0) {
             bool ok = true;
@@ -399,16 +400,15 @@ private:
         std::string lines_why, cfi_why;
         std::uint64_t lines_at = 0, cfi_at = 0;
         if (line >= 0) {
-            for (const char* name : kLineGroup) {
-                const long i = find_named(name);
-                if (i < 0) continue;
-                const std::string why = unusable(i);
+            for (const unsigned s : kLineGroup) {
+                if (dw_.shndx[s] == 0) continue;
+                const std::string why = unusable(s);
                 if (!why.empty() && lines_why.empty()) {
                     lines_why = why;
                     lines_at = problem_at_;
                 }
             }
-            if (info < 0 || abbrev < 0)
+            if (!dw_.want_lines)
                 warning(sh_at(line), section_label(line) +
                                          " without .debug_info and .debug_abbrev: the core "
                                          "reads no line table from it");
@@ -420,7 +420,7 @@ private:
             }
         }
         if (cfi >= 0) {
-            cfi_why = unusable(cfi);
+            cfi_why = unusable(unsigned(dw_.cfi));
             cfi_at = problem_at_;
             if (!cfi_why.empty())
                 warning(cfi_at, cfi_why + ": the core refuses the object's CFI");
@@ -471,104 +471,54 @@ private:
         }
     }
 
-    /// The first section called `name` that is not NOBITS, or -1.
-    long find_named(const char* name) const {
-        for (std::size_t i = 1; i < sh_.size(); ++i)
-            if (names_[i] == name && sh_[i].sh_type != SHT_NOBITS) return long(i);
-        return -1;
-    }
-
-    /// Why the core cannot use DWARF section `i` ("" if it can): compressed,
-    /// outside the file, or (in a relocatable object) relocations it does
-    /// not apply.  Sets problem_at_ to the offset the reason is about.
-    std::string unusable(long i) {
+    /// Why the core cannot use DWARF section `s` (GDBELF_DW_*; "" if it
+    /// can), as the shared reader says: compressed, outside the file, or
+    /// (in a relocatable object) relocations it does not apply.  Sets
+    /// problem_at_ to the offset the reason is about.
+    std::string unusable(unsigned s) {
+        const unsigned i = dw_.shndx[s];
+        GdbElfError e;
         problem_at_ = sh_at(i);
-        if (sh_[i].sh_flags & SHF_COMPRESSED) {
-            problem_at_ += offsetof(typename T::Shdr, sh_flags);
+        switch (ML_(gdbelf_dwarf_section_problem)(&o_, &dw_, s, &e)) {
+        case GDBELF_OK: break;
+        case GDBELF_ERR_DW_COMPRESSED:
+            problem_at_ = e.at;
             return section_label(i) + " is compressed";
+        default: return section_label(i) + " lies outside the file";
         }
-        if (!contents_ok_[i]) return section_label(i) + " lies outside the file";
-        if (!is_rel_) return "";
-        for (std::size_t r = 1; r < sh_.size(); ++r) {
-            const typename T::Shdr& rs = sh_[r];
-            if ((rs.sh_type != SHT_RELA && rs.sh_type != SHT_REL) || rs.sh_info != std::uint64_t(i))
-                continue;
-            problem_at_ = sh_at(r);
-            const std::string why = relocations_problem(r, i);
-            if (!why.empty()) return section_label(r) + ": " + why;
-        }
-        return "";
+        if (ML_(gdbelf_dwarf_relocations)(&o_, &dw_, s, code_lo_, nullptr, nullptr, &e) ==
+            GDBELF_OK)
+            return "";
+        problem_at_ = e.at;
+        return section_label(e.section) + ": " + relocation_problem(e);
     }
 
-    /// What keeps the core from applying relocation section `r` to DWARF
-    /// section `t` ("" if nothing): the core applies RELA relocations of
-    /// x86-64 objects, of types R_X86_64_64, _32 and _32S (and _PC32,
-    /// _PC64 in .eh_frame), against defined symbols, inside the section.
-    std::string relocations_problem(std::size_t r, long t) {
-        const typename T::Shdr& rs = sh_[r];
-        if (rs.sh_type == SHT_REL) return "REL relocations (the core applies only RELA ones)";
-        if (eh_.e_machine != EM_X86_64 || T::kBits != 64)
-            return "relocations of a " + elf_machine_name(eh_.e_machine) +
+    /// vg-jit's wording of a relocation problem of the shared reader.
+    std::string relocation_problem(const GdbElfError& e) const {
+        const std::string k = "relocation " + std::to_string(e.symbol);
+        switch (e.code) {
+        case GDBELF_ERR_REL_NOT_RELA: return "REL relocations (the core applies only RELA ones)";
+        case GDBELF_ERR_REL_MACHINE:
+            return "relocations of a " + elf_machine_name(static_cast<unsigned>(e.num[0])) +
                    " object (the core applies DWARF relocations of x86-64 objects only)";
-        if (rs.sh_entsize != sizeof(Elf64_Rela) || rs.sh_size % sizeof(Elf64_Rela) != 0 ||
-            rs.sh_offset % 8 != 0 || !contents_ok_[r])
+        case GDBELF_ERR_REL_MALFORMED:
             return "the relocation section is malformed or lies outside the file";
-        if (rs.sh_link == 0 || rs.sh_link >= sh_.size() || sh_[rs.sh_link].sh_type != SHT_SYMTAB ||
-            !contents_ok_[rs.sh_link] || sh_[rs.sh_link].sh_entsize != sizeof(Elf64_Sym) ||
-            sh_[rs.sh_link].sh_offset % 8 != 0)
+        case GDBELF_ERR_REL_NO_SYMTAB:
+        case GDBELF_ERR_REL_SYMTAB_BAD:
             return "the relocation section names no well-formed symbol table";
-        const typename T::Shdr& symtab = sh_[rs.sh_link];
-        const std::uint64_t nsyms = symtab.sh_size / sizeof(Elf64_Sym);
-        const bool eh = names_[t] == ".eh_frame";
-        for (std::uint64_t k = 0; k < rs.sh_size / sizeof(Elf64_Rela); ++k) {
-            const std::uint64_t at = rs.sh_offset + k * sizeof(Elf64_Rela);
-            Elf64_Rela rel;
-            std::memcpy(&rel, d_ + at, sizeof rel);
-            const std::uint64_t type = ELF64_R_TYPE(rel.r_info);
-            const std::uint64_t si = ELF64_R_SYM(rel.r_info);
-            std::uint64_t width;
-            if (type == R_X86_64_NONE) continue;
-            if (type == R_X86_64_64 || (type == R_X86_64_PC64 && eh))
-                width = 8;
-            else if (type == R_X86_64_32 || type == R_X86_64_32S || (type == R_X86_64_PC32 && eh))
-                width = 4;
-            else {
-                problem_at_ = at;
-                return "relocation " + std::to_string(k) + " has type " + std::to_string(type) +
-                       ", not R_X86_64_64, _32, _32S (or _PC32, _PC64 in .eh_frame)";
-            }
-            problem_at_ = at;
-            if (!in_range(rel.r_offset, width, sh_[t].sh_size))
-                return "relocation " + std::to_string(k) + " lies outside its section";
-            if (si >= nsyms) return "relocation " + std::to_string(k) + " names no symbol";
-            Elf64_Sym sym;
-            std::memcpy(&sym, d_ + symtab.sh_offset + si * sizeof sym, sizeof sym);
-            if (sym.st_shndx == SHN_UNDEF ||
-                (sym.st_shndx >= sh_.size() && sym.st_shndx != SHN_ABS))
-                return "relocation " + std::to_string(k) + " names an undefined symbol";
-            // The value the core writes, at the addresses it gives the
-            // sections: 32-bit ones must fit.
-            const std::uint64_t sv =
-                sym.st_shndx == SHN_ABS ? sym.st_value : dwarf_addr(sym.st_shndx) + sym.st_value;
-            std::uint64_t v = sv + static_cast<std::uint64_t>(rel.r_addend);
-            if (type == R_X86_64_PC32 || type == R_X86_64_PC64) v -= dwarf_addr(t) + rel.r_offset;
-            const auto sv64 = static_cast<std::int64_t>(v);
-            if ((type == R_X86_64_32 && v != static_cast<std::uint32_t>(v)) ||
-                ((type == R_X86_64_32S || type == R_X86_64_PC32) &&
-                 sv64 != static_cast<std::int32_t>(sv64)))
-                return "relocation " + std::to_string(k) +
-                       " (a 32-bit one) overflows: its value is " + hex(v);
+        case GDBELF_ERR_REL_TYPE:
+            return k + " has type " + std::to_string(e.num[0]) +
+                   ", not R_X86_64_64, _32, _32S (or _PC32, _PC64 in .eh_frame)";
+        case GDBELF_ERR_REL_OUTSIDE: return k + " lies outside its section";
+        case GDBELF_ERR_REL_NO_SYMBOL: return k + " names no symbol";
+        case GDBELF_ERR_REL_UNDEFINED: return k + " names an undefined symbol";
+        case GDBELF_ERR_REL_OVERFLOW:
+            return k + " (a 32-bit one) overflows: its value is " + hex(e.num[0]);
+        default: {
+            char buf[200];
+            return ML_(gdbelf_describe)(&e, buf, sizeof buf);
         }
-        problem_at_ = sh_at(r);
-        return "";
-    }
-
-    /// The address the core gives section `i` when it relocates DWARF:
-    /// its sh_addr, except for an .eh_frame the JIT did not load (sh_addr
-    /// 0), which is taken to sit at the object's lowest function.
-    std::uint64_t dwarf_addr(std::uint64_t i) const {
-        if (sh_[i].sh_addr == 0 && long(i) == find_named(".eh_frame")) return code_lo_;
-        return sh_[i].sh_addr;
+        }
     }
 
     void check_overlaps() {
@@ -617,6 +567,7 @@ private:
     std::vector<bool> contents_ok_;          ///< content inside the file (and not NOBITS)
     std::vector<std::uint64_t> fn_offsets_;  ///< file offset of each function's symbol
     std::uint64_t problem_at_ = 0;           ///< where unusable() found its reason
+    GdbElfDwarf dw_{};                       ///< the DWARF sections (read_debug)
     std::uint64_t code_lo_ = 0;              ///< lowest function start (read_debug)
 };
 
