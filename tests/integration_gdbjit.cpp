@@ -470,6 +470,13 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     };
     BOOST_TEST(contains(r.err, "Warning: GDB JIT interface: "));
     for (const auto& w : warnings) BOOST_TEST((contains(r.err, w)), w);
+    // R_X86_64_PC32 is applied in .eh_frame only: the line table with one
+    // is refused, as is the CFI with an R_X86_64_GOTPCREL.
+    static const std::regex line_rel_type(
+        R"(line table of module_a\.c \(entry 0x[0-9a-f]+\) refused: a relocation of a type other )"
+        R"(than R_X86_64_64)");
+    BOOST_TEST(std::regex_search(r.err, line_rel_type), r.err);
+    BOOST_TEST(count_of(r.err, "refused: a relocation of a type other than") == 2u, r.err);
     // The two functions over the program's text: one warning with the
     // count, the reason and the first of them.
     static const std::regex over_text(
