@@ -97,13 +97,13 @@ for p in "${patches[@]}"; do
   { echo "$subject"; echo; cat "$OUT/body"; } | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$OUT/msg"
   G add -A -f
   G commit -q -F "$OUT/msg"
-  G tag "series-${p%%-*}"      # series-0005c for 0005c-....patch
+  G tag "series-${p%%-*}"      # series-0008 for 0008-....patch
 done
 rm -f "$OUT/body" "$OUT/msg"
 
 # Submissions: "# Part N (AAAA-BBBB): title." comments of the series.
 # AAAA and BBBB are the number prefixes of the part's first and last patch
-# (0005c, 0012a); the parts cover the series in order, without gaps.
+# (0009, 0018); the parts cover the series in order, without gaps.
 mapfile -t parts < <(sed -n 's/^# Part \([0-9]*\) (\([0-9]\{4\}[a-z]*\)-\([0-9]\{4\}[a-z]*\)): *\(.*\)$/\1 \2 \3 \4/p' "$PATCHDIR/series")
 first=${patches[0]%%-*} last=${patches[$((n - 1))]%%-*}
 [ "${#parts[@]}" -gt 0 ] || parts=("1 $first $last the series")
