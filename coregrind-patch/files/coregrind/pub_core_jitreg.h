@@ -115,6 +115,20 @@ extern void VG_(jit_info_command) ( HChar** ssaveptr );
    replaced, refused) when -v is given.  Called once at exit. */
 extern void VG_(jit_print_summary) ( void );
 
+/* For the amd64 unwinder (m_stacktrace.c), after CFI failed: one step
+   through code outside every ELF object's text that has no unwind
+   information of its own (JIT code nobody describes).  Takes the frame
+   pointer's frame if [%rbp+8] is a return address, else the first
+   return address on the stack from %rsp up (at most 8 KiB); a return
+   address is one whose preceding bytes are a call instruction in
+   executable client memory.  On success updates uregs (xip: the return
+   address; xsp: the caller's stack pointer; xbp: the caller's, or
+   unchanged) and returns True; else leaves them and returns False.
+   Never True on other platforms.  The rule: m_debuginfo/jitunwind.c. */
+#include "pub_core_debuginfo.h"   // D3UnwindRegs
+extern Bool VG_(jit_unwind_without_cfi) ( /*MOD*/D3UnwindRegs* uregs,
+                                          Addr fp_min, Addr fp_max );
+
 #endif   // __PUB_CORE_JITREG_H
 
 /*--------------------------------------------------------------------*/

@@ -30,7 +30,9 @@
    the one-slot symtab or loctab of its object's synthetic DebugInfo
    (see priv_jitreg.h).  A current-epoch miss in executable client
    memory first reads what the followed producer files appended: a name
-   may have arrived since the code was first translated. */
+   may have arrived since the code was first translated.  Where the
+   registry has no function, code that nobody announced is named after
+   the code that made it executable (jitcreator.c). */
 
 #include "pub_core_basics.h"
 #include "pub_core_debuginfo.h"
@@ -44,6 +46,7 @@
 #include "priv_storage.h"        /* DebugInfo, DiSym, DiLoc */
 #include "priv_jitreg.h"         /* self */
 #include "priv_jitstore.h"
+#include "priv_jitcreator.h"
 
 /* The function describing (ep, a): the live one if it was registered by
    epoch ep, else an archived one valid at ep. */
@@ -72,23 +75,38 @@ const JitFn* ML_(jit_fn_for_lookup) ( DiEpoch ep, Addr a )
    return find_fn(ep, a);
 }
 
+/* Fills the one-slot symtab of obj's DebugInfo with a function. */
+static DebugInfo* fill_symtab ( UInt obj, Addr start, SizeT size,
+                                const HChar* name )
+{
+   DebugInfo* di  = ML_(jit_object_at)(obj)->di;
+   DiSym*     sym = &di->symtab[0];
+   VG_(memset)(sym, 0, sizeof(*sym));
+   sym->avmas.main = start;
+   sym->pri_name   = name;
+   /* A creator-named range may be larger than a symbol can say. */
+   sym->size       = size > 0xFFFFFFFFUL ? 0xFFFFFFFFU : (UInt)size;
+   sym->isText     = True;
+   sym->isGlobal   = True;
+   return di;
+}
+
 Bool ML_(jit_search_symtab) ( DiEpoch ep, Addr a,
                               /*OUT*/DebugInfo** pdi, /*OUT*/Word* symno )
 {
    const JitFn* f = find_fn(ep, a);
-   DebugInfo*   di;
-   DiSym*       sym;
-   if (f == NULL)
-      return False;
-   di  = ML_(jit_object_at)(f->obj)->di;
-   sym = &di->symtab[0];
-   VG_(memset)(sym, 0, sizeof(*sym));
-   sym->avmas.main = f->start;
-   sym->pri_name   = ML_(jit_name_str)(f->name);
-   sym->size       = f->size;
-   sym->isText     = True;
-   sym->isGlobal   = True;
-   *pdi   = di;
+   if (f != NULL) {
+      *pdi = fill_symtab(f->obj, f->start, f->size,
+                         ML_(jit_name_str)(f->name));
+   } else {
+      Addr start;
+      SizeT size;
+      const HChar* name;
+      UInt obj;
+      if (!ML_(jit_creator_search)(ep, a, &start, &size, &name, &obj))
+         return False;
+      *pdi = fill_symtab(obj, start, size, name);
+   }
    *symno = 0;
    return True;
 }
@@ -131,7 +149,15 @@ Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
 DebugInfo* ML_(jit_find_DebugInfo) ( DiEpoch ep, Addr a )
 {
    const JitFn* f = find_fn(ep, a);
-   return f ? ML_(jit_object_at)(f->obj)->di : NULL;
+   Addr         start;
+   SizeT        size;
+   const HChar* name;
+   UInt         obj;
+   if (f != NULL)
+      return ML_(jit_object_at)(f->obj)->di;
+   if (ML_(jit_creator_search)(ep, a, &start, &size, &name, &obj))
+      return ML_(jit_object_at)(obj)->di;
+   return NULL;
 }
 
 /*--------------------------------------------------------------------*/

@@ -57,6 +57,7 @@
 #include "priv_jitreg.h"         /* self */
 #include "priv_jitstore.h"
 #include "priv_jitcfi.h"         /* CFI of registered functions */
+#include "priv_jitcreator.h"     /* code nobody announced */
 
 static struct {
    ULong registered;     /* functions added */
@@ -860,6 +861,8 @@ void VG_(jit_info_command) ( HChar** ssaveptr )
    if (len == 0)
       len = 1;
    list_fns(a, len, objname);
+   if (objname == NULL)
+      ML_(jit_creator_print_info)(a, len);
    ML_(jit_follow_print_files)();
 }
 
@@ -896,6 +899,7 @@ void VG_(jit_print_summary) ( void )
    if (stats.registered + stats.refused > 0 || VG_(clo_trace_jit))
       ML_(jit_names_print_stats)();
    ML_(jit_print_late_summary)();
+   ML_(jit_creator_print_summary)();
 }
 
 /*--------------------------------------------------------------------*/

@@ -1,0 +1,641 @@
+/*--------------------------------------------------------------------*/
+/*--- JIT code nobody announces, named after the code that made it ---*/
+/*--- executable.                                     jitcreator.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 3 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* Most JITs announce nothing: PCRE2's (sljit) in grep -P, PHP's preg_*
+   and GLib's GRegex, LuaJIT as distributions build it, libffi's
+   closures.  Valgrind still sees the system call that made their
+   memory executable, and the stack of the code that asked.
+
+   When the client makes anonymous or shared memory executable (mmap,
+   mprotect, pkey_mprotect, mremap), or maps a file that is not an ELF
+   object with execute permission (a memfd, a file in /dev/shm), the
+   range gets a creator from the running thread's stack: the first
+   frame outside the C library, the dynamic linker and Valgrind's
+   preload libraries.  Its function names the code (or, when that frame
+   has no symbol, as in a stripped library's static functions, the
+   first frame further down in the same object that has one; or else
+   the object's file name), and its object names the object:
+
+      function "[JIT code of pcre2_jit_compile_8]"
+      object   "/usr/lib/x86_64-linux-gnu/libpcre2-8.so.0.11.2[jit]"
+
+   so that Memcheck prints "at 0x...: [JIT code of pcre2_jit_compile_8]
+   (in /usr/lib/x86_64-linux-gnu/libpcre2-8.so.0.11.2[jit])", and both
+   a suppression's "obj:*libpcre2-8.so*" and its "fun:[JIT code of
+   pcre2_jit_compile_8]" match the frame.  The whole range is one
+   function: nothing tells where one piece of unannounced code ends.
+
+   What wins.  Announced names always do: jitlookup.c asks here only
+   after the registry (client requests, jitdump, perf map, GDB JIT
+   interface) has no function at the address.  Tools that bind names
+   when they write their results (Callgrind at every dump, Cachegrind
+   at exit) call VG_(jit_defer_creator_names) when they start: the
+   lookups then never give creator names, so the code stays unnamed
+   while it runs, keeps its per-translation functions, and takes a name
+   that arrives late exactly as before; only where no late name
+   reaches it does the tool ask VG_(jit_creator_name_at) for its
+   creator name, for the range that covered the address when the code
+   was translated.
+
+   Lifetime.  A range keeps its creator while it stays mapped: a W^X
+   JIT that flips its pages between writable and executable keeps the
+   creator of the first flip, and costs one stack trace per range, not
+   one per mprotect.  A new mapping over it (mmap) gets a new creator;
+   munmap ends it; mremap moves it.  Ranges that ended where a tool
+   translated code without a name are archived with the time they
+   ended, for VG_(jit_creator_name_at); at most MAX_ARCHIVED of them
+   (the oldest go first), after which such code keeps its address
+   name.
+
+   Cost.  One segment lookup per mmap or mprotect that makes nothing
+   executable; per range that gets a creator, a stack trace of at most
+   N_CREATOR_IPS frames and a name lookup per frame walked, and no
+   stack trace at all for a range that already has a creator. */
+
+#include "pub_core_basics.h"
+#include "pub_core_vki.h"
+#include "pub_core_debuginfo.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_libcfile.h"
+#include "pub_core_aspacemgr.h"
+#include "pub_core_options.h"
+#include "pub_core_oset.h"
+#include "pub_core_xarray.h"
+#include "pub_core_stacktrace.h"
+#include "pub_core_threadstate.h"
+#include "pub_core_jitreg.h"
+
+#include "priv_misc.h"           /* dinfo_zalloc, dinfo_free, dinfo_strdup */
+#include "priv_jitreg.h"
+#include "priv_jitstore.h"       /* ML_(jit_object_get) */
+#include "priv_jitcreator.h"     /* self */
+
+/* Frames looked at for the creator. */
+#define N_CREATOR_IPS 24
+/* Ranges archived for the tools' late binding, at most. */
+#define MAX_ARCHIVED  65536
+/* Ranges v.info jit lists, at most. */
+#define MAX_LISTED    1000
+
+/* A creator: the synthetic function name and the JIT object. */
+typedef
+   struct {
+      HChar* name;      /* "[JIT code of F]", owned */
+      UInt   obj;       /* JIT object index (ML_(jit_object_at)) */
+      UInt   hash;      /* of name, for the search in creators */
+      ULong  ranges;    /* ranges that got it (for v.info jit) */
+   }
+   Creator;
+
+/* A live range: [start, last] (inclusive) with its creator. */
+typedef
+   struct {
+      Addr  start;         /* the OSet key */
+      Addr  last;
+      UInt  creator;       /* index in creators */
+      UInt  first_epoch;   /* lookups in older epochs do not see it */
+      ULong made;          /* ML_(jit_now) when it got its creator, if
+                              a tool binds late (else 0) */
+   }
+   LiveRange;
+
+/* A range that ended where code ran unnamed. */
+typedef
+   struct {
+      Addr  start, last;
+      UInt  creator;
+      ULong made, gone;    /* ML_(jit_now) clock; made 0: unknown */
+   }
+   ArchivedRange;
+
+static XArray* creators = NULL;   /* of Creator */
+static OSet*   live     = NULL;   /* of LiveRange, by start */
+static XArray* archived = NULL;   /* of ArchivedRange, oldest first */
+static Bool    deferred = False;  /* VG_(jit_defer_creator_names) */
+
+static struct {
+   ULong ranges;        /* ranges that got a creator */
+   ULong stacks;        /* stack traces taken for them */
+   ULong ended;         /* ranges (or parts) unmapped or replaced */
+   ULong moved;         /* parts moved by mremap */
+   ULong archive_full;  /* archived ranges dropped, oldest first */
+} stats;
+
+/*------------------------------------------------------------*/
+/*--- Ranges                                               ---*/
+/*------------------------------------------------------------*/
+
+/* OSet comparison: an address against a range (equal when inside). */
+static Word cmp_addr_range ( const void* key, const void* elem )
+{
+   Addr a = *(const Addr*)key;
+   const LiveRange* r = elem;
+   if (a < r->start) return -1;
+   if (a > r->last)  return 1;
+   return 0;
+}
+
+static void init ( void )
+{
+   if (live != NULL)
+      return;
+   live = VG_(OSetGen_Create)(offsetof(LiveRange, start), cmp_addr_range,
+                              ML_(dinfo_zalloc), "di.jitcreator.live",
+                              ML_(dinfo_free));
+   creators = VG_(newXA)(ML_(dinfo_zalloc), "di.jitcreator.creators",
+                         ML_(dinfo_free), sizeof(Creator));
+   archived = VG_(newXA)(ML_(dinfo_zalloc), "di.jitcreator.archived",
+                         ML_(dinfo_free), sizeof(ArchivedRange));
+}
+
+static void add_live ( Addr start, Addr last, UInt creator, ULong made )
+{
+   LiveRange* r = VG_(OSetGen_AllocNode)(live, sizeof(LiveRange));
+   r->start       = start;
+   r->last        = last;
+   r->creator     = creator;
+   /* Set by the caller once the epoch has advanced. */
+   r->first_epoch = 0;
+   r->made        = made;
+   VG_(OSetGen_Insert)(live, r);
+}
+
+static void archive ( const LiveRange* r, Addr start, Addr last, ULong now )
+{
+   ArchivedRange ar;
+   if (!ML_(jit_ran_unnamed)(start, last - start + 1))
+      return;   /* no tool translated code there without a name */
+   if (VG_(sizeXA)(archived) >= MAX_ARCHIVED) {
+      VG_(removeIndexXA)(archived, 0);
+      stats.archive_full++;
+   }
+   ar.start   = start;
+   ar.last    = last;
+   ar.creator = r->creator;
+   ar.made    = r->made;
+   ar.gone    = now;
+   VG_(addToXA)(archived, &ar);
+}
+
+/* Ends the creator of every part of [a, last] that has one; the parts
+   of ranges outside it keep theirs.  Returns how many ranges were cut. */
+static UInt end_ranges ( Addr a, Addr last )
+{
+   LiveRange  copies[8];
+   UInt       n, i, total = 0;
+   ULong      now = deferred ? ML_(jit_now)() : 0;
+
+   do {
+      LiveRange* r;
+      /* Collect a few, then change the set (no change while iterating). */
+      n = 0;
+      VG_(OSetGen_ResetIterAt)(live, &a);
+      while (n < 8 && (r = VG_(OSetGen_Next)(live)) != NULL
+             && r->start <= last) {
+         if (r->last >= a)
+            copies[n++] = *r;
+      }
+      for (i = 0; i < n; i++) {
+         LiveRange  c = copies[i];
+         Addr       lo = c.start < a ? a : c.start;
+         Addr       hi = c.last > last ? last : c.last;
+         LiveRange* gone = VG_(OSetGen_Remove)(live, &c.start);
+         vg_assert(gone != NULL);
+         VG_(OSetGen_FreeNode)(live, gone);
+         if (deferred)
+            archive(&c, lo, hi, now);
+         if (c.start < lo)
+            add_live(c.start, lo - 1, c.creator, c.made);
+         if (c.last > hi)
+            add_live(hi + 1, c.last, c.creator, c.made);
+         /* The kept parts keep their epoch. */
+         if (c.start < lo)
+            ((LiveRange*)VG_(OSetGen_Lookup)(live, &c.start))->first_epoch
+               = c.first_epoch;
+         if (c.last > hi) {
+            Addr k = hi + 1;
+            ((LiveRange*)VG_(OSetGen_Lookup)(live, &k))->first_epoch
+               = c.first_epoch;
+         }
+         total++;
+      }
+   } while (n == 8);
+   stats.ended += total;
+   return total;
+}
+
+/*------------------------------------------------------------*/
+/*--- Creators                                             ---*/
+/*------------------------------------------------------------*/
+
+static const HChar* base_name ( const HChar* path )
+{
+   const HChar* b = VG_(strrchr)(path, '/');
+   return b != NULL ? b + 1 : path;
+}
+
+static Bool starts_with ( const HChar* s, const HChar* prefix )
+{
+   return VG_(strncmp)(s, prefix, VG_(strlen)(prefix)) == 0;
+}
+
+/* The C library, the dynamic linker and Valgrind's preload libraries:
+   they map memory for others. */
+static Bool is_system_object ( const HChar* path )
+{
+   const HChar* b = base_name(path);
+   return starts_with(b, "libc.so") || starts_with(b, "libc-")
+          || starts_with(b, "ld-linux") || starts_with(b, "ld64.so")
+          || starts_with(b, "ld.so") || starts_with(b, "ld-musl")
+          || starts_with(b, "libc.musl") || starts_with(b, "libpthread")
+          || starts_with(b, "libdl.so") || starts_with(b, "libdl-")
+          || starts_with(b, "vgpreload_");
+}
+
+/* Whether name is a creator object's ("...[jit]"). */
+static Bool is_creator_object ( const HChar* name )
+{
+   SizeT n = VG_(strlen)(name);
+   return n >= 5 && VG_(strcmp)(name + n - 5, "[jit]") == 0;
+}
+
+static UInt creator_index ( const HChar* fn, const HChar* obj_path )
+{
+   SizeT  fn_len = VG_(strlen)(fn), obj_len = VG_(strlen)(obj_path);
+   HChar  name[fn_len + 15];
+   HChar  objname[obj_len + 6];
+   UInt   hash, obj, i;
+   Creator c;
+
+   VG_(sprintf)(name, "[JIT code of %s]", fn);
+   VG_(sprintf)(objname, "%s[jit]", obj_path);
+   hash = ML_(jit_hash_bytes)(name, VG_(strlen)(name));
+   obj  = ML_(jit_object_get)(objname)->index;
+   for (i = 0; i < VG_(sizeXA)(creators); i++) {
+      const Creator* e = VG_(indexXA)(creators, i);
+      if (e->hash == hash && e->obj == obj && VG_(strcmp)(e->name, name) == 0)
+         return i;
+   }
+   c.name   = ML_(dinfo_strdup)("di.jitcreator.name", name);
+   c.obj    = obj;
+   c.hash   = hash;
+   c.ranges = 0;
+   return (UInt)VG_(addToXA)(creators, &c);
+}
+
+/* The creator of memory the running thread makes executable now. */
+static UInt find_creator ( void )
+{
+   Addr         ips[N_CREATOR_IPS];
+   ThreadId     tid = VG_(get_running_tid)();
+   DiEpoch      ep  = VG_(current_DiEpoch)();
+   UInt         n = 0, i, j;
+   Int          at = -1;
+   const HChar* obj;
+   const HChar* fn;
+
+   if (VG_(is_valid_tid)(tid)) {
+      n = VG_(get_StackTrace)(tid, ips, N_CREATOR_IPS, NULL, NULL, 0);
+      stats.stacks++;
+   }
+   for (i = 0; i < n; i++) {
+      if (!VG_(get_objname)(ep, ips[i], &obj) || is_creator_object(obj))
+         continue;   /* code with no object, or unannounced JIT code */
+      if (at < 0)
+         at = (Int)i;   /* the fallback: the innermost frame of an object */
+      if (!is_system_object(obj)) {
+         at = (Int)i;
+         break;
+      }
+   }
+   if (at < 0)
+      return creator_index("unknown code", "???");
+
+   /* The object's path stays valid: copy it before the next lookup. */
+   (void)VG_(get_objname)(ep, ips[at], &obj);
+   {
+      HChar obj_path[VG_(strlen)(obj) + 1];
+      VG_(strcpy)(obj_path, obj);
+      for (j = (UInt)at; j < n; j++) {
+         const HChar* o;
+         if (!VG_(get_objname)(ep, ips[j], &o) || VG_(strcmp)(o, obj_path) != 0)
+            break;
+         if (VG_(get_fnname)(ep, ips[j], &fn) && fn[0] != 0)
+            return creator_index(fn, obj_path);
+      }
+      return creator_index(base_name(obj_path), obj_path);
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- What the client maps                                 ---*/
+/*------------------------------------------------------------*/
+
+/* Whether the file mapped by seg may hold code nobody describes: a
+   memfd or a deleted file (which the ELF reader cannot open), or a
+   file that does not start with the ELF magic. */
+static Bool file_may_hold_jit_code ( const NSegment* seg )
+{
+   const HChar* fname = VG_(am_get_filename)(seg);
+   SysRes       fd;
+   UChar        magic[4];
+   Int          got;
+
+   if (fname == NULL)
+      return True;
+   if (starts_with(fname, "/memfd:") || starts_with(fname, "/dev/shm/"))
+      return True;
+   fd = VG_(open)(fname, VKI_O_RDONLY, 0);
+   if (sr_isError(fd))
+      return False;   /* no way to tell: assume an object */
+   got = VG_(read)(sr_Res(fd), magic, sizeof(magic));
+   VG_(close)(sr_Res(fd));
+   return got != (Int)sizeof(magic)
+          || magic[0] != 0x7F || magic[1] != 'E' || magic[2] != 'L'
+          || magic[3] != 'F';
+}
+
+static Bool segment_may_hold_jit_code ( const NSegment* seg )
+{
+   if (!seg->hasX)
+      return False;
+   switch (seg->kind) {
+      case SkAnonC: case SkShmC:
+         return True;
+      case SkFileC:
+         return !ML_(jit_overlaps_object_text)(seg->start, 1)
+                && file_may_hold_jit_code(seg);
+      default:
+         return False;
+   }
+}
+
+/* Gives the part [lo, hi] its creator (taken once per call through
+   *creator, -1 until then), where it has none. */
+static UInt name_gaps ( Addr lo, Addr hi, Int* creator, ULong made )
+{
+   Addr p = lo;
+   UInt added = 0;
+   while (p <= hi) {
+      LiveRange* r = VG_(OSetGen_LookupWithCmp)(live, &p, cmp_addr_range);
+      Addr       gap_end;
+      if (r != NULL) {
+         if (r->last >= hi)
+            break;
+         p = r->last + 1;
+         continue;
+      }
+      /* The first range after p, if it starts before hi. */
+      VG_(OSetGen_ResetIterAt)(live, &p);
+      r = VG_(OSetGen_Next)(live);
+      gap_end = (r != NULL && r->start <= hi) ? r->start - 1 : hi;
+      if (*creator < 0)
+         *creator = (Int)find_creator();
+      add_live(p, gap_end, (UInt)*creator, made);
+      added++;
+      if (gap_end == hi)
+         break;
+      p = gap_end + 1;
+   }
+   return added;
+}
+
+/* Sets first_epoch of the ranges in [lo, hi] that have 0 (just made). */
+static void stamp_epoch ( Addr lo, Addr hi, UInt epoch )
+{
+   LiveRange* r;
+   VG_(OSetGen_ResetIterAt)(live, &lo);
+   while ((r = VG_(OSetGen_Next)(live)) != NULL && r->start <= hi)
+      if (r->first_epoch == 0)
+         r->first_epoch = epoch;
+}
+
+void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
+                                    Bool fresh )
+{
+   Addr  p, last;
+   Int   creator = -1;
+   UInt  added = 0;
+   ULong made;
+
+   if (!VG_(clo_jit_creator_names) || !(prot & VKI_PROT_EXEC) || len == 0)
+      return;
+   last = a + len - 1 < a ? ~(Addr)0 : a + len - 1;
+   init();
+   made = deferred ? ML_(jit_now)() : 0;
+   for (p = a; p <= last; ) {
+      const NSegment* seg = VG_(am_find_nsegment)(p);
+      Addr            hi;
+      if (seg == NULL)
+         break;
+      hi = seg->end < last ? seg->end : last;
+      if (segment_may_hold_jit_code(seg)) {
+         if (fresh)
+            (void)end_ranges(p, hi);
+         added += name_gaps(p, hi, &creator, made);
+      }
+      if (hi == last)
+         break;
+      p = hi + 1;
+   }
+   if (added > 0) {
+      Creator* c = VG_(indexXA)(creators, (Word)creator);
+      c->ranges += added;
+      stats.ranges += added;
+      /* Lookups that missed here are cached for the current epoch. */
+      ML_(advance_current_DiEpoch_for_jit)();
+      stamp_epoch(a, last, VG_(current_DiEpoch)().n);
+      if (VG_(clo_trace_jit))
+         VG_(umsg)("JIT: creator %#lx-%#lx %s (%s)\n", a, last, c->name,
+                   ML_(jit_object_at)(c->obj)->name);
+   }
+}
+
+void ML_(jit_creator_notify_munmap) ( Addr a, SizeT len )
+{
+   if (live == NULL || len == 0 || VG_(OSetGen_Size)(live) == 0)
+      return;
+   (void)end_ranges(a, a + len - 1 < a ? ~(Addr)0 : a + len - 1);
+}
+
+void ML_(jit_creator_notify_mremap) ( Addr old_a, SizeT old_len,
+                                      Addr new_a, SizeT new_len )
+{
+   LiveRange  moved[16];
+   UInt       n = 0, i;
+   LiveRange* r;
+   Addr       old_last, ext;
+   UInt       epoch;
+
+   if (live == NULL || VG_(OSetGen_Size)(live) == 0 || old_len == 0
+       || new_len == 0 || old_a + old_len - 1 < old_a
+       || new_a + new_len - 1 < new_a)
+      return;
+   old_last = old_a + old_len - 1;
+   /* The ranges of the old mapping, clipped to it and to what moved. */
+   VG_(OSetGen_ResetIterAt)(live, &old_a);
+   while (n < 16 && (r = VG_(OSetGen_Next)(live)) != NULL
+          && r->start <= old_last) {
+      if (r->last < old_a)
+         continue;
+      moved[n] = *r;
+      if (moved[n].start < old_a) moved[n].start = old_a;
+      if (moved[n].last > old_last) moved[n].last = old_last;
+      n++;
+   }
+   if (n == 0)
+      return;
+   ext = moved[n - 1].last == old_last ? moved[n - 1].creator : ~0U;
+   if (new_a != old_a)
+      (void)end_ranges(old_a, old_last);
+   (void)end_ranges(new_a, new_a + new_len - 1);
+   for (i = 0; i < n; i++) {
+      Addr s = moved[i].start - old_a, e = moved[i].last - old_a;
+      if (s >= new_len)
+         continue;
+      if (e >= new_len)
+         e = new_len - 1;
+      add_live(new_a + s, new_a + e, moved[i].creator, moved[i].made);
+      stats.moved++;
+   }
+   /* A mapping that grew: its new part continues the last range. */
+   if (new_len > old_len && ext != ~0U)
+      add_live(new_a + old_len, new_a + new_len - 1, ext,
+               deferred ? ML_(jit_now)() : 0);
+   ML_(advance_current_DiEpoch_for_jit)();
+   epoch = VG_(current_DiEpoch)().n;
+   stamp_epoch(new_a, new_a + new_len - 1, epoch);
+}
+
+/*------------------------------------------------------------*/
+/*--- Lookups                                              ---*/
+/*------------------------------------------------------------*/
+
+Bool ML_(jit_creator_search) ( DiEpoch ep, Addr a,
+                               /*OUT*/Addr* start, /*OUT*/SizeT* size,
+                               /*OUT*/const HChar** name,
+                               /*OUT*/UInt* obj_index )
+{
+   const LiveRange* r;
+   const Creator*   c;
+   if (deferred || live == NULL)
+      return False;
+   r = VG_(OSetGen_LookupWithCmp)(live, &a, cmp_addr_range);
+   if (r == NULL || r->first_epoch > ep.n)
+      return False;
+   c = VG_(indexXA)(creators, r->creator);
+   *start     = r->start;
+   *size      = r->last - r->start + 1;
+   *name      = c->name;
+   *obj_index = c->obj;
+   return True;
+}
+
+void VG_(jit_defer_creator_names) ( void )
+{
+   deferred = True;
+}
+
+Bool VG_(jit_creator_name_at) ( Addr a, ULong when,
+                                /*OUT*/const HChar** fnname,
+                                /*OUT*/DebugInfo** di )
+{
+   const LiveRange* r;
+   const Creator*   c = NULL;
+   Word             i;
+
+   if (live == NULL || !VG_(clo_jit_creator_names))
+      return False;
+   r = VG_(OSetGen_LookupWithCmp)(live, &a, cmp_addr_range);
+   if (r != NULL && (when == 0 || r->made <= when))
+      c = VG_(indexXA)(creators, r->creator);
+   /* Else the range that covered a at that time, newest first. */
+   for (i = VG_(sizeXA)(archived) - 1; c == NULL && i >= 0; i--) {
+      const ArchivedRange* ar = VG_(indexXA)(archived, i);
+      if (a >= ar->start && a <= ar->last
+          && (when == 0 || (ar->made <= when && when < ar->gone)))
+         c = VG_(indexXA)(creators, ar->creator);
+   }
+   if (c == NULL)
+      return False;
+   *fnname = c->name;
+   *di     = ML_(jit_object_at)(c->obj)->di;
+   return True;
+}
+
+/*------------------------------------------------------------*/
+/*--- v.info jit and -v                                    ---*/
+/*------------------------------------------------------------*/
+
+void ML_(jit_creator_print_info) ( Addr a, SizeT len )
+{
+   const LiveRange* r;
+   Addr   last = a + len - 1 < a ? ~(Addr)0 : a + len - 1;
+   UInt   shown = 0;
+   ULong  total = 0;
+
+   if (live == NULL || VG_(OSetGen_Size)(live) == 0)
+      return;
+   VG_(OSetGen_ResetIterAt)(live, &a);
+   while ((r = VG_(OSetGen_Next)(live)) != NULL && r->start <= last) {
+      const Creator* c;
+      if (r->last < a)
+         continue;
+      total++;
+      if (shown >= MAX_LISTED)
+         continue;
+      if (shown == 0)
+         VG_(printf)("JIT code nobody announced, named after its creator:\n");
+      c = VG_(indexXA)(creators, r->creator);
+      VG_(printf)("  %#lx-%#lx %s (%s)\n", r->start, r->last, c->name,
+                  ML_(jit_object_at)(c->obj)->name);
+      shown++;
+   }
+   if (total > shown)
+      VG_(printf)("  ... and %llu more\n", total - shown);
+}
+
+void ML_(jit_creator_print_summary) ( void )
+{
+   if (VG_(clo_verbosity) < 2 || stats.ranges == 0)
+      return;
+   VG_(umsg)("JIT: %llu ranges of unannounced code named after their "
+             "creator (%lu creators, %llu stack traces), %llu ended, "
+             "%llu moved, %lu live at exit\n",
+             stats.ranges, creators ? (UWord)VG_(sizeXA)(creators) : 0UL,
+             stats.stacks, stats.ended, stats.moved,
+             live ? (UWord)VG_(OSetGen_Size)(live) : 0UL);
+   if (stats.archive_full > 0)
+      VG_(umsg)("JIT: %llu ended ranges forgotten (more than %d kept for "
+                "late names)\n", stats.archive_full, MAX_ARCHIVED);
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                             jitcreator.c ---*/
+/*--------------------------------------------------------------------*/

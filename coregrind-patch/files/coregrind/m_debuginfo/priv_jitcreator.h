@@ -1,0 +1,78 @@
+/*--------------------------------------------------------------------*/
+/*--- JIT code nobody announces, named after the code that made it ---*/
+/*--- executable: m_debuginfo's view.              priv_jitcreator.h ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 3 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+#ifndef __PRIV_JITCREATOR_H
+#define __PRIV_JITCREATOR_H
+
+#include "pub_core_basics.h"
+#include "pub_core_debuginfo.h"   /* DiEpoch */
+
+/* The rule (names, ranges, what wins) is in jitcreator.c's header
+   comment and docs/manual.md's "JIT code nobody announces". */
+
+/* The client made [a, a+len) executable (prot holds VKI_PROT_EXEC):
+   by a new mapping (fresh: mmap, which replaces what was there), or
+   by changing the protection of memory it had (mprotect,
+   pkey_mprotect).  The parts of it in anonymous or shared memory, or
+   in a mapped file that is not an ELF object, get a creator from the
+   running thread's stack; parts that already have one keep it unless
+   fresh.  Costs one segment lookup when nothing is executable. */
+extern void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
+                                           Bool fresh );
+
+/* [a, a+len) was unmapped: the ranges there lose their creator. */
+extern void ML_(jit_creator_notify_munmap) ( Addr a, SizeT len );
+
+/* mremap moved or resized [old_a, old_a+old_len) to
+   [new_a, new_a+new_len): its creator ranges move with it (a part
+   that grew takes the creator of the range it extends). */
+extern void ML_(jit_creator_notify_mremap) ( Addr old_a, SizeT old_len,
+                                             Addr new_a, SizeT new_len );
+
+/* The creator-named range containing a in epoch ep, for the lookups of
+   jitlookup.c after the registry missed: fills *start, *size (bytes),
+   *name (valid until the next change of the ranges) and *obj_index
+   (a JIT object, ML_(jit_object_at)).  False when there is none, when
+   --jit-creator-names=no, or when the tool binds names late
+   (VG_(jit_defer_creator_names)). */
+extern Bool ML_(jit_creator_search) ( DiEpoch ep, Addr a,
+                                      /*OUT*/Addr* start, /*OUT*/SizeT* size,
+                                      /*OUT*/const HChar** name,
+                                      /*OUT*/UInt* obj_index );
+
+/* Lists the live creator-named ranges intersecting [a, a+len) for
+   "v.info jit" (at most 1000), under a heading of their own. */
+extern void ML_(jit_creator_print_info) ( Addr a, SizeT len );
+
+/* The -v summary's line: ranges named, creators, stacks taken. */
+extern void ML_(jit_creator_print_summary) ( void );
+
+#endif   /* __PRIV_JITCREATOR_H */
+
+/*--------------------------------------------------------------------*/
+/*--- end                                      priv_jitcreator.h ---*/
+/*--------------------------------------------------------------------*/
