@@ -125,25 +125,45 @@ static void add_BranchCC(BranchCC* to, const BranchCC* from)
    to->b += from->b; to->mp += from->mp;
 }
 
-// The LineCC of code that has no name: "???", as for any code without
-// debug info.
-static LineCC* unknown_lineCC(void)
+// The LineCC of function fn in file "???", line 0.
+static LineCC* lineCC_without_file(const HChar* fn)
 {
    CodeLoc loc;
    LineCC* lineCC;
    loc.file = get_perm_string("???");
-   loc.fn   = "???";
+   loc.fn   = fn;
    loc.line = 0;
    lineCC = VG_(OSetGen_Lookup)(CC_table, &loc);
    if (lineCC == NULL) {
       lineCC = VG_(OSetGen_AllocNode)(CC_table, sizeof(LineCC));
       VG_(memset)(lineCC, 0, sizeof(LineCC));
       lineCC->loc.file = get_perm_string("???");
-      lineCC->loc.fn   = get_perm_string("???");
+      lineCC->loc.fn   = get_perm_string(fn);
       lineCC->loc.line = 0;
       VG_(OSetGen_Insert)(CC_table, lineCC);
    }
    return lineCC;
+}
+
+// The LineCC of code that has no name: "???", as for any code without
+// debug info.
+static LineCC* unknown_lineCC(void)
+{
+   return lineCC_without_file("???");
+}
+
+// The LineCC of code at a, translated at time when, that no late name
+// reached: named after the code that made its memory executable
+// ("[JIT code of F]"), which the core gives Cachegrind only here
+// (VG_(jit_defer_creator_names), called when Cachegrind starts); NULL
+// if the core does not know.
+static LineCC* creator_lineCC(Addr a, ULong when)
+{
+   const HChar* fn;
+   DebugInfo*   di;
+   if (!VG_(jit_creator_name_at)(a, when, &fn, &di))
+      return NULL;
+   return lineCC_without_file(fn);
 }
 
 // At exit, before the output is written: the costs of code kept apart
@@ -155,7 +175,7 @@ static LineCC* unknown_lineCC(void)
 // attributed through late names.
 static void jit_bind_late_names(void)
 {
-   ULong ir_named = 0;
+   ULong ir_named = 0, ir_creator = 0;
    Word  i;
    UInt  j;
 
@@ -169,10 +189,13 @@ static void jit_bind_late_names(void)
          if (u->when == 0
              || VG_(jit_late_name_epoch_at)(a, u->when, !u->discarded, &ep))
             to = get_lineCC(ep, a, 0);
-         if (to == NULL)
-            to = unknown_lineCC();
-         else
+         if (to != NULL) {
             ir_named += from->Ir.a;
+         } else if ((to = creator_lineCC(a, u->when)) != NULL) {
+            ir_creator += from->Ir.a;
+         } else {
+            to = unknown_lineCC();
+         }
          add_CacheCC(&to->Ir, &from->Ir);
          add_CacheCC(&to->Dr, &from->Dr);
          add_CacheCC(&to->Dw, &from->Dw);
@@ -187,6 +210,9 @@ static void jit_bind_late_names(void)
    if (VG_(clo_verbosity) > 1)
       VG_(dmsg)("Cachegrind: %llu instructions attributed through names "
                 "that arrived after their code ran\n", ir_named);
+   if (VG_(clo_verbosity) > 1 && ir_creator > 0)
+      VG_(dmsg)("Cachegrind: %llu instructions attributed to the code "
+                "that made their memory executable\n", ir_creator);
 }
 
 /*--------------------------------------------------------------------*/

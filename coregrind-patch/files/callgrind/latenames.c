@@ -49,7 +49,13 @@
    A late-named block entered by a jump from another function (a JIT
    chaining its blocks) would have been a call had the name been known:
    CLG_(charge_late_named_blocks) moves its costs to a context of its
-   own function. */
+   own function.
+
+   Code that no late name reaches is named after the code that made
+   its memory executable ("[JIT code of F]" in "LIBRARY[jit]"), which
+   the core gives Callgrind only here (VG_(jit_defer_creator_names),
+   called when Callgrind starts), so that such code, while it runs,
+   stays unnamed and open to names that arrive late. */
 
 #include "global.h"
 
@@ -174,38 +180,15 @@ static void rename_fn_node(fn_node* fn, file_node* file, const HChar* fnname)
     CLG_(update_fn_config)(fn);
 }
 
-/* Binds fn as CLG_(late_bound_fn) says, looking the name up. */
-static fn_node* look_up_late_name(fn_node* fn)
+/* Binds the address-named fn to the function fnname of di, file
+ * dirname/filename, looked up in epoch ep. */
+static fn_node* bind_late_name(fn_node* fn, DiEpoch ep, DebugInfo* di,
+                               const HChar* dirname, const HChar* filename,
+                               const HChar* fnname)
 {
-    const HChar *fnname, *filename, *dirname;
-    DebugInfo*  di;
-    UInt        line;
     file_node*  file;
     fn_node*    bound;
-    Addr        a;
-    DiEpoch     ep;
 
-    /* Also a function renamed before: it keeps its late name. */
-    if (!address_named_fn(fn, &a)) return fn;
-    fn->late_named = False;
-    if (fn->jit_time != 0) {
-        /* The function that was at the address when the code was
-           translated, if the producer's records tell. */
-        if (!VG_(jit_late_name_epoch_at)(a, fn->jit_time,
-                                         !fn->jit_discarded, &ep))
-            return fn;
-    } else {
-        /* The name the address had last (also if the JIT freed the
-           code). */
-        ep = VG_(jit_late_name_epoch)(a);
-    }
-    di = VG_(find_DebugInfo)(ep, a);
-    if (di == 0) return fn;
-    if (!VG_(get_filename_linenum)(ep, a, &filename, &dirname, &line)) {
-	filename = "???";
-	dirname  = "";
-    }
-    if (!VG_(get_fnname)(ep, a, &fnname)) return fn;
     fn->late_name_ep = ep;
     fn->late_named   = True;
 
@@ -237,6 +220,52 @@ static fn_node* look_up_late_name(fn_node* fn)
 	CLG_(update_fn_config)(bound);
     }
     return bound;
+}
+
+/* Code that no late name reached: named after the code that made its
+ * memory executable, if the core knows ("[JIT code of F]", see
+ * VG_(jit_defer_creator_names)), else it keeps its address name. */
+static fn_node* bind_creator_name(fn_node* fn, Addr a)
+{
+    const HChar* fnname;
+    DebugInfo*   di;
+
+    if (!VG_(jit_creator_name_at)(a, fn->jit_time, &fnname, &di))
+	return fn;
+    return bind_late_name(fn, VG_(current_DiEpoch)(), di, "", "???", fnname);
+}
+
+/* Binds fn as CLG_(late_bound_fn) says, looking the name up. */
+static fn_node* look_up_late_name(fn_node* fn)
+{
+    const HChar *fnname, *filename, *dirname;
+    DebugInfo*  di;
+    UInt        line;
+    Addr        a;
+    DiEpoch     ep;
+
+    /* Also a function renamed before: it keeps its late name. */
+    if (!address_named_fn(fn, &a)) return fn;
+    fn->late_named = False;
+    if (fn->jit_time != 0) {
+        /* The function that was at the address when the code was
+           translated, if the producer's records tell. */
+        if (!VG_(jit_late_name_epoch_at)(a, fn->jit_time,
+                                         !fn->jit_discarded, &ep))
+            return bind_creator_name(fn, a);
+    } else {
+        /* The name the address had last (also if the JIT freed the
+           code). */
+        ep = VG_(jit_late_name_epoch)(a);
+    }
+    di = VG_(find_DebugInfo)(ep, a);
+    if (di == 0) return bind_creator_name(fn, a);
+    if (!VG_(get_filename_linenum)(ep, a, &filename, &dirname, &line)) {
+	filename = "???";
+	dirname  = "";
+    }
+    if (!VG_(get_fnname)(ep, a, &fnname)) return bind_creator_name(fn, a);
+    return bind_late_name(fn, ep, di, dirname, filename, fnname);
 }
 
 /* Names change only with the debug info epoch (every JIT registration
