@@ -62,6 +62,9 @@ fakeroot
 lintian
 mmdebstrap
 erlang-base
+libpcre2-dev
+libglib2.0-dev
+php8.2-cli
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs

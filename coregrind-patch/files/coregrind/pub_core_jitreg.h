@@ -124,7 +124,8 @@ extern void VG_(jit_print_summary) ( void );
    executable client memory.  On success updates uregs (xip: the return
    address; xsp: the caller's stack pointer; xbp: the caller's, or
    unchanged) and returns True; else leaves them and returns False.
-   Never True on other platforms.  The rule: m_debuginfo/jitunwind.c. */
+   Never True on other platforms or with --jit-unwind-scan=no.  The
+   rule: m_debuginfo/jitunwind.c. */
 #include "pub_core_debuginfo.h"   // D3UnwindRegs
 extern Bool VG_(jit_unwind_without_cfi) ( /*MOD*/D3UnwindRegs* uregs,
                                           Addr fp_min, Addr fp_max );

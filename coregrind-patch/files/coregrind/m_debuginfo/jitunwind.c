@@ -55,13 +55,15 @@
    A stale return address left in the frame's locals may be taken for
    the caller; the frames after it are then still unwound by their own
    CFI, and the guess is no worse than upstream's.  Otherwise it
-   returns False and upstream's unwinder goes on as before. */
+   returns False and upstream's unwinder goes on as before, as it does
+   always with --jit-unwind-scan=no. */
 
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
 #include "pub_core_debuginfo.h"
 #include "pub_core_libcbase.h"
 #include "pub_core_aspacemgr.h"
+#include "pub_core_options.h"     /* VG_(clo_jit_unwind_scan) */
 #include "pub_core_jitreg.h"      /* self */
 
 #include "priv_jitstore.h"        /* ML_(jit_overlaps_object_text) */
@@ -121,6 +123,8 @@ Bool VG_(jit_unwind_without_cfi) ( /*MOD*/D3UnwindRegs* uregs,
 {
    Addr sp = uregs->xsp, bp = uregs->xbp, w, limit;
 
+   if (!VG_(clo_jit_unwind_scan))
+      return False;
    if (ML_(jit_overlaps_object_text)(uregs->xip, 1))
       return False;   /* ELF code: upstream's rules */
    if (sp < fp_min || sp >= fp_max)
