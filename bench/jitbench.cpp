@@ -35,6 +35,11 @@
 //        system part is mostly the kernel clearing the pages Valgrind's
 //        new memory is faulted in with), sum (a checksum of the
 //        results) and vmhwm_kb (peak resident memory after the loop).
+//   mprotect N flip|fresh
+//        makes memory executable N times and runs a `ret` there: one page
+//        flipped between writable and executable (flip), or a new page
+//        mapped, made executable, called and unmapped each time (fresh).
+//        Prints loop_ns (the whole loop).
 //   dump N wait|nowait
 //        writes ./jit-<pid>.dump with a header and N CODE_LOAD records for
 //        the N functions, closes it, maps it PROT_READ|PROT_EXEC (which is
@@ -601,6 +606,34 @@ int mode_native(std::size_t iters) {
 
 }  // namespace
 
+// mprotect N flip|fresh: makes memory executable N times, as JITs that
+// announce nothing do, and runs a `ret` there each time: flip (one page
+// flipped between writable and executable, a W^X JIT) or fresh (a new
+// page each time: mmap, mprotect, call, munmap).  The timed loop is all
+// of it.  Prints loop_ns.
+int mode_mprotect(std::size_t n, const std::string& how) {
+    if (how != "flip" && how != "fresh") die("mprotect: mode must be flip or fresh");
+    const std::size_t page = 4096;
+    auto map_page = [&]() {
+        void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) die(std::string("mmap: ") + std::strerror(errno));
+        return static_cast<unsigned char*>(p);
+    };
+    unsigned char* code = how == "flip" ? map_page() : nullptr;
+    const std::uint64_t t0 = now_ns();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (how == "fresh") code = map_page();
+        else if (mprotect(code, page, PROT_READ | PROT_WRITE) != 0) die("mprotect RW");
+        code[0] = 0xC3;  // ret
+        if (mprotect(code, page, PROT_READ | PROT_EXEC) != 0) die("mprotect RX");
+        reinterpret_cast<void (*)()>(code)();
+        if (how == "fresh") munmap(code, page);
+    }
+    const std::uint64_t t1 = now_ns();
+    std::printf("loop_ns=%llu\n", static_cast<unsigned long long>(t1 - t0));
+    return 0;
+}
+
 int mode_touch(std::size_t mib) {
     const std::size_t bytes = mib << 20, page = 4096;
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -619,7 +652,8 @@ int main(int argc, char** argv) {
     const std::string usage =
         "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg "
         "|"
-        " dump N wait|nowait | late N early|late|freed | gdb N | touch MIB | native ITERATIONS";
+        " dump N wait|nowait | late N early|late|freed | mprotect N flip|fresh | gdb N | touch MIB |"
+        " native ITERATIONS";
     if (argc < 3) die(usage);
     const std::string mode = argv[1];
     const std::size_t n = parse_count(argv[2]);
@@ -633,5 +667,6 @@ int main(int argc, char** argv) {
     if (mode == "calls") return mode_calls(n, argv[3]);
     if (mode == "dump") return mode_dump(n, argv[3]);
     if (mode == "late") return mode_late(n, argv[3]);
+    if (mode == "mprotect") return mode_mprotect(n, argv[3]);
     die(usage);
 }

@@ -24,7 +24,7 @@
 //   --stock-lookup-max
 //                 largest N run on the stock side of those rows (default
 //                 100000: stock's time per new function grows with N)
-//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7,8
+//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7,8,9
 //                 (4 needs 2's largest run and is run with it)
 //   --commit      what is measured (e.g. a git commit), named in the header
 //   --results=FILE  also merges this run's rows into FILE (bench/results.md
@@ -506,6 +506,26 @@ void row_register_instructions() {
                       fmt("%.2f x", jit / request), "-", "-"});
 }
 
+// Runs a and b reps times each, in pairs started together on two CPUs
+// (swapped every pair; one after the other with one CPU).
+std::pair<std::vector<Sample>, std::vector<Sample>> run_pairs(const Cmd& a, const Cmd& b,
+                                                              int reps) {
+    const bool simultaneous = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+    std::vector<Sample> as, bs;
+    for (int r = 0; r < reps; ++r) {
+        if (simultaneous) {
+            const int cpu = r % 2;
+            auto [x, y] = run_simultaneously(a, b, cpu, 1 - cpu);
+            as.push_back(x);
+            bs.push_back(y);
+        } else {
+            as.push_back(run_once(a));
+            bs.push_back(run_once(b));
+        }
+    }
+    return {as, bs};
+}
+
 // 1. A program without JIT code: bzip2 under Callgrind and Memcheck.
 //
 // This machine's speed drifts by 10 to 25% over seconds (the same run,
@@ -526,19 +546,8 @@ void row_nojit() {
         const std::vector<std::string> prog{g_opt->bzip2, "-9", "-c", input};
         Cmd s{"nojit-" + tool + "-stock", vg(g_opt->stock, tool, {}, prog), true};
         Cmd p{"nojit-" + tool + "-patched", vg(g_opt->patched, tool, {}, prog), true};
-        std::vector<Sample> ss, ps;
         const double t0 = now_s();
-        for (int r = 0; r < reps; ++r) {
-            if (simultaneous) {
-                const int cpu = r % 2;
-                auto [a, b] = run_simultaneously(s, p, cpu, 1 - cpu);
-                ss.push_back(a);
-                ps.push_back(b);
-            } else {
-                ss.push_back(run_once(s));
-                ps.push_back(run_once(p));
-            }
-        }
+        const auto [ss, ps] = run_pairs(s, p, reps);
         std::fprintf(stderr, "vgbench: %-58s %3d x 2 runs, %6.1f s\n",
                      ("1. bzip2 under " + tool + (simultaneous ? ", pairs at once" : "")).c_str(),
                      reps, now_s() - t0);
@@ -565,6 +574,48 @@ void row_nojit() {
         if (hi > 1.01) missed_note("Row 1 (" + tool + ")");
     }
     if (!g_opt->inner_stock.empty()) row_nojit_instructions(input);
+}
+
+// 9. Memory made executable 10^5 times under --tool=none (JITs that
+// announce nothing): the patched Valgrind with creator names against the
+// same Valgrind with --jit-creator-names=no, in pairs started together
+// as row 1 does, for a W^X JIT flipping one page and for a new page each
+// time.  Target: at most 1% more time.
+void row_creator() {
+    const bool simultaneous = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+    const int reps = std::max(5, g_opt->repeats);
+    const std::string n = "100000";
+    int k = 0;
+    for (const std::string how : {"flip", "fresh"}) {
+        const std::vector<std::string> prog{g_opt->jitbench, "mprotect", n, how};
+        Cmd off{"creator-" + how + "-off", vg(g_opt->patched, "none", {"--jit-creator-names=no"}, prog),
+                true};
+        Cmd on{"creator-" + how + "-on", vg(g_opt->patched, "none", {}, prog), true};
+        const double t0 = now_s();
+        const auto [offs, ons] = run_pairs(off, on, reps);
+        std::vector<double> ratios;
+        for (int r = 0; r < reps; ++r) ratios.push_back(ons[r].wall_s / offs[r].wall_s);
+        std::fprintf(stderr, "vgbench: %-58s %3d x 2 runs, %6.1f s\n",
+                     ("9. mprotect(PROT_EXEC) x 10^5, " + how).c_str(), reps, now_s() - t0);
+        const double ratio = median(ratios);
+        const auto [lo, hi] = median_interval(ratios, 0.95);
+        const std::string v = hi <= 1.01  ? verdict(true)
+                              : lo > 1.01 ? verdict(false)
+                                          : std::string("**NOT RESOLVED**");
+        g_rows.push_back({"9" + std::string(1, static_cast<char>('a' + k++)),
+                          "Memory made executable 10^5 times (" +
+                              std::string(how == "flip" ? "one page flipped W^X"
+                                                        : "a new page mapped, made executable, "
+                                                          "called and unmapped") +
+                              "), --tool=none, wall time; creator names on/off, median of the "
+                              "per-pair ratios (95% interval)" +
+                              (simultaneous ? ", each pair started together on two CPUs" : ""),
+                          std::to_string(reps) + "+" + std::to_string(reps),
+                          fmt("%.3f s", median_wall(offs)), fmt("%.3f s", median_wall(ons)),
+                          fmt("%.3f x", ratio) + fmt(" (%.3f", lo) + fmt("-%.3f)", hi),
+                          "on/off <= 1.01", v});
+        if (hi > 1.01) missed_note("Row 9 (" + how + ")");
+    }
 }
 
 // "median (min-max)" of key over the runs, per function (divided by n).
@@ -1311,6 +1362,7 @@ int main(int argc, char** argv) {
             if (wanted(6)) row_native();
             if (wanted(7)) row_gdb();
             if (wanted(8)) row_late();
+            if (wanted(9)) row_creator();
             std::ofstream(opt.workdir + "/bench-table-" + std::to_string(inv) + ".md") << table();
             invocations.push_back(g_rows);
         }

@@ -2,8 +2,10 @@
 // frame pointer, end to end under the staged Memcheck.  tests/unwindjit
 // emits jit_outer -> jit_middle -> jit_inner, each of which saves rbp,
 // uses it as a scratch register and keeps zeros in its frame, so that only
-// call frame information leads from jit_inner back to its callers.  The
-// frames are described by .eh_frame bytes in a VgJitCode, by a frame shape
+// call frame information leads from jit_inner back to its callers (the
+// unwinder's scan of the stack for return addresses, --jit-unwind-scan, is
+// off in these cases, but for one that shows what it finds).  The frames
+// are described by .eh_frame bytes in a VgJitCode, by a frame shape
 // (VG_JIT_UNWIND_FIXED_FRAME), or by jitdump CODE_UNWINDING_INFO records;
 // without a description the stack trace must stop inside the jitted code.
 // Node.js (skipped without node) writes CODE_UNWINDING_INFO records under
@@ -52,14 +54,17 @@ bool reaches_main(const std::vector<std::string>& frames) {
 }
 
 /// What Memcheck reports for unwindjit HOW WHAT: the frames of the leak's
-/// allocation stack (from malloc) or of the invalid read.
+/// allocation stack (from malloc) or of the invalid read.  Without `scan`
+/// the unwinder's stack scan through code without CFI is off
+/// (--jit-unwind-scan=no), so that only the CFI under test leads to main.
 std::vector<std::string> reported_frames(const std::string& how, const std::string& what,
-                                         Result* out = nullptr) {
+                                         Result* out = nullptr, bool scan = false) {
     TempDir dir;
     RunOptions opt;
     opt.cwd = dir.path();  // jit-<pid>.dump goes there
-    const Result r =
-        run_valgrind({"--tool=memcheck", "--leak-check=full", "-v"}, {unwindjit(), how, what}, opt);
+    std::vector<std::string> args = {"--tool=memcheck", "--leak-check=full", "-v"};
+    if (!scan) args.push_back("--jit-unwind-scan=no");
+    const Result r = run_valgrind(args, {unwindjit(), how, what}, opt);
     if (out) *out = r;
     BOOST_TEST_REQUIRE(r.status == 0, r);
     if (what == "leak") {
@@ -126,6 +131,19 @@ BOOST_AUTO_TEST_CASE(without_unwind_information_the_trace_stops_in_the_jit_code)
             BOOST_TEST(frames.front() == "jit_inner", r.err);
             BOOST_TEST(frames.size() < kJitFrames.size(), r.err);
             BOOST_TEST(!reaches_main(frames), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(without_unwind_information_the_stack_scan_reaches_main) {
+    // The same code and no unwind information, with the unwinder's step
+    // through code without CFI (--jit-unwind-scan=yes, the default): each
+    // frame's return address is the first word on its stack that follows
+    // a call instruction, so every jitted frame and main are found.
+    for (const char* what : {"leak", "memerr"}) {
+        BOOST_TEST_CONTEXT(what) {
+            Result r;
+            BOOST_TEST(reaches_main(reported_frames("none", what, &r, true)), r.err);
         }
     }
 }
@@ -199,7 +217,8 @@ BOOST_AUTO_TEST_CASE(
             TempDir dir;
             RunOptions opt;
             opt.cwd = dir.path();
-            const Result r = run_valgrind({"--tool=memcheck"}, {unwindjit(), how, "leaf"}, opt);
+            const Result r = run_valgrind({"--tool=memcheck", "--jit-unwind-scan=no"},
+                                          {unwindjit(), how, "leaf"}, opt);
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(reaches_main(frames_after(r.err, "Invalid read of size 8")), r.err);
         }
@@ -220,7 +239,8 @@ BOOST_AUTO_TEST_CASE(a_race_in_the_first_instruction_of_a_frameless_leaf_names_i
          {Tool{"--tool=helgrind", "Possible data race during read of size 8", "Locks held"},
           Tool{"--tool=drd", "Conflicting load by thread 1", ""}}) {
         BOOST_TEST_CONTEXT(t.option) {
-            const Result r = run_valgrind({t.option}, {unwindjit(), "cfi", "leafrace"});
+            const Result r = run_valgrind({t.option, "--jit-unwind-scan=no"},
+                                          {unwindjit(), "cfi", "leafrace"});
             BOOST_TEST_REQUIRE(r.status == 0, r);
             const auto at = r.err.find(t.report);
             BOOST_TEST_REQUIRE(at != std::string::npos, r.err);
