@@ -622,8 +622,10 @@ int mode_mprotect(std::size_t n, const std::string& how) {
     unsigned char* code = how == "flip" ? map_page() : nullptr;
     const std::uint64_t t0 = now_ns();
     for (std::size_t i = 0; i < n; ++i) {
-        if (how == "fresh") code = map_page();
-        else if (mprotect(code, page, PROT_READ | PROT_WRITE) != 0) die("mprotect RW");
+        if (how == "fresh")
+            code = map_page();
+        else if (mprotect(code, page, PROT_READ | PROT_WRITE) != 0)
+            die("mprotect RW");
         code[0] = 0xC3;  // ret
         if (mprotect(code, page, PROT_READ | PROT_EXEC) != 0) die("mprotect RX");
         reinterpret_cast<void (*)()>(code)();
@@ -652,7 +654,8 @@ int main(int argc, char** argv) {
     const std::string usage =
         "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg "
         "|"
-        " dump N wait|nowait | late N early|late|freed | mprotect N flip|fresh | gdb N | touch MIB |"
+        " dump N wait|nowait | late N early|late|freed | mprotect N flip|fresh | gdb N | touch MIB "
+        "|"
         " native ITERATIONS";
     if (argc < 3) die(usage);
     const std::string mode = argv[1];

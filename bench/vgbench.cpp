@@ -588,8 +588,8 @@ void row_creator() {
     int k = 0;
     for (const std::string how : {"flip", "fresh"}) {
         const std::vector<std::string> prog{g_opt->jitbench, "mprotect", n, how};
-        Cmd off{"creator-" + how + "-off", vg(g_opt->patched, "none", {"--jit-creator-names=no"}, prog),
-                true};
+        Cmd off{"creator-" + how + "-off",
+                vg(g_opt->patched, "none", {"--jit-creator-names=no"}, prog), true};
         Cmd on{"creator-" + how + "-on", vg(g_opt->patched, "none", {}, prog), true};
         const double t0 = now_s();
         const auto [offs, ons] = run_pairs(off, on, reps);

@@ -32,9 +32,7 @@ namespace {
 const std::string kMakeCode = "[JIT code of make_code]";
 const std::string kPcre = "[JIT code of pcre2_jit_compile_8]";
 
-std::string creatorjit() {
-    return env_or("VGJIT_CREATORJIT", tests_builddir() + "/creatorjit");
-}
+std::string creatorjit() { return env_or("VGJIT_CREATORJIT", tests_builddir() + "/creatorjit"); }
 
 /// The function names of the stack trace after the first line holding
 /// `what`.
@@ -64,9 +62,9 @@ std::string compile_fixture(const TempDir& dir, const std::string& name,
                             const std::string& package) {
     const std::string src = srcdir() + "/tests/fixtures/creator/" + name + ".c";
     const std::string exe = dir.file(name);
-    Result r = run({"/bin/sh", "-c",
-                    "cc -O1 -g -o '" + exe + "' '" + src + "' $(pkg-config --cflags --libs " +
-                        package + ")"});
+    Result r = run(
+        {"/bin/sh", "-c",
+         "cc -O1 -g -o '" + exe + "' '" + src + "' $(pkg-config --cflags --libs " + package + ")"});
     BOOST_TEST(r.status == 0, r);
     return r.status == 0 ? exe : "";
 }
@@ -167,7 +165,8 @@ BOOST_AUTO_TEST_CASE(announced_names_win) {
 
 BOOST_AUTO_TEST_CASE(a_suppression_for_the_creating_object_matches) {
     TempDir dir;
-    write_file(dir.file("obj.supp"), "{\n  jit-by-object\n  Memcheck:Cond\n  obj:*creatorjit*\n}\n");
+    write_file(dir.file("obj.supp"),
+               "{\n  jit-by-object\n  Memcheck:Cond\n  obj:*creatorjit*\n}\n");
     Result r = memcheck_creatorjit("mmap", {"--suppressions=" + dir.file("obj.supp")});
     BOOST_TEST(contains(r.err, "ERROR SUMMARY: 0 errors"), r.err);
 
@@ -235,9 +234,10 @@ BOOST_AUTO_TEST_CASE(every_tool_names_the_code) {
                             {creatorjit(), "mmap", "20"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(self_ir(Profile::parse_file(out), kMakeCode) > 0u);
-    BOOST_TEST(std::regex_search(
-                   r.err, std::regex(R"(JIT: 1 ranges of unannounced code named after their creator)")),
-               r.err);
+    BOOST_TEST(
+        std::regex_search(
+            r.err, std::regex(R"(JIT: 1 ranges of unannounced code named after their creator)")),
+        r.err);
 
     // DHAT and Massif keep allocation stacks: none goes through JIT code
     // here, but they must run it unharmed; Helgrind and DRD describe the
@@ -247,8 +247,8 @@ BOOST_AUTO_TEST_CASE(every_tool_names_the_code) {
             TempDir d;
             RunOptions opt;
             opt.cwd = d.path();
-            Result t = run_valgrind({std::string("--tool=") + tool}, {creatorjit(), "mremap", "5"},
-                                    opt);
+            Result t =
+                run_valgrind({std::string("--tool=") + tool}, {creatorjit(), "mremap", "5"}, opt);
             BOOST_TEST(t.status == 0, t);
             BOOST_TEST(contains(t.out, "result "), t);
         }
@@ -304,9 +304,9 @@ BOOST_AUTO_TEST_CASE(grep_p_under_callgrind_and_cachegrind,
     for (const char* tool : {"callgrind", "cachegrind"}) {
         BOOST_TEST_CONTEXT(tool) {
             const std::string out = dir.file(std::string(tool) + ".out");
-            Result r = run_valgrind({std::string("--tool=") + tool,
-                                     std::string("--") + tool + "-out-file=" + out},
-                                    {grep, "-cP", "(\\w+)=(\\w+)\\d", dir.file("words.txt")});
+            Result r = run_valgrind(
+                {std::string("--tool=") + tool, std::string("--") + tool + "-out-file=" + out},
+                {grep, "-cP", "(\\w+)=(\\w+)\\d", dir.file("words.txt")});
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(contains(r.out, "2000"), r);
             const Profile p = Profile::parse_file(out);

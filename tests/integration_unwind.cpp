@@ -239,8 +239,8 @@ BOOST_AUTO_TEST_CASE(a_race_in_the_first_instruction_of_a_frameless_leaf_names_i
          {Tool{"--tool=helgrind", "Possible data race during read of size 8", "Locks held"},
           Tool{"--tool=drd", "Conflicting load by thread 1", ""}}) {
         BOOST_TEST_CONTEXT(t.option) {
-            const Result r = run_valgrind({t.option, "--jit-unwind-scan=no"},
-                                          {unwindjit(), "cfi", "leafrace"});
+            const Result r =
+                run_valgrind({t.option, "--jit-unwind-scan=no"}, {unwindjit(), "cfi", "leafrace"});
             BOOST_TEST_REQUIRE(r.status == 0, r);
             const auto at = r.err.find(t.report);
             BOOST_TEST_REQUIRE(at != std::string::npos, r.err);
