@@ -1250,11 +1250,12 @@ static inline void jitformats_fill(JitformatsText* t, const char* tmpl,
    char        one[2];
    one[1] = 0;
    while (p != 0 && *p != 0) {
-      char kind = p[1];
-      int  skip = kind >= '0' && kind <= '9' ? 0 : 1;
-      char d    = p[1 + skip];
-      if (p[0] == '{' && d >= '0' && d <= '9' && p[2 + skip] == '}'
-          && (skip == 0 || kind == 'x' || kind == 'z' || kind == 's')) {
+      /* Each byte looked at is read only when the one before it is not
+         the NUL: a template may end anywhere. */
+      char kind = p[0] == '{' ? p[1] : 0;
+      int  skip = kind == 'x' || kind == 'z' || kind == 's' ? 1 : 0;
+      char d    = kind == 0 ? 0 : p[1 + skip];
+      if (d >= '0' && d <= '9' && p[2 + skip] == '}') {
          int i = d - '0';
          if (skip == 0)
             jitformats_put_num(t, num[i], 10);
