@@ -111,6 +111,7 @@
 #include <vector>
 
 #include "../tests/gdb_jit_interface.hpp"
+#include "../tests/jitdump_builder.hpp"
 
 namespace {
 
@@ -301,18 +302,6 @@ int mode_calls(std::size_t n, const std::string& how) {
     return 0;
 }
 
-// Little-endian (host order) writes of jitdump fields into a byte buffer.
-class Bytes {
-public:
-    void u32(std::uint32_t v) { put(&v, 4); }
-    void u64(std::uint64_t v) { put(&v, 8); }
-    void put(const void* p, std::size_t n) {
-        const auto* c = static_cast<const unsigned char*>(p);
-        buf.insert(buf.end(), c, c + n);
-    }
-    std::vector<unsigned char> buf;
-};
-
 // Spins in plain client code for about 10^5 basic blocks (one scheduler
 // time slice under Valgrind).
 void spin() {
@@ -320,43 +309,27 @@ void spin() {
     for (int i = 0; i < 100000; ++i) x = x + 1;
 }
 
-// A jitdump header (jitdump specification, version 1).
-void jitdump_header(Bytes& b, std::uint32_t pid) {
-    b.u32(0x4A695444u);  // magic "JiTD"
-    b.u32(1);            // version
-    b.u32(40);           // header size
-    b.u32(62);           // EM_X86_64
-    b.u32(0);            // pad
-    b.u32(pid);
-    b.u64(now_ns());  // timestamp
-    b.u64(0);         // flags
+// A jitdump header (version 1) in this machine's byte order.
+void jitdump_header(jitdump_test::JitdumpBuilder& b, std::uint32_t pid) {
+    b.header(1, pid, now_ns(), 0);
 }
 
 // For each function of `code`, a CODE_LOAD record carrying its name and
 // code bytes.
-void jitdump_loads(Bytes& b, const Code& code, const Names& names, std::uint32_t pid) {
+void jitdump_loads(jitdump_test::JitdumpBuilder& b, const Code& code, const Names& names,
+                   std::uint32_t pid) {
     const std::size_t n = code.count();
-    b.buf.reserve(b.buf.size() + n * (16 + 40 + kNameLen + 1 + kFnBytes));
-    const auto rec_size = static_cast<std::uint32_t>(16 + 40 + kNameLen + 1 + kFnBytes);
+    b.bytes.reserve(b.bytes.size() + n * (JITDUMP_CODE_LOAD_FIXED + kNameLen + 1 + kFnBytes));
     for (std::size_t i = 0; i < n; ++i) {
-        const auto addr = reinterpret_cast<std::uint64_t>(code.fn(i));
-        b.u32(0);  // CODE_LOAD
-        b.u32(rec_size);
-        b.u64(i);  // timestamp
-        b.u32(pid);
-        b.u32(pid);       // tid
-        b.u64(addr);      // vma
-        b.u64(addr);      // code_addr
-        b.u64(kFnBytes);  // code_size
-        b.u64(i);         // code_index
-        b.put(names[i], kNameLen + 1);
-        b.put(code.fn(i), kFnBytes);
+        const unsigned char* fn = code.fn(i);
+        b.code_load(reinterpret_cast<std::uint64_t>(fn), kFnBytes, std::string(names[i], kNameLen),
+                    i, i, pid, pid, std::vector<unsigned char>(fn, fn + kFnBytes));
     }
 }
 
-void write_bytes(int fd, const Bytes& b, const std::string& path) {
-    for (std::size_t off = 0; off < b.buf.size();) {
-        const ssize_t w = write(fd, b.buf.data() + off, b.buf.size() - off);
+void write_bytes(int fd, const jitdump_test::JitdumpBuilder& b, const std::string& path) {
+    for (std::size_t off = 0; off < b.bytes.size();) {
+        const ssize_t w = write(fd, b.bytes.data() + off, b.bytes.size() - off);
         if (w <= 0) die("write " + path + ": " + std::strerror(errno));
         off += static_cast<std::size_t>(w);
     }
@@ -369,7 +342,7 @@ int mode_dump(std::size_t n, const std::string& how) {
     const auto pid = static_cast<std::uint32_t>(getpid());
     const std::string path = "jit-" + std::to_string(pid) + ".dump";
 
-    Bytes b;
+    jitdump_test::JitdumpBuilder b;
     jitdump_header(b, pid);
     jitdump_loads(b, code, names, pid);
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -391,7 +364,7 @@ int mode_dump(std::size_t n, const std::string& how) {
     }
     const unsigned long first_ok = VALGRIND_JIT_UNREGISTER(code.fn(0));
     std::printf("ingest_ns=%llu\nfirst_ok=%lu\nlast_ok=%lu\nfile_bytes=%zu\n",
-                static_cast<unsigned long long>(t1 - t0), first_ok, last_ok, b.buf.size());
+                static_cast<unsigned long long>(t1 - t0), first_ok, last_ok, b.bytes.size());
     munmap(map, 4096);
     close(fd);
     unlink(path.c_str());
@@ -534,7 +507,7 @@ int mode_late(std::size_t n, const std::string& when) {
     Names names(n);
     const auto pid = static_cast<std::uint32_t>(getpid());
     const std::string path = "jit-" + std::to_string(pid) + ".dump";
-    Bytes head, loads;
+    jitdump_test::JitdumpBuilder head, loads;
     jitdump_header(head, pid);
     jitdump_loads(loads, code, names, pid);
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -559,7 +532,7 @@ int mode_late(std::size_t n, const std::string& when) {
     std::uint64_t sum = 0;
     for (std::size_t i = 0; i < n; ++i) sum += reinterpret_cast<Fn>(code.fn(i))();
     std::printf("sum=%llu\nfile_bytes=%zu\n", static_cast<unsigned long long>(sum),
-                head.buf.size() + loads.buf.size());
+                head.bytes.size() + loads.bytes.size());
     std::fflush(stdout);
     if (when == "freed") {
         write_bytes(fd, loads, path);

@@ -752,216 +752,250 @@ std::uint8_t random_form(Rng& r) {
                         : static_cast<std::uint8_t>(r.next() & 0x7f);
 }
 
+/// A random section of e for which pred holds, or null.
+template <class Pred>
+const Section* pick_section(Mutator& m, const Elf& e, Pred pred) {
+    std::vector<const Section*> v;
+    for (const Section& s : e.sections)
+        if (pred(s)) v.push_back(&s);
+    return v.empty() ? nullptr : v[m.r.below(v.size())];
+}
+
+/// Operators 0-2: flips, random bytes or interesting values in a region: a
+/// section, the ELF header or the section headers.
+void mutate_region(Mutator& m, const Elf& e, std::uint64_t op) {
+    const std::size_t size = m.b.size();
+    const std::uint64_t which = m.r.below(e.sections.size() + 2);
+    std::size_t lo, hi;
+    std::string where;
+    if (which == e.sections.size()) {
+        lo = 0;
+        hi = sizeof(Elf64_Ehdr);
+        where = "ehdr";
+    } else if (which == e.sections.size() + 1) {
+        lo = e.eh.e_shoff;
+        hi = lo + e.sections.size() * sizeof(Elf64_Shdr);
+        where = "shdrs";
+    } else {
+        const Section& s = e.sections[which];
+        std::tie(lo, hi) = data_range(s, size);
+        where = s.name.empty() ? "section" + std::to_string(s.index) : s.name;
+        if (lo >= hi) {
+            lo = s.hdr_at;
+            hi = lo + sizeof(Elf64_Shdr);
+            where += "(hdr)";
+        }
+    }
+    if (op == 0)
+        m.flip(lo, hi, where);
+    else if (op == 1)
+        m.random_bytes(lo, hi, where);
+    else
+        m.interesting_at(lo, hi, where);
+}
+
+/// Operator 3: truncation, anywhere or at a section's start or end.
+void mutate_truncation(Mutator& m, const Elf& e) {
+    const std::size_t size = m.b.size();
+    if (m.r.chance(50)) {
+        m.truncate(m.r.below(size));
+    } else if (const Section* s = pick_section(m, e, [&](const Section& x) {
+                   return x.index != 0 && data_range(x, size).second > data_range(x, size).first;
+               })) {
+        auto [lo, hi] = data_range(*s, size);
+        m.truncate(m.r.chance(50) ? lo + m.r.below(4) : hi - m.r.below(4));
+    }
+}
+
+/// Operators 4-5: a section header field.
+void mutate_shdr_field(Mutator& m, const Elf& e) {
+    const Section& s = e.sections[m.r.below(e.sections.size())];
+    static const struct {
+        std::size_t off;
+        int w;
+        const char* n;
+    } kF[] = {{offsetof(Elf64_Shdr, sh_name), 4, "sh_name"},
+              {offsetof(Elf64_Shdr, sh_type), 4, "sh_type"},
+              {offsetof(Elf64_Shdr, sh_flags), 8, "sh_flags"},
+              {offsetof(Elf64_Shdr, sh_addr), 8, "sh_addr"},
+              {offsetof(Elf64_Shdr, sh_offset), 8, "sh_offset"},
+              {offsetof(Elf64_Shdr, sh_size), 8, "sh_size"},
+              {offsetof(Elf64_Shdr, sh_link), 4, "sh_link"},
+              {offsetof(Elf64_Shdr, sh_info), 4, "sh_info"},
+              {offsetof(Elf64_Shdr, sh_addralign), 8, "sh_addralign"},
+              {offsetof(Elf64_Shdr, sh_entsize), 8, "sh_entsize"}};
+    const auto& f = kF[m.r.below(10)];
+    const std::string what = "shdr[" + std::to_string(s.index) + " " + s.name + "]." + f.n;
+    if (f.off == offsetof(Elf64_Shdr, sh_type) && m.r.chance(50)) {
+        const std::uint32_t types[] = {SHT_NULL,   SHT_PROGBITS, SHT_SYMTAB,
+                                       SHT_STRTAB, SHT_RELA,     SHT_NOBITS,
+                                       SHT_REL,    SHT_DYNSYM,   SHT_X86_64_UNWIND};
+        const std::uint32_t t = types[m.r.below(9)];
+        put_le(m.b, s.hdr_at + f.off, 4, t);
+        m.note(what + "=" + hex(t));
+    } else {
+        m.field(s.hdr_at + f.off, f.w, s.sh.sh_size, what);
+    }
+}
+
+/// Operator 6: an ELF header field.
+void mutate_ehdr_field(Mutator& m, const Elf& e) {
+    static const struct {
+        std::size_t off;
+        int w;
+        const char* n;
+    } kF[] = {{EI_CLASS, 1, "e_ident[EI_CLASS]"},
+              {EI_DATA, 1, "e_ident[EI_DATA]"},
+              {offsetof(Elf64_Ehdr, e_type), 2, "e_type"},
+              {offsetof(Elf64_Ehdr, e_machine), 2, "e_machine"},
+              {offsetof(Elf64_Ehdr, e_shoff), 8, "e_shoff"},
+              {offsetof(Elf64_Ehdr, e_shentsize), 2, "e_shentsize"},
+              {offsetof(Elf64_Ehdr, e_shnum), 2, "e_shnum"},
+              {offsetof(Elf64_Ehdr, e_shstrndx), 2, "e_shstrndx"},
+              {offsetof(Elf64_Ehdr, e_ehsize), 2, "e_ehsize"},
+              {offsetof(Elf64_Ehdr, e_phnum), 2, "e_phnum"}};
+    const auto& f = kF[m.r.below(10)];
+    m.field(f.off, f.w, e.sections.size(), std::string("ehdr.") + f.n);
+}
+
+/// Operators 7-8: a relocation entry.
+void mutate_relocation(Mutator& m, const Elf& e) {
+    const std::size_t size = m.b.size();
+    const Section* s = pick_section(m, e, [&](const Section& x) {
+        return x.sh.sh_type == SHT_RELA && x.sh.sh_size >= sizeof(Elf64_Rela);
+    });
+    if (!s) return;
+    const std::size_t n = s->sh.sh_size / sizeof(Elf64_Rela);
+    const std::size_t i = m.r.below(n);
+    const std::size_t at = s->sh.sh_offset + i * sizeof(Elf64_Rela);
+    const std::string what = s->name + "[" + std::to_string(i) + "]";
+    switch (m.r.below(4)) {
+    case 0:
+        m.field(at + offsetof(Elf64_Rela, r_offset), 8, s->sh.sh_size, what + ".r_offset");
+        break;
+    case 1: {
+        const std::uint32_t types[] = {
+            R_X86_64_NONE,     R_X86_64_64,       R_X86_64_PC32,
+            R_X86_64_32,       R_X86_64_32S,      R_X86_64_PC64,
+            R_X86_64_GOTPCREL, R_X86_64_DTPOFF32, static_cast<std::uint32_t>(m.r.next())};
+        const std::uint32_t t = types[m.r.below(9)];
+        put_le(m.b, at + offsetof(Elf64_Rela, r_info), 4, t);
+        m.note(what + ".type=" + hex(t));
+        break;
+    }
+    case 2:
+        m.field(at + offsetof(Elf64_Rela, r_info) + 4, 4, e.sections.size(), what + ".sym");
+        break;
+    default: m.field(at + offsetof(Elf64_Rela, r_addend), 8, size, what + ".r_addend"); break;
+    }
+}
+
+/// Operator 9: a symbol's field.
+void mutate_symbol(Mutator& m, const Elf& e) {
+    const std::size_t size = m.b.size();
+    const Section* s = e.find(".symtab");
+    if (!s || s->sh.sh_size < sizeof(Elf64_Sym)) return;
+    const std::size_t i = m.r.below(s->sh.sh_size / sizeof(Elf64_Sym));
+    const std::size_t at = s->sh.sh_offset + i * sizeof(Elf64_Sym);
+    const std::string what = ".symtab[" + std::to_string(i) + "]";
+    switch (m.r.below(5)) {
+    case 0: m.field(at + offsetof(Elf64_Sym, st_name), 4, size, what + ".st_name"); break;
+    case 1: m.field(at + offsetof(Elf64_Sym, st_info), 1, 0, what + ".st_info"); break;
+    case 2:
+        m.field(at + offsetof(Elf64_Sym, st_shndx), 2, e.sections.size(), what + ".st_shndx");
+        break;
+    case 3: m.field(at + offsetof(Elf64_Sym, st_value), 8, size, what + ".st_value"); break;
+    default: m.field(at + offsetof(Elf64_Sym, st_size), 8, size, what + ".st_size"); break;
+    }
+}
+
+/// Operators 10-11: a DWARF header field.
+void mutate_dwarf_header(Mutator& m, const Elf& e) {
+    const std::size_t size = m.b.size();
+    const Section* s = pick_section(m, e, [&](const Section& x) {
+        return !dwarf_header_fields(m.b, x.name, data_range(x, size).first,
+                                    data_range(x, size).second)
+                    .empty();
+    });
+    if (!s) return;
+    auto [lo, hi] = data_range(*s, size);
+    const std::vector<CfiField> f = dwarf_header_fields(m.b, s->name, lo, hi);
+    const CfiField& x = f[m.r.below(f.size())];
+    m.field(x.at, x.width, hi - lo, s->name + "." + x.name);
+}
+
+/// Operator 12: a form: .debug_abbrev or a DWARF 5 line table's entry
+/// formats.
+void mutate_form(Mutator& m, const Elf& e) {
+    const std::size_t size = m.b.size();
+    // A DWARF 5 line table's few forms as often as the abbreviations'.
+    std::vector<std::pair<std::size_t, std::string>> forms;
+    const bool line = m.r.chance(50);
+    if (const Section* l = e.find(".debug_line"); l && line) {
+        auto [lo, hi] = data_range(*l, size);
+        for (std::size_t at : line_forms(m.b, lo, hi))
+            forms.push_back({at, ".debug_line+" + hex(at - lo)});
+    }
+    if (const Section* a = e.find(".debug_abbrev"); a && forms.empty()) {
+        auto [lo, hi] = data_range(*a, size);
+        for (std::size_t at : abbrev_forms(m.b, lo, hi))
+            forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
+    }
+    if (forms.empty()) return;
+    const auto& [at, what] = forms[m.r.below(forms.size())];
+    const std::uint8_t form = random_form(m.r);
+    m.b[at] = form;
+    m.note(what + " form=" + hex(form));
+}
+
+/// Operators 13-14: CFI records and programs.
+void mutate_object_cfi(Mutator& m, const Elf& e) {
+    const std::size_t size = m.b.size();
+    const Section* s = pick_section(
+        m, e, [](const Section& x) { return x.name == ".eh_frame" || x.name == ".debug_frame"; });
+    if (!s) return;
+    auto [lo, hi] = data_range(*s, size);
+    mutate_cfi(m, lo, hi, s->name == ".eh_frame", s->name);
+}
+
+void mutate_object(Mutator& m);
+
+/// Operator 15: several at once.
+void mutate_several(Mutator& m) {
+    const int n = 2 + static_cast<int>(m.r.below(3));
+    for (int i = 0; i < n && m.b.size() >= sizeof(Elf64_Ehdr); ++i) {
+        try {
+            mutate_object(m);
+        } catch (const std::exception&) {
+            break;  // the headers no longer parse: stop here
+        }
+    }
+}
+
 /// One mutation of an object image (the .text header's sh_addr at
-/// `addrField` holds 0: the client stores the code's address there).
+/// `addrField` holds 0: the client stores the code's address there): the
+/// operator is the stream's next number below 16, as make_case's cases
+/// were numbered with it.
 void mutate_object(Mutator& m) {
     const Elf e = parse_elf(m.b);
-    const std::size_t size = m.b.size();
     const std::uint64_t op = m.r.below(16);
-    auto pick_section = [&](auto pred) -> const Section* {
-        std::vector<const Section*> v;
-        for (const Section& s : e.sections)
-            if (pred(s)) v.push_back(&s);
-        return v.empty() ? nullptr : v[m.r.below(v.size())];
-    };
-    auto any_section = [&](const Section& s) {
-        return s.index != 0 && data_range(s, size).second > data_range(s, size).first;
-    };
     switch (op) {
     case 0:
     case 1:
-    case 2: {  // bytes of a region: a section, the ELF header or the section headers
-        const std::uint64_t which = m.r.below(e.sections.size() + 2);
-        std::size_t lo, hi;
-        std::string where;
-        if (which == e.sections.size()) {
-            lo = 0;
-            hi = sizeof(Elf64_Ehdr);
-            where = "ehdr";
-        } else if (which == e.sections.size() + 1) {
-            lo = e.eh.e_shoff;
-            hi = lo + e.sections.size() * sizeof(Elf64_Shdr);
-            where = "shdrs";
-        } else {
-            const Section& s = e.sections[which];
-            std::tie(lo, hi) = data_range(s, size);
-            where = s.name.empty() ? "section" + std::to_string(s.index) : s.name;
-            if (lo >= hi) {
-                lo = s.hdr_at;
-                hi = lo + sizeof(Elf64_Shdr);
-                where += "(hdr)";
-            }
-        }
-        if (op == 0)
-            m.flip(lo, hi, where);
-        else if (op == 1)
-            m.random_bytes(lo, hi, where);
-        else
-            m.interesting_at(lo, hi, where);
-        break;
-    }
-    case 3: {  // truncation: anywhere, or at a section's start or end
-        if (m.r.chance(50)) {
-            m.truncate(m.r.below(size));
-        } else if (const Section* s = pick_section(any_section)) {
-            auto [lo, hi] = data_range(*s, size);
-            m.truncate(m.r.chance(50) ? lo + m.r.below(4) : hi - m.r.below(4));
-        }
-        break;
-    }
+    case 2: mutate_region(m, e, op); break;
+    case 3: mutate_truncation(m, e); break;
     case 4:
-    case 5: {  // a section header field
-        const Section& s = e.sections[m.r.below(e.sections.size())];
-        static const struct {
-            std::size_t off;
-            int w;
-            const char* n;
-        } kF[] = {{offsetof(Elf64_Shdr, sh_name), 4, "sh_name"},
-                  {offsetof(Elf64_Shdr, sh_type), 4, "sh_type"},
-                  {offsetof(Elf64_Shdr, sh_flags), 8, "sh_flags"},
-                  {offsetof(Elf64_Shdr, sh_addr), 8, "sh_addr"},
-                  {offsetof(Elf64_Shdr, sh_offset), 8, "sh_offset"},
-                  {offsetof(Elf64_Shdr, sh_size), 8, "sh_size"},
-                  {offsetof(Elf64_Shdr, sh_link), 4, "sh_link"},
-                  {offsetof(Elf64_Shdr, sh_info), 4, "sh_info"},
-                  {offsetof(Elf64_Shdr, sh_addralign), 8, "sh_addralign"},
-                  {offsetof(Elf64_Shdr, sh_entsize), 8, "sh_entsize"}};
-        const auto& f = kF[m.r.below(10)];
-        const std::string what = "shdr[" + std::to_string(s.index) + " " + s.name + "]." + f.n;
-        if (f.off == offsetof(Elf64_Shdr, sh_type) && m.r.chance(50)) {
-            const std::uint32_t types[] = {SHT_NULL,   SHT_PROGBITS, SHT_SYMTAB,
-                                           SHT_STRTAB, SHT_RELA,     SHT_NOBITS,
-                                           SHT_REL,    SHT_DYNSYM,   SHT_X86_64_UNWIND};
-            const std::uint32_t t = types[m.r.below(9)];
-            put_le(m.b, s.hdr_at + f.off, 4, t);
-            m.note(what + "=" + hex(t));
-        } else {
-            m.field(s.hdr_at + f.off, f.w, s.sh.sh_size, what);
-        }
-        break;
-    }
-    case 6: {  // an ELF header field
-        static const struct {
-            std::size_t off;
-            int w;
-            const char* n;
-        } kF[] = {{EI_CLASS, 1, "e_ident[EI_CLASS]"},
-                  {EI_DATA, 1, "e_ident[EI_DATA]"},
-                  {offsetof(Elf64_Ehdr, e_type), 2, "e_type"},
-                  {offsetof(Elf64_Ehdr, e_machine), 2, "e_machine"},
-                  {offsetof(Elf64_Ehdr, e_shoff), 8, "e_shoff"},
-                  {offsetof(Elf64_Ehdr, e_shentsize), 2, "e_shentsize"},
-                  {offsetof(Elf64_Ehdr, e_shnum), 2, "e_shnum"},
-                  {offsetof(Elf64_Ehdr, e_shstrndx), 2, "e_shstrndx"},
-                  {offsetof(Elf64_Ehdr, e_ehsize), 2, "e_ehsize"},
-                  {offsetof(Elf64_Ehdr, e_phnum), 2, "e_phnum"}};
-        const auto& f = kF[m.r.below(10)];
-        m.field(f.off, f.w, e.sections.size(), std::string("ehdr.") + f.n);
-        break;
-    }
+    case 5: mutate_shdr_field(m, e); break;
+    case 6: mutate_ehdr_field(m, e); break;
     case 7:
-    case 8: {  // a relocation entry
-        const Section* s = pick_section([&](const Section& x) {
-            return x.sh.sh_type == SHT_RELA && x.sh.sh_size >= sizeof(Elf64_Rela);
-        });
-        if (!s) break;
-        const std::size_t n = s->sh.sh_size / sizeof(Elf64_Rela);
-        const std::size_t i = m.r.below(n);
-        const std::size_t at = s->sh.sh_offset + i * sizeof(Elf64_Rela);
-        const std::string what = s->name + "[" + std::to_string(i) + "]";
-        switch (m.r.below(4)) {
-        case 0:
-            m.field(at + offsetof(Elf64_Rela, r_offset), 8, s->sh.sh_size, what + ".r_offset");
-            break;
-        case 1: {
-            const std::uint32_t types[] = {
-                R_X86_64_NONE,     R_X86_64_64,       R_X86_64_PC32,
-                R_X86_64_32,       R_X86_64_32S,      R_X86_64_PC64,
-                R_X86_64_GOTPCREL, R_X86_64_DTPOFF32, static_cast<std::uint32_t>(m.r.next())};
-            const std::uint32_t t = types[m.r.below(9)];
-            put_le(m.b, at + offsetof(Elf64_Rela, r_info), 4, t);
-            m.note(what + ".type=" + hex(t));
-            break;
-        }
-        case 2:
-            m.field(at + offsetof(Elf64_Rela, r_info) + 4, 4, e.sections.size(), what + ".sym");
-            break;
-        default: m.field(at + offsetof(Elf64_Rela, r_addend), 8, size, what + ".r_addend"); break;
-        }
-        break;
-    }
-    case 9: {  // a symbol's field
-        const Section* s = e.find(".symtab");
-        if (!s || s->sh.sh_size < sizeof(Elf64_Sym)) break;
-        const std::size_t i = m.r.below(s->sh.sh_size / sizeof(Elf64_Sym));
-        const std::size_t at = s->sh.sh_offset + i * sizeof(Elf64_Sym);
-        const std::string what = ".symtab[" + std::to_string(i) + "]";
-        switch (m.r.below(5)) {
-        case 0: m.field(at + offsetof(Elf64_Sym, st_name), 4, size, what + ".st_name"); break;
-        case 1: m.field(at + offsetof(Elf64_Sym, st_info), 1, 0, what + ".st_info"); break;
-        case 2:
-            m.field(at + offsetof(Elf64_Sym, st_shndx), 2, e.sections.size(), what + ".st_shndx");
-            break;
-        case 3: m.field(at + offsetof(Elf64_Sym, st_value), 8, size, what + ".st_value"); break;
-        default: m.field(at + offsetof(Elf64_Sym, st_size), 8, size, what + ".st_size"); break;
-        }
-        break;
-    }
+    case 8: mutate_relocation(m, e); break;
+    case 9: mutate_symbol(m, e); break;
     case 10:
-    case 11: {  // a DWARF header field
-        const Section* s = pick_section([&](const Section& x) {
-            return !dwarf_header_fields(m.b, x.name, data_range(x, size).first,
-                                        data_range(x, size).second)
-                        .empty();
-        });
-        if (!s) break;
-        auto [lo, hi] = data_range(*s, size);
-        const std::vector<CfiField> f = dwarf_header_fields(m.b, s->name, lo, hi);
-        const CfiField& x = f[m.r.below(f.size())];
-        m.field(x.at, x.width, hi - lo, s->name + "." + x.name);
-        break;
-    }
-    case 12: {  // a form: .debug_abbrev or a DWARF 5 line table's entry formats
-        // A DWARF 5 line table's few forms as often as the abbreviations'.
-        std::vector<std::pair<std::size_t, std::string>> forms;
-        const bool line = m.r.chance(50);
-        if (const Section* l = e.find(".debug_line"); l && line) {
-            auto [lo, hi] = data_range(*l, size);
-            for (std::size_t at : line_forms(m.b, lo, hi))
-                forms.push_back({at, ".debug_line+" + hex(at - lo)});
-        }
-        if (const Section* a = e.find(".debug_abbrev"); a && forms.empty()) {
-            auto [lo, hi] = data_range(*a, size);
-            for (std::size_t at : abbrev_forms(m.b, lo, hi))
-                forms.push_back({at, ".debug_abbrev+" + hex(at - lo)});
-        }
-        if (forms.empty()) break;
-        const auto& [at, what] = forms[m.r.below(forms.size())];
-        const std::uint8_t form = random_form(m.r);
-        m.b[at] = form;
-        m.note(what + " form=" + hex(form));
-        break;
-    }
+    case 11: mutate_dwarf_header(m, e); break;
+    case 12: mutate_form(m, e); break;
     case 13:
-    case 14: {  // CFI records and programs
-        const Section* s = pick_section(
-            [](const Section& x) { return x.name == ".eh_frame" || x.name == ".debug_frame"; });
-        if (!s) break;
-        auto [lo, hi] = data_range(*s, size);
-        mutate_cfi(m, lo, hi, s->name == ".eh_frame", s->name);
-        break;
-    }
-    default: {  // several at once
-        const int n = 2 + static_cast<int>(m.r.below(3));
-        for (int i = 0; i < n && m.b.size() >= sizeof(Elf64_Ehdr); ++i) {
-            try {
-                mutate_object(m);
-            } catch (const std::exception&) {
-                break;  // the headers no longer parse: stop here
-            }
-        }
-        break;
-    }
+    case 14: mutate_object_cfi(m, e); break;
+    default: mutate_several(m); break;
     }
 }
 
@@ -1475,9 +1509,9 @@ Seeds build_seeds(const Options& o, const fs::path& dir) {
     return s;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// The options' defaults: the staged Valgrind, the built client and the
+/// source tree, from the environment or as compiled in.
+Options default_options() {
     Options o;
     const char* stage = std::getenv("VGJIT_STAGE");
     const char* build = std::getenv("VGJIT_TESTS_BUILDDIR");
@@ -1494,6 +1528,12 @@ int main(int argc, char** argv) {
     if (stage) o.valgrind = std::string(stage) + "/bin/valgrind";
     if (build) o.client = std::string(build) + "/hostile_client";
     if (src) o.srcdir = src;
+    return o;
+}
+
+/// Sets o from the command line.  Returns -1 to go on, else the exit
+/// status (0 after --help, 2 for a usage error, which it reports).
+int parse_options(Options& o, int argc, char** argv) {
     try {
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
@@ -1563,6 +1603,140 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "hostile_campaign: %s\n", e.what());
         return 2;
     }
+    return -1;
+}
+
+/// The case ids of a --known file (one a line, `#` starts a comment).
+std::set<std::string> read_known(const std::string& path) {
+    std::set<std::string> known;
+    std::istringstream in(read_text(path));
+    std::string line;
+    while (std::getline(in, line)) {
+        line = line.substr(0, line.find('#'));
+        std::istringstream w(line);
+        std::string id;
+        if (w >> id) known.insert(id);
+    }
+    return known;
+}
+
+/// Builds the seeds and makes the campaign's cases (each a function of
+/// the campaign seed and its number), in batches of one block and family
+/// (--dry-run lists them instead).
+std::vector<std::vector<Case>> plan_batches(const Options& o, Campaign& c) {
+    std::vector<std::vector<Case>> batches;
+    c.seeds = build_seeds(o, fs::path(o.out) / "seeds");
+    std::printf(
+        "seeds: %zu objects, %zu .eh_frame; campaign seed %llu, cases %llu..%llu, tools "
+        "%zu\n",
+        c.seeds.objects.size(), c.seeds.eh.size(), static_cast<unsigned long long>(o.seed),
+        static_cast<unsigned long long>(o.first),
+        static_cast<unsigned long long>(o.first + o.cases - 1), o.tools.size());
+    std::fflush(stdout);
+    for (std::uint64_t n = o.first; n < o.first + o.cases; ++n) {
+        if (!o.families.count(family_of(n))) continue;
+        Case k = make_case(o, c.seeds, n);
+        if (o.dry_run) {
+            std::printf("%s %s %s %s\n", k.id().c_str(), k.tool.c_str(), k.seed.c_str(),
+                        k.mutation.c_str());
+            continue;
+        }
+        if (batches.empty() || batches.back().size() >= o.batch ||
+            batches.back().front().number / kBlock != n / kBlock)
+            batches.emplace_back();
+        batches.back().push_back(std::move(k));
+    }
+    return batches;
+}
+
+/// The reproducer directories --replay names (each, or those under it).
+std::vector<fs::path> find_replays(const Options& o) {
+    std::vector<fs::path> replays;
+    for (const std::string& r : o.replay) {
+        if (fs::exists(fs::path(r) / "list"))
+            replays.push_back(r);
+        else
+            for (const auto& d : fs::directory_iterator(r))
+                if (fs::exists(d.path() / "list")) replays.push_back(d.path());
+    }
+    std::sort(replays.begin(), replays.end());
+    return replays;
+}
+
+/// Runs the batches (or the replays) on o.jobs threads; throws what broke
+/// the campaign itself (not a failing case).
+void run_all(const Options& o, Campaign& c, std::vector<std::vector<Case>>& batches,
+             const std::vector<fs::path>& replays) {
+    std::atomic<std::size_t> next{0}, finished{0};
+    std::atomic<bool> broken{false};
+    std::string broken_why;
+    auto worker = [&] {
+        for (;;) {
+            const std::size_t i = next++;
+            if (broken) return;
+            try {
+                if (o.replay.empty()) {
+                    if (i >= batches.size()) return;
+                    c.run_batch(batches[i], i);
+                    const std::size_t done = ++finished,
+                                      step = std::max<std::size_t>(1, batches.size() / 10);
+                    if (done % step == 0 && done < batches.size()) {
+                        std::lock_guard<std::mutex> g(c.mu);
+                        std::printf("progress: %zu of %zu runs\n", done, batches.size());
+                        std::fflush(stdout);
+                    }
+                } else {
+                    if (i >= replays.size()) return;
+                    c.replay(replays[i]);
+                }
+            } catch (const std::exception& e) {
+                std::lock_guard<std::mutex> g(c.mu);
+                broken = true;
+                broken_why = e.what();
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned j = 0; j < o.jobs; ++j) threads.emplace_back(worker);
+    for (std::thread& t : threads) t.join();
+    if (broken) throw std::runtime_error(broken_why);
+}
+
+/// Prints the failures by signature and the known failures that pass now;
+/// returns the exit status (1 if a failure is not in --known).
+int print_summary(const Options& o, const Campaign& c, double secs) {
+    std::map<std::string, std::vector<const Failure*>> by_sig;
+    std::size_t unexpected = 0;
+    for (const Failure& f : c.failures) {
+        by_sig[f.signature].push_back(&f);
+        if (f.known.empty()) ++unexpected;
+    }
+    std::printf(
+        "\n%llu cases in %llu Valgrind runs, %.0f s: %llu passed, %zu failed (%zu not in --known), "
+        "%zu distinct signatures\n",
+        static_cast<unsigned long long>(c.total.load()),
+        static_cast<unsigned long long>(c.runs.load()), secs,
+        static_cast<unsigned long long>(c.passed.load()), c.failures.size(), unexpected,
+        by_sig.size());
+    for (const auto& [sig, fs_] : by_sig) {
+        std::set<std::string> tools;
+        for (const Failure* f : fs_) tools.insert(f->tool);
+        std::string t;
+        for (const std::string& x : tools) t += (t.empty() ? "" : ",") + x;
+        std::printf("  %4zu  %s\n        tools %s; first %s, reproducer %s\n", fs_.size(),
+                    sig.c_str(), t.c_str(), fs_.front()->id.c_str(), fs_.front()->repro.c_str());
+    }
+    for (const std::string& id : c.passed_known)
+        std::printf("XPASS %s: listed in --known but passes now (remove it from %s)\n", id.c_str(),
+                    o.known.c_str());
+    return unexpected == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o = default_options();
+    if (const int status = parse_options(o, argc, argv); status >= 0) return status;
     if (!is_executable(o.valgrind) || !is_executable(o.client)) {
         std::printf("SKIP: no staged Valgrind (%s) or client (%s)\n", o.valgrind.c_str(),
                     o.client.c_str());
@@ -1583,114 +1757,18 @@ int main(int argc, char** argv) {
         // The reproducers' run.sh runs ../hostile_client.
         fs::copy_file(o.client, fs::path(o.repro) / "hostile_client",
                       fs::copy_options::overwrite_existing);
-        if (!o.known.empty()) {
-            std::istringstream in(read_text(o.known));
-            std::string line;
-            while (std::getline(in, line)) {
-                line = line.substr(0, line.find('#'));
-                std::istringstream w(line);
-                std::string id;
-                if (w >> id) c.known.insert(id);
-            }
-        }
+        if (!o.known.empty()) c.known = read_known(o.known);
         std::vector<std::vector<Case>> batches;
         std::vector<fs::path> replays;
-        if (o.replay.empty()) {
-            c.seeds = build_seeds(o, fs::path(o.out) / "seeds");
-            std::printf(
-                "seeds: %zu objects, %zu .eh_frame; campaign seed %llu, cases %llu..%llu, tools "
-                "%zu\n",
-                c.seeds.objects.size(), c.seeds.eh.size(), static_cast<unsigned long long>(o.seed),
-                static_cast<unsigned long long>(o.first),
-                static_cast<unsigned long long>(o.first + o.cases - 1), o.tools.size());
-            std::fflush(stdout);
-            for (std::uint64_t n = o.first; n < o.first + o.cases; ++n) {
-                if (!o.families.count(family_of(n))) continue;
-                Case k = make_case(o, c.seeds, n);
-                if (o.dry_run) {
-                    std::printf("%s %s %s %s\n", k.id().c_str(), k.tool.c_str(), k.seed.c_str(),
-                                k.mutation.c_str());
-                    continue;
-                }
-                if (batches.empty() || batches.back().size() >= o.batch ||
-                    batches.back().front().number / kBlock != n / kBlock)
-                    batches.emplace_back();
-                batches.back().push_back(std::move(k));
-            }
-        } else {
-            for (const std::string& r : o.replay) {
-                if (fs::exists(fs::path(r) / "list"))
-                    replays.push_back(r);
-                else
-                    for (const auto& d : fs::directory_iterator(r))
-                        if (fs::exists(d.path() / "list")) replays.push_back(d.path());
-            }
-            std::sort(replays.begin(), replays.end());
-        }
-        std::atomic<std::size_t> next{0}, finished{0};
-        std::atomic<bool> broken{false};
-        std::string broken_why;
-        auto worker = [&] {
-            for (;;) {
-                const std::size_t i = next++;
-                if (broken) return;
-                try {
-                    if (o.replay.empty()) {
-                        if (i >= batches.size()) return;
-                        c.run_batch(batches[i], i);
-                        const std::size_t done = ++finished,
-                                          step = std::max<std::size_t>(1, batches.size() / 10);
-                        if (done % step == 0 && done < batches.size()) {
-                            std::lock_guard<std::mutex> g(c.mu);
-                            std::printf("progress: %zu of %zu runs\n", done, batches.size());
-                            std::fflush(stdout);
-                        }
-                    } else {
-                        if (i >= replays.size()) return;
-                        c.replay(replays[i]);
-                    }
-                } catch (const std::exception& e) {
-                    std::lock_guard<std::mutex> g(c.mu);
-                    broken = true;
-                    broken_why = e.what();
-                }
-            }
-        };
-        std::vector<std::thread> threads;
-        for (unsigned j = 0; j < o.jobs; ++j) threads.emplace_back(worker);
-        for (std::thread& t : threads) t.join();
-        if (broken) throw std::runtime_error(broken_why);
+        if (o.replay.empty())
+            batches = plan_batches(o, c);
+        else
+            replays = find_replays(o);
+        run_all(o, c, batches, replays);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "hostile_campaign: %s\n", e.what());
         return 2;
     }
-
-    // Summary by signature.
-    std::map<std::string, std::vector<const Failure*>> by_sig;
-    std::size_t unexpected = 0;
-    for (const Failure& f : c.failures) {
-        by_sig[f.signature].push_back(&f);
-        if (f.known.empty()) ++unexpected;
-    }
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf(
-        "\n%llu cases in %llu Valgrind runs, %.0f s: %llu passed, %zu failed (%zu not in --known), "
-        "%zu distinct signatures\n",
-        static_cast<unsigned long long>(c.total.load()),
-        static_cast<unsigned long long>(c.runs.load()), secs,
-        static_cast<unsigned long long>(c.passed.load()), c.failures.size(), unexpected,
-        by_sig.size());
-    for (const auto& [sig, fs_] : by_sig) {
-        std::set<std::string> tools;
-        for (const Failure* f : fs_) tools.insert(f->tool);
-        std::string t;
-        for (const std::string& x : tools) t += (t.empty() ? "" : ",") + x;
-        std::printf("  %4zu  %s\n        tools %s; first %s, reproducer %s\n", fs_.size(),
-                    sig.c_str(), t.c_str(), fs_.front()->id.c_str(), fs_.front()->repro.c_str());
-    }
-    for (const std::string& id : c.passed_known)
-        std::printf("XPASS %s: listed in --known but passes now (remove it from %s)\n", id.c_str(),
-                    o.known.c_str());
-    return unexpected == 0 ? 0 : 1;
+    return print_summary(
+        o, c, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }

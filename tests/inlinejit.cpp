@@ -208,6 +208,20 @@ int hostile() {
             pieces.push_back({i, 1, "piece", nullptr, 3, VG_JIT_INLINE_TOP});
         d = descriptor(l, pieces);
         report("limit", "adjacent_pieces", VALGRIND_JIT_REGISTER_CODE(&d));
+        // As many inlined calls as a table may hold (one more is the
+        // too_many case), one byte each, over code of as many bytes.
+        void* wide = mmap(nullptr, VG_JIT_MAX_INLINES, PROT_READ | PROT_EXEC,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (wide == MAP_FAILED) die("mmap wide");
+        std::vector<VgJitInline> most;
+        for (unsigned long i = 0; i < VG_JIT_MAX_INLINES; ++i)
+            most.push_back({i, 1, "piece", nullptr, 3, VG_JIT_INLINE_TOP});
+        const std::vector<VgJitLine> no_lines;
+        d = descriptor(no_lines, most);
+        d.start = wide;
+        d.size = VG_JIT_MAX_INLINES;
+        d.name = "widest";
+        report("limit", "max_inlines", VALGRIND_JIT_REGISTER_CODE(&d));
     }
     const auto inl = good_inlines();
     VgJitCode d = descriptor(l, inl);

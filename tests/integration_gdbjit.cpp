@@ -441,6 +441,33 @@ BOOST_AUTO_TEST_CASE(memcheck_names_the_jitted_frame_of_an_error) {
     BOOST_TEST(std::regex_search(r.err, frame), r.err);
 }
 
+BOOST_AUTO_TEST_CASE(the_guard_refuses_a_read_ended_by_an_assert_a_fault_or_an_overrun) {
+    // The trust boundary's own machinery (jitguard.c), through real reads:
+    // the hidden test option makes every guarded read of the objects'
+    // DWARF fail, inside the guard, by a failed vg_assert, a load from
+    // address 0 or a read past the end of an image.  Each read is refused
+    // with its reason, the guard is armed again for the next one, and the
+    // program runs on with its functions named (without lines).
+    const std::vector<std::pair<std::string, std::string>> modes = {
+        {"assert", "refused: a failed check: '"},
+        {"fault", "refused: a fault (signal 11 at address 0x0)\n"},
+        {"overrun", "refused: a read past the end of its section\n"}};
+    for (const auto& [mode, why] : modes) {
+        BOOST_TEST_CONTEXT("--jit-guard-test=" << mode) {
+            const Result r = run_valgrind({"--tool=memcheck", "-v", "--jit-guard-test=" + mode},
+                                          program("memerr"));
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            BOOST_TEST(!contains(r.err, "Valgrind: the 'impossible' happened"), r.err);
+            BOOST_TEST(contains(r.err, "line table of module_b.c (entry 0x"), r.err);
+            BOOST_TEST(count_of(r.err, why) >= 2u, r.err);
+            if (mode == "assert") BOOST_TEST(contains(r.err, "at m_debuginfo/jitguard.c:"), r.err);
+            static const std::regex named(
+                R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: gj_peek \(in module_b\.c\)\n)");
+            BOOST_TEST(std::regex_search(r.err, named), r.err);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings) {
     TempDir dir;
     Result r;

@@ -284,14 +284,14 @@ BOOST_AUTO_TEST_CASE(malformed_records_between_good_ones_are_skipped_with_warnin
     BOOST_TEST(p.functions_named("wraps").empty());
     const auto warnings = warnings_about(r.vg.err, dump);
     const std::vector<std::string> expected = {
-        "offset 122: CODE_LOAD function name is not NUL-terminated within the record (or is longer "
-        "than 64 KiB) (record id 0, total_size 60)",
+        "offset 122: CODE_LOAD function name is not NUL-terminated within the record "
+        "(total_size 60) or is longer than 64 KiB",
         "offset 222: CODE_LOAD with an empty name ignored",
         "offset 296: CODE_LOAD with code_size 0 ignored",
-        "offset 362: code address + code size wraps around the address space (record id 0, "
-        "total_size 78)",
-        "offset 440: CODE_DEBUG_INFO nr_entry is larger than the record can hold (record id 2, "
-        "total_size 143)",
+        "offset 362: code address + code size wraps around the address space: CODE_LOAD "
+        "code_addr 0xfffffffffffff000, code_size 0x2000",
+        "offset 440: CODE_DEBUG_INFO nr_entry is larger than the record can hold: nr_entry "
+        "1000000, 111 bytes of entries, each at least 17",
         "offset 583: CODE_MOVE 0x1000 -> ",
     };
     BOOST_TEST(warnings.size() == expected.size(), r.vg.err);

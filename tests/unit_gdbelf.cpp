@@ -657,9 +657,36 @@ BOOST_AUTO_TEST_CASE(every_code_has_its_own_text) {
         GdbElfError e{};
         e.code = c;
         BOOST_TEST(contains(describe(e), s), c);
+        BOOST_TEST(!contains(describe(e), "{"), describe(e));  // every field filled
     }
     BOOST_TEST(std::string(ML_(gdbelf_strerror)(GDBELF_ERR_MAX + 1)) == "unknown problem");
     BOOST_TEST(std::string(ML_(gdbelf_strerror)(-1)) == "unknown problem");
+}
+
+BOOST_AUTO_TEST_CASE(descriptions_name_the_sections_of_the_object) {
+    Object64 o;
+    Elf64_Ehdr eh = o.ehdr();
+    eh.e_shstrndx = 2;  // the string table names the sections too
+    o.put(0, eh);
+    Elf64_Shdr s = o.sh(3);
+    s.sh_name = 1;  // "file.c"
+    s.sh_entsize = 16;
+    o.set_sh(3, s);
+    const Reading r = read(o.bytes);
+    const GdbElfError e = only_problem(r, GDBELF_ERR_SYMTAB_ENTSIZE);
+    char buf[300];
+    BOOST_TEST(std::string(ML_(gdbelf_describe_in)(&r.object, &e, buf, sizeof buf)) ==
+               "symbol table is malformed: section 3 'file.c' has entry size 16 and size 96, "
+               "not a whole number of 24-byte symbols");
+    // Without the object, or with a name that is not printable, the
+    // number alone.
+    BOOST_TEST(describe(e) ==
+               "symbol table is malformed: section 3 has entry size 16 and size "
+               "96, not a whole number of 24-byte symbols");
+    o.bytes[o.strtab_at + 1] = 0x1b;
+    const Reading esc = read(o.bytes);
+    BOOST_TEST(contains(ML_(gdbelf_describe_in)(&esc.object, &esc.problems.at(0), buf, sizeof buf),
+                        "section 3 has entry size"));
 }
 
 BOOST_AUTO_TEST_CASE(descriptions_are_cut_to_the_buffer) {

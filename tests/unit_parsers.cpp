@@ -281,6 +281,75 @@ BOOST_AUTO_TEST_CASE(debug_iterator_rejects_entries_beyond_a_forged_length) {
     BOOST_TEST(ML_(jitdump_debug_entry_next)(&it, &e) == 0);
 }
 
+/// The shared reader's text (ML_(jitdump_describe)) of the first error
+/// event in `bytes`, read whole; "" if there is none.
+std::string first_error_text(const std::vector<unsigned char>& bytes) {
+    JitdumpReader r;
+    ML_(jitdump_init)(&r, 0);
+    JitdumpEvent ev;
+    for (;;) {
+        const std::uint64_t at = r.offset;
+        if (at > bytes.size()) return "";
+        const int k = ML_(jitdump_next)(&r, bytes.data() + at, bytes.size() - at, &ev);
+        if (k == JITDUMP_EV_ERROR || k == JITDUMP_EV_BAD_RECORD) {
+            char buf[300];
+            return ML_(jitdump_describe)(&r, &ev, buf, sizeof buf);
+        }
+        if (k == JITDUMP_EV_NEED_MORE) return "";
+    }
+}
+
+BOOST_AUTO_TEST_CASE(describe_words_errors_with_their_numbers_and_limits) {
+    JitdumpBuilder big;
+    big.header(1, 4242, 1000, 0, 0, JITDUMP_HEADER_MAX + 1);
+    BOOST_TEST(first_error_text(big.bytes) ==
+               "file header total_size is implausibly large: 1048577, over 1 MiB");
+    JitdumpBuilder short_header;
+    short_header.header(1, 4242, 1000, 0, 0, 39);
+    BOOST_TEST(first_error_text(short_header.bytes) ==
+               "file header total_size is smaller than the header fields: 39, the fields "
+               "take 40 bytes");
+    JitdumpBuilder huge;
+    huge.header();
+    huge.record(0, 1, std::vector<unsigned char>(60, 0), (1u << 30) + 1);
+    BOOST_TEST(first_error_text(huge.bytes) ==
+               "record total_size is implausibly large; the file is corrupt: CODE_LOAD record "
+               "of total_size 1073741825, over 1 GiB");
+    JitdumpBuilder move;
+    move.header();
+    move.code_move(0x1000, ~std::uint64_t{0} - 4, 0x10, 7);
+    BOOST_TEST(first_error_text(move.bytes) ==
+               "code address + code size wraps around the address space: CODE_MOVE "
+               "old_code_addr 0x1000, new_code_addr 0xfffffffffffffffb, code_size 0x10");
+    JitdumpBuilder version;
+    version.header(3);
+    BOOST_TEST(first_error_text(version.bytes) ==
+               "unsupported jitdump version 3 (versions 1 and 2 are known)");
+}
+
+BOOST_AUTO_TEST_CASE(describe_fills_every_template) {
+    // Every code's text starts with its static text and leaves no field of
+    // its template unfilled; a small buffer cuts it, NUL-terminated.
+    JitdumpReader r;
+    ML_(jitdump_init)(&r, 0);
+    for (int c = JITDUMP_ERR_BAD_MAGIC; c <= JITDUMP_ERR_MAX; ++c) {
+        for (unsigned id : {JITDUMP_CODE_LOAD, JITDUMP_CODE_MOVE}) {
+            JitdumpEvent ev{};
+            ev.kind = JITDUMP_EV_BAD_RECORD;
+            ev.error = c;
+            ev.rec.id = id;
+            char buf[300];
+            const std::string t = ML_(jitdump_describe)(&r, &ev, buf, sizeof buf);
+            BOOST_TEST(t.rfind(ML_(jitdump_strerror)(c), 0) == 0u, t);
+            BOOST_TEST(t.find('{') == std::string::npos, t);
+            BOOST_TEST(t.size() > std::string(ML_(jitdump_strerror)(c)).size(), t);
+            char small[12];
+            ML_(jitdump_describe)(&r, &ev, small, sizeof small);
+            BOOST_TEST(std::string(small) == t.substr(0, sizeof small - 1));
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(strerror_covers_every_code) {
     for (int c = 0; c <= JITDUMP_ERR_MAX; ++c) {
         std::string s = ML_(jitdump_strerror)(c);

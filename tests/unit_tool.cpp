@@ -202,7 +202,10 @@ BOOST_AUTO_TEST_CASE(good_files_are_clean) {
 
 BOOST_AUTO_TEST_CASE(malformed_files_report_offsets) {
     expect_error("bad-magic.dump", "0", "not a jitdump file");
-    expect_error("big-endian.dump", "0", "the jitdump magic is byte-swapped");
+    expect_error(
+        "big-endian.dump", "0",
+        "jitdump file written in the other byte order: its magic is byte-swapped (0x4a695444); "
+        "not supported");
     expect_error("bad-version.dump", "0", "unsupported jitdump version 3");
     expect_error("truncated-header.dump", "0",
                  "truncated file header: the file has 30 bytes, a jitdump header needs 40");
@@ -211,13 +214,15 @@ BOOST_AUTO_TEST_CASE(malformed_files_report_offsets) {
     expect_error("truncated-code.dump", "284",
                  "truncated CODE_LOAD record: total_size 97 extends 7 bytes beyond the end");
     expect_error("record-too-short.dump", "56",
-                 "CODE_LOAD record has total_size 20, smaller than its fixed part of 56 bytes");
+                 "record total_size is smaller than the record's fixed part: CODE_LOAD record of "
+                 "total_size 20, its fixed part 56 bytes; the rest of the file cannot be read");
     expect_error("name-unterminated.dump", "40", "CODE_LOAD function name is not NUL-terminated");
     expect_error("pid-mismatch.dump", "56",
                  "CODE_LOAD 'other_pid' has pid 1, the header says 4242");
     expect_error("jit-999.dump", "20", "header pid 4242 differs from the pid 999 in the file name");
     expect_error("debug-beyond.dump", "40", "CODE_DEBUG_INFO entries run past the end");
-    expect_error("wraps.dump", "40", "CODE_LOAD code range wraps around the address space");
+    expect_error("wraps.dump", "40",
+                 "code address + code size wraps around the address space: CODE_LOAD code_addr ");
 }
 
 BOOST_AUTO_TEST_CASE(unwinding_info_is_checked_as_the_core_checks_it) {

@@ -136,311 +136,275 @@ private:
     std::map<std::uint64_t, Range> ranges_;
 };
 
-std::string hard_error_text(const JitdumpEvent& ev) {
-    std::ostringstream o;
-    const JitdumpRecord& rec = ev.rec;
-    switch (ev.error) {
-    case JITDUMP_ERR_BAD_MAGIC:
-        o << "not a jitdump file: the first 4 bytes are not the magic \"JiTD\" (0x4a695444)";
-        break;
-    case JITDUMP_ERR_FOREIGN_BYTE_ORDER:
-        o << "the jitdump magic is byte-swapped: the file was written on a machine of the "
-             "other byte order, which is not supported";
-        break;
-    case JITDUMP_ERR_BAD_VERSION:
-        o << "unsupported jitdump version " << ev.header.version << " (versions 1 and 2 are known)";
-        break;
-    case JITDUMP_ERR_HEADER_TOO_SHORT:
-        o << "file header total_size " << ev.header.header_size
-          << " is smaller than the 40 bytes of the header fields";
-        break;
-    case JITDUMP_ERR_HEADER_TOO_LARGE:
-        o << "file header total_size " << ev.header.header_size
-          << " is implausibly large (over 1 MiB)";
-        break;
-    case JITDUMP_ERR_RECORD_TOO_SHORT:
-        o << record_kind_name(rec.id) << " record has total_size " << rec.total_size
-          << ", smaller than its fixed part of " << ML_(jitdump_fixed_size)(rec.id) << " bytes";
-        break;
-    case JITDUMP_ERR_RECORD_TOO_LARGE:
-        o << record_kind_name(rec.id) << " record has total_size " << rec.total_size
-          << " (over 1 GiB): the record framing is corrupt";
-        break;
-    default: o << ML_(jitdump_strerror)(ev.error); break;
-    }
-    o << "; the rest of the file cannot be read";
-    return o.str();
+/// The shared reader's text of ev's error (ML_(jitdump_describe)) and what
+/// it means for the rest of the file.
+std::string error_text(const JitdumpReader& r, const JitdumpEvent& ev) {
+    char buf[400];
+    return std::string(ML_(jitdump_describe)(&r, &ev, buf, sizeof buf)) +
+           (ev.kind == JITDUMP_EV_ERROR ? "; the rest of the file cannot be read"
+                                        : "; record skipped");
 }
 
-std::string soft_error_text(const JitdumpEvent& ev, unsigned long max_hold) {
-    std::ostringstream o;
-    const JitdumpRecord& rec = ev.rec;
-    switch (ev.error) {
-    case JITDUMP_ERR_NAME_UNTERMINATED:
-        o << "CODE_LOAD function name is not NUL-terminated within the record (total_size "
-          << rec.total_size << ") or is longer than " << JITDUMP_NAME_MAX << " bytes";
-        break;
-    case JITDUMP_ERR_CODE_RANGE_WRAPS:
-        if (rec.id == JITDUMP_CODE_LOAD)
-            o << "CODE_LOAD code range wraps around the address space: code_addr "
-              << hex(rec.u.load.code_addr) << " + code_size " << hex(rec.u.load.code_size);
-        else
-            o << "CODE_MOVE code range wraps around the address space: old_code_addr "
-              << hex(rec.u.move.old_code_addr) << ", new_code_addr "
-              << hex(rec.u.move.new_code_addr) << ", code_size " << hex(rec.u.move.code_size);
-        break;
-    case JITDUMP_ERR_DEBUG_INFO_TOO_LARGE:
-        o << "CODE_DEBUG_INFO record of " << rec.total_size << " bytes exceeds the limit of "
-          << max_hold << " bytes";
-        break;
-    case JITDUMP_ERR_DEBUG_NR_ENTRY:
-        o << "CODE_DEBUG_INFO nr_entry " << rec.u.debug.nr_entry << " cannot fit in "
-          << rec.u.debug.entries_len << " bytes of entries (each takes at least "
-          << JITDUMP_DEBUG_ENTRY_MIN << ")";
-        break;
-    case JITDUMP_ERR_DEBUG_BEYOND_RECORD:
-        o << "CODE_DEBUG_INFO entries run past the end of the record: nr_entry "
-          << rec.u.debug.nr_entry << " entries do not fit in " << rec.u.debug.entries_len
-          << " bytes, or a file name is not NUL-terminated";
-        break;
-    case JITDUMP_ERR_UNWIND_SIZES:
-        o << "CODE_UNWINDING_INFO sizes are inconsistent: unwinding_size "
-          << rec.u.unwind.unwinding_size << ", eh_frame_hdr_size " << rec.u.unwind.eh_frame_hdr_size
-          << ", but the record holds " << rec.u.unwind.data_len << " bytes of data";
-        break;
-    default: o << ML_(jitdump_strerror)(ev.error); break;
+/// The checks of one jitdump file across its records: each decoded event
+/// goes to the step of its kind, which reports to the sink; what a later
+/// record is checked against (live ranges, code indices, a pending
+/// CODE_DEBUG_INFO, CODE_CLOSE) is kept here.
+class JitdumpChecker {
+public:
+    JitdumpChecker(const std::string& path, FileWindow& file, Sink& sink)
+        : file_(file), sink_(sink), name_pid_(pid_from_file_name(path)), fsize_(file.size()) {
+        ML_(jitdump_init)(&r_, 0);
     }
-    o << "; record skipped";
-    return o.str();
-}
 
-void analyze_jitdump(const std::string& path, FileWindow& file, Sink& sink) {
-    JitdumpReader r;
-    ML_(jitdump_init)(&r, 0);
-    const long long name_pid = pid_from_file_name(path);
-    const std::uint64_t fsize = file.size();
-    std::size_t want = 1 << 20;
-    LiveRanges live;
-    std::map<std::uint64_t, std::uint64_t> index_to_addr;  // code_index -> live code_addr
-    std::uint64_t last_off = 0, last_size = 0;
-    std::uint32_t last_id = 0;
-    bool have_header = false;
-    bool closed = false;
-    std::uint64_t close_off = 0;
-    std::uint64_t pending_debug_addr = 0, pending_debug_off = 0;
-    bool pending_debug = false;
-
-    if (fsize == 0) {
-        sink.problem(at_offset(Severity::Error, 0, "empty file: no jitdump header"));
-        return;
-    }
-    for (;;) {
-        std::size_t got = 0;
-        const unsigned char* p = file.at(r.offset, want, &got);
-        if (!p) {
-            sink.problem(at_offset(Severity::Error, r.offset,
-                                   std::string("read error: ") + std::strerror(errno)));
+    /// Reads the file to its end or to its first hard error.
+    void run() {
+        if (fsize_ == 0) {
+            sink_.problem(at_offset(Severity::Error, 0, "empty file: no jitdump header"));
             return;
         }
-        JitdumpEvent ev;
-        const int kind = ML_(jitdump_next)(&r, got ? p : nullptr, got, &ev);
-        if (kind == JITDUMP_EV_NEED_MORE) {
-            const std::uint64_t left = r.offset < fsize ? fsize - r.offset : 0;
-            if (left > got) {  // the window was too small: widen it
-                want = ev.need;
+        std::size_t want = kWindow;
+        for (;;) {
+            std::size_t got = 0;
+            const unsigned char* p = file_.at(r_.offset, want, &got);
+            if (!p) {
+                sink_.problem(at_offset(Severity::Error, r_.offset,
+                                        std::string("read error: ") + std::strerror(errno)));
+                return;
+            }
+            JitdumpEvent ev;
+            const int kind = ML_(jitdump_next)(&r_, got ? p : nullptr, got, &ev);
+            if (kind == JITDUMP_EV_NEED_MORE) {
+                const std::uint64_t left = r_.offset < fsize_ ? fsize_ - r_.offset : 0;
+                if (left <= got) break;  // the end of the file
+                want = ev.need;          // the window was too small: widen it
                 continue;
             }
-            break;
+            want = kWindow;
+            if (kind == JITDUMP_EV_ERROR) {
+                sink_.problem(at_offset(Severity::Error, ev.offset, error_text(r_, ev)));
+                return;
+            }
+            if (kind == JITDUMP_EV_HEADER)
+                header(ev.header);
+            else
+                record(kind, ev);
         }
-        want = 1 << 20;
-        if (kind == JITDUMP_EV_ERROR) {
-            sink.problem(at_offset(Severity::Error, ev.offset, hard_error_text(ev)));
+        check_end();
+    }
+
+private:
+    static constexpr std::size_t kWindow = 1 << 20;  ///< bytes asked of the file at a time
+
+    void problem(Severity s, std::uint64_t at, const std::string& msg) {
+        sink_.problem(at_offset(s, at, msg));
+    }
+
+    void header(const JitdumpHeader& h) {
+        sink_.jitdump_header(h);
+        if (name_pid_ >= 0 && static_cast<unsigned long long>(name_pid_) != h.pid)
+            problem(Severity::Error, JITDUMP_HDR_PID,
+                    "header pid " + std::to_string(h.pid) + " differs from the pid " +
+                        std::to_string(name_pid_) + " in the file name");
+        if (h.flags & ~JITDUMP_FLAG_ARCH_TIMESTAMP)
+            problem(Severity::Warning, JITDUMP_HDR_FLAGS,
+                    "header flags " + hex(h.flags) + " has reserved bits set");
+        last_off_ = 0;
+        last_size_ = h.header_size;
+        have_header_ = true;
+    }
+
+    void record(int kind, const JitdumpEvent& ev) {
+        const JitdumpRecord& rec = ev.rec;
+        last_off_ = rec.file_offset;
+        last_size_ = rec.total_size;
+        last_id_ = rec.id;
+        if (kind == JITDUMP_EV_BAD_RECORD) {
+            problem(Severity::Error, ev.offset, error_text(r_, ev));
             return;
         }
-        if (kind == JITDUMP_EV_HEADER) {
-            const JitdumpHeader& h = ev.header;
-            sink.jitdump_header(h);
-            if (name_pid >= 0 && static_cast<unsigned long long>(name_pid) != h.pid)
-                sink.problem(at_offset(Severity::Error, 20,
-                                       "header pid " + std::to_string(h.pid) +
-                                           " differs from the pid " + std::to_string(name_pid) +
-                                           " in the file name"));
-            if (h.flags & ~JITDUMP_FLAG_ARCH_TIMESTAMP)
-                sink.problem(at_offset(Severity::Warning, 32,
-                                       "header flags " + hex(h.flags) + " has reserved bits set"));
-            last_off = 0;
-            last_size = h.header_size;
-            have_header = true;
-            continue;
-        }
-        const JitdumpRecord& rec = ev.rec;
-        last_off = rec.file_offset;
-        last_size = rec.total_size;
-        last_id = rec.id;
-        if (kind == JITDUMP_EV_BAD_RECORD) {
-            sink.problem(at_offset(Severity::Error, ev.offset, soft_error_text(ev, r.max_hold)));
-            continue;
-        }
-        if (closed)
-            sink.problem(at_offset(Severity::Warning, ev.offset,
-                                   record_kind_name(rec.id) +
-                                       " record after the CODE_CLOSE record at offset " +
-                                       std::to_string(close_off)));
+        if (closed_)
+            problem(Severity::Warning, ev.offset,
+                    record_kind_name(rec.id) + " record after the CODE_CLOSE record at offset " +
+                        std::to_string(close_off_));
         if (kind == JITDUMP_EV_UNKNOWN) {
-            sink.jitdump_record(rec, false, std::string(), {});
-            continue;
+            sink_.jitdump_record(rec, false, std::string(), {});
+            return;
         }
         std::string name;
         std::vector<DebugLine> lines;
-        const std::uint32_t hpid = r.header.pid;
         switch (rec.id) {
-        case JITDUMP_CODE_LOAD: {
-            const JitdumpCodeLoad& l = rec.u.load;
-            name.assign(l.name, l.name_len);
-            if (l.pid != hpid)
-                sink.problem(at_offset(Severity::Error, ev.offset + 16,
-                                       "CODE_LOAD '" + name + "' has pid " + std::to_string(l.pid) +
-                                           ", the header says " + std::to_string(hpid)));
-            if (l.code_size == 0)
-                sink.problem(at_offset(
-                    Severity::Warning, ev.offset,
-                    "CODE_LOAD '" + name + "' has code_size 0: there is no code to name"));
-            else if (l.code_bytes < l.code_size)
-                sink.problem(
-                    at_offset(Severity::Warning, ev.offset,
-                              "CODE_LOAD '" + name + "' carries " + std::to_string(l.code_bytes) +
-                                  " code bytes but code_size is " + std::to_string(l.code_size)));
-            if (pending_debug && pending_debug_addr != l.code_addr)
-                sink.problem(at_offset(Severity::Warning, pending_debug_off,
-                                       "CODE_DEBUG_INFO for " + hex(pending_debug_addr) +
-                                           " is followed by a CODE_LOAD for " + hex(l.code_addr) +
-                                           ", not for its address"));
-            pending_debug = false;
-            for (const std::string& c : live.add(l.code_addr, l.code_size, name, ev.offset, false))
-                sink.problem(at_offset(Severity::Warning, ev.offset, c));
-            if (l.code_size) index_to_addr[l.code_index] = l.code_addr;
-            break;
-        }
-        case JITDUMP_CODE_MOVE: {
-            const JitdumpCodeMove& m = rec.u.move;
-            if (m.pid != hpid)
-                sink.problem(at_offset(Severity::Error, ev.offset + 16,
-                                       "CODE_MOVE has pid " + std::to_string(m.pid) +
-                                           ", the header says " + std::to_string(hpid)));
-            auto it = index_to_addr.find(m.code_index);
-            std::string moved = "code_index " + std::to_string(m.code_index);
-            if (it == index_to_addr.end()) {
-                sink.problem(at_offset(Severity::Warning, ev.offset,
-                                       "CODE_MOVE for code_index " + std::to_string(m.code_index) +
-                                           " that no earlier CODE_LOAD announced"));
-            } else {
-                if (const LiveRanges::Range* rr = live.find(it->second)) moved = rr->name;
-                if (it->second != m.old_code_addr)
-                    sink.problem(at_offset(Severity::Warning, ev.offset,
-                                           "CODE_MOVE old_code_addr " + hex(m.old_code_addr) +
-                                               " but code_index " + std::to_string(m.code_index) +
-                                               " lives at " + hex(it->second)));
-                live.remove(it->second, m.code_size);
-            }
-            for (const std::string& c :
-                 live.add(m.new_code_addr, m.code_size, moved, ev.offset, false))
-                sink.problem(at_offset(Severity::Warning, ev.offset, c));
-            if (m.code_size) index_to_addr[m.code_index] = m.new_code_addr;
-            break;
-        }
-        case JITDUMP_CODE_DEBUG_INFO: {
-            JitdumpDebugIter it;
-            JitdumpDebugEntry e;
-            ML_(jitdump_debug_iter_init)(&it, &r, &rec.u.debug);
-            bool warned_line0 = false;
-            while (ML_(jitdump_debug_entry_next)(&it, &e) == 1) {
-                lines.push_back(DebugLine{e.code_addr, e.line, e.discrim,
-                                          std::string(e.filename, e.filename_len),
-                                          e.same_as_previous != 0, e.garbled != 0});
-                if (e.garbled && lines.size() == 1)
-                    sink.problem(at_offset(Severity::Warning, ev.offset,
-                                           "CODE_DEBUG_INFO entries carry name fields of one size "
-                                           "that hold no name (as V8 writes them): their file is "
-                                           "unknown"));
-                if (e.line == 0 && !warned_line0) {
-                    warned_line0 = true;
-                    sink.problem(at_offset(Severity::Warning, ev.offset,
-                                           "CODE_DEBUG_INFO entry for " + hex(e.code_addr) +
-                                               " has line 0 (lines are 1-based)"));
-                }
-                if (e.same_as_previous && lines.size() == 1)
-                    sink.problem(at_offset(Severity::Warning, ev.offset,
-                                           "first CODE_DEBUG_INFO entry says \"same file as "
-                                           "the previous entry\" but there is none"));
-            }
-            if (pending_debug)
-                sink.problem(at_offset(Severity::Warning, pending_debug_off,
-                                       "CODE_DEBUG_INFO for " + hex(pending_debug_addr) +
-                                           " is not followed by a CODE_LOAD"));
-            pending_debug = true;
-            pending_debug_addr = rec.u.debug.code_addr;
-            pending_debug_off = ev.offset;
-            break;
-        }
+        case JITDUMP_CODE_LOAD: name = code_load(rec.u.load, ev.offset); break;
+        case JITDUMP_CODE_MOVE: code_move(rec.u.move, ev.offset); break;
+        case JITDUMP_CODE_DEBUG_INFO: lines = debug_info(rec.u.debug, ev.offset); break;
         case JITDUMP_CODE_CLOSE:
-            closed = true;
-            close_off = ev.offset;
+            closed_ = true;
+            close_off_ = ev.offset;
             break;
-        case JITDUMP_CODE_UNWINDING_INFO: {
-            // The .eh_frame after the .eh_frame_hdr, checked as the core
-            // checks it before its CFI reader sees it.
-            const JitdumpUnwindingInfo& u = rec.u.unwind;
-            const unsigned long long eh_size = u.unwinding_size - u.eh_frame_hdr_size;
-            if (u.data != nullptr && eh_size > 0) {
-                if (const char* why = ML_(jit_cfi_check_records)(u.data, eh_size, 1))
-                    sink.problem(at_offset(
-                        Severity::Warning, ev.offset,
-                        std::string("CODE_UNWINDING_INFO's .eh_frame is refused: ") + why));
-            }
-            break;
-        }
+        case JITDUMP_CODE_UNWINDING_INFO: unwinding_info(rec.u.unwind, ev.offset); break;
         default: break;
         }
-        sink.jitdump_record(rec, true, name, lines);
+        sink_.jitdump_record(rec, true, name, lines);
     }
 
-    // End of the file: everything must have been consumed exactly.
-    if (pending_debug)
-        sink.problem(at_offset(
-            Severity::Warning, pending_debug_off,
-            "CODE_DEBUG_INFO for " + hex(pending_debug_addr) + " is not followed by a CODE_LOAD"));
-    if (r.offset > fsize) {
+    /// Returns the function's name.
+    std::string code_load(const JitdumpCodeLoad& l, std::uint64_t at) {
+        const std::string name(l.name, l.name_len);
+        if (l.pid != r_.header.pid)
+            problem(Severity::Error, at + JITDUMP_LOAD_PID,
+                    "CODE_LOAD '" + name + "' has pid " + std::to_string(l.pid) +
+                        ", the header says " + std::to_string(r_.header.pid));
+        if (l.code_size == 0)
+            problem(Severity::Warning, at,
+                    "CODE_LOAD '" + name + "' has code_size 0: there is no code to name");
+        else if (l.code_bytes < l.code_size)
+            problem(Severity::Warning, at,
+                    "CODE_LOAD '" + name + "' carries " + std::to_string(l.code_bytes) +
+                        " code bytes but code_size is " + std::to_string(l.code_size));
+        if (pending_debug_ && pending_debug_addr_ != l.code_addr)
+            problem(Severity::Warning, pending_debug_off_,
+                    "CODE_DEBUG_INFO for " + hex(pending_debug_addr_) +
+                        " is followed by a CODE_LOAD for " + hex(l.code_addr) +
+                        ", not for its address");
+        pending_debug_ = false;
+        for (const std::string& c : live_.add(l.code_addr, l.code_size, name, at, false))
+            problem(Severity::Warning, at, c);
+        if (l.code_size) index_to_addr_[l.code_index] = l.code_addr;
+        return name;
+    }
+
+    void code_move(const JitdumpCodeMove& m, std::uint64_t at) {
+        if (m.pid != r_.header.pid)
+            problem(Severity::Error, at + JITDUMP_MOVE_PID,
+                    "CODE_MOVE has pid " + std::to_string(m.pid) + ", the header says " +
+                        std::to_string(r_.header.pid));
+        auto it = index_to_addr_.find(m.code_index);
+        std::string moved = "code_index " + std::to_string(m.code_index);
+        if (it == index_to_addr_.end()) {
+            problem(Severity::Warning, at,
+                    "CODE_MOVE for code_index " + std::to_string(m.code_index) +
+                        " that no earlier CODE_LOAD announced");
+        } else {
+            if (const LiveRanges::Range* rr = live_.find(it->second)) moved = rr->name;
+            if (it->second != m.old_code_addr)
+                problem(Severity::Warning, at,
+                        "CODE_MOVE old_code_addr " + hex(m.old_code_addr) + " but code_index " +
+                            std::to_string(m.code_index) + " lives at " + hex(it->second));
+            live_.remove(it->second, m.code_size);
+        }
+        for (const std::string& c : live_.add(m.new_code_addr, m.code_size, moved, at, false))
+            problem(Severity::Warning, at, c);
+        if (m.code_size) index_to_addr_[m.code_index] = m.new_code_addr;
+    }
+
+    /// Returns the line table.
+    std::vector<DebugLine> debug_info(const JitdumpDebugInfo& d, std::uint64_t at) {
+        std::vector<DebugLine> lines;
+        JitdumpDebugIter it;
+        JitdumpDebugEntry e;
+        ML_(jitdump_debug_iter_init)(&it, &r_, &d);
+        bool warned_line0 = false;
+        while (ML_(jitdump_debug_entry_next)(&it, &e) == 1) {
+            lines.push_back(DebugLine{e.code_addr, e.line, e.discrim,
+                                      std::string(e.filename, e.filename_len),
+                                      e.same_as_previous != 0, e.garbled != 0});
+            if (e.garbled && lines.size() == 1)
+                problem(Severity::Warning, at,
+                        "CODE_DEBUG_INFO entries carry name fields of one size that hold no "
+                        "name (as V8 writes them): their file is unknown");
+            if (e.line == 0 && !warned_line0) {
+                warned_line0 = true;
+                problem(Severity::Warning, at,
+                        "CODE_DEBUG_INFO entry for " + hex(e.code_addr) +
+                            " has line 0 (lines are 1-based)");
+            }
+            if (e.same_as_previous && lines.size() == 1)
+                problem(Severity::Warning, at,
+                        "first CODE_DEBUG_INFO entry says \"same file as the previous entry\" "
+                        "but there is none");
+        }
+        if (pending_debug_) unfollowed_debug_info();
+        pending_debug_ = true;
+        pending_debug_addr_ = d.code_addr;
+        pending_debug_off_ = at;
+        return lines;
+    }
+
+    /// The .eh_frame after the .eh_frame_hdr, checked as the core checks
+    /// it before its CFI reader sees it.
+    void unwinding_info(const JitdumpUnwindingInfo& u, std::uint64_t at) {
+        const unsigned long long eh_size = u.unwinding_size - u.eh_frame_hdr_size;
+        if (u.data == nullptr || eh_size == 0) return;
+        if (const char* why = ML_(jit_cfi_check_records)(u.data, eh_size, 1))
+            problem(Severity::Warning, at,
+                    std::string("CODE_UNWINDING_INFO's .eh_frame is refused: ") + why);
+    }
+
+    void unfollowed_debug_info() {
+        problem(
+            Severity::Warning, pending_debug_off_,
+            "CODE_DEBUG_INFO for " + hex(pending_debug_addr_) + " is not followed by a CODE_LOAD");
+    }
+
+    /// End of the file: everything must have been consumed exactly.
+    void check_end() {
+        if (pending_debug_) unfollowed_debug_info();
+        if (r_.offset > fsize_) {
+            std::ostringstream m;
+            if (last_off_ == 0)
+                m << "truncated file header: its total_size " << last_size_
+                  << " extends beyond the end of the file";
+            else
+                m << "truncated " << record_kind_name(last_id_) << " record: total_size "
+                  << last_size_ << " extends " << (r_.offset - fsize_)
+                  << " bytes beyond the end of the file (only " << (fsize_ - last_off_)
+                  << " bytes present)";
+            problem(Severity::Error, last_off_, m.str());
+        } else if (r_.offset < fsize_) {
+            problem(Severity::Error, r_.offset, truncated_tail(fsize_ - r_.offset));
+        }
+    }
+
+    /// What the `left` bytes after the last whole record are.
+    std::string truncated_tail(std::uint64_t left) {
         std::ostringstream m;
-        if (last_off == 0)
-            m << "truncated file header: its total_size " << last_size
-              << " extends beyond the end of the file";
-        else
-            m << "truncated " << record_kind_name(last_id) << " record: total_size " << last_size
-              << " extends " << (r.offset - fsize) << " bytes beyond the end of the file (only "
-              << (fsize - last_off) << " bytes present)";
-        sink.problem(at_offset(Severity::Error, last_off, m.str()));
-    } else if (r.offset < fsize) {
-        const std::uint64_t left = fsize - r.offset;
-        std::ostringstream m;
-        if (!have_header)
+        if (!have_header_) {
             m << "truncated file header: the file has " << left << " bytes, a jitdump header needs "
               << JITDUMP_HEADER_SIZE;
-        else if (left < JITDUMP_PREFIX_SIZE)
-            m << "truncated record: the last " << left
-              << " bytes are too few for a record prefix (16 bytes)";
-        else {
+        } else if (left < JITDUMP_PREFIX_SIZE) {
+            m << "truncated record: the last " << left << " bytes are too few for a record prefix ("
+              << JITDUMP_PREFIX_SIZE << " bytes)";
+        } else {
             std::size_t got = 0;
-            const unsigned char* p = file.at(r.offset, JITDUMP_PREFIX_SIZE, &got);
+            const unsigned char* p = file_.at(r_.offset, JITDUMP_PREFIX_SIZE, &got);
             std::uint32_t id = 0, total = 0;
-            if (p && got >= 8) {
-                std::memcpy(&id, p, 4);
-                std::memcpy(&total, p + 4, 4);
+            if (p && got >= JITDUMP_PREFIX_SIZE) {
+                id = jitformats_ld32(p + JITDUMP_REC_ID, r_.big_endian);
+                total = jitformats_ld32(p + JITDUMP_REC_TOTAL_SIZE, r_.big_endian);
             }
             m << "truncated " << record_kind_name(id) << " record: total_size " << total
               << " but only " << left << " bytes left in the file";
         }
-        sink.problem(at_offset(Severity::Error, r.offset, m.str()));
+        return m.str();
     }
+
+    FileWindow& file_;
+    Sink& sink_;
+    JitdumpReader r_;
+    const long long name_pid_;
+    const std::uint64_t fsize_;
+    LiveRanges live_;
+    std::map<std::uint64_t, std::uint64_t> index_to_addr_;  ///< code_index -> live code_addr
+    std::uint64_t last_off_ = 0, last_size_ = 0;            ///< the last header or record read
+    std::uint32_t last_id_ = 0;
+    bool have_header_ = false;
+    bool closed_ = false;  ///< a CODE_CLOSE was read, at close_off_
+    std::uint64_t close_off_ = 0;
+    bool pending_debug_ = false;  ///< a CODE_DEBUG_INFO awaits its CODE_LOAD
+    std::uint64_t pending_debug_addr_ = 0, pending_debug_off_ = 0;
+};
+
+void analyze_jitdump(const std::string& path, FileWindow& file, Sink& sink) {
+    JitdumpChecker(path, file, sink).run();
 }
 
 void analyze_perfmap(FileWindow& file, Sink& sink) {
@@ -502,14 +466,8 @@ void analyze_perfmap(FileWindow& file, Sink& sink) {
 }  // namespace
 
 std::string record_kind_name(std::uint32_t id) {
-    switch (id) {
-    case JITDUMP_CODE_LOAD: return "CODE_LOAD";
-    case JITDUMP_CODE_MOVE: return "CODE_MOVE";
-    case JITDUMP_CODE_DEBUG_INFO: return "CODE_DEBUG_INFO";
-    case JITDUMP_CODE_CLOSE: return "CODE_CLOSE";
-    case JITDUMP_CODE_UNWINDING_INFO: return "CODE_UNWINDING_INFO";
-    default: return "id " + std::to_string(id);
-    }
+    if (id > JITDUMP_CODE_UNWINDING_INFO) return "id " + std::to_string(id);
+    return ML_(jitdump_record_name)(id);
 }
 
 std::string elf_machine_name(std::uint32_t mach) {

@@ -258,87 +258,22 @@ private:
     }
 
     /// The shared reader's problems with symbol tables and symbols, as
-    /// vg-jit's errors; reading goes on past each.
+    /// vg-jit's errors in the reader's words (ML_(gdbelf_describe_in));
+    /// reading goes on past each.
     static int symbol_problem(void* ctx, const GdbElfError* e) {
         Reader& r = *static_cast<Reader*>(ctx);
-        const std::string k = std::to_string(e->symbol);
-        const std::string what =
-            std::string(e->num[1] == GDBELF_STT_FILE ? "file" : "function") + " symbol " + k;
-        const std::string fn = "function '" + std::string(e->name ? e->name : "") + "' (symbol " +
-                               k + ", value " + hex(e->num[0]) + ", size " +
-                               std::to_string(e->num[1]) + ")";
-        switch (e->code) {
-        case GDBELF_ERR_NO_SYMTAB:
-            r.error(e->at, "no symbol table (.symtab): the core refuses objects without one");
-            break;
-        case GDBELF_ERR_SYMTAB_ENTSIZE:
-            r.error(e->at,
-                    r.symtab_label(e->section) + " has entry size " + std::to_string(e->num[0]) +
-                        " and size " + std::to_string(e->num[1]) + ", not a whole number of " +
-                        std::to_string(e->num[2]) + "-byte symbols: the core refuses the object");
-            break;
-        case GDBELF_ERR_SYMTAB_OUTSIDE:
-            r.error(e->at, r.symtab_label(e->section) + " lies outside the file (offset " +
-                               hex(e->num[0]) + ", " + std::to_string(e->num[1]) +
-                               " bytes): the core refuses the object");
-            break;
-        case GDBELF_ERR_SYMTAB_UNALIGNED:
-            r.error(e->at, r.symtab_label(e->section) + " is not aligned to " +
-                               std::to_string(e->num[1]) + " bytes: the core refuses the object");
-            break;
-        case GDBELF_ERR_SYMTAB_NO_STRTAB:
-            r.error(e->at, r.symtab_label(e->section) + " links to section " +
-                               std::to_string(e->num[0]) +
-                               ", not a string table: the core refuses the object");
-            break;
-        case GDBELF_ERR_STRTAB_BAD:
-            r.error(e->at, "the string table of " + r.symtab_label(e->section) + " (" +
-                               r.section_label(e->num[0]) +
-                               ") is not a string table inside the file: the core refuses "
-                               "the object");
-            break;
-        case GDBELF_ERR_SYM_NO_NAME:
-            r.error(e->at, what + " has no name (name offset 0): the core refuses the object");
-            break;
-        case GDBELF_ERR_SYM_NAME_OUTSIDE:
-            r.error(e->at, what + ": name offset " + std::to_string(e->num[0]) +
-                               " lies outside the string table (" + std::to_string(e->num[2]) +
-                               " bytes): the core refuses the object");
-            break;
-        case GDBELF_ERR_SYM_NAME_UNTERMINATED:
-            r.error(e->at, what + ": name at offset " + std::to_string(e->num[0]) +
-                               " is not NUL-terminated within the string table: the core "
-                               "refuses the object");
-            break;
-        case GDBELF_ERR_NO_LOAD_ADDRESS:
-            // Once per section, not per function.
-            if (r.no_address_reported_.insert(e->section).second)
-                r.error(e->at, r.section_label(e->section) +
-                                   " holds functions but has no load address (sh_addr 0; a JIT "
-                                   "writes where it loaded the code there): the core refuses "
-                                   "the object");
-            break;
-        case GDBELF_ERR_FN_OUTSIDE_SECTION:
-            if (r.is_rel_)
-                r.error(e->at, fn + " lies outside its " + r.section_label(e->section) + " (" +
-                                   std::to_string(e->num[3]) +
-                                   " bytes): the core refuses the object");
-            else
-                r.error(e->at, fn + " lies outside its " + r.section_label(e->section) + " [" +
-                                   hex(e->num[2]) + ", " + hex(e->num[2] + e->num[3]) +
-                                   "): the core refuses the object");
-            break;
-        case GDBELF_ERR_FN_WRAPS:
-            r.error(e->at, fn + ": its range wraps around the address space: the core refuses "
-                                "the object");
-            break;
-        default: {
-            char buf[200];
-            r.error(e->at, std::string(ML_(gdbelf_describe)(e, buf, sizeof buf)) +
-                               ": the core refuses the object");
-        }
-        }
+        // A section without a load address: once, not once per function.
+        if (e->code == GDBELF_ERR_NO_LOAD_ADDRESS &&
+            !r.no_address_reported_.insert(e->section).second)
+            return 1;
+        r.error(e->at, r.describe(*e) + ": the core refuses the object");
         return 1;
+    }
+
+    /// The shared reader's text of e, sections named.
+    std::string describe(const GdbElfError& e) const {
+        char buf[400];
+        return ML_(gdbelf_describe_in)(&o_, &e, buf, sizeof buf);
     }
 
     /// A function the shared reader accepted.
@@ -476,49 +411,14 @@ private:
     /// (in a relocatable object) relocations it does not apply.  Sets
     /// problem_at_ to the offset the reason is about.
     std::string unusable(unsigned s) {
-        const unsigned i = dw_.shndx[s];
         GdbElfError e;
-        problem_at_ = sh_at(i);
-        switch (ML_(gdbelf_dwarf_section_problem)(&o_, &dw_, s, &e)) {
-        case GDBELF_OK: break;
-        case GDBELF_ERR_DW_COMPRESSED:
-            problem_at_ = e.at;
-            return section_label(i) + " is compressed";
-        default: return section_label(i) + " lies outside the file";
-        }
-        if (ML_(gdbelf_dwarf_relocations)(&o_, &dw_, s, code_lo_, nullptr, nullptr, &e) ==
-            GDBELF_OK)
+        problem_at_ = sh_at(dw_.shndx[s]);
+        if (ML_(gdbelf_dwarf_section_problem)(&o_, &dw_, s, &e) == GDBELF_OK &&
+            ML_(gdbelf_dwarf_relocations)(&o_, &dw_, s, code_lo_, nullptr, nullptr, &e) ==
+                GDBELF_OK)
             return "";
         problem_at_ = e.at;
-        return section_label(e.section) + ": " + relocation_problem(e);
-    }
-
-    /// vg-jit's wording of a relocation problem of the shared reader.
-    std::string relocation_problem(const GdbElfError& e) const {
-        const std::string k = "relocation " + std::to_string(e.symbol);
-        switch (e.code) {
-        case GDBELF_ERR_REL_NOT_RELA: return "REL relocations (the core applies only RELA ones)";
-        case GDBELF_ERR_REL_MACHINE:
-            return "relocations of a " + elf_machine_name(static_cast<unsigned>(e.num[0])) +
-                   " object (the core applies DWARF relocations of x86-64 objects only)";
-        case GDBELF_ERR_REL_MALFORMED:
-            return "the relocation section is malformed or lies outside the file";
-        case GDBELF_ERR_REL_NO_SYMTAB:
-        case GDBELF_ERR_REL_SYMTAB_BAD:
-            return "the relocation section names no well-formed symbol table";
-        case GDBELF_ERR_REL_TYPE:
-            return k + " has type " + std::to_string(e.num[0]) +
-                   ", not R_X86_64_64, _32, _32S (or _PC32, _PC64 in .eh_frame)";
-        case GDBELF_ERR_REL_OUTSIDE: return k + " lies outside its section";
-        case GDBELF_ERR_REL_NO_SYMBOL: return k + " names no symbol";
-        case GDBELF_ERR_REL_UNDEFINED: return k + " names an undefined symbol";
-        case GDBELF_ERR_REL_OVERFLOW:
-            return k + " (a 32-bit one) overflows: its value is " + hex(e.num[0]);
-        default: {
-            char buf[200];
-            return ML_(gdbelf_describe)(&e, buf, sizeof buf);
-        }
-        }
+        return describe(e);
     }
 
     void check_overlaps() {
@@ -602,68 +502,10 @@ namespace {
 /// rest of this file reads the structures in this machine's order).
 int header_problem(void* ctx, const GdbElfError* e) {
     ElfObjectInfo& info = *static_cast<ElfObjectInfo*>(ctx);
-    const auto n = std::to_string(e->num[0]);
-    std::string msg;
-    int go_on = 1;
-    switch (e->code) {
-    case GDBELF_ERR_NOT_ELF:
-        msg = e->num[0] < SELFMAG
-                  ? "the file is " + n +
-                        " bytes, shorter than an ELF identification (16 bytes): the core "
-                        "refuses it"
-                  : "not an ELF object: the first 4 bytes are not the ELF magic 7f 45 4c 46";
-        break;
-    case GDBELF_ERR_SHORT:
-        msg = e->num[1] == EI_NIDENT
-                  ? "the file is " + n +
-                        " bytes, shorter than an ELF identification (16 bytes): the core "
-                        "refuses it"
-                  : "the file is " + n + " bytes, shorter than an ELF" +
-                        std::to_string(info.elf_class) + " header (" + std::to_string(e->num[1]) +
-                        " bytes): the core refuses it";
-        break;
-    case GDBELF_ERR_BAD_CLASS: msg = "unknown ELF class " + n; break;
-    case GDBELF_ERR_BAD_BYTE_ORDER: msg = "unknown ELF byte order " + n; break;
-    case GDBELF_ERR_FOREIGN_BYTE_ORDER:
-        msg = std::string("the object is ") + (e->num[0] == ELFDATA2LSB ? "little" : "big") +
-              "-endian, unlike this machine: the core refuses objects of another byte order "
-              "than the program's";
-        go_on = 0;
-        break;
-    case GDBELF_ERR_FOREIGN_CLASS:
-        msg = "the object is ELFCLASS" + n + ", this machine's programs ELFCLASS" +
-              std::to_string(e->num[1]) +
-              ": the core refuses objects of another class than the program's";
-        break;
-    case GDBELF_ERR_BAD_TYPE:
-        msg = "object type " + elf_type_name(static_cast<std::uint16_t>(e->num[0])) +
-              " is not relocatable, executable or shared: the core refuses it";
-        break;
-    case GDBELF_ERR_NO_SECTIONS:
-        msg = "no section header table (e_shnum 0): the core refuses objects without one";
-        break;
-    case GDBELF_ERR_TOO_MANY_SECTIONS:
-        msg = n + " sections, more than the core accepts (" + std::to_string(e->num[1]) + ")";
-        break;
-    case GDBELF_ERR_SHENTSIZE:
-        msg = "section header size " + n + " is not " + std::to_string(e->num[1]) +
-              ": the core refuses it";
-        break;
-    case GDBELF_ERR_SHDRS_OUTSIDE:
-        msg = "the section header table (offset " + hex(e->num[0]) + ", " +
-              std::to_string(e->num[1]) + " entries, " + std::to_string(e->num[2]) +
-              " bytes) lies past the end of the file (" + std::to_string(e->num[3]) +
-              " bytes): the core refuses it";
-        break;
-    case GDBELF_ERR_SHDRS_UNALIGNED:
-        msg = "the section header table's offset " + hex(e->num[0]) + " is not aligned to " +
-              std::to_string(e->num[1]) + " bytes: the core refuses it";
-        break;
-    default: {
-        char buf[200];
-        msg = std::string(ML_(gdbelf_describe)(e, buf, sizeof buf)) + ": the core refuses it";
-    }
-    }
+    char buf[400];
+    const std::string msg =
+        std::string(ML_(gdbelf_describe)(e, buf, sizeof buf)) + ": the core refuses the object";
+    const int go_on = e->code != GDBELF_ERR_FOREIGN_BYTE_ORDER;
     info.problems.push_back(Problem{Severity::Error, true, false, e->at, msg});
     return go_on;
 }

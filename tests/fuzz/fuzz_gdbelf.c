@@ -94,8 +94,15 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
    if (ra == GDBELF_OK) ra = ML_(gdbelf_functions)(&a, on_function, &core);
    if (ra != a.error.code) fail();
    if (ra != GDBELF_OK) {
+      char text[300];
       check_error(&core, &a.error);
       if (a.n_problems != 1) fail();
+      /* As the core words it: sections named from the object's bytes
+         (names may hold any printable byte, '{' too). */
+      ML_(gdbelf_describe_in)(&a, &a.error, text, sizeof(text));
+      if (memchr(text, 0, sizeof(text)) == NULL) fail();
+      if (strncmp(text, ML_(gdbelf_strerror)(a.error.code),
+                  strlen(ML_(gdbelf_strerror)(a.error.code))) != 0) fail();
    }
 
    /* Going on past every problem. */

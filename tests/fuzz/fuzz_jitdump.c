@@ -56,6 +56,16 @@ static Ev summarize(const JitdumpReader* r, const JitdumpEvent* ev,
       s.b = ev->header.header_size;
       if (ev->header.header_size < JITDUMP_HEADER_SIZE) fail();
    }
+   if (ev->kind == JITDUMP_EV_ERROR || ev->kind == JITDUMP_EV_BAD_RECORD) {
+      /* The text of every error the input reaches, cut to a small
+         buffer: NUL-terminated within it, every field filled. */
+      char text[48];
+      unsigned long n;
+      ML_(jitdump_describe)(r, ev, text, sizeof text);
+      for (n = 0; n < sizeof text && text[n] != 0; n++)
+         if (text[n] == '{') fail();
+      if (n == sizeof text) fail();
+   }
    if (ev->kind != JITDUMP_EV_RECORD && ev->kind != JITDUMP_EV_UNKNOWN
        && ev->kind != JITDUMP_EV_BAD_RECORD)
       return s;

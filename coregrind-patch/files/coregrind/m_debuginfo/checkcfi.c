@@ -42,16 +42,6 @@
 
 #include "priv_jitformats.h"
 
-/* A 4-byte field at p, in the host's byte order (as the reader reads
-   it). */
-static unsigned int read_u32(const unsigned char* p)
-{
-   unsigned int v;
-   unsigned char* d = (unsigned char*)&v;
-   d[0] = p[0]; d[1] = p[1]; d[2] = p[2]; d[3] = p[3];
-   return v;
-}
-
 /* Steps over an unsigned LEB128 at *p (below end); 0 if it runs off. */
 static int skip_leb128(const unsigned char** p, const unsigned char* end)
 {
@@ -91,7 +81,7 @@ const char* ML_(jit_cfi_check_records)(const unsigned char* p,
       const unsigned char* rec;
       const unsigned char* end;
       const unsigned char* aug;
-      len = read_u32(p + off);
+      len = jitformats_host32(p + off);
       if (len == 0)
          break;   /* terminator */
       if (len == 0xffffffffu)
@@ -100,7 +90,7 @@ const char* ML_(jit_cfi_check_records)(const unsigned char* p,
          return "a CFI record lies outside its section";
       rec = p + off + 4;
       end = rec + len;
-      id  = read_u32(rec);
+      id  = jitformats_host32(rec);
       if (id == (is_eh ? 0u : 0xffffffffu)) {
          const unsigned char* q = rec + 5;   /* past the id and version */
          int                  has_z;

@@ -93,6 +93,8 @@ static void warn ( const ReqDesc* d, Bool refused, Int st )
 {
    HChar name[JIT_PRINTABLE_BUF];
    HChar args[64];
+   HChar overlap[JIT_PRINTABLE_BUF + 64];
+   const HChar* detail = d->detail;
    if (VG_(clo_verbosity) < 2 && !VG_(clo_trace_jit))
       return;
    if (n_warnings >= MAX_WARNINGS) {
@@ -106,16 +108,20 @@ static void warn ( const ReqDesc* d, Bool refused, Int st )
       VG_(sprintf)(args, "start %#lx, size %lu", d->start, d->size);
    else
       VG_(sprintf)(args, "start %#lx", d->start);
+   if (st == VG_JIT_ERR_OVERLAPS_OBJECT && d->has_size && detail == NULL) {
+      ML_(jit_overlap_text)(d->start, d->size, overlap, sizeof(overlap));
+      detail = overlap[0] != 0 ? overlap : NULL;
+   }
    if (d->name != NULL) {
       ML_(jit_printable_copy)(name, d->name);
       VG_(umsg)("Warning: JIT %s%s of \"%s\" (%s): %s%s%s\n", d->what,
                 refused ? " refused" : "", name, args,
-                ML_(jit_status_text)(st), d->detail ? ": " : "",
-                d->detail ? d->detail : "");
+                ML_(jit_status_text)(st), detail ? ": " : "",
+                detail ? detail : "");
    } else {
       VG_(umsg)("Warning: JIT %s%s (%s): %s%s%s\n", d->what,
                 refused ? " refused" : "", args, ML_(jit_status_text)(st),
-                d->detail ? ": " : "", d->detail ? d->detail : "");
+                detail ? ": " : "", detail ? detail : "");
    }
    if (n_warnings == MAX_WARNINGS)
       VG_(umsg)("Warning: further JIT warnings are only counted\n");

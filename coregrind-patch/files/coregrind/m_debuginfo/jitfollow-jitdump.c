@@ -358,10 +358,10 @@ static Bool handle_record ( JitFollower* fl, const JitdumpEvent* ev,
          return True;   /* skipped by its total_size */
       case JITDUMP_EV_BAD_RECORD: {
          HChar why[200];
-         VG_(snprintf)(why, sizeof(why), "%s (record id %u, total_size %u)",
-                       ML_(jitdump_strerror)(ev->error), ev->rec.id,
-                       ev->rec.total_size);
-         ML_(jit_follow_warn)(fl, ev->offset, why);
+         JitdumpState* s = fl->state;
+         ML_(jit_follow_warn)(fl, ev->offset,
+                              ML_(jitdump_describe)(&s->jd, ev, why,
+                                                    sizeof(why)));
          return True;
       }
       case JITDUMP_EV_RECORD:
@@ -468,9 +468,11 @@ static JitStep jitdump_decode ( JitFollower* fl, const UChar* buf, SizeT len,
       return JitStep_NEED_MORE;
    }
    if (kind == JITDUMP_EV_ERROR) {
+      HChar why[200];
       fl->n_items++;   /* an item that cannot be read past */
       ML_(jit_follow_warn)(fl, s->ev.offset,
-                           ML_(jitdump_strerror)(s->ev.error));
+                           ML_(jitdump_describe)(&s->jd, &s->ev, why,
+                                                 sizeof(why)));
       ML_(jit_follow_stop)(fl, "unreadable");
       return JitStep_STOP;
    }
@@ -478,7 +480,7 @@ static JitStep jitdump_decode ( JitFollower* fl, const UChar* buf, SizeT len,
    return JitStep_ADVANCE;
 }
 
-static const JitFollowerOps jitdump_ops = {
+const JitFollowerOps ML_(jit_jitdump_ops) = {
    "jitdump file",
    "offset ",
    "records",
@@ -492,7 +494,11 @@ static const JitFollowerOps jitdump_ops = {
    jitdump_reader,
    sizeof(JitdumpReader),
    jitdump_decode,
-   jitdump_handle
+   jitdump_handle,
+   NULL,   /* finish: a record is whole or skipped */
+   NULL,   /* discover: the client maps its files */
+   NULL,
+   NULL
 };
 
 
@@ -559,7 +565,7 @@ void ML_(jit_notify_mapped_file) ( const HChar* filename )
       VG_(close)(fd);
       return;
    }
-   (void)ML_(jit_follow)(&jitdump_ops, fd, filename);
+   (void)ML_(jit_follow)(&ML_(jit_jitdump_ops), fd, filename);
 }
 
 /*--------------------------------------------------------------------*/

@@ -117,22 +117,9 @@ static JitStep perfmap_decode ( JitFollower* fl, const UChar* buf, SizeT len,
    return kind == PERFMAP_EV_NEED_MORE ? JitStep_NEED_MORE : JitStep_ADVANCE;
 }
 
-static const JitFollowerOps perfmap_ops = {
-   "perf map",
-   "line ",
-   "lines",
-   "",
-   PERFMAP_MIN_BUFFER + 4096,
-   PERFMAP_MIN_BUFFER + 4096,   /* holds the longest line */
-   perfmap_init,
-   perfmap_offset,
-   perfmap_reader,
-   sizeof(PerfmapReader),
-   perfmap_decode,
-   perfmap_handle
-};
-
-void ML_(jit_perfmap_finish) ( JitFollower* fl )
+/* The last line even without its '\n' (a producer that exited without
+   finishing it). */
+static void perfmap_finish ( JitFollower* fl )
 {
    PerfmapState*  s = fl->state;
    struct vg_stat st;
@@ -140,7 +127,7 @@ void ML_(jit_perfmap_finish) ( JitFollower* fl )
    ULong          avail;
    SizeT          len;
 
-   if (fl->ops != &perfmap_ops || fl->done || VG_(fstat)(fl->fd, &st) != 0
+   if (fl->done || VG_(fstat)(fl->fd, &st) != 0
        || st.size < 0 || (ULong)st.size <= s->pm.offset)
       return;
    avail = (ULong)st.size - s->pm.offset;
@@ -154,12 +141,18 @@ void ML_(jit_perfmap_finish) ( JitFollower* fl )
       (void)perfmap_handle(fl, JitAtSafePoint);
 }
 
-void ML_(jit_perfmap_give_up) ( void )
+static void perfmap_forked ( void )
 {
    perf_map_given_up = True;
 }
 
-void ML_(jit_perfmap_maybe_open) ( void )
+static Bool perfmap_discovering ( void )
+{
+   return VG_(clo_jit_perf_map);
+}
+
+/* Opens /tmp/perf-<pid>.map once it exists, if --jit-perf-map=yes. */
+static void perfmap_discover ( void )
 {
    HChar  path[64];
    SysRes sr;
@@ -189,8 +182,27 @@ void ML_(jit_perfmap_maybe_open) ( void )
       return;
    }
    perf_map_open = True;
-   (void)ML_(jit_follow)(&perfmap_ops, fd, path);
+   (void)ML_(jit_follow)(&ML_(jit_perfmap_ops), fd, path);
 }
+
+const JitFollowerOps ML_(jit_perfmap_ops) = {
+   "perf map",
+   "line ",
+   "lines",
+   "",
+   PERFMAP_MIN_BUFFER + 4096,
+   PERFMAP_MIN_BUFFER + 4096,   /* holds the longest line */
+   perfmap_init,
+   perfmap_offset,
+   perfmap_reader,
+   sizeof(PerfmapReader),
+   perfmap_decode,
+   perfmap_handle,
+   perfmap_finish,
+   perfmap_discover,
+   perfmap_discovering,
+   perfmap_forked
+};
 
 /*--------------------------------------------------------------------*/
 /*--- end                                                          ---*/

@@ -60,6 +60,32 @@
 
 static XArray* followers = NULL;        /* of JitFollower* */
 
+/* The formats: what the common loop calls through JitFollowerOps. */
+static const JitFollowerOps* const formats[] = {
+   &ML_(jit_jitdump_ops),
+   &ML_(jit_perfmap_ops)
+};
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+/* Every format's search for files it follows unannounced. */
+static void discover ( void )
+{
+   UInt i;
+   for (i = 0; i < N_FORMATS; i++)
+      if (formats[i]->discover != NULL)
+         formats[i]->discover();
+}
+
+/* True if some format may still start a follower by itself. */
+static Bool discovering ( void )
+{
+   UInt i;
+   for (i = 0; i < N_FORMATS; i++)
+      if (formats[i]->discovering != NULL && formats[i]->discovering())
+         return True;
+   return False;
+}
+
 /* True while followers are being read.  Registering discards
    translations, which calls back into the tool (Callgrind's delete_bb
    looks up the discarded addresses), and a lookup miss must not start a
@@ -74,7 +100,9 @@ static void stop_following_in_child ( ThreadId tid )
    for (i = 0; followers && i < VG_(sizeXA)(followers); i++)
       ML_(jit_follow_stop)(*(JitFollower**)VG_(indexXA)(followers, i),
                            "forked child");
-   ML_(jit_perfmap_give_up)();
+   for (i = 0; i < (Word)N_FORMATS; i++)
+      if (formats[i]->forked != NULL)
+         formats[i]->forked();
 }
 
 JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
@@ -224,6 +252,14 @@ Bool ML_(jit_follow_registered) ( JitFollower* fl,
          return True;
       VG_(snprintf)(why, sizeof(why), " refused: %s",
                     ML_(jit_status_text)(st));
+      if (st == VG_JIT_ERR_OVERLAPS_OBJECT) {
+         SizeT n = VG_(strlen)(why);
+         VG_(strcpy)(why + n, ": ");
+         ML_(jit_overlap_text)(reg->start, reg->size, why + n + 2,
+                               sizeof(why) - n - 2);
+         if (why[n + 2] == 0)
+            why[n] = 0;
+      }
    }
    ML_(jit_printable_copy)(name, reg->name);
    VG_(umsg)("Warning: %s:%s%llu: %s%s at %#lx (%lu bytes)%s\n",
@@ -348,7 +384,7 @@ void VG_(jit_poll_producer_files) ( void )
 {
    if (reading)
       return;
-   ML_(jit_perfmap_maybe_open)();
+   discover();
    /* Translations made before names arrived go first, then new names
       (which discard what they cover themselves). */
    reading = True;
@@ -362,14 +398,17 @@ void ML_(jit_read_files_to_end) ( void )
    Word i;
    if (reading)
       return;
-   ML_(jit_perfmap_maybe_open)();
+   discover();
    reading = True;
    ML_(jit_at_safe_point)();
    reading = False;
    (void)read_all(JitAtSafePoint);
    reading = True;
-   for (i = 0; followers && i < VG_(sizeXA)(followers); i++)
-      ML_(jit_perfmap_finish)(*(JitFollower**)VG_(indexXA)(followers, i));
+   for (i = 0; followers && i < VG_(sizeXA)(followers); i++) {
+      JitFollower* fl = *(JitFollower**)VG_(indexXA)(followers, i);
+      if (fl->ops->finish != NULL)
+         fl->ops->finish(fl);
+   }
    reading = False;
 }
 
@@ -391,7 +430,7 @@ ULong ML_(jit_n_client_syscalls) ( void )
 Bool ML_(jit_read_on_lookup_miss) ( Addr a )
 {
    const NSegment* seg;
-   if (reading || (followers == NULL && !VG_(clo_jit_perf_map))
+   if (reading || (followers == NULL && !discovering())
        || ML_(jit_is_exiting)()    /* read to their end already */
        || n_client_syscalls == n_client_syscalls_at_miss_read)
       return False;                /* no file can have grown since */
@@ -401,7 +440,7 @@ Bool ML_(jit_read_on_lookup_miss) ( Addr a )
             || seg->kind == SkShmC))
       return False;
    n_client_syscalls_at_miss_read = n_client_syscalls;
-   ML_(jit_perfmap_maybe_open)();
+   discover();
    return read_all(JitInLookup);
 }
 

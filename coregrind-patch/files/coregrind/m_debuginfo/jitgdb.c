@@ -378,7 +378,7 @@ static const HChar* parse_object ( const UChar* img, ULong n,
    if (ML_(gdbelf_open)(&o, img, n, NULL, NULL) == GDBELF_OK)
       (void)ML_(gdbelf_functions)(&o, add_fn, fns);
    if (o.error.code != GDBELF_OK)
-      return ML_(gdbelf_describe)(&o.error, why, sizeof(why));
+      return ML_(gdbelf_describe_in)(&o, &o.error, why, sizeof(why));
    *file = o.file;
    return NULL;
 }
@@ -632,78 +632,57 @@ static void register_non_elf ( Addr ea, const GdbCodeEntry* e,
                                  ? " (Erlang/OTP's emulator entry)" : "");
 }
 
-/* Registers the object of the client's entry at ea. */
-static void register_entry ( Addr ea )
+/* Reads the client's entry at ea into *e and says whether its object
+   is to be read: not when the entry is unreadable or its object is
+   registered already, refused during this notification, of a size out
+   of range or not readable client memory (each refusal warned about
+   and counted).  An entry whose memory was reused for another object
+   unregisters the old one. */
+static Bool entry_to_read ( Addr ea, /*OUT*/GdbCodeEntry* e )
 {
-   GdbCodeEntry e;
-   GdbObject*   obj;
-   UChar*       img;
-   XArray*      fns;
-   const HChar* why;
-   const HChar* file;
-   HChar        buf[48];
-   Word         i;
-   UInt         n_now = 0;
-   GdbDwarf     dwarf;
-   Addr         code_lo = ~(Addr)0, code_hi = 0;
-   FnTally      tally;
-   HChar        what[JIT_PRINTABLE_BUF + 48];
-
-   VG_(memset)(&tally, 0, sizeof(tally));
-   if (!read_entry(ea, &e)) {
+   GdbObject* obj;
+   if (!read_entry(ea, e)) {
       stats.refused++;
       warn("code entry %#lx is not word-aligned readable client memory"
            " (%lu bytes): refused\n", ea, (UWord)sizeof(GdbCodeEntry));
-      return;
+      return False;
    }
    obj = VG_(HT_lookup)(objects, ea);
    if (obj != NULL) {
-      if (obj->symfile_addr == e.symfile_addr
-          && obj->symfile_size == e.symfile_size)
-         return;   /* already registered */
+      if (obj->symfile_addr == e->symfile_addr
+          && obj->symfile_size == e->symfile_size)
+         return False;   /* already registered */
       /* The entry's memory was reused without an unregistration. */
       unregister_object(obj, "replace");
    }
    if (refused_already(ea))
-      return;
-   if (e.symfile_size == 0 || e.symfile_size > MAX_OBJECT_SIZE) {
+      return False;
+   if (e->symfile_size == 0 || e->symfile_size > MAX_OBJECT_SIZE) {
       note_refused(ea);
       warn("object of entry %#lx (%#lx) refused: its size, %llu bytes, is"
-           " not 1 to %llu bytes\n", ea, e.symfile_addr, e.symfile_size,
+           " not 1 to %llu bytes\n", ea, e->symfile_addr, e->symfile_size,
            (ULong)MAX_OBJECT_SIZE);
-      return;
+      return False;
    }
-   if (!ML_(jit_client_readable)(e.symfile_addr, e.symfile_size)) {
+   if (!ML_(jit_client_readable)(e->symfile_addr, e->symfile_size)) {
       note_refused(ea);
       warn("object of entry %#lx (%#lx, %llu bytes) refused: not readable"
-           " client memory\n", ea, e.symfile_addr, e.symfile_size);
-      return;
+           " client memory\n", ea, e->symfile_addr, e->symfile_size);
+      return False;
    }
+   return True;
+}
 
-   /* Parse a copy: the client may change its bytes meanwhile. */
-   img = ML_(dinfo_zalloc)("di.jitgdb.image", e.symfile_size);
-   VG_(memcpy)(img, (const void*)e.symfile_addr, e.symfile_size);
-   if (e.symfile_size < SELFMAG || VG_(memcmp)(img, ELFMAG, SELFMAG) != 0) {
-      register_non_elf(ea, &e, img);
-      ML_(dinfo_free)(img);
-      return;
-   }
-   fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.fns", ML_(dinfo_free),
-                    sizeof(ObjFn));
-   why = parse_object(img, e.symfile_size, fns, &file);
-   if (why != NULL) {
-      note_refused(ea);
-      warn("object of entry %#lx (%#lx, %llu bytes) refused: %s\n",
-           ea, e.symfile_addr, e.symfile_size, why);
-      VG_(deleteXA)(fns);
-      ML_(dinfo_free)(img);
-      return;
-   }
-
-   obj = ML_(dinfo_zalloc)("di.jitgdb.object", sizeof(GdbObject));
+/* A new registered object for entry ea, named after its source file
+   (or "<jit object #N>" when it has none or it is too long). */
+static GdbObject* new_elf_object ( Addr ea, const GdbCodeEntry* e,
+                                   const HChar* file )
+{
+   HChar      buf[48];
+   GdbObject* obj = ML_(dinfo_zalloc)("di.jitgdb.object", sizeof(GdbObject));
    obj->key          = ea;
-   obj->symfile_addr = e.symfile_addr;
-   obj->symfile_size = e.symfile_size;
+   obj->symfile_addr = e->symfile_addr;
+   obj->symfile_size = e->symfile_size;
    n_object_ids++;
    if (file != NULL && VG_(strlen)(file) <= VG_JIT_MAX_STRING) {
       obj->name = ML_(dinfo_strdup)("di.jitgdb.name", file);
@@ -715,46 +694,66 @@ static void register_entry ( Addr ea )
                          ML_(dinfo_free), sizeof(Addr));
    VG_(HT_add_node)(objects, obj);
    stats.registered++;
+   return obj;
+}
 
+/* Reads the DWARF of obj (entry ea, image img[0..n)) for its functions
+   fns (of ObjFn) into *dwarf, warns about what is refused, and hands its
+   CFI and inlined calls to the CFI store. */
+static void read_object_dwarf ( GdbObject* obj, Addr ea, const UChar* img,
+                                ULong n, const XArray* fns,
+                                /*OUT*/GdbDwarf* dwarf )
+{
+   Addr code_lo = ~(Addr)0, code_hi = 0;
+   Word i;
    for (i = 0; i < VG_(sizeXA)(fns); i++) {
       const ObjFn* f = VG_(indexXA)(fns, i);
       if (f->start < code_lo) code_lo = f->start;
       if (f->start + f->size > code_hi) code_hi = f->start + f->size;
    }
-   ML_(jit_gdb_dwarf_read)(img, e.symfile_size, code_lo, code_hi,
-                           obj->name, &dwarf);
-   if (dwarf.lines_why != NULL) {
+   ML_(jit_gdb_dwarf_read)(img, n, code_lo, code_hi, obj->name, dwarf);
+   if (dwarf->lines_why != NULL) {
       stats.line_tables_refused++;
       warn("line table of %s (entry %#lx) refused: %s\n",
-           obj->name, ea, dwarf.lines_why);
+           obj->name, ea, dwarf->lines_why);
    }
-   if (dwarf.cfi_why != NULL) {
+   if (dwarf->cfi_why != NULL) {
       stats.cfi_refused++;
       warn("CFI of %s (entry %#lx) refused: %s\n",
-           obj->name, ea, dwarf.cfi_why);
+           obj->name, ea, dwarf->cfi_why);
    }
-   if (dwarf.inl_why != NULL) {
+   if (dwarf->inl_why != NULL) {
       stats.inlined_refused++;
       warn("inlined calls of %s (entry %#lx) refused: %s\n",
-           obj->name, ea, dwarf.inl_why);
+           obj->name, ea, dwarf->inl_why);
    }
-   if (dwarf.kept != NULL)
-      use_dwarf(obj, dwarf.kept, code_lo, code_hi);
+   if (dwarf->kept != NULL)
+      use_dwarf(obj, dwarf->kept, code_lo, code_hi);
+}
 
+/* Registers the functions fns (of ObjFn) of obj (entry ea) with their
+   lines from `lines` (may be NULL): those in executable memory now, the
+   others when it becomes so (`pending`).  Returns how many were
+   registered now; refusals are counted in *tally. */
+static UInt register_object_fns ( GdbObject* obj, Addr ea,
+                                  const XArray* fns, const GdbLineSet* lines,
+                                  FnTally* tally )
+{
+   UInt n_now = 0;
+   Word i;
    for (i = 0; i < VG_(sizeXA)(fns); i++) {
       const ObjFn* f = VG_(indexXA)(fns, i);
       UWord        n_lines;
       JitSrcLine*  fn_lines;
       SizeT        name_len = VG_(strlen)(f->name);
       if (name_len > VG_JIT_MAX_STRING) {
-         tally_long_name(&tally, name_len);
+         tally_long_name(tally, name_len);
          continue;
       }
-      fn_lines = ML_(jit_gdb_lines_for)(dwarf.lines, f->start, f->size,
-                                        &n_lines);
+      fn_lines = ML_(jit_gdb_lines_for)(lines, f->start, f->size, &n_lines);
       if (is_exec(f->start, f->size)) {
          if (register_fn(obj, f->start, f->size, f->name,
-                         fn_lines, n_lines, &tally))
+                         fn_lines, n_lines, tally))
             n_now++;
          if (fn_lines != NULL)
             ML_(dinfo_free)(fn_lines);
@@ -770,6 +769,48 @@ static void register_entry ( Addr ea )
          obj->n_pending++;
       }
    }
+   return n_now;
+}
+
+/* Registers the object of the client's entry at ea: checks the entry,
+   copies the object (the client may change its bytes meanwhile), reads
+   it by readgdbelf.c's rules (or as another format's object), its DWARF,
+   then registers its functions.  One exit frees the copies. */
+static void register_entry ( Addr ea )
+{
+   GdbCodeEntry e;
+   GdbObject*   obj;
+   UChar*       img = NULL;
+   XArray*      fns = NULL;
+   const HChar* why;
+   const HChar* file;
+   UInt         n_now;
+   GdbDwarf     dwarf;
+   FnTally      tally;
+   HChar        what[JIT_PRINTABLE_BUF + 48];
+
+   if (!entry_to_read(ea, &e))
+      return;
+   img = ML_(dinfo_zalloc)("di.jitgdb.image", e.symfile_size);
+   VG_(memcpy)(img, (const void*)e.symfile_addr, e.symfile_size);
+   if (e.symfile_size < SELFMAG || VG_(memcmp)(img, ELFMAG, SELFMAG) != 0) {
+      register_non_elf(ea, &e, img);
+      goto out;
+   }
+   fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.fns", ML_(dinfo_free),
+                    sizeof(ObjFn));
+   why = parse_object(img, e.symfile_size, fns, &file);
+   if (why != NULL) {
+      note_refused(ea);
+      warn("object of entry %#lx (%#lx, %llu bytes) refused: %s\n",
+           ea, e.symfile_addr, e.symfile_size, why);
+      goto out;
+   }
+
+   obj = new_elf_object(ea, &e, file);
+   read_object_dwarf(obj, ea, img, e.symfile_size, fns, &dwarf);
+   VG_(memset)(&tally, 0, sizeof(tally));
+   n_now = register_object_fns(obj, ea, fns, dwarf.lines, &tally);
    if (dwarf.lines != NULL) {
       obj->paths = ML_(jit_gdb_lines_take_paths)(dwarf.lines);
       ML_(jit_gdb_lines_free)(dwarf.lines);
@@ -783,7 +824,10 @@ static void register_entry ( Addr ea )
    ML_(jit_printable_copy)(what, obj->name);
    VG_(sprintf)(what + VG_(strlen)(what), " (entry %#lx)", ea);
    report_fns(&tally, what);
-   VG_(deleteXA)(fns);
+
+ out:
+   if (fns != NULL)
+      VG_(deleteXA)(fns);
    ML_(dinfo_free)(img);
 }
 

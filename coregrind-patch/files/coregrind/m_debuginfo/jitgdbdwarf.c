@@ -241,6 +241,9 @@ static inline DiSlice slice ( DiImage* dimg, const CopiedSec* secs,
 /* Why a reading failed, kept until the object's warnings are given:
    ML_(jit_guarded)'s text lasts until its next call. */
 static HChar lines_why_text[256], cfi_why_text[256], inl_why_text[256];
+/* Why each DWARF section was refused, in readgdbelf.c's words with its
+   numbers (ML_(gdbelf_describe_in)); valid until the next object. */
+static HChar sec_why_text[N_SECS][200];
 
 static const HChar* keep_why ( HChar* text, SizeT size, const HChar* why )
 {
@@ -420,7 +423,8 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
          continue;
       secs[s].shndx = d.shndx[s];
       if (ML_(gdbelf_dwarf_section_problem)(&o, &d, s, &e) != GDBELF_OK) {
-         secs[s].why = ML_(gdbelf_strerror)(e.code);
+         secs[s].why = ML_(gdbelf_describe_in)(&o, &e, sec_why_text[s],
+                                               sizeof(sec_why_text[s]));
          continue;
       }
       (void)ML_(gdbelf_section)(&o, d.shndx[s], &sec);
@@ -449,7 +453,8 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
       aa.any = False;
       if (ML_(gdbelf_dwarf_relocations)(&o, &d, s, code_lo, apply_one, &aa,
                                         &e) != GDBELF_OK)
-         secs[s].why = ML_(gdbelf_strerror)(e.code);
+         secs[s].why = ML_(gdbelf_describe_in)(&o, &e, sec_why_text[s],
+                                               sizeof(sec_why_text[s]));
 #     if !defined(VGA_amd64)
       else if (aa.any)
          secs[s].why = "relocations of DWARF sections are applied on amd64"

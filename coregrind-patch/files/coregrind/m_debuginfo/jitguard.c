@@ -56,6 +56,14 @@
       was valid elsewhere stays: an object with a corrupt .debug_line
       keeps its function names and its CFI.
 
+   The test suite reaches this machinery through real reads with the
+   hidden option --jit-guard-test=assert|fault|overrun (not in --help;
+   a client cannot set Valgrind's options): every guarded read then
+   fails in that way inside the guard, just before the reader runs, and
+   the test checks that each is refused with its reason while the
+   program runs on (tests/integration_gdbjit.cpp).  Without the option
+   the code below costs one comparison per guarded read.
+
    Asserts in m_mallocfree and the address space manager are not taken:
    they mean that memory was corrupted, and going on would be worse than
    stopping.  A failed read may leak what the reader had allocated
@@ -68,8 +76,16 @@
 #include "pub_core_libcsetjmp.h"
 #include "pub_core_libcsignal.h"
 #include "pub_core_signals.h"
+#include "pub_core_options.h"    /* VG_(clo_jit_guard_test) */
 #include "priv_image.h"
 #include "priv_jitguard.h"       /* self */
+
+/* The values of --jit-guard-test (m_main.c). */
+#define GUARD_TEST_NONE     0
+#define GUARD_TEST_ASSERT   1
+#define GUARD_TEST_FAULT    2
+#define GUARD_TEST_OVERRUN  3
+Int VG_(clo_jit_guard_test) = GUARD_TEST_NONE;
 
 static Bool   guard_active  = False;
 static Bool   guard_failing = False;   /* a failure is being delivered */
@@ -136,6 +152,33 @@ static void on_fault ( Int sigNo, Addr addr )
    fail();
 }
 
+/* --jit-guard-test: the failure it asks for, made inside a guarded
+   read as a reader would make it: a failed vg_assert in m_debuginfo, a
+   load from address 0, a read past the end of an image. */
+static void test_failure ( void )
+{
+   static UChar    byte = 0;
+   static DiImage* img  = NULL;
+   volatile Addr   zero = 0;
+   switch (VG_(clo_jit_guard_test)) {
+      case GUARD_TEST_ASSERT:
+         vg_assert2(VG_(clo_jit_guard_test) != GUARD_TEST_ASSERT,
+                    "--jit-guard-test=assert");
+         break;
+      case GUARD_TEST_FAULT:
+         (void)*(volatile const UChar*)zero;
+         break;
+      case GUARD_TEST_OVERRUN:
+         if (img == NULL)
+            img = ML_(img_from_memory)((Addr)&byte, sizeof(byte),
+                                       "jit-guard-test");
+         (void)ML_(img_get_UChar)(img, sizeof(byte));
+         break;
+      default:
+         break;
+   }
+}
+
 const HChar* ML_(jit_guarded) ( void (*fn)(void* arg), void* arg )
 {
    fault_catcher_t            prev_fault;
@@ -155,6 +198,8 @@ const HChar* ML_(jit_guarded) ( void (*fn)(void* arg), void* arg )
    prev_assert   = VG_(set_assert_catcher)(on_assert);
    prev_overrun  = ML_(img_set_overrun_handler)(on_overrun);
    if (VG_MINIMAL_SETJMP(guard_env) == 0) {
+      if (UNLIKELY(VG_(clo_jit_guard_test) != GUARD_TEST_NONE))
+         test_failure();
       fn(arg);
    } else {
       failed = True;

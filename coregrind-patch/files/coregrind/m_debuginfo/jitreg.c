@@ -138,6 +138,29 @@ Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len )
    return False;
 }
 
+void ML_(jit_overlap_text) ( Addr a, SizeT len, HChar* buf, SizeT size )
+{
+   const DebugInfo* di;
+   buf[0] = 0;
+   for (di = VG_(next_DebugInfo)(NULL); di != NULL;
+        di = VG_(next_DebugInfo)(di)) {
+      Addr         t  = VG_(DebugInfo_get_text_avma)(di);
+      SizeT        ts = VG_(DebugInfo_get_text_size)(di);
+      Addr         at = a > t ? a : t;   /* the first byte in both */
+      const HChar* fn;
+      if (!is_DiEpoch_INVALID(di->last_epoch) || ts == 0
+          || !(a < t + ts && t < a + len))
+         continue;
+      if (VG_(get_fnname)(VG_(current_DiEpoch)(), at, &fn))
+         VG_(snprintf)(buf, size, "%s, function %s at %#lx",
+                       VG_(DebugInfo_get_filename)(di), fn, at);
+      else
+         VG_(snprintf)(buf, size, "%s at %#lx",
+                       VG_(DebugInfo_get_filename)(di), at);
+      return;
+   }
+}
+
 SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len )
 {
    UChar c = s[0];

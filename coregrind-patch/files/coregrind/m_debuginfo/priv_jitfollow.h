@@ -94,8 +94,28 @@ typedef
                            /*OUT*/ULong* n );
       /* Registers what the item decode kept describes. */
       JitItem  (*handle) ( JitFollower* fl, JitWhere where );
+      /* The rest may be NULL. */
+      /* When the client has exited, at a safe point: reads what is left
+         that is no whole item yet but is one at the end of the file (a
+         perf map's last line without its '\n'). */
+      void     (*finish) ( JitFollower* fl );
+      /* The format's own search for files to follow (they start with
+         ML_(jit_follow)), at every poll and read: for formats whose files
+         the client does not announce. */
+      void     (*discover) ( void );
+      /* True while discover may still start a follower (a lookup miss
+         reads files only if some follower or search exists). */
+      Bool     (*discovering) ( void );
+      /* In a forked child: the files describe the parent; never start
+         following one again. */
+      void     (*forked) ( void );
    }
    JitFollowerOps;
+
+/* The formats (each defined in its jitfollow-FORMAT.c, listed in
+   jitfollow.c's table; a new format adds its file and a line there). */
+extern const JitFollowerOps ML_(jit_jitdump_ops);
+extern const JitFollowerOps ML_(jit_perfmap_ops);
 
 struct _JitFollower {
    const JitFollowerOps* ops;
@@ -120,11 +140,6 @@ struct _JitFollower {
    void*  snapshot;     /* ops->reader_size bytes: the reader before the
                            item being handled */
 };
-
-/* If fl follows a perf map: parses its last line even without its
-   '\n' (a producer that exited without finishing it), at a safe point.
-   Called when the client has exited. */
-extern void ML_(jit_perfmap_finish) ( JitFollower* fl );
 
 /* Starts following the file open on fd (owned from now on) with ops. */
 extern JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
@@ -158,17 +173,9 @@ extern Bool ML_(jit_follow_registered) ( JitFollower* fl,
                                          const JitRegistration* reg,
                                          Int st, ULong where );
 
-/* ---- The formats ----
-   jitfollow-jitdump.c starts its followers from
-   ML_(jit_notify_mapped_file) (priv_jitreg.h); jitfollow-perfmap.c
-   from: */
-
-/* Opens /tmp/perf-<pid>.map once it exists, if --jit-perf-map=yes. */
-extern void ML_(jit_perfmap_maybe_open) ( void );
-
-/* Never opens the perf map again (a forked child: it describes the
-   parent). */
-extern void ML_(jit_perfmap_give_up) ( void );
+/* jitfollow-jitdump.c starts its followers from
+   ML_(jit_notify_mapped_file) (priv_jitreg.h), jitfollow-perfmap.c
+   through its discover hook. */
 
 #endif   // __PRIV_JITFOLLOW_H
 

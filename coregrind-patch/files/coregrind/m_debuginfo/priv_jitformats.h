@@ -143,6 +143,54 @@ extern "C" {
 #define JITDUMP_UNWINDING_FIXED      40u  /* prefix + three sizes */
 #define JITDUMP_DEBUG_ENTRY_MIN      17u  /* addr, line, discrim, "" */
 
+/* Where each field lies: byte offsets from the start of the file header
+   or of the record (the prefix included), and their widths (u32: 4
+   bytes, u64: 8), in the writer's byte order.  The reader, vg-jit and
+   every writer in tests/, bench/ and the upstream-format tests use these
+   names. */
+/* file header */
+#define JITDUMP_HDR_MAGIC            0u   /* u32 JITDUMP_MAGIC            */
+#define JITDUMP_HDR_VERSION          4u   /* u32                          */
+#define JITDUMP_HDR_TOTAL_SIZE       8u   /* u32 the header's size        */
+#define JITDUMP_HDR_ELF_MACH        12u   /* u32 e_machine of the code    */
+#define JITDUMP_HDR_PAD1            16u   /* u32                          */
+#define JITDUMP_HDR_PID             20u   /* u32                          */
+#define JITDUMP_HDR_TIMESTAMP       24u   /* u64                          */
+#define JITDUMP_HDR_FLAGS           32u   /* u64 JITDUMP_FLAG_*           */
+/* record prefix, every record */
+#define JITDUMP_REC_ID               0u   /* u32 JITDUMP_CODE_*           */
+#define JITDUMP_REC_TOTAL_SIZE       4u   /* u32 the record's size        */
+#define JITDUMP_REC_TIMESTAMP        8u   /* u64                          */
+/* CODE_LOAD; the NUL-terminated name at JITDUMP_CODE_LOAD_FIXED, then
+   the code bytes */
+#define JITDUMP_LOAD_PID            16u   /* u32                          */
+#define JITDUMP_LOAD_TID            20u   /* u32                          */
+#define JITDUMP_LOAD_VMA            24u   /* u64                          */
+#define JITDUMP_LOAD_CODE_ADDR      32u   /* u64                          */
+#define JITDUMP_LOAD_CODE_SIZE      40u   /* u64                          */
+#define JITDUMP_LOAD_CODE_INDEX     48u   /* u64                          */
+/* CODE_MOVE */
+#define JITDUMP_MOVE_PID            16u   /* u32                          */
+#define JITDUMP_MOVE_TID            20u   /* u32                          */
+#define JITDUMP_MOVE_VMA            24u   /* u64                          */
+#define JITDUMP_MOVE_OLD_CODE_ADDR  32u   /* u64                          */
+#define JITDUMP_MOVE_NEW_CODE_ADDR  40u   /* u64                          */
+#define JITDUMP_MOVE_CODE_SIZE      48u   /* u64                          */
+#define JITDUMP_MOVE_CODE_INDEX     56u   /* u64                          */
+/* CODE_DEBUG_INFO; nr_entry entries from JITDUMP_DEBUG_INFO_FIXED on */
+#define JITDUMP_DEBUG_CODE_ADDR     16u   /* u64                          */
+#define JITDUMP_DEBUG_NR_ENTRY      24u   /* u64                          */
+/* one debug entry, from the entry's start; the NUL-terminated file name
+   at JITDUMP_ENTRY_NAME */
+#define JITDUMP_ENTRY_ADDR           0u   /* u64                          */
+#define JITDUMP_ENTRY_LINE           8u   /* u32                          */
+#define JITDUMP_ENTRY_DISCRIM       12u   /* u32                          */
+#define JITDUMP_ENTRY_NAME          16u
+/* CODE_UNWINDING_INFO; the data from JITDUMP_UNWINDING_FIXED on */
+#define JITDUMP_UNWIND_SIZE         16u   /* u64 unwinding_size           */
+#define JITDUMP_UNWIND_EH_HDR_SIZE  24u   /* u64 eh_frame_hdr_size        */
+#define JITDUMP_UNWIND_MAPPED_SIZE  32u   /* u64 mapped_size              */
+
 /* Sanity caps.  A record whose total_size exceeds JITDUMP_RECORD_MAX
    (1 GiB) is a hard error: no producer writes such records, so the
    framing is taken to be corrupt.  A header larger than
@@ -326,6 +374,21 @@ extern int ML_(jitdump_next)(JitdumpReader* r,
 /* Static English text for an error code (never 0; "unknown error" for
    codes out of range).  No trailing newline. */
 extern const char* ML_(jitdump_strerror)(int code);
+
+/* Static English name of record id `id`: "CODE_LOAD", "CODE_MOVE",
+   "CODE_DEBUG_INFO", "CODE_CLOSE", "CODE_UNWINDING_INFO", or "unknown". */
+extern const char* ML_(jitdump_record_name)(unsigned int id);
+
+/* Writes what the error of event ev (JITDUMP_EV_BAD_RECORD or
+   JITDUMP_EV_ERROR, returned by reader r) says, with its numbers, as
+   English text into buf[0..size) (NUL-terminated, cut to fit), e.g.
+   "record total_size is implausibly large; the file is corrupt:
+   CODE_LOAD record of total_size 2147483648, over 1 GiB".  Limits are
+   printed from this header's constants.  The one wording of every
+   jitdump error: the core's warnings and vg-jit use it.  Returns buf. */
+extern char* ML_(jitdump_describe)(const JitdumpReader* r,
+                                   const JitdumpEvent* ev, char* buf,
+                                   unsigned long size);
 
 /* Size (bytes) of the fixed part of a record with id `id`, the least a
    record's total_size may be (JITDUMP_*_FIXED; JITDUMP_PREFIX_SIZE for
@@ -897,6 +960,15 @@ extern const char* ML_(gdbelf_strerror)(int code);
 extern char* ML_(gdbelf_describe)(const GdbElfError* e, char* buf,
                                   unsigned long size);
 
+/* As ML_(gdbelf_describe), and with o (the object e is about, opened by
+   ML_(gdbelf_open); may be 0) each section the text numbers is followed
+   by its name when it has a short printable one, e.g. "section 3
+   '.symtab'".  A function's name is cut after 160 bytes.  The one
+   wording of every problem: the core's warnings and vg-jit use it. */
+extern char* ML_(gdbelf_describe_in)(const GdbElfObject* o,
+                                     const GdbElfError* e, char* buf,
+                                     unsigned long size);
+
 /* ------------------------------------------------------------------
    DWARF sections of GDB JIT objects (readgdbelf.c)
    ------------------------------------------------------------------
@@ -1014,7 +1086,7 @@ extern int ML_(gdbelf_dwarf_relocations)(const GdbElfObject* o,
                                          void* ctx, GdbElfError* e);
 
 /* ------------------------------------------------------------------
-   Helpers the two readers share (not part of the API)
+   Helpers the readers and writers share (not part of the API)
    ------------------------------------------------------------------ */
 
 /* Zero `n` bytes at `p` (no memset: the readers run without libc). */
@@ -1026,6 +1098,67 @@ static inline void jitformats_zero(void* p, unsigned long n)
       q[i] = 0;
 }
 
+/* Non-zero if this program is big-endian. */
+static inline int jitformats_host_big_endian(void)
+{
+   const unsigned int one = 1;
+   return *(const unsigned char*)&one == 0;
+}
+
+/* The unsigned field of `width` bytes (1 to 8) at p, big-endian if
+   `big`, else little-endian.  p needs no alignment; the caller has
+   checked that the bytes are there. */
+static inline unsigned long long jitformats_ld(const unsigned char* p,
+                                               unsigned int width, int big)
+{
+   unsigned long long v = 0;
+   unsigned int       i;
+   for (i = 0; i < width; i++)
+      v = (v << 8) | p[big ? i : width - 1 - i];
+   return v;
+}
+
+/* The 2-, 4- and 8-byte fields of jitformats_ld. */
+static inline unsigned int jitformats_ld16(const unsigned char* p, int big)
+{
+   return (unsigned int)jitformats_ld(p, 2, big);
+}
+static inline unsigned int jitformats_ld32(const unsigned char* p, int big)
+{
+   return (unsigned int)jitformats_ld(p, 4, big);
+}
+static inline unsigned long long jitformats_ld64(const unsigned char* p,
+                                                 int big)
+{
+   return jitformats_ld(p, 8, big);
+}
+
+/* The 2-, 4- and 8-byte fields at p in this program's byte order (the
+   formats written by the process that reads them: BEAM's entries,
+   .eh_frame records). */
+static inline unsigned int jitformats_host16(const unsigned char* p)
+{
+   return jitformats_ld16(p, jitformats_host_big_endian());
+}
+static inline unsigned int jitformats_host32(const unsigned char* p)
+{
+   return jitformats_ld32(p, jitformats_host_big_endian());
+}
+static inline unsigned long long jitformats_host64(const unsigned char* p)
+{
+   return jitformats_ld64(p, jitformats_host_big_endian());
+}
+
+/* Stores the low `width` bytes (1 to 8) of v at p, big-endian if `big`,
+   else little-endian: the writers' side of jitformats_ld. */
+static inline void jitformats_st(unsigned char* p, unsigned int width,
+                                 unsigned long long v, int big)
+{
+   unsigned int i;
+   for (i = 0; i < width; i++)
+      p[big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
 /* Non-zero if the code range [addr, addr+size) does not fit below 2^64:
    its last byte addr+size-1 overflows.  A range ending exactly at 2^64
    is fine; an empty range never wraps. */
@@ -1033,6 +1166,111 @@ static inline int jitformats_range_wraps(unsigned long long addr,
                                          unsigned long long size)
 {
    return size > 0 && addr + (size - 1) < addr;
+}
+
+/* Text written into a caller's buffer buf[0..size), NUL-terminated and
+   cut to fit (nothing is written when size is 0).  The readers' texts
+   with numbers (ML_(gdbelf_describe), ML_(jitdump_describe)) are built
+   from one template per error code with jitformats_fill. */
+typedef struct {
+   char*         buf;
+   unsigned long size, len;
+} JitformatsText;
+
+/* The text of one error code of a reader: what is wrong (its strerror)
+   and a template of its numbers for jitformats_fill (its describe).
+   Each reader keeps one table of them, indexed by code. */
+typedef struct {
+   const char* what;
+   const char* numbers;
+} JitformatsMessage;
+
+/* Starts text output into buf[0..size). */
+static inline void jitformats_text_init(JitformatsText* t, char* buf,
+                                        unsigned long size)
+{
+   t->buf  = buf;
+   t->size = size;
+   t->len  = 0;
+   if (size > 0)
+      buf[0] = 0;
+}
+
+/* Appends the NUL-terminated string s (0 appends nothing). */
+static inline void jitformats_put(JitformatsText* t, const char* s)
+{
+   for (; s != 0 && *s != 0; s++)
+      if (t->len + 1 < t->size)
+         t->buf[t->len++] = *s;
+   if (t->size > 0)
+      t->buf[t->len] = 0;
+}
+
+/* Appends v in decimal (base 10) or in hex with "0x" (base 16). */
+static inline void jitformats_put_num(JitformatsText* t,
+                                      unsigned long long v,
+                                      unsigned int base)
+{
+   char         tmp[24];
+   unsigned int i = sizeof(tmp) - 1;
+   tmp[i] = 0;
+   do {
+      tmp[--i] = "0123456789abcdef"[v % base];
+      v /= base;
+   } while (v != 0);
+   if (base == 16)
+      jitformats_put(t, "0x");
+   jitformats_put(t, tmp + i);
+}
+
+/* Appends a size of v bytes: "64 KiB", "1 MiB", "1 GiB" when v is a
+   whole number of them, else "N bytes". */
+static inline void jitformats_put_size(JitformatsText* t,
+                                       unsigned long long v)
+{
+   static const char* const unit[] = { " KiB", " MiB", " GiB" };
+   int u = -1;
+   while (u < 2 && v >= 1024 && v % 1024 == 0) {
+      v /= 1024;
+      u++;
+   }
+   jitformats_put_num(t, v, 10);
+   jitformats_put(t, u < 0 ? " bytes" : unit[u]);
+}
+
+/* Appends template `tmpl` with its fields filled: "{N}" is num[N] in
+   decimal, "{xN}" num[N] in hex, "{zN}" num[N] as a size
+   (jitformats_put_size), "{sN}" the string str[N] (N one digit; the
+   caller's arrays must hold index N).  Other characters are copied. */
+static inline void jitformats_fill(JitformatsText* t, const char* tmpl,
+                                   const unsigned long long* num,
+                                   const char* const* str)
+{
+   const char* p = tmpl;
+   char        one[2];
+   one[1] = 0;
+   while (p != 0 && *p != 0) {
+      /* Each byte looked at is read only when the one before it is not
+         the NUL: a template may end anywhere. */
+      char kind = p[0] == '{' ? p[1] : 0;
+      int  skip = kind == 'x' || kind == 'z' || kind == 's' ? 1 : 0;
+      char d    = kind == 0 ? 0 : p[1 + skip];
+      if (d >= '0' && d <= '9' && p[2 + skip] == '}') {
+         int i = d - '0';
+         if (skip == 0)
+            jitformats_put_num(t, num[i], 10);
+         else if (kind == 'x')
+            jitformats_put_num(t, num[i], 16);
+         else if (kind == 'z')
+            jitformats_put_size(t, num[i]);
+         else
+            jitformats_put(t, str[i]);
+         p += 3 + skip;
+         continue;
+      }
+      one[0] = *p++;
+      jitformats_put(t, one);
+   }
 }
 
 #ifdef __cplusplus

@@ -209,6 +209,13 @@ static inline Int ML_(jit_status_slot) ( Int st )
 /* A short English text for a status code. */
 extern const HChar* ML_(jit_status_text) ( Int st );
 
+/* Writes into buf[0..size) which object's text [a, a+len) overlaps
+   first, and the function there (its ELF symbol), e.g.
+   "/usr/bin/node, function Builtins_LdaSmi at 0x1c2e340", for the
+   refusal VG_JIT_ERR_OVERLAPS_OBJECT; "" if it overlaps none. */
+extern void ML_(jit_overlap_text) ( Addr a, SizeT len, HChar* buf,
+                                    SizeT size );
+
 /* One line-table entry, in core memory (or validated client memory). */
 typedef
    struct {

@@ -37,36 +37,6 @@
 
 #include "priv_jitformats.h"
 
-/* Host-order reads of unaligned fields. */
-static unsigned int rd_u16(const unsigned char* p)
-{
-   unsigned short v;
-   unsigned char* q = (unsigned char*)&v;
-   q[0] = p[0];
-   q[1] = p[1];
-   return v;
-}
-
-static unsigned int rd_u32(const unsigned char* p)
-{
-   unsigned int   v;
-   unsigned char* q = (unsigned char*)&v;
-   int i;
-   for (i = 0; i < 4; i++)
-      q[i] = p[i];
-   return v;
-}
-
-static unsigned long long rd_u64(const unsigned char* p)
-{
-   unsigned long long v;
-   unsigned char*     q = (unsigned char*)&v;
-   int i;
-   for (i = 0; i < 8; i++)
-      q[i] = p[i];
-   return v;
-}
-
 /* A name of len bytes (its NUL included) at img[at..): inside the
    entry, non-empty, NUL-terminated exactly at its end. */
 static int name_ok(const BeamJitReader* r, unsigned long at,
@@ -96,7 +66,7 @@ int ML_(beamjit_open)(BeamJitReader* r, const unsigned char* img,
    r->n   = n;
    if (img == 0 || n < 4)
       return BEAMJIT_NOT_BEAM;
-   header = rd_u32(img);
+   header = jitformats_host32(img);
    if (header == 0)
       return n == BEAMJIT_HEADER_SIZE ? BEAMJIT_EMULATOR : BEAMJIT_NOT_BEAM;
    if (header != 1)
@@ -105,10 +75,10 @@ int ML_(beamjit_open)(BeamJitReader* r, const unsigned char* img,
       r->error = BEAMJIT_ERR_SHORT;
       return BEAMJIT_MALFORMED;
    }
-   r->base      = rd_u64(img + 8);
-   r->n_ranges  = rd_u32(img + 16);
-   r->code_size = rd_u32(img + 20);
-   name_len     = rd_u16(img + 24);
+   r->base      = jitformats_host64(img + 8);
+   r->n_ranges  = jitformats_host32(img + 16);
+   r->code_size = jitformats_host32(img + 20);
+   name_len     = jitformats_host16(img + 24);
    /* The name runs from offset 26; the ranges follow the 32-byte
       header and the name. */
    if (!name_ok(r, 26, name_len)
@@ -140,7 +110,7 @@ int ML_(beamjit_next_line)(BeamJitReader* r, BeamJitLine* out)
       return 0;
    if (at > r->n || r->n - at < BEAMJIT_LINE_SIZE)
       return fail(r, BEAMJIT_ERR_LINE_OUTSIDE);
-   file_len = rd_u16(r->img + at + 8);
+   file_len = jitformats_host16(r->img + at + 8);
    /* An empty file name (just its NUL) is allowed: no file. */
    if (file_len == 0 || r->n - at - BEAMJIT_LINE_SIZE < file_len
        || r->img[at + 10 + file_len - 1] != 0)
@@ -151,8 +121,8 @@ int ML_(beamjit_next_line)(BeamJitReader* r, BeamJitLine* out)
          if (r->img[at + 10 + i] == 0)
             return fail(r, BEAMJIT_ERR_BAD_NAME);
    }
-   out->addr     = r->base + rd_u32(r->img + at);
-   out->line     = rd_u32(r->img + at + 4);
+   out->addr     = r->base + jitformats_host32(r->img + at);
+   out->line     = jitformats_host32(r->img + at + 4);
    out->file     = (const char*)r->img + at + 10;
    out->file_len = file_len - 1;
    r->pos = at + BEAMJIT_LINE_SIZE + file_len;
@@ -177,9 +147,9 @@ int ML_(beamjit_next_range)(BeamJitReader* r, BeamJitRange* out)
       return at == r->n ? 0 : fail(r, BEAMJIT_ERR_TRAILING);
    if (at > r->n || r->n - at < BEAMJIT_RANGE_SIZE)
       return fail(r, BEAMJIT_ERR_RANGE_OUTSIDE);
-   start    = rd_u32(r->img + at);
-   end      = rd_u32(r->img + at + 4);
-   name_len = rd_u16(r->img + at + 12);
+   start    = jitformats_host32(r->img + at);
+   end      = jitformats_host32(r->img + at + 4);
+   name_len = jitformats_host16(r->img + at + 12);
    if (r->n - at - BEAMJIT_RANGE_SIZE < name_len)
       return fail(r, BEAMJIT_ERR_RANGE_OUTSIDE);
    if (!name_ok(r, at + 14, name_len))
@@ -188,7 +158,7 @@ int ML_(beamjit_next_range)(BeamJitReader* r, BeamJitRange* out)
       return fail(r, BEAMJIT_ERR_BAD_RANGE);
    out->start    = r->base + start;
    out->end      = r->base + end;
-   out->n_lines  = rd_u32(r->img + at + 8);
+   out->n_lines  = jitformats_host32(r->img + at + 8);
    out->name     = (const char*)r->img + at + 14;
    out->name_len = name_len - 1;
    r->prev_end    = end;

@@ -67,26 +67,12 @@ static int in_range(unsigned long long off, unsigned long long len,
    return off <= n && len <= n - off;
 }
 
-/* The program's byte order: non-zero if big-endian. */
-static int host_big_endian(void)
-{
-   unsigned int  one = 1;
-   unsigned char b   = *(unsigned char*)&one;
-   return b == 0;
-}
-
 /* A field of `width` bytes (1, 2, 4 or 8) at img+at in the object's
    byte order.  The caller has checked that it lies in the image. */
 static unsigned long long rd(const GdbElfObject* o, unsigned long long at,
                              unsigned int width)
 {
-   unsigned long long v = 0;
-   unsigned int       i;
-   for (i = 0; i < width; i++) {
-      unsigned int k = o->big_endian ? i : width - 1 - i;
-      v = (v << 8) | o->img[at + k];
-   }
-   return v;
+   return jitformats_ld(o->img + at, width, o->big_endian);
 }
 
 /* A word of the object's class (4 or 8 bytes). */
@@ -170,10 +156,10 @@ int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
    c             = cls == 2 ? 64 : 32;
    o->elf_class  = c;
    o->big_endian = data == 2;
-   if (o->big_endian != host_big_endian()) {
+   if (o->big_endian != jitformats_host_big_endian()) {
       e = mk(GDBELF_ERR_FOREIGN_BYTE_ORDER, EI_DATA_AT);
       e.num[0] = data;
-      e.num[1] = host_big_endian() ? 2 : 1;
+      e.num[1] = jitformats_host_big_endian() ? 2 : 1;
       if (!problem(o, &e, 0))
          return o->error.code;
    }
@@ -751,352 +737,226 @@ int ML_(gdbelf_dwarf_relocations)(const GdbElfObject* o,
    return GDBELF_OK;
 }
 
+/* The text of each problem code, indexed by code: what is wrong
+   (ML_(gdbelf_strerror)), then its numbers as a template of
+   jitformats_fill (ML_(gdbelf_describe_in)).  The template's fields:
+   {0}..{3} the problem's num[0..3], {4} `section`, {5} `symbol`, {6}
+   `symtab`; {s0} the function's name (" 'name'", or nothing), {s1}
+   "file" or "function" (num[1]), {s2} and {s3} the byte order of
+   EI_DATA num[0] and num[1], {s4} what a short image lacks, {s5} the
+   name of section `section` (" '.name'", or nothing), {s6} that of
+   section num[0], {s7} that of section num[3], {s8} that of `symtab`. */
+static const JitformatsMessage gdbelf_texts[GDBELF_ERR_MAX + 1] = {
+   /* GDBELF_OK */
+   { "no problem", "" },
+   /* GDBELF_ERR_SHORT */
+   { "shorter than an ELF header", ": {0} bytes, {s4} needs {1}" },
+   /* GDBELF_ERR_NOT_ELF */
+   { "not an ELF object",
+     ": the first 4 bytes are not the ELF magic 7f 45 4c 46" },
+   /* GDBELF_ERR_BAD_CLASS */
+   { "unknown ELF class", " {0}" },
+   /* GDBELF_ERR_BAD_BYTE_ORDER */
+   { "unknown ELF byte order", " {0}" },
+   /* GDBELF_ERR_FOREIGN_BYTE_ORDER */
+   { "ELF byte order differs from the program's",
+     ": {s2}, the program's {s3}" },
+   /* GDBELF_ERR_FOREIGN_CLASS */
+   { "ELF class differs from the program's",
+     ": ELFCLASS{0}, the program's ELFCLASS{1}" },
+   /* GDBELF_ERR_BAD_TYPE */
+   { "not a relocatable, executable or shared object", ": e_type {0}" },
+   /* GDBELF_ERR_NO_SECTIONS */
+   { "no section headers", ": e_shnum is 0" },
+   /* GDBELF_ERR_TOO_MANY_SECTIONS */
+   { "too many section headers", ": {0}, at most {1}" },
+   /* GDBELF_ERR_SHENTSIZE */
+   { "unexpected section header size", ": {0} bytes, not {1}" },
+   /* GDBELF_ERR_SHDRS_OUTSIDE */
+   { "section headers lie outside the object",
+     ": {1} entries ({2} bytes) at offset {x0}, the object has {3} bytes" },
+   /* GDBELF_ERR_SHDRS_UNALIGNED */
+   { "section headers are not aligned",
+     ": offset {x0}, not a multiple of {1}" },
+   /* GDBELF_ERR_NO_SYMTAB */
+   { "no symbol table", ": no section of type SHT_SYMTAB" },
+   /* GDBELF_ERR_SYMTAB_ENTSIZE */
+   { "symbol table is malformed",
+     ": section {4}{s5} has entry size {0} and size {1}, not a whole"
+     " number of {2}-byte symbols" },
+   /* GDBELF_ERR_SYMTAB_OUTSIDE */
+   { "symbol table lies outside the object",
+     ": section {4}{s5}, {1} bytes at offset {x0}, the object has {2}"
+     " bytes" },
+   /* GDBELF_ERR_SYMTAB_UNALIGNED */
+   { "symbol table is not aligned",
+     ": section {4}{s5} at offset {x0}, not a multiple of {1}" },
+   /* GDBELF_ERR_SYMTAB_NO_STRTAB */
+   { "symbol table names no string table",
+     ": section {4}{s5} links to section {0}" },
+   /* GDBELF_ERR_STRTAB_BAD */
+   { "string table lies outside the object or is not one",
+     ": section {0}{s6} (type {1}, {3} bytes at offset {x2}) of symbol"
+     " table {4}{s5}" },
+   /* GDBELF_ERR_SYM_NO_NAME */
+   { "a symbol has no name",
+     ": {s1} symbol {5} of section {4}{s5}, name offset {0}, string"
+     " table of {2} bytes" },
+   /* GDBELF_ERR_SYM_NAME_OUTSIDE */
+   { "symbol name lies outside the string table",
+     ": {s1} symbol {5} of section {4}{s5}, name offset {0}, string"
+     " table of {2} bytes" },
+   /* GDBELF_ERR_SYM_NAME_UNTERMINATED */
+   { "symbol name is not NUL-terminated in the string table",
+     ": {s1} symbol {5} of section {4}{s5}, name offset {0}, string"
+     " table of {2} bytes" },
+   /* GDBELF_ERR_NO_LOAD_ADDRESS */
+   { "a code section has no load address",
+     ": symbol {5}{s0}, value {x0}, size {1}, in section {4}{s5}"
+     " (address {x2}, {3} bytes)" },
+   /* GDBELF_ERR_FN_OUTSIDE_SECTION */
+   { "a function lies outside its section",
+     ": symbol {5}{s0}, value {x0}, size {1}, in section {4}{s5}"
+     " (address {x2}, {3} bytes)" },
+   /* GDBELF_ERR_FN_WRAPS */
+   { "a function's range wraps around",
+     ": symbol {5}{s0}, value {x0}, size {1}, in section {4}{s5}"
+     " (address {x2}, {3} bytes)" },
+   /* GDBELF_ERR_DW_COMPRESSED */
+   { "compressed DWARF sections are not read", ": section {4}{s5}" },
+   /* GDBELF_ERR_DW_OUTSIDE */
+   { "a DWARF section lies outside the object",
+     ": section {4}{s5}, {1} bytes at offset {x0}, the object has {2}"
+     " bytes" },
+   /* GDBELF_ERR_REL_NOT_RELA */
+   { "REL relocations are not applied",
+     ": section {4}{s5} for section {3}{s7}" },
+   /* GDBELF_ERR_REL_MACHINE */
+   { "relocations of DWARF sections are applied in x86-64 objects only",
+     ": section {4}{s5} for section {3}{s7}, e_machine {0}, ELFCLASS{1}" },
+   /* GDBELF_ERR_REL_MALFORMED */
+   { "a relocation section lies outside the object",
+     ": section {4}{s5} for section {3}{s7}" },
+   /* GDBELF_ERR_REL_NO_SYMTAB */
+   { "a relocation section names no symbol table",
+     ": section {4}{s5} for section {3}{s7}, linked to section {6}{s8}" },
+   /* GDBELF_ERR_REL_SYMTAB_BAD */
+   { "a relocation section's symbol table is malformed",
+     ": section {4}{s5} for section {3}{s7}, linked to section {6}{s8}" },
+   /* GDBELF_ERR_REL_TYPE */
+   { "a relocation of a type other than R_X86_64_64, _32, _32S"
+     " (and _PC32, _PC64 in .eh_frame)",
+     ": relocation {5} of section {4}{s5} has type {0}" },
+   /* GDBELF_ERR_REL_OUTSIDE */
+   { "a relocation lies outside its section",
+     ": relocation {5} of section {4}{s5} writes {1} bytes at offset {x0}"
+     " of a {2}-byte section" },
+   /* GDBELF_ERR_REL_NO_SYMBOL */
+   { "a relocation names no symbol",
+     ": relocation {5} of section {4}{s5} names symbol {0}" },
+   /* GDBELF_ERR_REL_UNDEFINED */
+   { "a relocation names an undefined symbol",
+     ": relocation {5} of section {4}{s5} names symbol {0}" },
+   /* GDBELF_ERR_REL_OVERFLOW */
+   { "a 32-bit relocation overflows",
+     ": relocation {5} of section {4}{s5}: its value is {x0}" }
+};
+
 const char* ML_(gdbelf_strerror)(int code)
 {
-   switch (code) {
-      case GDBELF_OK:
-         return "no problem";
-      case GDBELF_ERR_SHORT:
-         return "shorter than an ELF header";
-      case GDBELF_ERR_NOT_ELF:
-         return "not an ELF object";
-      case GDBELF_ERR_BAD_CLASS:
-         return "unknown ELF class";
-      case GDBELF_ERR_BAD_BYTE_ORDER:
-         return "unknown ELF byte order";
-      case GDBELF_ERR_FOREIGN_BYTE_ORDER:
-         return "ELF byte order differs from the program's";
-      case GDBELF_ERR_FOREIGN_CLASS:
-         return "ELF class differs from the program's";
-      case GDBELF_ERR_BAD_TYPE:
-         return "not a relocatable, executable or shared object";
-      case GDBELF_ERR_NO_SECTIONS:
-         return "no section headers";
-      case GDBELF_ERR_TOO_MANY_SECTIONS:
-         return "too many section headers";
-      case GDBELF_ERR_SHENTSIZE:
-         return "unexpected section header size";
-      case GDBELF_ERR_SHDRS_OUTSIDE:
-         return "section headers lie outside the object";
-      case GDBELF_ERR_SHDRS_UNALIGNED:
-         return "section headers are not aligned";
-      case GDBELF_ERR_NO_SYMTAB:
-         return "no symbol table";
-      case GDBELF_ERR_SYMTAB_ENTSIZE:
-         return "symbol table is malformed";
-      case GDBELF_ERR_SYMTAB_OUTSIDE:
-         return "symbol table lies outside the object";
-      case GDBELF_ERR_SYMTAB_UNALIGNED:
-         return "symbol table is not aligned";
-      case GDBELF_ERR_SYMTAB_NO_STRTAB:
-         return "symbol table names no string table";
-      case GDBELF_ERR_STRTAB_BAD:
-         return "string table lies outside the object or is not one";
-      case GDBELF_ERR_SYM_NO_NAME:
-         return "a symbol has no name";
-      case GDBELF_ERR_SYM_NAME_OUTSIDE:
-         return "symbol name lies outside the string table";
-      case GDBELF_ERR_SYM_NAME_UNTERMINATED:
-         return "symbol name is not NUL-terminated in the string table";
-      case GDBELF_ERR_NO_LOAD_ADDRESS:
-         return "a code section has no load address";
-      case GDBELF_ERR_FN_OUTSIDE_SECTION:
-         return "a function lies outside its section";
-      case GDBELF_ERR_FN_WRAPS:
-         return "a function's range wraps around";
-      case GDBELF_ERR_DW_COMPRESSED:
-         return "compressed DWARF sections are not read";
-      case GDBELF_ERR_DW_OUTSIDE:
-         return "a DWARF section lies outside the object";
-      case GDBELF_ERR_REL_NOT_RELA:
-         return "REL relocations are not applied";
-      case GDBELF_ERR_REL_MACHINE:
-         return "relocations of DWARF sections are applied in x86-64"
-                " objects only";
-      case GDBELF_ERR_REL_MALFORMED:
-         return "a relocation section lies outside the object";
-      case GDBELF_ERR_REL_NO_SYMTAB:
-         return "a relocation section names no symbol table";
-      case GDBELF_ERR_REL_SYMTAB_BAD:
-         return "a relocation section's symbol table is malformed";
-      case GDBELF_ERR_REL_TYPE:
-         return "a relocation of a type other than R_X86_64_64, _32, _32S"
-                " (and _PC32, _PC64 in .eh_frame)";
-      case GDBELF_ERR_REL_OUTSIDE:
-         return "a relocation lies outside its section";
-      case GDBELF_ERR_REL_NO_SYMBOL:
-         return "a relocation names no symbol";
-      case GDBELF_ERR_REL_UNDEFINED:
-         return "a relocation names an undefined symbol";
-      case GDBELF_ERR_REL_OVERFLOW:
-         return "a 32-bit relocation overflows";
-      default:
-         return "unknown problem";
+   if (code < 0 || code > GDBELF_ERR_MAX)
+      return "unknown problem";
+   return gdbelf_texts[code].what;
+}
+
+/* The longest section name a problem's text quotes, and the bytes of a
+   function's name it quotes (a longer one is cut). */
+#define NAME_QUOTED_MAX 32u
+#define FN_QUOTED_MAX   160u
+
+/* Writes " '.name'" for section i of o into buf[0..size) if o is
+   opened and the name is printable ASCII of at most NAME_QUOTED_MAX
+   bytes, NUL-terminated in the section name table; else "".  Returns
+   buf. */
+static const char* quoted_section_name(const GdbElfObject* o,
+                                       unsigned long long i, char* buf,
+                                       unsigned long size)
+{
+   GdbElfSection      strs, sec;
+   JitformatsText     t;
+   unsigned long long k;
+   const unsigned char* p;
+
+   jitformats_text_init(&t, buf, size);
+   if (o == 0 || !o->opened || i == 0 || i >= o->shnum
+       || o->shstrndx == 0 || o->shstrndx >= o->shnum)
+      return buf;
+   (void)ML_(gdbelf_section)(o, o->shstrndx, &strs);
+   (void)ML_(gdbelf_section)(o, (unsigned int)i, &sec);
+   if (strs.type != GDBELF_SHT_STRTAB || !in_range(strs.offset, strs.size, o->n)
+       || sec.name >= strs.size)
+      return buf;
+   p = o->img + strs.offset;
+   for (k = sec.name; k < strs.size && p[k] != 0; k++)
+      if (p[k] < 0x20 || p[k] > 0x7e || k - sec.name >= NAME_QUOTED_MAX)
+         return buf;
+   if (k == strs.size || k == sec.name)
+      return buf;
+   jitformats_put(&t, " '");
+   for (k = sec.name; p[k] != 0; k++) {
+      char one[2];
+      one[0] = (char)p[k];
+      one[1] = 0;
+      jitformats_put(&t, one);
    }
+   jitformats_put(&t, "'");
+   return buf;
 }
 
-/* Text output into a caller's buffer, cut to fit. */
-typedef struct {
-   char*         buf;
-   unsigned long size, len;
-} Out;
-
-static void put_s(Out* w, const char* s)
+char* ML_(gdbelf_describe_in)(const GdbElfObject* o, const GdbElfError* e,
+                              char* buf, unsigned long size)
 {
-   for (; *s != 0; s++)
-      if (w->len + 1 < w->size)
-         w->buf[w->len++] = *s;
-   if (w->size > 0)
-      w->buf[w->len] = 0;
-}
+   JitformatsText     t;
+   unsigned long long num[7];
+   const char*        str[9];
+   char               name[FN_QUOTED_MAX + 4];
+   char               sec[4][NAME_QUOTED_MAX + 4];
+   unsigned int       i;
 
-static void put_num(Out* w, unsigned long long v, unsigned int base)
-{
-   char         tmp[24];
-   unsigned int i = sizeof(tmp) - 1;
-   tmp[i] = 0;
-   do {
-      tmp[--i] = "0123456789abcdef"[v % base];
-      v /= base;
-   } while (v != 0);
-   if (base == 16)
-      put_s(w, "0x");
-   put_s(w, tmp + i);
-}
-
-static void put_u(Out* w, unsigned long long v)
-{
-   put_num(w, v, 10);
-}
-
-static void put_x(Out* w, unsigned long long v)
-{
-   put_num(w, v, 16);
+   jitformats_text_init(&t, buf, size);
+   jitformats_put(&t, ML_(gdbelf_strerror)(e->code));
+   if (e->code < 0 || e->code > GDBELF_ERR_MAX)
+      return buf;
+   for (i = 0; i < 4; i++)
+      num[i] = e->num[i];
+   num[4] = e->section;
+   num[5] = e->symbol;
+   num[6] = e->symtab;
+   str[0] = "";
+   if (e->name != 0) {
+      JitformatsText n;
+      jitformats_text_init(&n, name, sizeof(name));
+      jitformats_put(&n, " '");
+      jitformats_put(&n, e->name);
+      jitformats_put(&n, "'");
+      str[0] = name;
+   }
+   str[1] = e->num[1] == GDBELF_STT_FILE ? "file" : "function";
+   str[2] = e->num[0] == 2 ? "big-endian" : "little-endian";
+   str[3] = e->num[1] == 2 ? "big-endian" : "little-endian";
+   str[4] = e->num[1] == EI_NIDENT ? "its identification" : "the header";
+   str[5] = quoted_section_name(o, e->section, sec[0], sizeof(sec[0]));
+   str[6] = quoted_section_name(o, e->num[0], sec[1], sizeof(sec[1]));
+   str[7] = quoted_section_name(o, e->num[3], sec[2], sizeof(sec[2]));
+   str[8] = quoted_section_name(o, e->symtab, sec[3], sizeof(sec[3]));
+   jitformats_fill(&t, gdbelf_texts[e->code].numbers, num, str);
+   return buf;
 }
 
 char* ML_(gdbelf_describe)(const GdbElfError* e, char* buf,
                            unsigned long size)
 {
-   Out w;
-   w.buf  = buf;
-   w.size = size;
-   w.len  = 0;
-   put_s(&w, ML_(gdbelf_strerror)(e->code));
-   switch (e->code) {
-      case GDBELF_ERR_SHORT:
-         put_s(&w, ": ");
-         put_u(&w, e->num[0]);
-         put_s(&w, " bytes, ");
-         put_s(&w, e->num[1] == EI_NIDENT ? "its identification"
-                                          : "the header");
-         put_s(&w, " needs ");
-         put_u(&w, e->num[1]);
-         break;
-      case GDBELF_ERR_NOT_ELF:
-         put_s(&w, ": the first 4 bytes are not the ELF magic 7f 45 4c 46");
-         break;
-      case GDBELF_ERR_BAD_CLASS:
-      case GDBELF_ERR_BAD_BYTE_ORDER:
-         put_s(&w, " ");
-         put_u(&w, e->num[0]);
-         break;
-      case GDBELF_ERR_FOREIGN_BYTE_ORDER:
-         put_s(&w, e->num[0] == 2 ? ": big-endian, the program's "
-                                  : ": little-endian, the program's ");
-         put_s(&w, e->num[1] == 2 ? "big-endian" : "little-endian");
-         break;
-      case GDBELF_ERR_FOREIGN_CLASS:
-         put_s(&w, ": ELFCLASS");
-         put_u(&w, e->num[0]);
-         put_s(&w, ", the program's ELFCLASS");
-         put_u(&w, e->num[1]);
-         break;
-      case GDBELF_ERR_BAD_TYPE:
-         put_s(&w, ": e_type ");
-         put_u(&w, e->num[0]);
-         break;
-      case GDBELF_ERR_NO_SECTIONS:
-         put_s(&w, ": e_shnum is 0");
-         break;
-      case GDBELF_ERR_TOO_MANY_SECTIONS:
-         put_s(&w, ": ");
-         put_u(&w, e->num[0]);
-         put_s(&w, ", at most ");
-         put_u(&w, e->num[1]);
-         break;
-      case GDBELF_ERR_SHENTSIZE:
-         put_s(&w, ": ");
-         put_u(&w, e->num[0]);
-         put_s(&w, " bytes, not ");
-         put_u(&w, e->num[1]);
-         break;
-      case GDBELF_ERR_SHDRS_OUTSIDE:
-         put_s(&w, ": ");
-         put_u(&w, e->num[1]);
-         put_s(&w, " entries (");
-         put_u(&w, e->num[2]);
-         put_s(&w, " bytes) at offset ");
-         put_x(&w, e->num[0]);
-         put_s(&w, ", the object has ");
-         put_u(&w, e->num[3]);
-         put_s(&w, " bytes");
-         break;
-      case GDBELF_ERR_SHDRS_UNALIGNED:
-      case GDBELF_ERR_SYMTAB_UNALIGNED:
-         put_s(&w, ": ");
-         if (e->code == GDBELF_ERR_SYMTAB_UNALIGNED) {
-            put_s(&w, "section ");
-            put_u(&w, e->section);
-            put_s(&w, " at ");
-         }
-         put_s(&w, "offset ");
-         put_x(&w, e->num[0]);
-         put_s(&w, ", not a multiple of ");
-         put_u(&w, e->num[1]);
-         break;
-      case GDBELF_ERR_SYMTAB_ENTSIZE:
-         put_s(&w, ": section ");
-         put_u(&w, e->section);
-         put_s(&w, " has entry size ");
-         put_u(&w, e->num[0]);
-         put_s(&w, " and size ");
-         put_u(&w, e->num[1]);
-         put_s(&w, ", not a whole number of ");
-         put_u(&w, e->num[2]);
-         put_s(&w, "-byte symbols");
-         break;
-      case GDBELF_ERR_SYMTAB_OUTSIDE:
-         put_s(&w, ": section ");
-         put_u(&w, e->section);
-         put_s(&w, ", ");
-         put_u(&w, e->num[1]);
-         put_s(&w, " bytes at offset ");
-         put_x(&w, e->num[0]);
-         put_s(&w, ", the object has ");
-         put_u(&w, e->num[2]);
-         put_s(&w, " bytes");
-         break;
-      case GDBELF_ERR_SYMTAB_NO_STRTAB:
-         put_s(&w, ": section ");
-         put_u(&w, e->section);
-         put_s(&w, " links to section ");
-         put_u(&w, e->num[0]);
-         break;
-      case GDBELF_ERR_STRTAB_BAD:
-         put_s(&w, ": section ");
-         put_u(&w, e->num[0]);
-         put_s(&w, " (type ");
-         put_u(&w, e->num[1]);
-         put_s(&w, ", ");
-         put_u(&w, e->num[3]);
-         put_s(&w, " bytes at offset ");
-         put_x(&w, e->num[2]);
-         put_s(&w, ") of symbol table ");
-         put_u(&w, e->section);
-         break;
-      case GDBELF_ERR_SYM_NO_NAME:
-      case GDBELF_ERR_SYM_NAME_OUTSIDE:
-      case GDBELF_ERR_SYM_NAME_UNTERMINATED:
-         put_s(&w, ": ");
-         put_s(&w, e->num[1] == GDBELF_STT_FILE ? "file" : "function");
-         put_s(&w, " symbol ");
-         put_u(&w, e->symbol);
-         put_s(&w, " of section ");
-         put_u(&w, e->section);
-         put_s(&w, ", name offset ");
-         put_u(&w, e->num[0]);
-         put_s(&w, ", string table of ");
-         put_u(&w, e->num[2]);
-         put_s(&w, " bytes");
-         break;
-      case GDBELF_ERR_NO_LOAD_ADDRESS:
-      case GDBELF_ERR_FN_OUTSIDE_SECTION:
-      case GDBELF_ERR_FN_WRAPS:
-         put_s(&w, ": symbol ");
-         put_u(&w, e->symbol);
-         if (e->name != 0) {
-            put_s(&w, " '");
-            put_s(&w, e->name);
-            put_s(&w, "'");
-         }
-         put_s(&w, ", value ");
-         put_x(&w, e->num[0]);
-         put_s(&w, ", size ");
-         put_u(&w, e->num[1]);
-         put_s(&w, ", in section ");
-         put_u(&w, e->section);
-         put_s(&w, " (address ");
-         put_x(&w, e->num[2]);
-         put_s(&w, ", ");
-         put_u(&w, e->num[3]);
-         put_s(&w, " bytes)");
-         break;
-      case GDBELF_ERR_DW_COMPRESSED:
-      case GDBELF_ERR_DW_OUTSIDE:
-         put_s(&w, ": section ");
-         put_u(&w, e->section);
-         if (e->code == GDBELF_ERR_DW_OUTSIDE) {
-            put_s(&w, ", ");
-            put_u(&w, e->num[1]);
-            put_s(&w, " bytes at offset ");
-            put_x(&w, e->num[0]);
-            put_s(&w, ", the object has ");
-            put_u(&w, e->num[2]);
-            put_s(&w, " bytes");
-         }
-         break;
-      case GDBELF_ERR_REL_NOT_RELA:
-      case GDBELF_ERR_REL_MACHINE:
-      case GDBELF_ERR_REL_MALFORMED:
-      case GDBELF_ERR_REL_NO_SYMTAB:
-      case GDBELF_ERR_REL_SYMTAB_BAD:
-         put_s(&w, ": section ");
-         put_u(&w, e->section);
-         put_s(&w, " for section ");
-         put_u(&w, e->num[3]);
-         if (e->code == GDBELF_ERR_REL_MACHINE) {
-            put_s(&w, ", e_machine ");
-            put_u(&w, e->num[0]);
-            put_s(&w, ", ELFCLASS");
-            put_u(&w, e->num[1]);
-         } else if (e->code == GDBELF_ERR_REL_NO_SYMTAB
-                    || e->code == GDBELF_ERR_REL_SYMTAB_BAD) {
-            put_s(&w, ", linked to section ");
-            put_u(&w, e->symtab);
-         }
-         break;
-      case GDBELF_ERR_REL_TYPE:
-      case GDBELF_ERR_REL_OUTSIDE:
-      case GDBELF_ERR_REL_NO_SYMBOL:
-      case GDBELF_ERR_REL_UNDEFINED:
-      case GDBELF_ERR_REL_OVERFLOW:
-         put_s(&w, ": relocation ");
-         put_u(&w, e->symbol);
-         put_s(&w, " of section ");
-         put_u(&w, e->section);
-         if (e->code == GDBELF_ERR_REL_TYPE) {
-            put_s(&w, " has type ");
-            put_u(&w, e->num[0]);
-         } else if (e->code == GDBELF_ERR_REL_OUTSIDE) {
-            put_s(&w, " writes ");
-            put_u(&w, e->num[1]);
-            put_s(&w, " bytes at offset ");
-            put_x(&w, e->num[0]);
-            put_s(&w, " of a ");
-            put_u(&w, e->num[2]);
-            put_s(&w, "-byte section");
-         } else if (e->code == GDBELF_ERR_REL_OVERFLOW) {
-            put_s(&w, ": its value is ");
-            put_x(&w, e->num[0]);
-         } else {
-            put_s(&w, " names symbol ");
-            put_u(&w, e->num[0]);
-         }
-         break;
-      default:
-         break;
-   }
-   return buf;
+   return ML_(gdbelf_describe_in)(0, e, buf, size);
 }
 
 /*--------------------------------------------------------------------*/

@@ -44,35 +44,6 @@
    Local helpers (no libc)
    ------------------------------------------------------------------ */
 
-static int host_is_big_endian(void)
-{
-   const unsigned int one = 1;
-   const unsigned char* p = (const unsigned char*)&one;
-   return p[0] == 0;
-}
-
-static unsigned int ld32(const unsigned char* p, int big)
-{
-   if (big)
-      return ((unsigned int)p[0] << 24) | ((unsigned int)p[1] << 16)
-             | ((unsigned int)p[2] << 8) | (unsigned int)p[3];
-   return ((unsigned int)p[3] << 24) | ((unsigned int)p[2] << 16)
-          | ((unsigned int)p[1] << 8) | (unsigned int)p[0];
-}
-
-static unsigned long long ld64(const unsigned char* p, int big)
-{
-   unsigned long long hi, lo;
-   if (big) {
-      hi = ld32(p, 1);
-      lo = ld32(p + 4, 1);
-   } else {
-      lo = ld32(p, 0);
-      hi = ld32(p + 4, 0);
-   }
-   return (hi << 32) | lo;
-}
-
 /* Index of the first NUL in p[from..to), or `to` if there is none. */
 static unsigned long find_nul(const unsigned char* p,
                               unsigned long from, unsigned long to)
@@ -93,47 +64,160 @@ static unsigned long min_ul(unsigned long a, unsigned long b)
    Error texts
    ------------------------------------------------------------------ */
 
+/* The text of each error code, indexed by code: what is wrong
+   (ML_(jitdump_strerror)), then its numbers as a template of
+   jitformats_fill (ML_(jitdump_describe)).  The template's fields are
+   those describe_fields sets: {0} the record's total_size, {1} the
+   header's version, {2} the header's total_size, {3}..{6} per code as
+   noted there, {7} the reader's limit on a held record; {s0} the
+   record's name (ML_(jitdump_record_name)).  Limits are the constants
+   of priv_jitformats.h. */
+static const JitformatsMessage jitdump_texts[JITDUMP_ERR_MAX + 1] = {
+   /* JITDUMP_OK */
+   { "no error", "" },
+   /* JITDUMP_ERR_BAD_MAGIC */
+   { "not a jitdump file",
+     ": the first 4 bytes are not the magic \"JiTD\" ({x3})" },
+   /* JITDUMP_ERR_FOREIGN_BYTE_ORDER */
+   { "jitdump file written in the other byte order",
+     ": its magic is byte-swapped ({x3}); not supported" },
+   /* JITDUMP_ERR_BAD_VERSION */
+   { "unsupported jitdump version",
+     " {1} (versions 1 and 2 are known)" },
+   /* JITDUMP_ERR_HEADER_TOO_SHORT */
+   { "file header total_size is smaller than the header fields",
+     ": {2}, the fields take {3} bytes" },
+   /* JITDUMP_ERR_HEADER_TOO_LARGE */
+   { "file header total_size is implausibly large",
+     ": {2}, over {z3}" },
+   /* JITDUMP_ERR_RECORD_TOO_SHORT */
+   { "record total_size is smaller than the record's fixed part",
+     ": {s0} record of total_size {0}, its fixed part {3} bytes" },
+   /* JITDUMP_ERR_RECORD_TOO_LARGE */
+   { "record total_size is implausibly large; the file is corrupt",
+     ": {s0} record of total_size {0}, over {z3}" },
+   /* JITDUMP_ERR_NAME_UNTERMINATED */
+   { "CODE_LOAD function name is not NUL-terminated within the record",
+     " (total_size {0}) or is longer than {z3}" },
+   /* JITDUMP_ERR_CODE_RANGE_WRAPS */
+   { "code address + code size wraps around the address space",
+     ": CODE_LOAD code_addr {x3}, code_size {x6}" },
+   /* JITDUMP_ERR_DEBUG_INFO_TOO_LARGE */
+   { "CODE_DEBUG_INFO record is larger than the reader's limit",
+     ": total_size {0}, the limit {7} bytes" },
+   /* JITDUMP_ERR_DEBUG_NR_ENTRY */
+   { "CODE_DEBUG_INFO nr_entry is larger than the record can hold",
+     ": nr_entry {3}, {4} bytes of entries, each at least {5}" },
+   /* JITDUMP_ERR_DEBUG_BEYOND_RECORD */
+   { "CODE_DEBUG_INFO entries run past the end of the record"
+     " (or a file name is not NUL-terminated)",
+     ": nr_entry {3} in {4} bytes of entries" },
+   /* JITDUMP_ERR_UNWIND_SIZES */
+   { "CODE_UNWINDING_INFO sizes are inconsistent with the record",
+     ": unwinding_size {3}, eh_frame_hdr_size {4}, {5} bytes of data in"
+     " the record" }
+};
+
+/* The CODE_MOVE form of JITDUMP_ERR_CODE_RANGE_WRAPS's numbers (the
+   table's are CODE_LOAD's). */
+static const char* const move_wraps_numbers =
+   ": CODE_MOVE old_code_addr {x4}, new_code_addr {x5}, code_size {x6}";
+
 const char* ML_(jitdump_strerror)(int code)
 {
-   switch (code) {
-   case JITDUMP_OK:
-      return "no error";
-   case JITDUMP_ERR_BAD_MAGIC:
-      return "not a jitdump file (bad magic, expected \"JiTD\")";
-   case JITDUMP_ERR_FOREIGN_BYTE_ORDER:
-      return "jitdump file written in the other byte order "
-             "(produced on a different machine?); not supported";
-   case JITDUMP_ERR_BAD_VERSION:
-      return "unsupported jitdump version (only 1 and 2 are known)";
-   case JITDUMP_ERR_HEADER_TOO_SHORT:
-      return "file header total_size is smaller than the 40 bytes "
-             "of the header fields";
-   case JITDUMP_ERR_HEADER_TOO_LARGE:
-      return "file header total_size is implausibly large (over 1 MiB)";
-   case JITDUMP_ERR_RECORD_TOO_SHORT:
-      return "record total_size is smaller than the record's fixed part";
-   case JITDUMP_ERR_RECORD_TOO_LARGE:
-      return "record total_size is implausibly large (over 1 GiB); "
-             "the file is corrupt";
-   case JITDUMP_ERR_NAME_UNTERMINATED:
-      return "CODE_LOAD function name is not NUL-terminated within the "
-             "record (or is longer than 64 KiB)";
-   case JITDUMP_ERR_CODE_RANGE_WRAPS:
-      return "code address + code size wraps around the address space";
-   case JITDUMP_ERR_DEBUG_INFO_TOO_LARGE:
-      return "CODE_DEBUG_INFO record is larger than the reader's limit";
-   case JITDUMP_ERR_DEBUG_NR_ENTRY:
-      return "CODE_DEBUG_INFO nr_entry is larger than the record can hold";
-   case JITDUMP_ERR_DEBUG_BEYOND_RECORD:
-      return "CODE_DEBUG_INFO entries run past the end of the record "
-             "(or a file name is not NUL-terminated)";
-   case JITDUMP_ERR_UNWIND_SIZES:
-      return "CODE_UNWINDING_INFO sizes are inconsistent with the record "
-             "(unwinding_size beyond the record or eh_frame_hdr_size "
-             "beyond unwinding_size)";
-   default:
+   if (code < 0 || code > JITDUMP_ERR_MAX)
       return "unknown error";
+   return jitdump_texts[code].what;
+}
+
+const char* ML_(jitdump_record_name)(unsigned int id)
+{
+   switch (id) {
+   case JITDUMP_CODE_LOAD:           return "CODE_LOAD";
+   case JITDUMP_CODE_MOVE:           return "CODE_MOVE";
+   case JITDUMP_CODE_DEBUG_INFO:     return "CODE_DEBUG_INFO";
+   case JITDUMP_CODE_CLOSE:          return "CODE_CLOSE";
+   case JITDUMP_CODE_UNWINDING_INFO: return "CODE_UNWINDING_INFO";
+   default:                          return "unknown";
    }
+}
+
+/* The numbers of ev's error for its template (see jitdump_texts). */
+static void describe_fields(const JitdumpEvent* ev, unsigned long max_hold,
+                            unsigned long long* num)
+{
+   const JitdumpRecord* rec = &ev->rec;
+   jitformats_zero(num, 8 * sizeof(*num));
+   num[0] = rec->total_size;
+   num[1] = ev->header.version;
+   num[2] = ev->header.header_size;
+   num[7] = max_hold;
+   switch (ev->error) {
+   case JITDUMP_ERR_BAD_MAGIC:
+   case JITDUMP_ERR_FOREIGN_BYTE_ORDER:
+      num[3] = JITDUMP_MAGIC;
+      break;
+   case JITDUMP_ERR_HEADER_TOO_SHORT:
+      num[3] = JITDUMP_HEADER_SIZE;
+      break;
+   case JITDUMP_ERR_HEADER_TOO_LARGE:
+      num[3] = JITDUMP_HEADER_MAX;
+      break;
+   case JITDUMP_ERR_RECORD_TOO_SHORT:
+      num[3] = ML_(jitdump_fixed_size)(rec->id);
+      break;
+   case JITDUMP_ERR_RECORD_TOO_LARGE:
+      num[3] = JITDUMP_RECORD_MAX;
+      break;
+   case JITDUMP_ERR_NAME_UNTERMINATED:
+      num[3] = JITDUMP_NAME_MAX;
+      break;
+   case JITDUMP_ERR_CODE_RANGE_WRAPS:
+      if (rec->id == JITDUMP_CODE_MOVE) {
+         num[4] = rec->u.move.old_code_addr;
+         num[5] = rec->u.move.new_code_addr;
+         num[6] = rec->u.move.code_size;
+      } else {
+         num[3] = rec->u.load.code_addr;
+         num[6] = rec->u.load.code_size;
+      }
+      break;
+   case JITDUMP_ERR_DEBUG_NR_ENTRY:
+   case JITDUMP_ERR_DEBUG_BEYOND_RECORD:
+      num[3] = rec->u.debug.nr_entry;
+      num[4] = rec->u.debug.entries_len;
+      num[5] = JITDUMP_DEBUG_ENTRY_MIN;
+      break;
+   case JITDUMP_ERR_UNWIND_SIZES:
+      num[3] = rec->u.unwind.unwinding_size;
+      num[4] = rec->u.unwind.eh_frame_hdr_size;
+      num[5] = rec->u.unwind.data_len;
+      break;
+   default:
+      break;
+   }
+}
+
+char* ML_(jitdump_describe)(const JitdumpReader* r, const JitdumpEvent* ev,
+                            char* buf, unsigned long size)
+{
+   JitformatsText     t;
+   unsigned long long num[8];
+   const char*        str[1];
+   const char*        numbers;
+
+   jitformats_text_init(&t, buf, size);
+   jitformats_put(&t, ML_(jitdump_strerror)(ev->error));
+   if (ev->error <= JITDUMP_OK || ev->error > JITDUMP_ERR_MAX)
+      return buf;
+   describe_fields(ev, r->max_hold, num);
+   str[0]  = ML_(jitdump_record_name)(ev->rec.id);
+   numbers = jitdump_texts[ev->error].numbers;
+   if (ev->error == JITDUMP_ERR_CODE_RANGE_WRAPS
+       && ev->rec.id == JITDUMP_CODE_MOVE)
+      numbers = move_wraps_numbers;
+   jitformats_fill(&t, numbers, num, str);
+   return buf;
 }
 
 int ML_(jitdump_error_is_hard)(int code)
@@ -149,7 +233,7 @@ void ML_(jitdump_init)(JitdumpReader* r, unsigned long max_hold)
 {
    jitformats_zero(r, sizeof(*r));
    r->state      = ST_HEADER;
-   r->big_endian = host_is_big_endian();
+   r->big_endian = jitformats_host_big_endian();
    if (max_hold == 0)
       max_hold = JITDUMP_DEBUG_INFO_MAX;
    if (max_hold < JITDUMP_MIN_BUFFER)
@@ -200,7 +284,7 @@ static int next_header(JitdumpReader* r, const unsigned char* buf,
       return ev_need(r, ev, 4);
    /* Read the magic in host order: foreign writers show the swapped
       value. */
-   magic = ld32(buf, big);
+   magic = jitformats_ld32(buf + JITDUMP_HDR_MAGIC, big);
    if (magic == JITDUMP_MAGIC_SWAPPED)
       return ev_hard(r, ev, JITDUMP_ERR_FOREIGN_BYTE_ORDER);
    if (magic != JITDUMP_MAGIC)
@@ -208,13 +292,13 @@ static int next_header(JitdumpReader* r, const unsigned char* buf,
    if (len < JITDUMP_HEADER_SIZE)
       return ev_need(r, ev, JITDUMP_HEADER_SIZE);
 
-   h->version     = ld32(buf + 4, big);
-   h->header_size = ld32(buf + 8, big);
-   h->elf_mach    = ld32(buf + 12, big);
-   h->pad1        = ld32(buf + 16, big);
-   h->pid         = ld32(buf + 20, big);
-   h->timestamp   = ld64(buf + 24, big);
-   h->flags       = ld64(buf + 32, big);
+   h->version     = jitformats_ld32(buf + JITDUMP_HDR_VERSION, big);
+   h->header_size = jitformats_ld32(buf + JITDUMP_HDR_TOTAL_SIZE, big);
+   h->elf_mach    = jitformats_ld32(buf + JITDUMP_HDR_ELF_MACH, big);
+   h->pad1        = jitformats_ld32(buf + JITDUMP_HDR_PAD1, big);
+   h->pid         = jitformats_ld32(buf + JITDUMP_HDR_PID, big);
+   h->timestamp   = jitformats_ld64(buf + JITDUMP_HDR_TIMESTAMP, big);
+   h->flags       = jitformats_ld64(buf + JITDUMP_HDR_FLAGS, big);
 
    if (h->version != 1 && h->version != 2)
       return ev_hard(r, ev, JITDUMP_ERR_BAD_VERSION);
@@ -243,7 +327,7 @@ static unsigned long left_after_names(const unsigned char* p,
       unsigned long nul;
       if (left < JITDUMP_DEBUG_ENTRY_MIN)
          return (unsigned long)-1;
-      nul = find_nul(p, 16, left);
+      nul = find_nul(p, JITDUMP_ENTRY_NAME, left);
       if (nul == left)
          return (unsigned long)-1;
       p    += nul + 1;
@@ -273,9 +357,9 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
    if (len < JITDUMP_PREFIX_SIZE)
       return ev_need(r, ev, JITDUMP_PREFIX_SIZE);
 
-   rec->id          = ld32(buf, big);
-   rec->total_size  = ld32(buf + 4, big);
-   rec->timestamp   = ld64(buf + 8, big);
+   rec->id          = jitformats_ld32(buf + JITDUMP_REC_ID, big);
+   rec->total_size  = jitformats_ld32(buf + JITDUMP_REC_TOTAL_SIZE, big);
+   rec->timestamp   = jitformats_ld64(buf + JITDUMP_REC_TIMESTAMP, big);
    rec->file_offset = r->offset;
 
    fixed = ML_(jitdump_fixed_size)(rec->id);
@@ -291,12 +375,12 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       unsigned long window, nul;
       if (len < fixed)
          return ev_need(r, ev, fixed);
-      ld->pid        = ld32(buf + 16, big);
-      ld->tid        = ld32(buf + 20, big);
-      ld->vma        = ld64(buf + 24, big);
-      ld->code_addr  = ld64(buf + 32, big);
-      ld->code_size  = ld64(buf + 40, big);
-      ld->code_index = ld64(buf + 48, big);
+      ld->pid        = jitformats_ld32(buf + JITDUMP_LOAD_PID, big);
+      ld->tid        = jitformats_ld32(buf + JITDUMP_LOAD_TID, big);
+      ld->vma        = jitformats_ld64(buf + JITDUMP_LOAD_VMA, big);
+      ld->code_addr  = jitformats_ld64(buf + JITDUMP_LOAD_CODE_ADDR, big);
+      ld->code_size  = jitformats_ld64(buf + JITDUMP_LOAD_CODE_SIZE, big);
+      ld->code_index = jitformats_ld64(buf + JITDUMP_LOAD_CODE_INDEX, big);
       /* The name must end within the record and within the name cap. */
       window = min_ul(rec->total_size, fixed + JITDUMP_NAME_MAX);
       nul = find_nul(buf, fixed, min_ul(len, window));
@@ -322,13 +406,15 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       JitdumpCodeMove* mv = &rec->u.move;
       if (len < fixed)
          return ev_need(r, ev, fixed);
-      mv->pid           = ld32(buf + 16, big);
-      mv->tid           = ld32(buf + 20, big);
-      mv->vma           = ld64(buf + 24, big);
-      mv->old_code_addr = ld64(buf + 32, big);
-      mv->new_code_addr = ld64(buf + 40, big);
-      mv->code_size     = ld64(buf + 48, big);
-      mv->code_index    = ld64(buf + 56, big);
+      mv->pid           = jitformats_ld32(buf + JITDUMP_MOVE_PID, big);
+      mv->tid           = jitformats_ld32(buf + JITDUMP_MOVE_TID, big);
+      mv->vma           = jitformats_ld64(buf + JITDUMP_MOVE_VMA, big);
+      mv->old_code_addr
+         = jitformats_ld64(buf + JITDUMP_MOVE_OLD_CODE_ADDR, big);
+      mv->new_code_addr
+         = jitformats_ld64(buf + JITDUMP_MOVE_NEW_CODE_ADDR, big);
+      mv->code_size     = jitformats_ld64(buf + JITDUMP_MOVE_CODE_SIZE, big);
+      mv->code_index    = jitformats_ld64(buf + JITDUMP_MOVE_CODE_INDEX, big);
       if (jitformats_range_wraps(mv->old_code_addr, mv->code_size)
           || jitformats_range_wraps(mv->new_code_addr, mv->code_size))
          return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
@@ -346,8 +432,8 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
                            JITDUMP_ERR_DEBUG_INFO_TOO_LARGE, rec->total_size);
       if (len < rec->total_size)
          return ev_need(r, ev, rec->total_size);
-      di->code_addr   = ld64(buf + 16, big);
-      di->nr_entry    = ld64(buf + 24, big);
+      di->code_addr   = jitformats_ld64(buf + JITDUMP_DEBUG_CODE_ADDR, big);
+      di->nr_entry    = jitformats_ld64(buf + JITDUMP_DEBUG_NR_ENTRY, big);
       body            = rec->total_size - fixed;
       di->entries     = buf + fixed;
       di->entries_len = body;
@@ -372,9 +458,11 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       JitdumpUnwindingInfo* uw = &rec->u.unwind;
       if (len < fixed)
          return ev_need(r, ev, fixed);
-      uw->unwinding_size    = ld64(buf + 16, big);
-      uw->eh_frame_hdr_size = ld64(buf + 24, big);
-      uw->mapped_size       = ld64(buf + 32, big);
+      uw->unwinding_size    = jitformats_ld64(buf + JITDUMP_UNWIND_SIZE, big);
+      uw->eh_frame_hdr_size
+         = jitformats_ld64(buf + JITDUMP_UNWIND_EH_HDR_SIZE, big);
+      uw->mapped_size
+         = jitformats_ld64(buf + JITDUMP_UNWIND_MAPPED_SIZE, big);
       uw->data_len          = rec->total_size - fixed;
       uw->data_file_offset  = r->offset + fixed;
       if (uw->unwinding_size > uw->data_len
@@ -443,7 +531,7 @@ static unsigned long fixed_stride(const unsigned char* p,
          continue;
       for (i = 0; ok && i < nr; i++) {
          const unsigned char* e = p + i * stride;
-         unsigned long nul = find_nul(e, 16, stride);
+         unsigned long nul = find_nul(e, JITDUMP_ENTRY_NAME, stride);
          if (e[stride - 1] != 0 || nul == stride) {
             ok = 0;
             break;
@@ -497,32 +585,34 @@ int ML_(jitdump_debug_entry_next)(JitdumpDebugIter* it, JitdumpDebugEntry* e)
       return 0;
    if (p == 0 || it->left < JITDUMP_DEBUG_ENTRY_MIN)
       return -1;
-   nul = find_nul(p, 16, it->left);
+   nul = find_nul(p, JITDUMP_ENTRY_NAME, it->left);
    if (nul == it->left)
       return -1;
 
-   e->code_addr = ld64(p, it->big_endian);
-   e->line      = ld32(p + 8, it->big_endian);
-   e->discrim   = ld32(p + 12, it->big_endian);
+   e->code_addr
+      = jitformats_ld64(p + JITDUMP_ENTRY_ADDR, it->big_endian);
+   e->line      = jitformats_ld32(p + JITDUMP_ENTRY_LINE, it->big_endian);
+   e->discrim   = jitformats_ld32(p + JITDUMP_ENTRY_DISCRIM, it->big_endian);
    if (it->stride != 0) {
       /* Checked by fixed_stride: stride bytes are left, the name field
          ends in a NUL. */
       e->garbled      = it->garbled;
-      e->filename     = it->garbled ? "" : (const char*)(p + 16);
-      e->filename_len = it->garbled ? 0 : nul - 16;
+      e->filename     = it->garbled ? ""
+                                    : (const char*)(p + JITDUMP_ENTRY_NAME);
+      e->filename_len = it->garbled ? 0 : nul - JITDUMP_ENTRY_NAME;
       it->p         = p + it->stride;
       it->left     -= it->stride;
       it->remaining--;
       return 1;
    }
-   if (nul == 17 && p[16] == 0xff) {
+   if (nul == JITDUMP_ENTRY_NAME + 1 && p[JITDUMP_ENTRY_NAME] == 0xff) {
       /* "\xff\0": same file name as the previous entry. */
       e->same_as_previous = 1;
       e->filename     = it->prev_name;
       e->filename_len = it->prev_len;
    } else {
-      e->filename     = (const char*)(p + 16);
-      e->filename_len = nul - 16;
+      e->filename     = (const char*)(p + JITDUMP_ENTRY_NAME);
+      e->filename_len = nul - JITDUMP_ENTRY_NAME;
       it->prev_name   = e->filename;
       it->prev_len    = e->filename_len;
    }

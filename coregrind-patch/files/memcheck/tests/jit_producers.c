@@ -13,6 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* The jitdump layout as the core's reader names it. */
+#include "../../coregrind/m_debuginfo/priv_jitformats.h"
+
 #if defined(__x86_64__)
 /* int f(const int* p): return *p ? 1 : 2 */
 static const unsigned char code_bytes[] = {
@@ -25,58 +28,60 @@ static const unsigned char code_bytes[] = {
    0xc3                           /* ret                */
 };
 
-static void put(unsigned char** p, const void* v, size_t n)
+/* Sets the `width`-byte field at offset `at` of buf in host byte order. */
+static void set(unsigned char* buf, unsigned at, unsigned width, uint64_t v)
 {
-   memcpy(*p, v, n);
-   *p += n;
+   jitformats_st(buf + at, width, v, jitformats_host_big_endian());
 }
-
-static void put32(unsigned char** p, uint32_t v) { put(p, &v, 4); }
-static void put64(unsigned char** p, uint64_t v) { put(p, &v, 8); }
 
 /* Writes a jitdump file with its header and one code load record for
    `name` at `code` (perf's tools/perf/Documentation/jitdump-specification.txt,
-   version 1, host byte order); returns the file's size, or -1. */
+   version 1, host byte order), each field at the offset the core's reader
+   names (priv_jitformats.h); returns the file's size, or -1. */
 static long write_jitdump(const char* path, const unsigned char* code,
                           const char* name)
 {
    unsigned char buf[512];
-   unsigned char* p = buf;
+   unsigned char* rec = buf + JITDUMP_HEADER_SIZE;
    uint32_t pid = (uint32_t)getpid();
-   uint32_t rec_size = 56 + (uint32_t)strlen(name) + 1 + sizeof code_bytes;
+   size_t name_size = strlen(name) + 1;
+   uint32_t rec_size = JITDUMP_CODE_LOAD_FIXED + (uint32_t)name_size
+                       + sizeof code_bytes;
+   long size = JITDUMP_HEADER_SIZE + (long)rec_size;
    FILE* f;
 
-   put32(&p, 0x4A695444);   /* magic "JiTD" */
-   put32(&p, 1);            /* version */
-   put32(&p, 40);           /* header size */
-   put32(&p, 62);           /* EM_X86_64 */
-   put32(&p, 0);            /* pad */
-   put32(&p, pid);
-   put64(&p, 0);            /* timestamp */
-   put64(&p, 0);            /* flags */
+   if (size > (long)sizeof buf)
+      return -1;
+   memset(buf, 0, sizeof buf);
+   set(buf, JITDUMP_HDR_MAGIC, 4, JITDUMP_MAGIC);
+   set(buf, JITDUMP_HDR_VERSION, 4, 1);
+   set(buf, JITDUMP_HDR_TOTAL_SIZE, 4, JITDUMP_HEADER_SIZE);
+   set(buf, JITDUMP_HDR_ELF_MACH, 4, 62);   /* EM_X86_64 */
+   set(buf, JITDUMP_HDR_PID, 4, pid);
 
-   put32(&p, 0);            /* JIT_CODE_LOAD */
-   put32(&p, rec_size);
-   put64(&p, 1);            /* timestamp */
-   put32(&p, pid);
-   put32(&p, pid);          /* tid */
-   put64(&p, (uint64_t)(uintptr_t)code);  /* vma */
-   put64(&p, (uint64_t)(uintptr_t)code);  /* code_addr */
-   put64(&p, sizeof code_bytes);
-   put64(&p, 0);            /* code_index */
-   put(&p, name, strlen(name) + 1);
-   put(&p, code_bytes, sizeof code_bytes);
+   set(rec, JITDUMP_REC_ID, 4, JITDUMP_CODE_LOAD);
+   set(rec, JITDUMP_REC_TOTAL_SIZE, 4, rec_size);
+   set(rec, JITDUMP_REC_TIMESTAMP, 8, 1);
+   set(rec, JITDUMP_LOAD_PID, 4, pid);
+   set(rec, JITDUMP_LOAD_TID, 4, pid);
+   set(rec, JITDUMP_LOAD_VMA, 8, (uint64_t)(uintptr_t)code);
+   set(rec, JITDUMP_LOAD_CODE_ADDR, 8, (uint64_t)(uintptr_t)code);
+   set(rec, JITDUMP_LOAD_CODE_SIZE, 8, sizeof code_bytes);
+   set(rec, JITDUMP_LOAD_CODE_INDEX, 8, 0);
+   memcpy(rec + JITDUMP_CODE_LOAD_FIXED, name, name_size);
+   memcpy(rec + JITDUMP_CODE_LOAD_FIXED + name_size, code_bytes,
+          sizeof code_bytes);
 
    f = fopen(path, "wb");
    if (f == NULL)
       return -1;
-   if (fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf)) {
+   if (fwrite(buf, 1, (size_t)size, f) != (size_t)size) {
       fclose(f);
       return -1;
    }
    if (fclose(f) != 0)
       return -1;
-   return (long)(p - buf);
+   return size;
 }
 #endif
 
