@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -24,11 +23,12 @@ namespace {
 
 using callgrind::ParseError;
 
-/// A call edge of one part: from node to node at a call site line.
+/// The calls from one node to another in one part: the line of the call
+/// site in the caller (if all calls were made from one line).
 struct Edge {
     std::size_t from = 0, to = 0;
     std::uint64_t site_line = 0;
-    long double inclusive = 0;
+    bool one_site = true;  ///< every call was made from site_line
 };
 
 /// A function of one part in one context (one fn=).
@@ -36,11 +36,20 @@ struct Node {
     std::string object, file, name;  // as the part names it (name with context)
     std::uint64_t first_line = 0;
     std::size_t function = 0;                     // set when the part has been read
-    std::map<std::uint64_t, std::uint64_t> self;  // line -> cost
-    long double self_sum = 0, in_sum = 0, out_sum = 0;
-    std::vector<std::size_t> out;  // edges
-    std::size_t callers = 0;       // distinct caller nodes, counted to 2
-    std::size_t first_caller = kNoStack;
+    std::map<std::uint64_t, std::uint64_t> self;  // line -> cost of the event
+    std::uint64_t self_sum = 0;                   // of the event
+    /// Per event of the part: self cost plus the inclusive cost of the
+    /// node's calls, less the inclusive cost of the calls to it.  Every
+    /// activation that was called is in a calls= line of its caller, so
+    /// this is 0 unless some activation was not (the bottom of a stack, a
+    /// thread's start): it is positive then.
+    std::vector<__int128> unexplained;
+};
+
+struct PairHash {
+    std::size_t operator()(const std::pair<std::size_t, std::size_t>& k) const {
+        return std::hash<std::size_t>()(k.first * 0x9e3779b97f4a7c15ULL ^ k.second);
+    }
 };
 
 /// One part as read.
@@ -48,7 +57,7 @@ struct RawPart {
     std::string thread = "1";
     std::vector<Node> nodes;
     std::vector<Edge> edges;
-    std::map<std::tuple<std::size_t, std::size_t, std::uint64_t>, std::size_t> edge_index;
+    std::unordered_map<std::pair<std::size_t, std::size_t>, std::size_t, PairHash> edge_index;
     std::uint64_t sum = 0;  // of the event over the cost lines
     bool body = false, trailer = false;
 };
@@ -62,6 +71,20 @@ bool ends_with(const std::string& s, const std::string& t) {
     return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
 }
 
+/// Whether `object` is an existing file that is not ELF (a producer's
+/// file named as object); asked once per object.
+bool non_elf_file(const std::string& object) {
+    static std::unordered_map<std::string, bool> known;
+    const auto it = known.find(object);
+    if (it != known.end()) return it->second;
+    std::ifstream f(object, std::ios::binary);
+    char magic[4] = {};
+    const bool r = f && f.read(magic, 4) &&
+                   !(magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F');
+    known.emplace(object, r);
+    return r;
+}
+
 Kind classify(const std::string& object, const std::string& name) {
     if (is_address_name(name) || object == "???") return Kind::Unnamed;
     if (object.empty()) return Kind::Native;  // Cachegrind names no objects
@@ -69,11 +92,7 @@ Kind classify(const std::string& object, const std::string& name) {
     if (ends_with(object, ".dump") ||
         (ends_with(object, ".map") && object.find("/perf-") != std::string::npos))
         return Kind::Jit;
-    std::ifstream f(object, std::ios::binary);
-    char magic[4] = {};
-    if (f && f.read(magic, 4) &&
-        !(magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F'))
-        return Kind::Jit;  // an existing file that is not ELF: a producer's file
+    if (non_elf_file(object)) return Kind::Jit;  // a producer's file
     return Kind::Native;
 }
 
@@ -140,42 +159,35 @@ public:
         node_ = node(object, file, name);
     }
     void cost(const callgrind::Position& pos, const callgrind::Costs& costs) override {
+        Node& n = cur_->nodes[node_];
+        add_unexplained(n, costs, +1);
         const std::uint64_t v = costs[static_cast<std::size_t>(ev_)];
         if (v == 0) return;
-        Node& n = cur_->nodes[node_];
         std::uint64_t line = 0;
         const int li = reader_->position_index("line");
         if (li >= 0 && pos.file == n.file) line = pos.subpos[static_cast<std::size_t>(li)];
         if (__builtin_add_overflow(cur_->sum, v, &cur_->sum))
             reader_->fail("the part's costs of " + event_ + " add up to more than 2^64");
         n.self[line] += v;
-        n.self_sum += static_cast<long double>(v);
+        n.self_sum += v;
         if (line && (n.first_line == 0 || line < n.first_line)) n.first_line = line;
     }
     void call(const callgrind::Call& call) override {
-        const std::uint64_t v = call.inclusive[static_cast<std::size_t>(ev_)];
         const std::size_t to = node(call.object, call.file, call.name);
         const int li = reader_->position_index("line");
         const std::uint64_t site = li >= 0 && call.site.file == cur_->nodes[node_].file
                                        ? call.site.subpos[static_cast<std::size_t>(li)]
                                        : 0;
-        const auto key = std::make_tuple(node_, to, site);
+        const auto key = std::make_pair(node_, to);
         auto it = cur_->edge_index.find(key);
         if (it == cur_->edge_index.end()) {
-            it = cur_->edge_index.emplace(key, cur_->edges.size()).first;
-            cur_->edges.push_back({node_, to, site, 0});
-            cur_->nodes[node_].out.push_back(it->second);
-            Node& callee = cur_->nodes[to];
-            if (callee.callers == 0) {
-                callee.callers = 1;
-                callee.first_caller = node_;
-            } else if (callee.first_caller != node_) {
-                callee.callers = 2;
-            }
+            cur_->edge_index.emplace(key, cur_->edges.size());
+            cur_->edges.push_back({node_, to, site, true});
+        } else if (cur_->edges[it->second].site_line != site) {
+            cur_->edges[it->second].one_site = false;
         }
-        cur_->edges[it->second].inclusive += static_cast<long double>(v);
-        cur_->nodes[node_].out_sum += static_cast<long double>(v);
-        cur_->nodes[to].in_sum += static_cast<long double>(v);
+        add_unexplained(cur_->nodes[node_], call.inclusive, +1);
+        add_unexplained(cur_->nodes[to], call.inclusive, -1);
     }
 
     /// Checks the last part read; `source` and `lines` for the error.
@@ -189,6 +201,14 @@ public:
     }
 
 private:
+    /// Adds `sign` times `costs` (one per event of the part) to the
+    /// node's unexplained costs.
+    void add_unexplained(Node& n, const callgrind::Costs& costs, int sign) {
+        if (n.unexplained.size() < costs.size()) n.unexplained.resize(costs.size(), 0);
+        for (std::size_t i = 0; i < costs.size(); ++i)
+            n.unexplained[i] += sign * static_cast<__int128>(costs[i]);
+    }
+
     void finish_part() {
         if (cur_ && cur_->body && !cur_->trailer)
             reader_->fail(
@@ -265,6 +285,17 @@ private:
     std::size_t node_ = kNoStack;
 };
 
+struct FrameHash {
+    std::size_t operator()(const Frame& f) const {
+        return std::hash<std::uint64_t>()(f.function * 0x9e3779b97f4a7c15ULL ^ f.line);
+    }
+};
+struct FrameEq {
+    bool operator()(const Frame& a, const Frame& b) const {
+        return a.function == b.function && a.line == b.line;
+    }
+};
+
 /// Builds the stack and frame tables.
 class StackBuilder {
 public:
@@ -285,178 +316,243 @@ public:
         stacks_.emplace(key, c_.stack_table.size() - 1);
         return c_.stack_table.size() - 1;
     }
-    std::size_t size() const { return c_.stack_table.size(); }
+    /// The function kUnknownCallers (made when first asked for).
+    std::size_t marker() {
+        if (marker_ == kNoStack) {
+            marker_ = c_.functions.size();
+            Function f;
+            f.name = kUnknownCallers;
+            f.kind = Kind::Marker;
+            c_.functions.push_back(f);
+        }
+        return marker_;
+    }
 
 private:
     Converted& c_;
-    std::map<Frame, std::size_t> frames_;
-    std::map<std::pair<std::size_t, std::size_t>, std::size_t> stacks_;
+    std::unordered_map<Frame, std::size_t, FrameHash, FrameEq> frames_;
+    std::unordered_map<std::pair<std::size_t, std::size_t>, std::size_t, PairHash> stacks_;
+    std::size_t marker_ = kNoStack;
 };
 
-/// Most stacks a conversion makes before it stops following calls (their
-/// callees then hang under the chains already made).
-constexpr std::size_t kMaxStacks = 4000000;
-
-struct Share {
-    std::size_t parent;  // stack of the callers, kNoStack for a root
-    long double f;
-    std::size_t from;  // the calling node, kNoStack for a root
-};
-
-/// Converts one part into samples appended to `t`.
-void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, bool& capped) {
-    const std::size_t n = p.nodes.size();
-    std::vector<std::vector<Share>> shares(n);
-    std::vector<long double> basis(n);
-    std::vector<char> on_path(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-        const Node& nd = p.nodes[i];
-        basis[i] = std::max(nd.in_sum, nd.self_sum + nd.out_sum);
+/// A directed graph in compressed rows: the successors of v are
+/// list[start[v]] .. list[start[v + 1] - 1].
+struct Graph {
+    std::vector<std::size_t> start, list;
+    Graph(std::size_t vertices, const std::vector<std::pair<std::size_t, std::size_t>>& arcs)
+        : start(vertices + 1, 0), list(arcs.size()) {
+        for (const auto& a : arcs) ++start[a.first + 1];
+        for (std::size_t v = 0; v < vertices; ++v) start[v + 1] += start[v];
+        std::vector<std::size_t> at(start.begin(), start.end() - 1);
+        for (const auto& a : arcs) list[at[a.first]++] = a.second;
     }
-    struct Entry {
-        std::size_t node, parent;
-        long double f;
-        std::size_t next;
-    };
-    std::vector<Entry> st;
-    auto enter = [&](std::size_t node, std::size_t parent, long double w, std::size_t from) {
-        const long double f = basis[node] > 0 ? w / basis[node] : 1;
-        shares[node].push_back({parent, f, from});
-        on_path[node] = 1;
-        st.push_back({node, parent, f, 0});
-    };
-    for (std::size_t r = 0; r < n; ++r) {
-        const long double root_w = basis[r] - p.nodes[r].in_sum;
-        if (!(root_w >= 1)) continue;
-        enter(r, kNoStack, root_w, kNoStack);
+};
+
+/// The immediate dominator of every vertex of `succ` reachable from
+/// `entry` (Lengauer and Tarjan's algorithm, with path compression:
+/// O(E log V)); `pred` is the reversed graph.  idom[entry] is entry,
+/// unreachable vertices get kNoStack.
+std::vector<std::size_t> immediate_dominators(std::size_t entry, const Graph& succ,
+                                              const Graph& pred) {
+    const std::size_t nv = succ.start.size() - 1, none = kNoStack;
+    std::vector<std::size_t> dfn(nv, none), vertex, parent(nv, none);
+    vertex.reserve(nv);
+    {  // Depth-first numbering.
+        std::vector<std::pair<std::size_t, std::size_t>> st;
+        dfn[entry] = 0;
+        vertex.push_back(entry);
+        st.push_back({entry, succ.start[entry]});
         while (!st.empty()) {
-            Entry& e = st.back();
-            const Node& nd = p.nodes[e.node];
-            if (e.next == nd.out.size()) {
-                on_path[e.node] = 0;
+            const std::size_t v = st.back().first;
+            const std::size_t k = st.back().second;
+            if (k == succ.start[v + 1]) {
                 st.pop_back();
                 continue;
             }
-            const Edge& ed = p.edges[nd.out[e.next++]];
-            const long double w = e.f * ed.inclusive;
-            if (on_path[ed.to]) continue;  // recursion: not followed
-            // Less than half a count, or a millionth of the callee's cost:
-            // not followed (the callee hangs under another chain).
-            if (w < 0.5L || w < basis[ed.to] * 1e-6L) continue;
-            if (sb.size() >= kMaxStacks) {
-                capped = true;
+            ++st.back().second;
+            const std::size_t w = succ.list[k];
+            if (dfn[w] != none) continue;
+            dfn[w] = vertex.size();
+            vertex.push_back(w);
+            parent[w] = v;
+            st.push_back({w, succ.start[w]});
+        }
+    }
+    std::vector<std::size_t> semi(dfn), label(nv), ancestor(nv, none), idom(nv, none),
+        bucket_head(nv, none), bucket_next(nv, none), path;
+    for (std::size_t v = 0; v < nv; ++v) label[v] = v;
+    // The vertex of least semidominator number on the path from v up to
+    // the root of its tree in the forest, compressing the path.
+    auto eval = [&](std::size_t v) {
+        if (ancestor[v] == none) return v;
+        path.clear();
+        for (std::size_t x = v; ancestor[ancestor[x]] != none; x = ancestor[x]) path.push_back(x);
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+            const std::size_t x = *it, a = ancestor[x];
+            if (semi[label[a]] < semi[label[x]]) label[x] = label[a];
+            ancestor[x] = ancestor[a];
+        }
+        return label[v];
+    };
+    for (std::size_t i = vertex.size(); i-- > 1;) {
+        const std::size_t w = vertex[i];
+        for (std::size_t k = pred.start[w]; k < pred.start[w + 1]; ++k) {
+            const std::size_t v = pred.list[k];
+            if (dfn[v] == none) continue;
+            const std::size_t u = eval(v);
+            if (semi[u] < semi[w]) semi[w] = semi[u];
+        }
+        const std::size_t s = vertex[semi[w]], pw = parent[w];
+        bucket_next[w] = bucket_head[s];
+        bucket_head[s] = w;
+        ancestor[w] = pw;
+        for (std::size_t v = bucket_head[pw]; v != none; v = bucket_next[v]) {
+            const std::size_t u = eval(v);
+            idom[v] = semi[u] < semi[v] ? u : pw;
+        }
+        bucket_head[pw] = none;
+    }
+    for (std::size_t i = 1; i < vertex.size(); ++i) {
+        const std::size_t w = vertex[i];
+        if (idom[w] != vertex[semi[w]]) idom[w] = idom[idom[w]];
+    }
+    idom[entry] = entry;
+    return idom;
+}
+
+/// Converts one part into samples appended to `t` (the stack rules in
+/// profile_export.hpp).
+void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t) {
+    const std::size_t n = p.nodes.size(), entry = n, none = kNoStack;
+    // The calls between distinct nodes; a recursive call of a node by
+    // itself says nothing about its callers.
+    std::vector<std::pair<std::size_t, std::size_t>> arcs;
+    std::vector<char> called(n, 0);
+    for (const Edge& e : p.edges)
+        if (e.from != e.to) {
+            arcs.push_back({e.from, e.to});
+            called[e.to] = 1;
+        }
+    // Roots: nodes never called (the bottom of the stacks), and nodes
+    // with activations that no call explains (partial roots: their
+    // stacks get the marker, since some of their activations had callers).
+    std::vector<char> partial(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!called[i]) {
+            arcs.push_back({entry, i});
+            continue;
+        }
+        for (const __int128 u : p.nodes[i].unexplained)
+            if (u > 0) partial[i] = 1;
+        if (partial[i]) arcs.push_back({entry, i});
+    }
+    // Nodes no root reaches (a cycle of calls whose entry was not seen)
+    // become partial roots too, in the order of the part.
+    {
+        const Graph g(n + 1, arcs);
+        std::vector<char> seen(n + 1, 0);
+        std::vector<std::size_t> todo{entry};
+        auto flood = [&]() {
+            while (!todo.empty()) {
+                const std::size_t v = todo.back();
+                todo.pop_back();
+                if (seen[v]) continue;
+                seen[v] = 1;
+                for (std::size_t k = g.start[v]; k < g.start[v + 1]; ++k)
+                    if (!seen[g.list[k]]) todo.push_back(g.list[k]);
+            }
+        };
+        flood();
+        for (std::size_t i = 0; i < n; ++i)
+            if (!seen[i]) {
+                partial[i] = 1;
+                arcs.push_back({entry, i});
+                todo.push_back(i);
+                flood();
+            }
+    }
+    const Graph succ(n + 1, arcs);
+    for (auto& a : arcs) std::swap(a.first, a.second);
+    const Graph pred(n + 1, arcs);
+    arcs.clear();
+    arcs.shrink_to_fit();
+    const std::vector<std::size_t> idom = immediate_dominators(entry, succ, pred);
+
+    // The dominator tree in preorder, with each vertex's interval of
+    // preorder numbers (a dominates b iff b's number is in a's interval).
+    std::vector<std::pair<std::size_t, std::size_t>> tree_arcs;
+    for (std::size_t i = 0; i < n; ++i) tree_arcs.push_back({idom[i], i});
+    const Graph tree(n + 1, tree_arcs);
+    tree_arcs.clear();
+    std::vector<std::size_t> order, pre(n + 1), last(n + 1);
+    {
+        std::vector<std::pair<std::size_t, std::size_t>> st{{entry, tree.start[entry]}};
+        pre[entry] = 0;
+        order.push_back(entry);
+        while (!st.empty()) {
+            const std::size_t v = st.back().first, k = st.back().second;
+            if (k == tree.start[v + 1]) {
+                last[v] = order.size() - 1;
+                st.pop_back();
                 continue;
             }
-            const std::size_t parent = sb.stack(e.parent, Frame{nd.function, ed.site_line});
-            enter(ed.to, parent, w, e.node);  // invalidates e
+            ++st.back().second;
+            const std::size_t w = tree.list[k];
+            pre[w] = order.size();
+            order.push_back(w);
+            st.push_back({w, tree.start[w]});
         }
     }
-    // Nodes no chain reached with at least half a count (deep recursion
-    // thins the shares out) hang under the chain of a caller that was
-    // reached, so that their cost stays under their callers.
-    {
-        std::vector<std::size_t> queue;
-        for (std::size_t i = 0; i < n; ++i)
-            if (!shares[i].empty()) queue.push_back(i);
-        for (std::size_t q = 0; q < queue.size(); ++q) {
-            const std::size_t u = queue[q];
-            const Share* best = &shares[u][0];
-            for (const Share& s : shares[u])
-                if (s.f > best->f) best = &s;
-            const Share from = *best;
-            for (const std::size_t ei : p.nodes[u].out) {
-                const Edge& ed = p.edges[ei];
-                if (!shares[ed.to].empty()) continue;
-                if (sb.size() >= kMaxStacks) {
-                    capped = true;
-                    break;
-                }
-                shares[ed.to].push_back(
-                    {sb.stack(from.parent, Frame{p.nodes[u].function, ed.site_line}), 1, u});
-                queue.push_back(ed.to);
-            }
+    auto dominates = [&](std::size_t a, std::size_t b) {
+        return pre[a] <= pre[b] && pre[b] <= last[a];
+    };
+
+    // Each node's stack of callers (prefix): its immediate dominator's
+    // stack and frame, then the marker unless that dominator called every
+    // outermost activation of the node itself.
+    std::vector<std::size_t> prefix(n, none);
+    std::vector<char> cut(n, 0);
+    for (std::size_t oi = 1; oi < order.size(); ++oi) {
+        const std::size_t x = order[oi], d = idom[x];
+        bool direct = !partial[x];
+        for (std::size_t k = pred.start[x]; k < pred.start[x + 1] && direct; ++k) {
+            const std::size_t y = pred.list[k];
+            // A call from a node that x dominates is a recursive one,
+            // made from inside an activation of x.
+            if (y != d && !dominates(x, y)) direct = false;
         }
+        std::size_t base = none;
+        if (d != entry) {
+            std::uint64_t line = 0;
+            if (direct) {
+                const auto it = p.edge_index.find({d, x});
+                if (it != p.edge_index.end() && p.edges[it->second].one_site)
+                    line = p.edges[it->second].site_line;
+            }
+            base = sb.stack(prefix[d], Frame{p.nodes[d].function, line});
+            cut[x] = cut[d];
+        }
+        if (!direct) {
+            base = sb.stack(base, Frame{sb.marker(), 0});
+            cut[x] = 1;
+        }
+        prefix[x] = base;
     }
-    // A node's chains of callers are exact if they all come from one
-    // calling node whose chains are exact, or it is a root reached once
-    // (several chains of one caller differ only in the lines of calls).
-    std::vector<signed char> exact(n, -1);  // -1 unknown, 2 on the walk
-    auto local = [&](std::size_t i) {
-        if (shares[i].empty()) return false;
-        const std::size_t from = shares[i][0].from;
-        for (const Share& s : shares[i])
-            if (s.from != from) return false;
-        return from != kNoStack || shares[i].size() == 1;
-    };
-    std::vector<std::size_t> walk;
-    auto is_exact = [&](std::size_t i) {
-        walk.clear();
-        bool result = true;
-        for (std::size_t j = i;;) {
-            if (exact[j] == 0 || exact[j] == 1) {
-                result = exact[j] == 1;
-                break;
-            }
-            if (exact[j] == 2 || !local(j)) {
-                result = false;
-                if (exact[j] != 2) walk.push_back(j);
-                break;
-            }
-            exact[j] = 2;
-            walk.push_back(j);
-            j = shares[j][0].from;
-            if (j == kNoStack) break;
-        }
-        for (const std::size_t w : walk) exact[w] = result ? 1 : 0;
-        return result;
-    };
-    // Every line's self cost, given out whole over the node's chains.
-    const std::uint64_t part_start = t.total;
+
+    // Every line's self cost, whole, as one sample of its node's stack.
+    t.part_starts.push_back(t.total);
     std::uint64_t time = t.total;
-    t.part_starts.push_back(part_start);
     for (std::size_t i = 0; i < n; ++i) {
         const Node& nd = p.nodes[i];
         if (nd.self.empty()) continue;
-        std::vector<Share>& sh = shares[i];
-        if (is_exact(i)) {
-            c.exact_weight += static_cast<std::uint64_t>(nd.self_sum);
-        } else {
+        if (cut[i])
             ++c.ambiguous;
-            if (sh.empty()) sh.push_back({kNoStack, 1, kNoStack});
-        }
-        long double total_f = 0;
-        for (const Share& s : sh) total_f += s.f;
+        else
+            c.exact_weight += nd.self_sum;
         for (const auto& [line, cost] : nd.self) {
-            std::vector<std::uint64_t> pieces(sh.size(), 0);
-            if (sh.size() == 1) {
-                pieces[0] = cost;
-            } else {
-                std::vector<std::pair<long double, std::size_t>> rem;
-                std::uint64_t given = 0;
-                for (std::size_t k = 0; k < sh.size(); ++k) {
-                    const long double raw = static_cast<long double>(cost) * (sh[k].f / total_f);
-                    long double fl = std::floor(raw);
-                    std::uint64_t v = fl >= static_cast<long double>(cost)
-                                          ? cost
-                                          : static_cast<std::uint64_t>(fl);
-                    if (v > cost - given) v = cost - given;
-                    pieces[k] = v;
-                    given += v;
-                    rem.push_back({raw - fl, k});
-                }
-                std::stable_sort(rem.begin(), rem.end(),
-                                 [](const auto& a, const auto& b) { return a.first > b.first; });
-                for (std::size_t k = 0; given < cost; k = (k + 1) % rem.size()) {
-                    ++pieces[rem[k].second];
-                    ++given;
-                }
-            }
-            for (std::size_t k = 0; k < sh.size(); ++k) {
-                if (!pieces[k]) continue;
-                const std::size_t s = sb.stack(sh[k].parent, Frame{nd.function, line});
-                t.samples.push_back({s, pieces[k], time});
-                time += pieces[k];
-            }
+            const std::size_t s = sb.stack(prefix[i], Frame{nd.function, line});
+            t.samples.push_back({s, cost, time});
+            time += cost;
         }
     }
     t.total = time;
@@ -469,6 +565,7 @@ const char* kind_name(Kind k) {
     case Kind::Jit: return "JIT";
     case Kind::Native: return "Native";
     case Kind::Unnamed: return "Unnamed";
+    case Kind::Marker: return "Other";
     }
     return "Native";
 }
@@ -489,7 +586,7 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
     }
     StackBuilder sb(c);
     std::map<std::string, std::size_t> thread_index;
-    bool capped = false, any_edge = false;
+    bool any_edge = false;
     for (const RawPart& p : parts) {
         auto it = thread_index.find(p.thread);
         if (it == thread_index.end()) {
@@ -497,16 +594,15 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
             c.threads.push_back(Thread{p.thread, {}, 0, {}});
         }
         if (!p.edges.empty()) any_edge = true;
-        convert_part(c, sb, p, c.threads[it->second], capped);
+        convert_part(c, sb, p, c.threads[it->second]);
         if (__builtin_add_overflow(c.total, p.sum, &c.total))
             throw std::runtime_error("the profile's total of " + opts.event + " exceeds 2^64");
         ++c.parts;
     }
-    c.capped = capped;
     if (!any_edge)
         c.stacks = Stacks::Flat;
     else
-        c.stacks = c.ambiguous == 0 && !capped ? Stacks::Exact : Stacks::Rebuilt;
+        c.stacks = c.ambiguous == 0 ? Stacks::Exact : Stacks::Rebuilt;
     return c;
 }
 
@@ -543,18 +639,18 @@ std::string stacks_text(const Converted& c) {
     case Stacks::Rebuilt:
         if (c.has_contexts)
             return "exact (from Callgrind's contexts) for " + std::to_string(c.exact_weight) +
-                   " of " + std::to_string(c.total) + " " + c.event +
-                   "; rebuilt from call edges for " + std::to_string(c.ambiguous) +
-                   " functions reached by several chains of callers (chains longer than "
-                   "--separate-callers, recursion deeper than --separate-recs): their cost is "
-                   "split "
-                   "among the chains in proportion to the calls' inclusive costs";
-        return "rebuilt from call edges where a function had several chains of callers (" +
-               std::to_string(c.ambiguous) + " functions; exact for " +
-               std::to_string(c.exact_weight) + " of " + std::to_string(c.total) + " " + c.event +
-               "): a callee's cost is split among its callers in proportion to the calls' "
-               "inclusive "
-               "costs; take the profile with --separate-callers=N for exact stacks";
+                   " of " + std::to_string(c.total) + " " + c.event + "; " +
+                   std::to_string(c.ambiguous) +
+                   " contexts had several callers (chains longer than --separate-callers, "
+                   "recursion deeper than --separate-recs): their stacks stop at the frame " +
+                   kUnknownCallers + " below the callers every one of their calls had";
+        return "rebuilt from call edges, whole for " + std::to_string(c.exact_weight) + " of " +
+               std::to_string(c.total) + " " + c.event + ": " + std::to_string(c.ambiguous) +
+               " functions had several callers, and the profile does not say which call led "
+               "where; their stacks stop at the frame " +
+               kUnknownCallers +
+               " below the callers every one of their calls had (take the profile with "
+               "--separate-callers=N for whole stacks)";
     case Stacks::Flat: return "flat: the profile has no calls (one frame per sample)";
     }
     return "";
@@ -572,7 +668,9 @@ void write_firefox(const Converted& c, std::ostream& out) {
         {{"name", "Native"}, {"color", "blue"}, {"subcategories", {"Other"}}},
         {{"name", "Unnamed"}, {"color", "red"}, {"subcategories", {"Other"}}},
     });
-    auto category_of = [](Kind k) { return k == Kind::Jit ? 1 : k == Kind::Native ? 2 : 3; };
+    auto category_of = [](Kind k) {
+        return k == Kind::Jit ? 1 : k == Kind::Native ? 2 : k == Kind::Unnamed ? 3 : 0;
+    };
 
     // Resources (one per object) and sources (one per file).
     std::map<std::string, std::size_t> resource_index, source_index;
