@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -33,11 +35,15 @@ struct Edge {
 
 /// A function of one part in one context (one fn=).
 struct Node {
-    std::string object, file, name;  // as the part names it (name with context)
+    std::string object, file;           // as the part names them
+    const std::string* name = nullptr;  // with context: the key of Collector::nodes_
     std::uint64_t first_line = 0;
-    std::size_t function = 0;                     // set when the part has been read
-    std::map<std::uint64_t, std::uint64_t> self;  // line -> cost of the event
-    std::uint64_t self_sum = 0;                   // of the event
+    std::size_t function = 0;  // set when the part has been read
+    /// (line, cost of the event), in the order read; sorted by line, one
+    /// entry a line, once the part has been read.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> self;
+    std::uint64_t self_sum = 0;        // of the event
+    std::size_t same_name = kNoStack;  // the node read before with the same name
     /// Per event of the part: self cost plus the inclusive cost of the
     /// node's calls, less the inclusive cost of the calls to it.  Every
     /// activation that was called is in a calls= line of its caller, so
@@ -46,10 +52,62 @@ struct Node {
     std::vector<__int128> unexplained;
 };
 
-struct PairHash {
-    std::size_t operator()(const std::pair<std::size_t, std::size_t>& k) const {
-        return std::hash<std::size_t>()(k.first * 0x9e3779b97f4a7c15ULL ^ k.second);
+/// A hash index over a table of entries keyed by pairs of 64-bit
+/// numbers, which the caller keeps: each call gets `key`, where key(i) is
+/// entry i's key.  Open addressing (linear probing) in one array of entry
+/// numbers: the tables of stacks, frames and calls have millions of
+/// entries for large profiles, and a node per entry made them most of
+/// the conversion's time.
+class PairIndex {
+public:
+    static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+    using Key = std::pair<std::uint64_t, std::uint64_t>;
+    /// The entry keyed k, or kAbsent.
+    template <class KeyOf>
+    std::size_t find(const Key& k, KeyOf key) const {
+        if (slots_.empty()) return kAbsent;
+        for (std::size_t i = hash(k) & mask();; i = (i + 1) & mask()) {
+            const std::size_t e = slots_[i];
+            if (e == kAbsent || key(e) == k) return e;
+        }
     }
+    /// The entry keyed k; if there is none, `next`, the number of the
+    /// entry the caller then adds to its table.
+    template <class KeyOf>
+    std::size_t insert(const Key& k, std::size_t next, KeyOf key) {
+        if (2 * (used_ + 1) > slots_.size()) grow(key);
+        std::size_t i = hash(k) & mask();
+        for (;; i = (i + 1) & mask()) {
+            const std::size_t e = slots_[i];
+            if (e == kAbsent) break;
+            if (key(e) == k) return e;
+        }
+        slots_[i] = next;
+        ++used_;
+        return next;
+    }
+
+private:
+    static std::size_t hash(const Key& k) {
+        std::uint64_t x = k.first * 0x9e3779b97f4a7c15ULL + k.second;  // splitmix64's finaliser
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        return static_cast<std::size_t>(x ^ (x >> 31));
+    }
+    std::size_t mask() const { return slots_.size() - 1; }
+    template <class KeyOf>
+    void grow(KeyOf key) {
+        std::vector<std::size_t> old(slots_.empty() ? 16 : 2 * slots_.size(), kAbsent);
+        old.swap(slots_);
+        for (const std::size_t e : old) {
+            if (e == kAbsent) continue;
+            std::size_t i = hash(key(e)) & mask();
+            while (slots_[i] != kAbsent) i = (i + 1) & mask();
+            slots_[i] = e;
+        }
+    }
+    std::vector<std::size_t> slots_;
+    std::size_t used_ = 0;
 };
 
 /// One part as read.
@@ -57,7 +115,8 @@ struct RawPart {
     std::string thread = "1";
     std::vector<Node> nodes;
     std::vector<Edge> edges;
-    std::unordered_map<std::pair<std::size_t, std::size_t>, std::size_t, PairHash> edge_index;
+    PairIndex edge_index;  // of edges, by (from, to)
+    PairIndex::Key edge_key(std::size_t e) const { return {edges[e].from, edges[e].to}; }
     std::uint64_t sum = 0;  // of the event over the cost lines
     bool body = false, trailer = false;
 };
@@ -168,7 +227,10 @@ public:
         if (li >= 0 && pos.file == n.file) line = pos.subpos[static_cast<std::size_t>(li)];
         if (__builtin_add_overflow(cur_->sum, v, &cur_->sum))
             reader_->fail("the part's costs of " + event_ + " add up to more than 2^64");
-        n.self[line] += v;
+        if (!n.self.empty() && n.self.back().first == line)
+            n.self.back().second += v;
+        else
+            n.self.push_back({line, v});
         n.self_sum += v;
         if (line && (n.first_line == 0 || line < n.first_line)) n.first_line = line;
     }
@@ -178,14 +240,13 @@ public:
         const std::uint64_t site = li >= 0 && call.site.file == cur_->nodes[node_].file
                                        ? call.site.subpos[static_cast<std::size_t>(li)]
                                        : 0;
-        const auto key = std::make_pair(node_, to);
-        auto it = cur_->edge_index.find(key);
-        if (it == cur_->edge_index.end()) {
-            cur_->edge_index.emplace(key, cur_->edges.size());
+        RawPart& p = *cur_;
+        const std::size_t e = p.edge_index.insert({node_, to}, p.edges.size(),
+                                                  [&p](std::size_t i) { return p.edge_key(i); });
+        if (e == cur_->edges.size())
             cur_->edges.push_back({node_, to, site, true});
-        } else if (cur_->edges[it->second].site_line != site) {
-            cur_->edges[it->second].one_site = false;
-        }
+        else if (cur_->edges[e].site_line != site)
+            cur_->edges[e].one_site = false;
         add_unexplained(cur_->nodes[node_], call.inclusive, +1);
         add_unexplained(cur_->nodes[to], call.inclusive, -1);
     }
@@ -222,55 +283,71 @@ private:
     /// name ("f'x" with no function "x") stays part of the name.
     void resolve() {
         if (!cur_) return;
-        std::vector<callgrind::ContextName> names;
         std::unordered_map<std::string, char> known;
-        for (const Node& n : cur_->nodes) {
-            names.push_back(callgrind::split_context_name(n.name));
-            known[names.back().function] = 1;
-        }
-        for (std::size_t i = 0; i < cur_->nodes.size(); ++i) {
-            Node& n = cur_->nodes[i];
-            callgrind::ContextName& cn = names[i];
+        for (const Node& n : cur_->nodes)
+            known[callgrind::split_context_name(*n.name).function] = 1;
+        for (Node& n : cur_->nodes) {
+            callgrind::ContextName cn = callgrind::split_context_name(*n.name);
             bool context = true;
             for (const std::string& caller : cn.callers)
                 if (!known.count(caller)) context = false;
             if (!context) {
-                cn.function = n.name;
+                cn.function = *n.name;
                 cn.callers.clear();
             }
             if (!cn.callers.empty()) c_.has_contexts = true;
-            const auto fkey = std::make_tuple(n.object, n.file, cn.function);
+            auto fkey = std::make_tuple(n.object, n.file, std::move(cn.function));
             auto f = functions_.find(fkey);
             if (f == functions_.end()) {
                 f = functions_.emplace(fkey, c_.functions.size()).first;
                 Function fn;
                 fn.object = n.object;
                 fn.file = n.file;
-                fn.name = cn.function;
-                fn.kind = classify(n.object, cn.function);
+                fn.name = std::get<2>(fkey);
+                fn.kind = classify(n.object, fn.name);
                 c_.functions.push_back(fn);
             }
             n.function = f->second;
             Function& fn = c_.functions[n.function];
             if (n.first_line && (fn.first_line == 0 || n.first_line < fn.first_line))
                 fn.first_line = n.first_line;
+            // The names are no longer needed; the costs by line, in order.
+            std::string().swap(n.object);
+            std::string().swap(n.file);
+            n.name = nullptr;
+            std::sort(n.self.begin(), n.self.end());
+            std::size_t k = 0;
+            for (std::size_t j = 0; j < n.self.size(); ++j) {
+                if (k > 0 && n.self[k - 1].first == n.self[j].first)
+                    n.self[k - 1].second += n.self[j].second;
+                else
+                    n.self[k++] = n.self[j];
+            }
+            n.self.resize(k);
+            n.self.shrink_to_fit();
         }
+        nodes_.clear();
     }
 
+    /// The node of the current part with these names, made if new.
     std::size_t node(const std::string& object, const std::string& file, const std::string& name) {
-        std::string key = object;
-        key += '\0';
-        key += file;
-        key += '\0';
-        key += name;
-        auto it = nodes_.find(key);
-        if (it != nodes_.end()) return it->second;
+        const auto it = nodes_.find(name);
+        if (it != nodes_.end())
+            for (std::size_t i = it->second; i != kNoStack; i = cur_->nodes[i].same_name) {
+                const Node& n = cur_->nodes[i];
+                if (n.object == object && n.file == file) return i;
+            }
         Node n;
         n.object = object;
         n.file = file;
-        n.name = name;
+        if (it != nodes_.end()) {
+            n.same_name = it->second;
+            it->second = cur_->nodes.size();
+            n.name = &it->first;
+        } else {
+            n.name = &nodes_.emplace(name, cur_->nodes.size()).first->first;
+        }
         cur_->nodes.push_back(std::move(n));
-        nodes_.emplace(std::move(key), cur_->nodes.size() - 1);
         return cur_->nodes.size() - 1;
     }
 
@@ -281,19 +358,8 @@ private:
     callgrind::Reader* reader_ = nullptr;
     RawPart* cur_ = nullptr;
     int ev_ = -1;
-    std::unordered_map<std::string, std::size_t> nodes_;
+    std::unordered_map<std::string, std::size_t> nodes_;  // name -> its last node
     std::size_t node_ = kNoStack;
-};
-
-struct FrameHash {
-    std::size_t operator()(const Frame& f) const {
-        return std::hash<std::uint64_t>()(f.function * 0x9e3779b97f4a7c15ULL ^ f.line);
-    }
-};
-struct FrameEq {
-    bool operator()(const Frame& a, const Frame& b) const {
-        return a.function == b.function && a.line == b.line;
-    }
 };
 
 /// Builds the stack and frame tables.
@@ -301,20 +367,23 @@ class StackBuilder {
 public:
     explicit StackBuilder(Converted& c) : c_(c) {}
     std::size_t frame(const Frame& f) {
-        auto it = frames_.find(f);
-        if (it != frames_.end()) return it->second;
-        c_.frames.push_back(f);
-        frames_.emplace(f, c_.frames.size() - 1);
-        return c_.frames.size() - 1;
+        const auto& t = c_.frames;
+        const std::size_t i =
+            frames_.insert({f.function, f.line}, t.size(), [&t](std::size_t k) -> PairIndex::Key {
+                return {t[k].function, t[k].line};
+            });
+        if (i == c_.frames.size()) c_.frames.push_back(f);
+        return i;
     }
     std::size_t stack(std::size_t parent, const Frame& f) {
         const std::size_t fr = frame(f);
-        const auto key = std::make_pair(parent, fr);
-        auto it = stacks_.find(key);
-        if (it != stacks_.end()) return it->second;
-        c_.stack_table.push_back({parent, fr});
-        stacks_.emplace(key, c_.stack_table.size() - 1);
-        return c_.stack_table.size() - 1;
+        const auto& t = c_.stack_table;
+        const std::size_t i =
+            stacks_.insert({parent, fr}, t.size(), [&t](std::size_t k) -> PairIndex::Key {
+                return {t[k].parent, t[k].frame};
+            });
+        if (i == c_.stack_table.size()) c_.stack_table.push_back({parent, fr});
+        return i;
     }
     /// The function kUnknownCallers (made when first asked for).
     std::size_t marker() {
@@ -330,8 +399,8 @@ public:
 
 private:
     Converted& c_;
-    std::unordered_map<Frame, std::size_t, FrameHash, FrameEq> frames_;
-    std::unordered_map<std::pair<std::size_t, std::size_t>, std::size_t, PairHash> stacks_;
+    PairIndex frames_;  // of c_.frames, by (function, line)
+    PairIndex stacks_;  // of c_.stack_table, by (parent, frame)
     std::size_t marker_ = kNoStack;
 };
 
@@ -525,9 +594,9 @@ void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t) {
         if (d != entry) {
             std::uint64_t line = 0;
             if (direct) {
-                const auto it = p.edge_index.find({d, x});
-                if (it != p.edge_index.end() && p.edges[it->second].one_site)
-                    line = p.edges[it->second].site_line;
+                const std::size_t e =
+                    p.edge_index.find({d, x}, [&p](std::size_t i) { return p.edge_key(i); });
+                if (e != PairIndex::kAbsent && p.edges[e].one_site) line = p.edges[e].site_line;
             }
             base = sb.stack(prefix[d], Frame{p.nodes[d].function, line});
             cut[x] = cut[d];
@@ -658,17 +727,79 @@ std::string stacks_text(const Converted& c) {
 
 }  // namespace
 
+namespace {
+
+/// Writes JSON text to a stream through a buffer: the large arrays of a
+/// profile (stacks, frames, samples) element by element, without a
+/// document tree in memory.
+class JsonWriter {
+public:
+    explicit JsonWriter(std::ostream& out) : out_(out) { buf_.reserve(kBuffer + 64); }
+    JsonWriter(const JsonWriter&) = delete;
+    JsonWriter& operator=(const JsonWriter&) = delete;
+    ~JsonWriter() { flush(); }
+
+    JsonWriter& raw(std::string_view s) {
+        buf_.append(s.data(), s.size());
+        if (buf_.size() >= kBuffer) flush();
+        return *this;
+    }
+    JsonWriter& number(std::uint64_t v) {
+        char b[24];
+        const auto r = std::to_chars(b, b + sizeof b, v);
+        return raw(std::string_view(b, static_cast<std::size_t>(r.ptr - b)));
+    }
+    /// The shortest text that reads back as `v`.
+    JsonWriter& real(double v) {
+        char b[32];
+        const auto r = std::to_chars(b, b + sizeof b, v);
+        return raw(std::string_view(b, static_cast<std::size_t>(r.ptr - b)));
+    }
+    /// A value of any size made by nlohmann/json; invalid UTF-8 in its
+    /// strings (profiles are byte strings) is replaced, not fatal.
+    JsonWriter& value(const nlohmann::json& j) {
+        return raw(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    /// "key":
+    JsonWriter& key(std::string_view k) {
+        raw("\"");
+        raw(k);
+        return raw("\":");
+    }
+    /// An array of `n` numbers, the i-th being get(i).
+    template <class Get>
+    JsonWriter& numbers(std::size_t n, Get get) {
+        raw("[");
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i) raw(",");
+            number(get(i));
+        }
+        return raw("]");
+    }
+    void flush() {
+        out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        buf_.clear();
+    }
+
+private:
+    static constexpr std::size_t kBuffer = 1 << 16;
+    std::ostream& out_;
+    std::string buf_;
+};
+
+}  // namespace
+
 void write_firefox(const Converted& c, std::ostream& out) {
     using nlohmann::json;
     Strings str;
-    // Categories: 0 is the default (grey).
+    // Categories: 0 is the default (grey), also the marker's.
     const json categories = json::array({
         {{"name", "Other"}, {"color", "grey"}, {"subcategories", {"Other"}}},
         {{"name", "JIT"}, {"color", "green"}, {"subcategories", {"Other"}}},
         {{"name", "Native"}, {"color", "blue"}, {"subcategories", {"Other"}}},
         {{"name", "Unnamed"}, {"color", "red"}, {"subcategories", {"Other"}}},
     });
-    auto category_of = [](Kind k) {
+    auto category_of = [](Kind k) -> std::uint64_t {
         return k == Kind::Jit ? 1 : k == Kind::Native ? 2 : k == Kind::Unnamed ? 3 : 0;
     };
 
@@ -677,11 +808,11 @@ void write_firefox(const Converted& c, std::ostream& out) {
     json res_name = json::array(), res_host = json::array(), res_type = json::array();
     json src_id = json::array(), src_file = json::array(), src_line = json::array(),
          src_col = json::array(), src_map = json::array(), src_content = json::array();
-    json fn_name = json::array(), fn_flags = json::array(), fn_res = json::array(),
-         fn_src = json::array(), fn_line = json::array(), fn_col = json::array(),
-         fn_orig = json::array();
-    for (const Function& f : c.functions) {
-        int flags = 0;
+    const std::size_t nfuncs = c.functions.size();
+    std::vector<std::uint64_t> fn_name(nfuncs), fn_flags(nfuncs), fn_res(nfuncs), fn_src(nfuncs);
+    for (std::size_t i = 0; i < nfuncs; ++i) {
+        const Function& f = c.functions[i];
+        std::uint64_t flags = 0;
         std::size_t res = 0, src = 0;
         if (!f.object.empty()) {
             auto it = resource_index.find(f.object);
@@ -710,72 +841,10 @@ void write_firefox(const Converted& c, std::ostream& out) {
         }
         if (f.first_line) flags |= 16;
         if (f.kind == Kind::Jit) flags |= 1 | 2;  // shown by the JavaScript-only call tree too
-        fn_name.push_back(str(f.name));
-        fn_flags.push_back(flags);
-        fn_res.push_back(res);
-        fn_src.push_back(src);
-        fn_line.push_back(f.first_line);
-        fn_col.push_back(0);
-        fn_orig.push_back(0);
-    }
-    json fr_flags = json::array(), fr_zero = json::array(), fr_cat = json::array(),
-         fr_line = json::array(), fr_func = json::array();
-    for (const Frame& fr : c.frames) {
-        fr_flags.push_back(4 | (fr.line ? 16 : 0));
-        fr_zero.push_back(0);
-        fr_cat.push_back(category_of(c.functions[fr.function].kind));
-        fr_line.push_back(fr.line);
-        fr_func.push_back(fr.function);
-    }
-    const std::size_t nframes = c.frames.size();
-    json st_frame = json::array(), st_prefix = json::array();
-    for (std::size_t i = 0; i < c.stack_table.size(); ++i) {
-        const Stack& s = c.stack_table[i];
-        st_frame.push_back(s.frame);
-        st_prefix.push_back(s.parent == kNoStack ? 0 : i - s.parent);
-    }
-    json threads = json::array();
-    for (const Thread& t : c.threads) {
-        json stack = json::array(), time = json::array(), weight = json::array();
-        for (const Sample& s : t.samples) {
-            std::uint64_t left = s.weight, at = s.time;
-            while (left) {
-                const std::uint64_t w = std::min(left, kMaxExactDouble);
-                stack.push_back(s.stack);
-                // The time line counts the event in millions ("ms").
-                time.push_back(static_cast<double>(at) / 1e6);
-                weight.push_back(w);
-                left -= w;
-                at += w;
-            }
-        }
-        const std::size_t ns = stack.size();
-        threads.push_back({
-            {"processType", "default"},
-            {"processStartupTime", 0},
-            {"processShutdownTime", static_cast<double>(t.total) / 1e6},
-            {"registerTime", 0},
-            {"unregisterTime", nullptr},
-            {"pausedRanges", json::array()},
-            {"name", c.threads.size() > 1 ? "Thread " + t.id : std::string("Main thread")},
-            {"isMainThread", t.id == "1"},
-            {"pid", c.pid.empty() ? std::string("0") : c.pid},
-            {"tid", t.id},
-            {"samples",
-             {{"stack", std::move(stack)},
-              {"time", std::move(time)},
-              {"weight", std::move(weight)},
-              {"weightType", "samples"},
-              {"length", ns}}},
-            {"markers",
-             {{"data", json::array()},
-              {"name", json::array()},
-              {"startTime", json::array()},
-              {"endTime", json::array()},
-              {"phase", json::array()},
-              {"category", json::array()},
-              {"length", 0}}},
-        });
+        fn_name[i] = str(f.name);
+        fn_flags[i] = flags;
+        fn_res[i] = res;
+        fn_src[i] = src;
     }
     std::uint64_t end = 0;
     for (const Thread& t : c.threads) end = std::max(end, t.total);
@@ -794,7 +863,7 @@ void write_firefox(const Converted& c, std::ostream& out) {
                                      {"value", std::to_string(c.event_totals[i])}});
     if (!c.creator.empty())
         extra_entries.push_back({{"label", "Creator"}, {"format", "string"}, {"value", c.creator}});
-    json meta = {
+    const json meta = {
         {"interval", 1},
         {"startTime", 0},
         {"endTime", static_cast<double>(end) / 1e6},
@@ -819,65 +888,136 @@ void write_firefox(const Converted& c, std::ostream& out) {
         {"vgjitTotal", std::to_string(c.total)},
         {"vgjitExactWeight", std::to_string(c.exact_weight)},
     };
-    json shared = {
-        {"stackTable",
-         {{"frame", std::move(st_frame)},
-          {"prefixOffset", std::move(st_prefix)},
-          {"length", c.stack_table.size()}}},
-        {"frameTable",
-         {{"flags", std::move(fr_flags)},
-          {"address", fr_zero},
-          {"category", std::move(fr_cat)},
-          {"subcategory", fr_zero},
-          {"lib", fr_zero},
-          {"nativeSymbol", fr_zero},
-          {"innerWindowID", fr_zero},
-          {"line", std::move(fr_line)},
-          {"column", fr_zero},
-          {"originalLocation", fr_zero},
-          {"func", std::move(fr_func)},
-          {"length", nframes}}},
-        {"funcTable",
-         {{"name", std::move(fn_name)},
-          {"flags", std::move(fn_flags)},
-          {"resource", std::move(fn_res)},
-          {"source", std::move(fn_src)},
-          {"lineNumber", std::move(fn_line)},
-          {"columnNumber", std::move(fn_col)},
-          {"originalLocation", std::move(fn_orig)},
-          {"length", c.functions.size()}}},
-        {"resourceTable",
-         {{"length", res_name.size()},
-          {"name", std::move(res_name)},
-          {"host", std::move(res_host)},
-          {"type", std::move(res_type)}}},
-        {"nativeSymbols",
-         {{"libIndex", json::array()},
-          {"address", json::array()},
-          {"name", json::array()},
-          {"functionSize", json::array()},
-          {"length", 0}}},
-        {"sources",
-         {{"length", src_file.size()},
-          {"id", std::move(src_id)},
-          {"filename", std::move(src_file)},
-          {"startLine", std::move(src_line)},
-          {"startColumn", std::move(src_col)},
-          {"sourceMapURL", std::move(src_map)},
-          {"content", std::move(src_content)}}},
-        {"sourceLocationTable",
-         {{"source", json::array()},
-          {"line", json::array()},
-          {"column", json::array()},
-          {"length", 0}}},
-    };
-    shared["stringArray"] = str.array();
-    const json profile = {{"meta", std::move(meta)},
-                          {"libs", json::array()},
-                          {"shared", std::move(shared)},
-                          {"threads", std::move(threads)}};
-    // Invalid UTF-8 in a name (profiles are byte strings) is replaced, not fatal.
-    out << profile.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+
+    JsonWriter w(out);
+    auto zeros = [](std::size_t) { return std::uint64_t{0}; };
+    w.raw("{").key("meta").value(meta).raw(",").key("libs").raw("[],").key("shared").raw("{");
+    // The stack table: each stack's frame and its parent's offset
+    // (0 for a root).
+    const std::size_t nstacks = c.stack_table.size();
+    w.key("stackTable").raw("{").key("frame").numbers(nstacks, [&](std::size_t i) {
+        return c.stack_table[i].frame;
+    });
+    w.raw(",").key("prefixOffset").numbers(nstacks, [&](std::size_t i) {
+        const Stack& s = c.stack_table[i];
+        return s.parent == kNoStack ? 0 : i - s.parent;
+    });
+    w.raw(",").key("length").number(nstacks).raw("},");
+    const std::size_t nframes = c.frames.size();
+    w.key("frameTable").raw("{").key("flags").numbers(nframes, [&](std::size_t i) {
+        return std::uint64_t{4} | (c.frames[i].line ? 16 : 0);
+    });
+    for (const char* k : {"address"}) w.raw(",").key(k).numbers(nframes, zeros);
+    w.raw(",").key("category").numbers(nframes, [&](std::size_t i) {
+        return category_of(c.functions[c.frames[i].function].kind);
+    });
+    for (const char* k : {"subcategory", "lib", "nativeSymbol", "innerWindowID"})
+        w.raw(",").key(k).numbers(nframes, zeros);
+    w.raw(",").key("line").numbers(nframes, [&](std::size_t i) { return c.frames[i].line; });
+    for (const char* k : {"column", "originalLocation"}) w.raw(",").key(k).numbers(nframes, zeros);
+    w.raw(",").key("func").numbers(nframes, [&](std::size_t i) { return c.frames[i].function; });
+    w.raw(",").key("length").number(nframes).raw("},");
+    w.key("funcTable").raw("{").key("name").numbers(nfuncs, [&](std::size_t i) {
+        return fn_name[i];
+    });
+    w.raw(",").key("flags").numbers(nfuncs, [&](std::size_t i) { return fn_flags[i]; });
+    w.raw(",").key("resource").numbers(nfuncs, [&](std::size_t i) { return fn_res[i]; });
+    w.raw(",").key("source").numbers(nfuncs, [&](std::size_t i) { return fn_src[i]; });
+    w.raw(",").key("lineNumber").numbers(nfuncs, [&](std::size_t i) {
+        return c.functions[i].first_line;
+    });
+    for (const char* k : {"columnNumber", "originalLocation"})
+        w.raw(",").key(k).numbers(nfuncs, zeros);
+    w.raw(",").key("length").number(nfuncs).raw("},");
+    w.key("resourceTable")
+        .value({{"length", res_name.size()},
+                {"name", std::move(res_name)},
+                {"host", std::move(res_host)},
+                {"type", std::move(res_type)}})
+        .raw(",");
+    w.key("nativeSymbols")
+        .value({{"libIndex", json::array()},
+                {"address", json::array()},
+                {"name", json::array()},
+                {"functionSize", json::array()},
+                {"length", 0}})
+        .raw(",");
+    w.key("sources")
+        .value({{"length", src_file.size()},
+                {"id", std::move(src_id)},
+                {"filename", std::move(src_file)},
+                {"startLine", std::move(src_line)},
+                {"startColumn", std::move(src_col)},
+                {"sourceMapURL", std::move(src_map)},
+                {"content", std::move(src_content)}})
+        .raw(",");
+    w.key("sourceLocationTable")
+        .value({{"source", json::array()},
+                {"line", json::array()},
+                {"column", json::array()},
+                {"length", 0}})
+        .raw(",");
+    w.key("stringArray").raw("[");
+    for (std::size_t i = 0; i < str.array().size(); ++i) {
+        if (i) w.raw(",");
+        w.value(str.array()[i]);
+    }
+    w.raw("]},").key("threads").raw("[");
+    for (std::size_t ti = 0; ti < c.threads.size(); ++ti) {
+        const Thread& t = c.threads[ti];
+        // A weight past 2^53 becomes several samples, so that JSON
+        // readers (doubles) keep every weight exact.
+        std::size_t ns = 0;
+        for (const Sample& s : t.samples) ns += (s.weight + kMaxExactDouble - 1) / kMaxExactDouble;
+        const json head = {
+            {"processType", "default"},
+            {"processStartupTime", 0},
+            {"processShutdownTime", static_cast<double>(t.total) / 1e6},
+            {"registerTime", 0},
+            {"unregisterTime", nullptr},
+            {"pausedRanges", json::array()},
+            {"name", c.threads.size() > 1 ? "Thread " + t.id : std::string("Main thread")},
+            {"isMainThread", t.id == "1"},
+            {"pid", c.pid.empty() ? std::string("0") : c.pid},
+            {"tid", t.id},
+            {"markers",
+             {{"data", json::array()},
+              {"name", json::array()},
+              {"startTime", json::array()},
+              {"endTime", json::array()},
+              {"phase", json::array()},
+              {"category", json::array()},
+              {"length", 0}}},
+        };
+        std::string text = head.dump(-1, ' ', false, json::error_handler_t::replace);
+        text.pop_back();  // the closing brace: the samples follow
+        w.raw(ti ? "," : "").raw(text).raw(",").key("samples").raw("{");
+        // Each field in turn: the stacks, the times, the weights.
+        for (int field = 0; field < 3; ++field) {
+            w.key(field == 0 ? "stack" : field == 1 ? "time" : "weight").raw("[");
+            bool first = true;
+            for (const Sample& s : t.samples) {
+                std::uint64_t left = s.weight, at = s.time;
+                while (left) {
+                    const std::uint64_t part = std::min(left, kMaxExactDouble);
+                    if (!first) w.raw(",");
+                    first = false;
+                    if (field == 0)
+                        w.number(s.stack);
+                    else if (field == 1)
+                        w.real(static_cast<double>(at) / 1e6);  // the time line counts millions
+                    else
+                        w.number(part);
+                    left -= part;
+                    at += part;
+                }
+            }
+            w.raw("],");
+        }
+        w.key("weightType").raw("\"samples\",").key("length").number(ns).raw("}}");
+    }
+    w.raw("]}\n");
+    w.flush();
 }
 
 // ---------------------------------------------------------------------------
@@ -885,37 +1025,77 @@ void write_firefox(const Converted& c, std::ostream& out) {
 // ---------------------------------------------------------------------------
 
 void write_folded(const Converted& c, std::ostream& out) {
+    // Function names as folded stacks write them, and one id per name.
     std::vector<std::string> names;
-    names.reserve(c.functions.size());
-    for (const Function& f : c.functions) {
-        std::string n = f.name;
+    std::unordered_map<std::string, std::size_t> name_ids;
+    std::vector<std::size_t> name_of(c.functions.size());
+    for (std::size_t i = 0; i < c.functions.size(); ++i) {
+        std::string n = c.functions[i].name;
         for (char& ch : n) {
             if (ch == ';')
                 ch = ':';
             else if (ch == '\n' || ch == '\r')
                 ch = ' ';
         }
-        names.push_back(n);
+        const auto it = name_ids.emplace(n, names.size());
+        if (it.second) names.push_back(std::move(n));
+        name_of[i] = it.first->second;
     }
-    std::vector<std::string> text(c.stack_table.size());
+    // Stacks of the same names (differing in lines or functions' objects)
+    // are one line: each stack's path of names, as a tree.
+    struct Path {
+        std::size_t parent, name;
+    };
+    std::vector<Path> paths;
+    PairIndex path_index;
+    auto path_key = [&paths](std::size_t k) -> PairIndex::Key {
+        return {paths[k].parent, paths[k].name};
+    };
+    std::vector<std::size_t> path_of(c.stack_table.size());
     for (std::size_t i = 0; i < c.stack_table.size(); ++i) {
         const Stack& s = c.stack_table[i];
-        const std::string& leaf = names[c.frames[s.frame].function];
-        text[i] = s.parent == kNoStack ? leaf : text[s.parent] + ";" + leaf;
+        const std::size_t parent = s.parent == kNoStack ? kNoStack : path_of[s.parent];
+        const std::size_t name = name_of[c.frames[s.frame].function];
+        path_of[i] = path_index.insert({parent, name}, paths.size(), path_key);
+        if (path_of[i] == paths.size()) paths.push_back({parent, name});
     }
-    std::map<std::string, unsigned __int128> sums;
+    // 128 bits: a stack's sum over many parts may pass 2^64.
+    std::vector<unsigned __int128> sums(paths.size(), 0);
     for (const Thread& t : c.threads)
-        for (const Sample& s : t.samples) sums[text[s.stack]] += s.weight;
-    for (const auto& [stack, w] : sums) {
-        // 128 bits: a stack's sum over many parts may pass 2^64.
+        for (const Sample& s : t.samples) sums[path_of[s.stack]] += s.weight;
+    std::vector<std::pair<std::string, unsigned __int128>> lines;
+    std::vector<std::size_t> chain;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        if (!sums[i]) continue;
+        chain.clear();
+        for (std::size_t p = i; p != kNoStack; p = paths[p].parent) chain.push_back(paths[p].name);
+        std::string text;
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            if (!text.empty() || it != chain.rbegin()) text += ';';
+            text += names[*it];
+        }
+        lines.emplace_back(std::move(text), sums[i]);
+    }
+    std::sort(lines.begin(), lines.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string buf;
+    for (const auto& [stack, w] : lines) {
         std::string digits;
         unsigned __int128 v = w;
         do {
             digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
             v /= 10;
         } while (v);
-        out << stack << ' ' << digits << '\n';
+        buf += stack;
+        buf += ' ';
+        buf += digits;
+        buf += '\n';
+        if (buf.size() >= (1 << 16)) {
+            out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+            buf.clear();
+        }
     }
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
 }  // namespace exporting
