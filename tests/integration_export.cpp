@@ -30,7 +30,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -944,6 +946,139 @@ BOOST_AUTO_TEST_CASE(adjacent_frames_are_calls) {
             BOOST_TEST(markers > 0u);
         }
     }
+}
+
+// Random programs run as call trees (each activation's calls drawn at
+// random, so what a function calls depends on who called it), written as
+// the Callgrind profile of that run: every exported stack must agree
+// with every activation of its function that had a self cost.  Frames
+// next to each other (no marker between) must be the caller of the
+// function's outermost activation and that activation; frames across a
+// marker must be on the activation's stack in that order; a stack
+// without a marker at its bottom must start where the activation's
+// stack starts.  And each function's self cost is all there, once.
+BOOST_AUTO_TEST_CASE(stacks_agree_with_every_activation) {
+    std::mt19937 rng(20261127);
+    auto pick = [&rng](unsigned n) { return static_cast<unsigned>(rng() % n); };
+    std::size_t checked = 0, with_marker = 0;
+    for (int program = 0; program < 200; ++program) {
+        BOOST_TEST_CONTEXT("program " << program) {
+            const unsigned nf = 2 + pick(8);
+            std::vector<std::vector<unsigned>> callees(nf);
+            for (unsigned f = 0; f < nf; ++f)
+                for (unsigned k = pick(4); k > 0; --k) callees[f].push_back(pick(nf));
+            std::vector<std::map<std::uint64_t, std::uint64_t>> lines(nf);
+            std::map<std::tuple<unsigned, unsigned, std::uint64_t>, std::uint64_t> calls;
+            std::vector<std::vector<std::vector<unsigned>>> activations(nf);
+            int budget = 400;
+            std::function<std::uint64_t(std::vector<unsigned>&)> run =
+                [&](std::vector<unsigned>& stack) {
+                    const unsigned f = stack.back();
+                    std::uint64_t total = 0;
+                    auto spend = [&](unsigned most) {
+                        const std::uint64_t c = pick(most + 1);
+                        if (!c) return;
+                        lines[f][1 + pick(5)] += c;
+                        total += c;
+                        activations[f].push_back(stack);
+                    };
+                    spend(3);
+                    if (stack.size() < 8)
+                        for (const unsigned g : callees[f]) {
+                            if (budget <= 0) break;
+                            if (pick(2)) continue;
+                            --budget;
+                            const std::uint64_t site = 1 + pick(3);
+                            stack.push_back(g);
+                            const std::uint64_t inclusive = run(stack);
+                            stack.pop_back();
+                            calls[{f, g, site}] += inclusive;
+                            total += inclusive;
+                            spend(2);
+                        }
+                    return total;
+                };
+            for (unsigned root = 0; root < (pick(3) ? 1u : 2u); ++root)
+                for (unsigned k = 1 + pick(3); k > 0; --k) {
+                    std::vector<unsigned> stack{root};
+                    run(stack);
+                }
+            std::ostringstream prof;
+            prof << "# callgrind format\nversion: 1\npositions: line\nevents: Ir\n"
+                 << "ob=/bin/true\nfl=a.c\n";
+            std::uint64_t total = 0;
+            for (unsigned f = 0; f < nf; ++f) {
+                prof << "fn=f" << f << "\n";
+                for (const auto& [line, cost] : lines[f]) {
+                    prof << line << " " << cost << "\n";
+                    total += cost;
+                }
+                for (const auto& [key, inclusive] : calls)
+                    if (std::get<0>(key) == f)
+                        prof << "cfn=f" << std::get<1>(key) << "\ncalls=1 1\n"
+                             << std::get<2>(key) << " " << inclusive << "\n";
+            }
+            prof << "totals: " << total << "\n";
+            const std::string in = tmp().file("random.out");
+            std::ofstream(in, std::ios::binary) << prof.str();
+            const Result r = export_profile({"--format=folded", in});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            std::vector<std::uint64_t> leaf_sums(nf, 0);
+            for (const auto& [frames, w] : folded(r.out)) {
+                // Frames as function numbers, the marker as -1.
+                std::vector<int> e;
+                for (const std::string& f : frames)
+                    e.push_back(f == kUnknownCallers ? -1 : std::stoi(f.substr(1)));
+                BOOST_TEST_REQUIRE(e.back() >= 0);
+                const unsigned x = static_cast<unsigned>(e.back());
+                leaf_sums[x] += w;
+                with_marker += std::count(e.begin(), e.end(), -1) > 0;
+                for (const std::vector<unsigned>& act : activations[x]) {
+                    // The activation's stack up to its outermost x.
+                    const std::vector<unsigned> s(act.begin(),
+                                                  std::find(act.begin(), act.end(), x) + 1);
+                    std::map<unsigned, std::size_t> first;
+                    for (std::size_t i = 0; i < s.size(); ++i) first.emplace(s[i], i);
+                    bool marker = false, ok = true;
+                    std::size_t prev = 0;
+                    int prev_frame = -1;
+                    for (const int fr : e) {
+                        if (fr < 0) {
+                            marker = true;
+                            continue;
+                        }
+                        const auto it = first.find(static_cast<unsigned>(fr));
+                        if (it == first.end()) {
+                            ok = false;
+                            break;
+                        }
+                        const std::size_t p = it->second;
+                        if (prev_frame < 0)
+                            ok = marker || p == 0;
+                        else
+                            ok = p > prev &&
+                                 (marker || s[p - 1] == static_cast<unsigned>(prev_frame));
+                        if (!ok) break;
+                        prev = p;
+                        prev_frame = fr;
+                        marker = false;
+                    }
+                    std::string stack_text, act_text;
+                    for (const std::string& f : frames) stack_text += f + ";";
+                    for (const unsigned f : act) act_text += "f" + std::to_string(f) + ";";
+                    BOOST_TEST(ok, "stack " << stack_text << " vs activation " << act_text);
+                    ++checked;
+                }
+            }
+            for (unsigned f = 0; f < nf; ++f) {
+                std::uint64_t self = 0;
+                for (const auto& [line, cost] : lines[f]) self += cost;
+                BOOST_TEST(leaf_sums[f] == self, "f" << f);
+            }
+        }
+    }
+    BOOST_TEST(checked > 1000u);
+    BOOST_TEST(with_marker > 10u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
