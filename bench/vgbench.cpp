@@ -24,8 +24,12 @@
 //   --stock-lookup-max
 //                 largest N run on the stock side of those rows (default
 //                 100000: stock's time per new function grows with N)
-//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7,8,9
+//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7,8,9,10
 //                 (4 needs 2's largest run and is run with it)
+//   --vg-jit, --python, --node
+//                 row 9: vg-jit, a CPython 3.13 and a Node binary whose
+//                 profiles it exports (a profile whose program is missing is
+//                 left out, with a note)
 //   --commit      what is measured (e.g. a git commit), named in the header
 //   --results=FILE  also merges this run's rows into FILE (bench/results.md
 //                 for `make bench`): one section per row, each replaced by
@@ -72,6 +76,7 @@ namespace {
 struct Options {
     std::string patched, stock, jitbench, bzip2, workdir;
     std::string inner_stock, inner_patched;  // self-hosting vg-in-place; "" = skip the counted rows
+    std::string vg_jit, python, node;        // row 9 ("" = none)
     int repeats = 5;
     int invocations = 3;  // whole runs of the chosen rows, combined in one table
     unsigned long lookup_max = 1000000;
@@ -576,7 +581,7 @@ void row_nojit() {
     if (!g_opt->inner_stock.empty()) row_nojit_instructions(input);
 }
 
-// 9. Memory made executable 10^5 times under --tool=none (JITs that
+// 10. Memory made executable 10^5 times under --tool=none (JITs that
 // announce nothing): the patched Valgrind with creator names against the
 // same Valgrind with --jit-creator-names=no, in pairs started together
 // as row 1 does, for a W^X JIT flipping one page and for a new page each
@@ -596,13 +601,13 @@ void row_creator() {
         std::vector<double> ratios;
         for (int r = 0; r < reps; ++r) ratios.push_back(ons[r].wall_s / offs[r].wall_s);
         std::fprintf(stderr, "vgbench: %-58s %3d x 2 runs, %6.1f s\n",
-                     ("9. mprotect(PROT_EXEC) x 10^5, " + how).c_str(), reps, now_s() - t0);
+                     ("10. mprotect(PROT_EXEC) x 10^5, " + how).c_str(), reps, now_s() - t0);
         const double ratio = median(ratios);
         const auto [lo, hi] = median_interval(ratios, 0.95);
         const std::string v = hi <= 1.01  ? verdict(true)
                               : lo > 1.01 ? verdict(false)
                                           : std::string("**NOT RESOLVED**");
-        g_rows.push_back({"9" + std::string(1, static_cast<char>('a' + k++)),
+        g_rows.push_back({"10" + std::string(1, static_cast<char>('a' + k++)),
                           "Memory made executable 10^5 times (" +
                               std::string(how == "flip" ? "one page flipped W^X"
                                                         : "a new page mapped, made executable, "
@@ -614,7 +619,7 @@ void row_creator() {
                           fmt("%.3f s", median_wall(offs)), fmt("%.3f s", median_wall(ons)),
                           fmt("%.3f x", ratio) + fmt(" (%.3f", lo) + fmt("-%.3f)", hi),
                           "on/off <= 1.01", v});
-        if (hi > 1.01) missed_note("Row 9 (" + how + ")");
+        if (hi > 1.01) missed_note("Row 10 (" + how + ")");
     }
 }
 
@@ -1112,6 +1117,169 @@ void row_late() {
     }
 }
 
+// 9. vg-jit export on real profiles: CPython 3.13 (-X perf_jit) and Node
+// 20 (--perf-prof) programs profiled by the patched Callgrind as a user
+// would (first without --separate-callers), exported to both formats.
+
+/// The programs row 9 profiles, written into the work directory.
+const char* const kExportFibPy = R"(def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+def main():
+    print(fib(22))
+
+main()
+)";
+const char* const kExportWorkPy = R"(import json, re, collections
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+def words(text):
+    return collections.Counter(re.findall(r"[a-z]+", text.lower()))
+
+def main():
+    data = [{"k": i, "v": str(i) * 3} for i in range(2000)]
+    s = json.dumps(data)
+    back = json.loads(s)
+    c = words(s * 3)
+    print(fib(20), len(back), len(c))
+
+main()
+)";
+const char* const kExportFibJs = R"(function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+function main() { let s = 0; for (let i = 0; i < 30; i++) s += fib(18); console.log(s); }
+main();
+)";
+const char* const kExportWorkJs = R"(function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+function words(t) {
+  const m = new Map();
+  for (const w of t.toLowerCase().match(/[a-z]+/g) || []) m.set(w, (m.get(w) || 0) + 1);
+  return m;
+}
+function main() {
+  const data = [];
+  for (let i = 0; i < 5000; i++) data.push({k: i, v: String(i).repeat(3)});
+  const s = JSON.stringify(data);
+  const back = JSON.parse(s);
+  const c = words(s + s);
+  const sorted = back.map(x => x.v).sort();
+  console.log(fib(24), back.length, c.size, sorted.length);
+}
+main();
+)";
+
+void row_export() {
+    if (g_opt->vg_jit.empty()) throw std::runtime_error("row 9 needs --vg-jit");
+    struct Profile {
+        std::string label, what, script, text;
+        bool python;
+        std::vector<std::string> callgrind;  // extra Callgrind options
+    };
+    const std::vector<Profile> profiles = {
+        {"py-fib", "CPython 3.13 fib.py", "export-fib.py", kExportFibPy, true, {}},
+        {"py-work-ctx4",
+         "CPython 3.13 json/re script, --separate-callers=4",
+         "export-work.py",
+         kExportWorkPy,
+         true,
+         {"--separate-callers=4"}},
+        {"node-fib", "Node 20 fib.js", "export-fib.js", kExportFibJs, false, {}},
+        {"node-work", "Node 20 JSON/Map script", "export-work.js", kExportWorkJs, false, {}},
+        {"node-work-ctx8",
+         "Node 20 JSON/Map script, --separate-callers=8",
+         "export-work.js",
+         kExportWorkJs,
+         false,
+         {"--separate-callers=8"}},
+    };
+    bool missed = false;
+    for (const Profile& p : profiles) {
+        const std::string& program = p.python ? g_opt->python : g_opt->node;
+        if (program.empty()) {
+            g_notes.push_back(std::string("Row 9: no ") +
+                              (p.python ? "CPython 3.13 (--python)" : "Node (--node)") + ": " +
+                              p.what + " was not exported.");
+            continue;
+        }
+        const std::string dir = g_opt->workdir + "/";
+        {
+            std::ofstream f(dir + p.script, std::ios::binary);
+            f << p.text;
+            if (!f) throw std::runtime_error("cannot write " + dir + p.script);
+        }
+        // The profile, taken once (its time is not measured).
+        const std::string prof = dir + "export-" + p.label + ".out";
+        std::vector<std::string> take{g_opt->patched, "-q", "--tool=callgrind",
+                                      "--callgrind-out-file=" + prof};
+        take.insert(take.end(), p.callgrind.begin(), p.callgrind.end());
+        if (p.python) {
+            take.insert(take.end(), {program, "-X", "perf_jit", p.script});
+        } else {
+            take.insert(take.end(), {program, "--perf-prof", "--no-sparkplug", p.script});
+        }
+        run_once({"export-take-" + p.label, take, true});
+        const double in_mb = static_cast<double>(std::filesystem::file_size(prof)) / 1e6;
+        std::vector<Cmd> cmds;
+        for (const std::string format : {"firefox", "folded"})
+            cmds.push_back(
+                {"export-" + p.label + "-" + format,
+                 {g_opt->vg_jit, "export", "--format=" + format, prof, "-o", prof + "." + format},
+                 true});
+        // A profile that Callgrind wrote malformed is reported, not timed.
+        try {
+            run_once(cmds[0]);
+        } catch (const std::exception&) {
+            std::ifstream log(log_path(cmds[0]));
+            std::string first;
+            std::getline(log, first);
+            g_notes.push_back("Row 9: " + p.what + ": the profile is not readable (" + first +
+                              "), not timed.");
+            continue;
+        }
+        const auto res = rotate("9. vg-jit export, " + p.what, cmds, g_opt->repeats);
+        std::string times, sizes;
+        double worst_ratio = 0, worst_wall = 0, worst_rss = 0;
+        for (std::size_t i = 0; i < cmds.size(); ++i) {
+            const double out_mb =
+                static_cast<double>(std::filesystem::file_size(cmds[i].argv[5])) / 1e6;
+            const double wall = median_wall(res[i]);
+            std::vector<double> rss;
+            for (const auto& x : res[i]) rss.push_back(x.maxrss_kb / 1024.0);
+            worst_ratio = std::max(worst_ratio, out_mb / in_mb);
+            worst_wall = std::max(worst_wall, wall);
+            worst_rss = std::max(worst_rss, median(rss));
+            times += (i ? " / " : "") + fmt("%.2f s", wall);
+            sizes += (i ? " / " : "") + fmt("%.3g MB", out_mb);
+        }
+        // Counted: the instructions of the Firefox export under an outer
+        // Cachegrind, per byte of profile (for the small profiles only:
+        // Cachegrind runs it about 50 times slower).
+        std::string counted;
+        if (in_mb < 5) {
+            const std::string cg_out = dir + "export-" + p.label + ".cg";
+            run_once({"export-count-" + p.label,
+                      {g_opt->stock, "-q", "--tool=cachegrind", "--cache-sim=no",
+                       "--cachegrind-out-file=" + cg_out, g_opt->vg_jit, "export", prof, "-o",
+                       prof + ".counted"},
+                      true});
+            counted = fmt("; %.0f instructions per profile byte (firefox, counted)",
+                          cachegrind_total(cg_out) / (in_mb * 1e6));
+        }
+        const bool met = worst_ratio <= 4.0 && worst_wall <= std::max(1.0, in_mb);
+        missed = missed || !met;
+        g_rows.push_back(
+            {"9",
+             "vg-jit export of a " + p.what + " profile (" + fmt("%.3g MB", in_mb) +
+                 "), --format=firefox / folded: wall time and output size" + counted +
+                 "; peak memory " + fmt("%.0f MB", worst_rss),
+             std::to_string(g_opt->repeats), fmt("%.3g MB in", in_mb), times + "; " + sizes,
+             fmt("%.2f x input", worst_ratio) + ", " + fmt("%.2f s/MB", worst_wall / in_mb),
+             "<= 4 x input, <= 1 s per MB (at least 1 s)", verdict(met)});
+    }
+    if (missed) missed_note("Row 9");
+}
+
 std::string read_first(const std::string& path, const std::string& key) {
     std::ifstream f(path);
     std::string l;
@@ -1287,7 +1455,7 @@ bool merge_results(const std::string& path, const std::string& header) {
                  "--jitbench=PATH --bzip2=PATH --workdir=DIR [--inner-stock=VG-IN-PLACE "
                  "--inner-patched=VG-IN-PLACE] [--repeats=R>=5] [--invocations=K>=1] "
                  "[--lookup-max=N] [--stock-lookup-max=N] [--only=1,2,...] [--results=FILE] "
-                 "[--flags=TEXT]\n",
+                 "[--flags=TEXT] [--vg-jit=PATH] [--python=PATH] [--node=PATH]\n",
                  why.c_str());
     std::exit(2);
 }
@@ -1319,6 +1487,12 @@ int main(int argc, char** argv) {
             opt.inner_stock = v;
         else if (starts(a, "--inner-patched=", v))
             opt.inner_patched = v;
+        else if (starts(a, "--vg-jit=", v))
+            opt.vg_jit = v;
+        else if (starts(a, "--python=", v))
+            opt.python = v;
+        else if (starts(a, "--node=", v))
+            opt.node = v;
         else if (starts(a, "--repeats=", v))
             opt.repeats = std::atoi(v.c_str());
         else if (starts(a, "--invocations=", v))
@@ -1362,7 +1536,8 @@ int main(int argc, char** argv) {
             if (wanted(6)) row_native();
             if (wanted(7)) row_gdb();
             if (wanted(8)) row_late();
-            if (wanted(9)) row_creator();
+            if (wanted(9)) row_export();
+            if (wanted(10)) row_creator();
             std::ofstream(opt.workdir + "/bench-table-" + std::to_string(inv) + ".md") << table();
             invocations.push_back(g_rows);
         }

@@ -4,7 +4,9 @@
 // (profiler-cli, from the npm registry; build-aux/install-deps.sh installs
 // it into npm-tools/), whose per-function costs and call tree are compared
 // with the Callgrind profile's own numbers; folded stacks against their
-// line sums; the time line of several dumps; damaged profiles.
+// line sums; stacks that never show a caller that did not call (a program
+// and a profile built so that splitting costs among callers would); the
+// time line of several dumps; damaged profiles.
 //
 // Environment (besides test_support.hpp's):
 //   VGJIT_PROFILER_CLI  profiler-cli's script (default:
@@ -28,7 +30,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -269,6 +273,80 @@ const json* descend(const json& node, const std::vector<std::string>& path, std:
     return nullptr;
 }
 
+/// The frame that stands for callers a stack leaves out.
+const std::string kUnknownCallers = "[unknown callers]";
+
+/// Folded stacks: each line's frames (root first) and weight.
+std::vector<std::pair<std::vector<std::string>, std::uint64_t>> folded(const std::string& text) {
+    std::vector<std::pair<std::vector<std::string>, std::uint64_t>> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        const std::size_t sp = line.rfind(' ');
+        BOOST_TEST_REQUIRE(sp != std::string::npos, line);
+        std::vector<std::string> frames;
+        std::istringstream st(line.substr(0, sp));
+        std::string f;
+        while (std::getline(st, f, ';')) frames.push_back(f);
+        out.push_back({frames, std::stoull(line.substr(sp + 1))});
+    }
+    return out;
+}
+
+/// A program whose function `step` is called from `importer` and from
+/// `runner`, and calls `leaf` only when `runner` called it: without
+/// contexts, Callgrind's call edges (importer->step, runner->step,
+/// step->leaf) cannot tell whether `importer` led to `leaf`, and a rebuild
+/// that splits `leaf`'s cost among the callers of `step` puts it under
+/// `importer`, which never led to it.
+const char* const kCallersProgram = R"(fn leaf(n) {
+    var s = 0;
+    var i = 0;
+    while (i < n) {
+        s = s + i;
+        i = i + 1;
+    }
+    return s;
+}
+
+fn step(which, n) {
+    if (which == 1) {
+        return leaf(n);
+    }
+    var s = 0;
+    var i = 0;
+    while (i < n) {
+        s = s + 3 * i;
+        i = i + 1;
+    }
+    return s;
+}
+
+fn importer(k) {
+    var s = 0;
+    var j = 0;
+    while (j < k) {
+        s = s + step(0, 200);
+        j = j + 1;
+    }
+    return s;
+}
+
+fn runner(k) {
+    var s = 0;
+    var j = 0;
+    while (j < k) {
+        s = s + step(1, 200);
+        j = j + 1;
+    }
+    return s;
+}
+
+fn main() {
+    print importer(3000) + runner(3000);
+}
+)";
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(export_profiles)
@@ -307,8 +385,14 @@ BOOST_AUTO_TEST_CASE(firefox_without_contexts,
     const json meta = cli.query({"profile", "meta"});
     BOOST_TEST(contains(meta.dump(), "rebuilt from call edges"));
     const auto listed = check_functions(cli, p, e);
-    // Rebuilt stacks are a guess, but a close one here: each JIT function's
-    // total within 1% of Callgrind's inclusive cost.
+    // Stacks that stop short of their callers show the marker, which has
+    // no cost of its own.
+    BOOST_TEST_REQUIRE(listed.count(kUnknownCallers) == 1u);
+    BOOST_TEST(listed.at(kUnknownCallers).first == 0u);
+    BOOST_TEST(listed.at(kUnknownCallers).second > 0u);
+    // Each JIT function's total is within 1% of Callgrind's inclusive cost:
+    // what its stacks leave out is the cost of its callees that other
+    // functions called too.
     for (const std::string& name : defined_functions(example("calls.mj"))) {
         const std::string fn = jit_object("calls.mj") + "!" + name;
         BOOST_TEST_CONTEXT(fn) {
@@ -606,6 +690,395 @@ BOOST_AUTO_TEST_CASE(large_counts_and_plain_names) {
     // The weights as the profile has them (its total, 2^63 + 10, is exact too).
     BOOST_TEST(f.out ==
                "main " + std::to_string(big * 7 + 10) + "\nmain;f'x " + std::to_string(big) + "\n");
+}
+
+// A callee of a function with several callers is never put under a
+// caller that did not lead to it: without contexts its stack stops at the
+// marker below the callers every call had (here minijit's main), with its
+// whole self cost; with contexts its stack is the one chain that called it.
+BOOST_AUTO_TEST_CASE(no_invented_callers) {
+    const std::string source = tmp().file("callers.mj");
+    std::ofstream(source, std::ios::binary) << kCallersProgram;
+    for (const bool contexts : {false, true}) {
+        BOOST_TEST_CONTEXT((contexts ? "--separate-callers=10" : "without contexts")) {
+            const std::string prof = tmp().file(contexts ? "callers.ctx" : "callers.plain");
+            std::vector<std::string> args = {"--tool=callgrind", "--callgrind-out-file=" + prof};
+            if (contexts) args.push_back("--separate-callers=10");
+            const Result vg = vgjit::test::run_valgrind(args, {minijit(), source});
+            BOOST_TEST_REQUIRE(vg.status == 0, vg);
+            const cg::Profile p = cg::Profile::parse_file(prof);
+            const std::size_t ev = p.event_index("Ir");
+            std::uint64_t leaf_self = 0;
+            for (const auto& [key, f] : p.functions())
+                if (cg::split_context_name(key.name).function == "leaf") leaf_self += f.self[ev];
+            BOOST_TEST_REQUIRE(leaf_self > 0u);
+            // The profile itself has importer -> step: the trap is there.
+            bool importer_calls_step = false;
+            for (const auto& [key, edge] : p.calls())
+                if (cg::split_context_name(key.first.name).function == "importer" &&
+                    cg::split_context_name(key.second.name).function == "step")
+                    importer_calls_step = true;
+            BOOST_TEST_REQUIRE(importer_calls_step);
+
+            const Result r = export_profile({"--format=folded", prof});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            std::uint64_t under_leaf = 0;
+            for (const auto& [frames, w] : folded(r.out)) {
+                if (frames.back() != "leaf") continue;
+                under_leaf += w;
+                std::string text;
+                for (const std::string& f : frames) text += (text.empty() ? "" : ";") + f;
+                BOOST_TEST_CONTEXT(text) {
+                    BOOST_TEST(std::count(frames.begin(), frames.end(), "importer") == 0);
+                    BOOST_TEST_REQUIRE(frames.size() >= 3u);
+                    BOOST_TEST(frames[frames.size() - 2] == "step");
+                    if (contexts) {
+                        BOOST_TEST(frames[frames.size() - 3] == "runner");
+                        BOOST_TEST(std::count(frames.begin(), frames.end(), kUnknownCallers) == 0);
+                    } else {
+                        BOOST_TEST(frames[frames.size() - 3] == kUnknownCallers);
+                        BOOST_TEST(std::count(frames.begin(), frames.end(), "runner") == 0);
+                        BOOST_TEST_REQUIRE(frames.size() >= 4u);
+                        BOOST_TEST(frames[frames.size() - 4] == "main");
+                    }
+                }
+            }
+            BOOST_TEST(under_leaf == leaf_self);
+            if (!contexts) {
+                BOOST_TEST(contains(r.err, "warning: stacks rebuilt from call edges"), r.err);
+                BOOST_TEST(contains(r.err, kUnknownCallers), r.err);
+            }
+
+            // The Firefox profile has the same stacks.
+            const std::string out = prof + ".json";
+            BOOST_TEST_REQUIRE(export_profile({prof, "-o", out}).status == 0);
+            const json doc = json::parse(read_file(out));
+            const json& shared = doc.at("shared");
+            const json& strings = shared.at("stringArray");
+            const json& fn_names = shared.at("funcTable").at("name");
+            const json& frame_func = shared.at("frameTable").at("func");
+            const json& st_frame = shared.at("stackTable").at("frame");
+            const json& st_prefix = shared.at("stackTable").at("prefixOffset");
+            auto name_of_stack = [&](std::size_t s) {
+                const std::size_t fn = frame_func.at(st_frame.at(s).get<std::size_t>());
+                return strings.at(fn_names.at(fn).get<std::size_t>()).get<std::string>();
+            };
+            std::uint64_t leaf_weight = 0;
+            const json& samples = doc.at("threads").at(0).at("samples");
+            for (std::size_t i = 0; i < samples.at("stack").size(); ++i) {
+                std::size_t s = samples.at("stack")[i].get<std::size_t>();
+                if (name_of_stack(s) != "leaf") continue;
+                leaf_weight += samples.at("weight")[i].get<std::uint64_t>();
+                std::vector<std::string> chain;
+                for (;;) {
+                    chain.push_back(name_of_stack(s));
+                    const std::size_t off = st_prefix.at(s).get<std::size_t>();
+                    if (off == 0) break;
+                    s -= off;
+                }
+                BOOST_TEST(std::count(chain.begin(), chain.end(), "importer") == 0);
+                BOOST_TEST(std::count(chain.begin(), chain.end(), kUnknownCallers) ==
+                           (contexts ? 0 : 1));
+            }
+            BOOST_TEST(leaf_weight == leaf_self);
+        }
+    }
+}
+
+// The stack rules on a profile built for them: a function called from two
+// places that calls on only from one of them (eval: imp -> eval -> fib is
+// what a rebuild from edges would invent), one reached by two callers of
+// a common caller (x), recursion and mutual recursion entered from one
+// caller (fib, p and q), and a function with more cost than the calls to
+// it bring (worker, the start of a thread): each self cost whole, under
+// the callers every activation had.
+BOOST_AUTO_TEST_CASE(stacks_stop_at_unknown_callers) {
+    const std::string prof = R"(# callgrind format
+version: 1
+creator: synthetic
+cmd: synthetic
+positions: line
+events: Ir
+ob=/bin/true
+fl=a.c
+fn=start
+1 5
+cfn=main
+calls=1 10
+2 86
+fn=main
+10 3
+cfn=imp
+calls=1 20
+11 5
+cfn=run
+calls=1 30
+12 53
+cfn=a
+calls=1 40
+13 7
+cfn=b
+calls=1 45
+14 8
+cfn=worker
+calls=1 60
+15 10
+fn=imp
+20 2
+cfn=eval
+calls=5 50
+21 3
+fn=run
+30 2
+cfn=eval
+calls=5 50
+31 15
+cfn=p
+calls=1 70
+32 36
+fn=a
+40 1
+cfn=x
+calls=1 48
+41 6
+fn=b
+45 1
+cfn=x
+calls=1 48
+46 7
+fn=x
+48 13
+fn=eval
+50 7
+cfn=fib
+calls=2 55
+51 11
+fn=fib
+55 11
+cfn=fib
+calls=4 55
+56 6
+fn=p
+70 17
+cfn=q
+calls=2 75
+71 25
+fn=q
+75 19
+cfn=p
+calls=1 70
+76 6
+fn=worker
+60 23
+cfn=leafw
+calls=1 65
+61 29
+fn=leafw
+65 29
+totals: 133
+)";
+    const std::string in = tmp().file("unknown-callers.out");
+    std::ofstream(in, std::ios::binary) << prof;
+    const Result r = export_profile({"--format=folded", in});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(r.out ==
+               "[unknown callers];worker 23\n"
+               "[unknown callers];worker;leafw 29\n"
+               "start 5\n"
+               "start;main 3\n"
+               "start;main;[unknown callers];eval 7\n"
+               "start;main;[unknown callers];eval;fib 11\n"
+               "start;main;[unknown callers];x 13\n"
+               "start;main;a 1\n"
+               "start;main;b 1\n"
+               "start;main;imp 2\n"
+               "start;main;run 2\n"
+               "start;main;run;p 17\n"
+               "start;main;run;p;q 19\n");
+    BOOST_TEST(contains(r.err, "warning: stacks rebuilt from call edges: 5 functions"), r.err);
+    BOOST_TEST(contains(r.err, "stacks whole for 50 of 133 Ir"), r.err);
+
+    const std::string out = tmp().file("unknown-callers.json");
+    BOOST_TEST_REQUIRE(export_profile({in, "-o", out}).status == 0);
+    const json doc = json::parse(read_file(out));
+    BOOST_TEST(doc.at("meta").at("vgjitStacks") == "rebuilt");
+    BOOST_TEST(doc.at("meta").at("vgjitExactWeight") == "50");
+    // The marker is a function of its own, in the category "Other" (0),
+    // without object or file.
+    const json& shared = doc.at("shared");
+    std::size_t markers = 0;
+    for (std::size_t f = 0; f < shared.at("frameTable").at("func").size(); ++f) {
+        const std::size_t fn = shared.at("frameTable").at("func")[f];
+        const std::string name =
+            shared.at("stringArray").at(shared.at("funcTable").at("name")[fn].get<std::size_t>());
+        if (name != kUnknownCallers) continue;
+        ++markers;
+        BOOST_TEST(shared.at("frameTable").at("category")[f] == 0);
+        BOOST_TEST(shared.at("funcTable").at("flags")[fn] == 0);
+    }
+    BOOST_TEST(markers == 1u);
+}
+
+// Every two frames next to each other in an exported stack (the marker
+// aside) are a call of the profile: no stack makes up a caller.
+BOOST_AUTO_TEST_CASE(adjacent_frames_are_calls) {
+    for (const std::string& prof : {plain_profile(), context_profile()}) {
+        BOOST_TEST_CONTEXT(prof) {
+            const cg::Profile p = cg::Profile::parse_file(prof);
+            std::set<std::pair<std::string, std::string>> calls;
+            for (const auto& [key, edge] : p.calls())
+                calls.insert({cg::split_context_name(key.first.name).function,
+                              cg::split_context_name(key.second.name).function});
+            const Result r = export_profile({"--format=folded", prof});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            std::size_t pairs = 0, markers = 0;
+            for (const auto& [frames, w] : folded(r.out))
+                for (std::size_t i = 1; i < frames.size(); ++i) {
+                    if (frames[i] == kUnknownCallers || frames[i - 1] == kUnknownCallers) {
+                        ++markers;
+                        continue;
+                    }
+                    ++pairs;
+                    BOOST_TEST(calls.count({frames[i - 1], frames[i]}) == 1u,
+                               frames[i - 1] << " -> " << frames[i]);
+                }
+            BOOST_TEST(pairs > 100u);
+            BOOST_TEST(markers > 0u);
+        }
+    }
+}
+
+// Random programs run as call trees (each activation's calls drawn at
+// random, so what a function calls depends on who called it), written as
+// the Callgrind profile of that run: every exported stack must agree
+// with every activation of its function that had a self cost.  Frames
+// next to each other (no marker between) must be the caller of the
+// function's outermost activation and that activation; frames across a
+// marker must be on the activation's stack in that order; a stack
+// without a marker at its bottom must start where the activation's
+// stack starts.  And each function's self cost is all there, once.
+BOOST_AUTO_TEST_CASE(stacks_agree_with_every_activation) {
+    std::mt19937 rng(20261127);
+    auto pick = [&rng](unsigned n) { return static_cast<unsigned>(rng() % n); };
+    std::size_t checked = 0, with_marker = 0;
+    for (int program = 0; program < 200; ++program) {
+        BOOST_TEST_CONTEXT("program " << program) {
+            const unsigned nf = 2 + pick(8);
+            std::vector<std::vector<unsigned>> callees(nf);
+            for (unsigned f = 0; f < nf; ++f)
+                for (unsigned k = pick(4); k > 0; --k) callees[f].push_back(pick(nf));
+            std::vector<std::map<std::uint64_t, std::uint64_t>> lines(nf);
+            std::map<std::tuple<unsigned, unsigned, std::uint64_t>, std::uint64_t> calls;
+            std::vector<std::vector<std::vector<unsigned>>> activations(nf);
+            int budget = 400;
+            std::function<std::uint64_t(std::vector<unsigned>&)> run =
+                [&](std::vector<unsigned>& stack) {
+                    const unsigned f = stack.back();
+                    std::uint64_t total = 0;
+                    auto spend = [&](unsigned most) {
+                        const std::uint64_t c = pick(most + 1);
+                        if (!c) return;
+                        lines[f][1 + pick(5)] += c;
+                        total += c;
+                        activations[f].push_back(stack);
+                    };
+                    spend(3);
+                    if (stack.size() < 8)
+                        for (const unsigned g : callees[f]) {
+                            if (budget <= 0) break;
+                            if (pick(2)) continue;
+                            --budget;
+                            const std::uint64_t site = 1 + pick(3);
+                            stack.push_back(g);
+                            const std::uint64_t inclusive = run(stack);
+                            stack.pop_back();
+                            calls[{f, g, site}] += inclusive;
+                            total += inclusive;
+                            spend(2);
+                        }
+                    return total;
+                };
+            for (unsigned root = 0; root < (pick(3) ? 1u : 2u); ++root)
+                for (unsigned k = 1 + pick(3); k > 0; --k) {
+                    std::vector<unsigned> stack{root};
+                    run(stack);
+                }
+            std::ostringstream prof;
+            prof << "# callgrind format\nversion: 1\npositions: line\nevents: Ir\n"
+                 << "ob=/bin/true\nfl=a.c\n";
+            std::uint64_t total = 0;
+            for (unsigned f = 0; f < nf; ++f) {
+                prof << "fn=f" << f << "\n";
+                for (const auto& [line, cost] : lines[f]) {
+                    prof << line << " " << cost << "\n";
+                    total += cost;
+                }
+                for (const auto& [key, inclusive] : calls)
+                    if (std::get<0>(key) == f)
+                        prof << "cfn=f" << std::get<1>(key) << "\ncalls=1 1\n"
+                             << std::get<2>(key) << " " << inclusive << "\n";
+            }
+            prof << "totals: " << total << "\n";
+            const std::string in = tmp().file("random.out");
+            std::ofstream(in, std::ios::binary) << prof.str();
+            const Result r = export_profile({"--format=folded", in});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            std::vector<std::uint64_t> leaf_sums(nf, 0);
+            for (const auto& [frames, w] : folded(r.out)) {
+                // Frames as function numbers, the marker as -1.
+                std::vector<int> e;
+                for (const std::string& f : frames)
+                    e.push_back(f == kUnknownCallers ? -1 : std::stoi(f.substr(1)));
+                BOOST_TEST_REQUIRE(e.back() >= 0);
+                const unsigned x = static_cast<unsigned>(e.back());
+                leaf_sums[x] += w;
+                with_marker += std::count(e.begin(), e.end(), -1) > 0;
+                for (const std::vector<unsigned>& act : activations[x]) {
+                    // The activation's stack up to its outermost x.
+                    const std::vector<unsigned> s(act.begin(),
+                                                  std::find(act.begin(), act.end(), x) + 1);
+                    std::map<unsigned, std::size_t> first;
+                    for (std::size_t i = 0; i < s.size(); ++i) first.emplace(s[i], i);
+                    bool marker = false, ok = true;
+                    std::size_t prev = 0;
+                    int prev_frame = -1;
+                    for (const int fr : e) {
+                        if (fr < 0) {
+                            marker = true;
+                            continue;
+                        }
+                        const auto it = first.find(static_cast<unsigned>(fr));
+                        if (it == first.end()) {
+                            ok = false;
+                            break;
+                        }
+                        const std::size_t p = it->second;
+                        if (prev_frame < 0)
+                            ok = marker || p == 0;
+                        else
+                            ok = p > prev &&
+                                 (marker || s[p - 1] == static_cast<unsigned>(prev_frame));
+                        if (!ok) break;
+                        prev = p;
+                        prev_frame = fr;
+                        marker = false;
+                    }
+                    std::string stack_text, act_text;
+                    for (const std::string& f : frames) stack_text += f + ";";
+                    for (const unsigned f : act) act_text += "f" + std::to_string(f) + ";";
+                    BOOST_TEST(ok, "stack " << stack_text << " vs activation " << act_text);
+                    ++checked;
+                }
+            }
+            for (unsigned f = 0; f < nf; ++f) {
+                std::uint64_t self = 0;
+                for (const auto& [line, cost] : lines[f]) self += cost;
+                BOOST_TEST(leaf_sums[f] == self, "f" << f);
+            }
+        }
+    }
+    BOOST_TEST(checked > 1000u);
+    BOOST_TEST(with_marker > 10u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

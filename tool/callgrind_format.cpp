@@ -3,8 +3,7 @@
 #include "callgrind_format.hpp"
 
 #include <cctype>
-#include <cerrno>
-#include <cstdlib>
+#include <charconv>
 #include <sstream>
 #include <utility>
 
@@ -19,14 +18,30 @@ bool is_key_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
 }
 
+/// The white space that separates words (what std::isspace takes in the C
+/// locale).
+bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+/// Splits `s` at blanks (space, tab) into `out` (cleared first).
+void split_view(std::string_view s, std::vector<std::string_view>& out) {
+    out.clear();
+    std::size_t i = 0;
+    const std::size_t n = s.size();
+    for (;;) {
+        while (i < n && is_space(s[i])) ++i;
+        if (i == n) return;
+        const std::size_t b = i;
+        while (i < n && !is_space(s[i])) ++i;
+        out.push_back(s.substr(b, i - b));
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> split_words(const std::string& s) {
-    std::vector<std::string> out;
-    std::istringstream is(s);
-    std::string w;
-    while (is >> w) out.push_back(w);
-    return out;
+    std::vector<std::string_view> v;
+    split_view(s, v);
+    return std::vector<std::string>(v.begin(), v.end());
 }
 
 ParseError::ParseError(const std::string& source, unsigned long line, const std::string& message)
@@ -45,14 +60,15 @@ int Reader::position_index(const std::string& name) const {
     return -1;
 }
 
-bool Reader::parse_number(const std::string& text, std::uint64_t& value) {
+bool Reader::parse_number(std::string_view text, std::uint64_t& value) {
     if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
     const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
     if (hex && !std::isxdigit(static_cast<unsigned char>(text[2]))) return false;
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, hex ? 16 : 10);
-    if (errno == ERANGE || *end != '\0') return false;
+    const char* b = text.data() + (hex ? 2 : 0);
+    const char* e = text.data() + text.size();
+    std::uint64_t v = 0;
+    const auto r = std::from_chars(b, e, v, hex ? 16 : 10);
+    if (r.ec != std::errc() || r.ptr != e) return false;
     value = v;
     return true;
 }
@@ -82,7 +98,8 @@ void Reader::line(const std::string& raw) {
     std::size_t k = b;
     while (k < raw.size() && is_key_char(raw[k])) ++k;
     if (k > b && k < raw.size() && raw[k] == '=') {
-        position_line(raw.substr(b, k - b), raw.substr(k + 1));
+        const std::string_view view(raw);
+        position_line(view.substr(b, k - b), view.substr(k + 1));
         return;
     }
     if (k > b && k < raw.size() && raw[k] == ':') {
@@ -147,17 +164,22 @@ void Reader::start_body() {
 }
 
 void Reader::reset_call_spec() {
-    for (std::optional<std::string>* o : {&cob_, &cfi_, &cfn_, &jfi_, &jfn_}) o->reset();
+    for (Given* g : {&cob_, &cfi_, &cfn_, &jfi_, &jfn_}) g->set = false;
 }
 
-std::string Reader::name(NameTable& table, const std::string& v) const {
-    if (v.size() < 3 || v[0] != '(') return v;
+const std::string& Reader::name(NameTable& table, std::string_view v) {
+    auto plain = [&]() -> const std::string& {
+        plain_.assign(v.data(), v.size());
+        return plain_;
+    };
+    if (v.size() < 3 || v[0] != '(') return plain();
     const std::size_t close = v.find(')');
-    if (close == std::string::npos || close == 1) return v;
+    if (close == std::string_view::npos || close == 1) return plain();
     std::uint64_t id = 0;
     for (std::size_t i = 1; i < close; ++i) {
-        if (!std::isdigit(static_cast<unsigned char>(v[i]))) return v;  // "(anonymous ...)"
-        if (id > (UINT64_MAX - 9) / 10) fail("name compression id too large in '" + v + "'");
+        if (!std::isdigit(static_cast<unsigned char>(v[i]))) return plain();  // "(anonymous ...)"
+        if (id > (UINT64_MAX - 9) / 10)
+            fail("name compression id too large in '" + std::string(v) + "'");
         id = id * 10 + static_cast<std::uint64_t>(v[i] - '0');
     }
     std::size_t rest = close + 1;
@@ -168,40 +190,48 @@ std::string Reader::name(NameTable& table, const std::string& v) const {
             fail("name compression id (" + std::to_string(id) + ") used before it was defined");
         return it->second;
     }
-    return table[id] = v.substr(rest);
+    std::string& n = table[id];
+    n.assign(v.data() + rest, v.size() - rest);
+    return n;
 }
 
-std::size_t Reader::subpos(const std::vector<std::string>& words, std::size_t first,
-                           Subpos& out) const {
+std::size_t Reader::subpos(std::size_t first, Subpos& out) const {
+    const std::vector<std::string_view>& words = words_;
     const std::size_t n = positions_.size();
     if (words.size() < first + n)
         fail("fewer than the " + std::to_string(n) + " subpositions of \"positions:\"");
-    out.assign(n, 0);
+    out.resize(n);
     for (std::size_t k = 0; k < n; ++k) {
-        const std::string& w = words[first + k];
+        const std::string_view w = words[first + k];
         std::uint64_t v = 0;
         if (w == "*") {
             out[k] = last_[k];
         } else if (w[0] == '+' || w[0] == '-') {
-            if (!parse_number(w.substr(1), v)) fail("bad relative subposition '" + w + "'");
+            if (!parse_number(w.substr(1), v))
+                fail("bad relative subposition '" + std::string(w) + "'");
             out[k] = w[0] == '+' ? last_[k] + v : last_[k] - v;
         } else if (parse_number(w, v)) {
             out[k] = v;
         } else {
-            fail("bad subposition '" + w + "'");
+            fail("bad subposition '" + std::string(w) + "'");
         }
     }
     return first + n;
 }
 
-void Reader::position_line(const std::string& key, const std::string& value) {
+void Reader::position_line(std::string_view key, std::string_view value) {
     start_body();
     if (pending_ != Pending::None)
-        fail("\"" + key + "=\" where the line after calls=/jump=/jcnd= was expected");
+        fail("\"" + std::string(key) + "=\" where the line after calls=/jump=/jcnd= was expected");
+    auto give = [](Given& g, const std::string& n) {
+        g.set = true;
+        g.name = n;
+    };
     if (key == "ob") {
         object_ = name(objects_, value);
     } else if (key == "fl") {
-        fn_file_ = file_ = name(files_, value);
+        fn_file_ = name(files_, value);
+        file_ = fn_file_;
     } else if (key == "fi" || key == "fe") {
         file_ = name(files_, value);
     } else if (key == "fn") {
@@ -211,85 +241,84 @@ void Reader::position_line(const std::string& key, const std::string& value) {
         reset_call_spec();
         handler_.function(object_, fn_file_, fn_);
     } else if (key == "cob") {
-        cob_ = name(objects_, value);
+        give(cob_, name(objects_, value));
     } else if (key == "cfi" || key == "cfl") {
-        cfi_ = name(files_, value);
+        give(cfi_, name(files_, value));
     } else if (key == "cfn") {
-        cfn_ = name(functions_, value);
+        give(cfn_, name(functions_, value));
     } else if (key == "jfi") {
-        jfi_ = name(files_, value);
+        give(jfi_, name(files_, value));
     } else if (key == "jfn") {
-        jfn_ = name(functions_, value);
+        give(jfn_, name(functions_, value));
     } else if (key == "calls") {
         if (!have_fn_) fail("calls= before any fn=");
-        if (!cfn_) fail("calls= without a preceding cfn=");
-        const auto words = split_words(value);
-        if (words.empty() || !parse_number(words[0], call_.count))
-            fail("bad call count in calls=" + value);
-        subpos(words, 1, call_.target);
-        call_.object = cob_.value_or(object_);
-        call_.file = cfi_.value_or(file_);
-        call_.name = *cfn_;
-        cob_.reset();
-        cfi_.reset();
-        cfn_.reset();
+        if (!cfn_.set) fail("calls= without a preceding cfn=");
+        split_view(value, words_);
+        if (words_.empty() || !parse_number(words_[0], call_.count))
+            fail("bad call count in calls=" + std::string(value));
+        subpos(1, call_.target);
+        call_.object = cob_.set ? cob_.name : object_;
+        call_.file = cfi_.set ? cfi_.name : file_;
+        call_.name = cfn_.name;
+        cob_.set = cfi_.set = cfn_.set = false;
         pending_ = Pending::Call;
     } else if (key == "jump" || key == "jcnd") {
-        if (!have_fn_) fail(key + "= before any fn=");
-        const auto words = split_words(value);
-        if (words.empty()) fail("empty " + key + "=");
+        if (!have_fn_) fail(std::string(key) + "= before any fn=");
+        split_view(value, words_);
+        if (words_.empty()) fail("empty " + std::string(key) + "=");
         jump_.conditional = key == "jcnd";
+        const std::string_view w0 = words_[0];
         if (jump_.conditional) {
-            const std::size_t slash = words[0].find('/');
-            if (slash == std::string::npos ||
-                !parse_number(words[0].substr(0, slash), jump_.followed) ||
-                !parse_number(words[0].substr(slash + 1), jump_.executed))
-                fail("bad jcnd=FOLLOWED/EXECUTED count '" + words[0] + "'");
+            const std::size_t slash = w0.find('/');
+            if (slash == std::string_view::npos ||
+                !parse_number(w0.substr(0, slash), jump_.followed) ||
+                !parse_number(w0.substr(slash + 1), jump_.executed))
+                fail("bad jcnd=FOLLOWED/EXECUTED count '" + std::string(w0) + "'");
         } else {
-            if (!parse_number(words[0], jump_.followed)) fail("bad jump count '" + words[0] + "'");
+            if (!parse_number(w0, jump_.followed)) fail("bad jump count '" + std::string(w0) + "'");
             jump_.executed = 0;
         }
-        subpos(words, 1, jump_.target);
-        jump_.file = jfi_.value_or(file_);
-        jump_.function = jfn_.value_or(fn_);
-        jfi_.reset();
-        jfn_.reset();
+        subpos(1, jump_.target);
+        jump_.file = jfi_.set ? jfi_.name : file_;
+        jump_.function = jfn_.set ? jfn_.name : fn_;
+        jfi_.set = jfn_.set = false;
         pending_ = Pending::Jump;
     } else if (key == "frfn") {
         name(functions_, value);  // may define an id used later
     } else if (key != "rec") {
-        fail("unknown specification \"" + key + "=\"");
+        fail("unknown specification \"" + std::string(key) + "=\"");
     }
 }
 
-void Reader::cost_line(const std::string& raw) {
+void Reader::cost_line(std::string_view raw) {
     start_body();
     if (!have_fn_) fail("cost line before any fn=");
-    const auto words = split_words(raw);
-    Position pos{file_, {}};
-    const std::size_t i = subpos(words, 0, pos.subpos);
+    split_view(raw, words_);
+    const std::size_t i = subpos(0, pos_.subpos);
+    pos_.file = file_;
     if (pending_ == Pending::Jump) {
-        if (i != words.size()) fail("the line after jump=/jcnd= holds only the source position");
+        if (i != words_.size()) fail("the line after jump=/jcnd= holds only the source position");
         pending_ = Pending::None;
-        jump_.site = std::move(pos);
+        jump_.site = pos_;
         handler_.jump(jump_);
         return;
     }
-    if (words.size() - i > events_.size())
-        fail("cost line has " + std::to_string(words.size() - i) + " costs but \"events:\" names " +
-             std::to_string(events_.size()));
-    Costs costs(events_.size(), 0);
-    for (std::size_t k = i; k < words.size(); ++k)
-        if (!parse_number(words[k], costs[k - i])) fail("bad cost '" + words[k] + "'");
+    if (words_.size() - i > events_.size())
+        fail("cost line has " + std::to_string(words_.size() - i) +
+             " costs but \"events:\" names " + std::to_string(events_.size()));
+    costs_.assign(events_.size(), 0);
+    for (std::size_t k = i; k < words_.size(); ++k)
+        if (!parse_number(words_[k], costs_[k - i]))
+            fail("bad cost '" + std::string(words_[k]) + "'");
     if (pending_ == Pending::Call) {
         pending_ = Pending::None;
-        call_.site = std::move(pos);
-        call_.inclusive = std::move(costs);
+        call_.site = pos_;
+        call_.inclusive = costs_;
         handler_.call(call_);
         return;
     }
-    last_ = pos.subpos;
-    handler_.cost(pos, costs);
+    last_ = pos_.subpos;
+    handler_.cost(pos_, costs_);
 }
 
 ContextName split_context_name(const std::string& name) {

@@ -48,10 +48,11 @@
 #include <cstdint>
 #include <istream>
 #include <map>
-#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace vgjit {
@@ -141,7 +142,7 @@ public:
 
     /// Parses a number as the format writes it: decimal, or hex with "0x".
     /// Returns false if `text` is not one (or overflows 64 bits).
-    static bool parse_number(const std::string& text, std::uint64_t& value);
+    static bool parse_number(std::string_view text, std::uint64_t& value);
 
     /// 1-based number of the line being read (0 before the first).
     unsigned long line_number() const { return lineno_; }
@@ -151,15 +152,23 @@ public:
 
 private:
     enum class Pending { None, Call, Jump };
-    using NameTable = std::map<std::uint64_t, std::string>;
+    using NameTable = std::unordered_map<std::uint64_t, std::string>;
+    /// A name given for the next call or jump only (cob=, cfi=, ...).
+    struct Given {
+        bool set = false;
+        std::string name;
+    };
 
     void line(const std::string& raw);
     void header_line(const std::string& key, const std::string& value, const std::string& raw);
     void start_body();
-    void position_line(const std::string& key, const std::string& value);
-    void cost_line(const std::string& raw);
-    std::string name(NameTable& table, const std::string& value) const;
-    std::size_t subpos(const std::vector<std::string>& words, std::size_t first, Subpos& out) const;
+    void position_line(std::string_view key, std::string_view value);
+    void cost_line(std::string_view raw);
+    /// The name `value` gives: a compressed name's text from `table`
+    /// (defining it first for "(N) name"), or `value` itself.  The
+    /// reference is valid until the next call.
+    const std::string& name(NameTable& table, std::string_view value);
+    std::size_t subpos(std::size_t first, Subpos& out) const;
     void reset_call_spec();
 
     Handler& handler_;
@@ -169,13 +178,18 @@ private:
     std::vector<std::string> events_, positions_;
     Subpos last_;
     NameTable objects_, files_, functions_;
+    std::string plain_;  // the last name given without compression
     std::string object_, fn_file_ = "???", file_ = "???", fn_;
     bool have_fn_ = false;
     // The names given for the next call or jump, if any.
-    std::optional<std::string> cob_, cfi_, cfn_, jfi_, jfn_;
+    Given cob_, cfi_, cfn_, jfi_, jfn_;
     Pending pending_ = Pending::None;
     Call call_;
     Jump jump_;
+    // Reused for every line: its words, the position and costs read.
+    std::vector<std::string_view> words_;
+    Position pos_;
+    Costs costs_;
 };
 
 /// Writes names with Callgrind's name compression: "(N) name" the first

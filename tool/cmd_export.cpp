@@ -30,24 +30,22 @@ int run_export(const ExportCmdOptions& opts) {
         return kExitProblems;
     }
     if (c.stacks == exporting::Stacks::Rebuilt && c.has_contexts)
-        std::cerr
-            << "vg-jit: export: warning: stacks exact for " << c.exact_weight << " of " << c.total
-            << " " << c.event << "; " << c.ambiguous
-            << " functions were reached by several chains of callers (chains longer than "
-               "--separate-callers, or recursion deeper than --separate-recs, which Callgrind "
-               "merges) and their cost is split among them in proportion to the calls' "
-               "inclusive costs\n";
+        std::cerr << "vg-jit: export: warning: stacks exact for " << c.exact_weight << " of "
+                  << c.total << " " << c.event << "; " << c.ambiguous
+                  << " contexts had several callers (chains longer than --separate-callers, "
+                     "or recursion deeper than --separate-recs, which Callgrind merges): "
+                     "their stacks stop at the frame \""
+                  << exporting::kUnknownCallers
+                  << "\" below the callers every one of their calls had\n";
     else if (c.stacks == exporting::Stacks::Rebuilt)
-        std::cerr
-            << "vg-jit: export: warning: stacks rebuilt from call edges: " << c.ambiguous
-            << " functions were reached by several chains of callers, and their cost is split "
-               "among them in proportion to the calls' inclusive costs (stacks exact for "
-            << c.exact_weight << " of " << c.total << " " << c.event
-            << "); take the profile with --separate-callers=N (N at least the call depth) "
-               "for exact stacks\n";
-    if (c.capped)
-        std::cerr << "vg-jit: export: warning: more than " << c.stack_table.size()
-                  << " distinct stacks: further chains of callers were not followed\n";
+        std::cerr << "vg-jit: export: warning: stacks rebuilt from call edges: " << c.ambiguous
+                  << " functions had several callers, and the profile does not say which "
+                     "call led where: their stacks stop at the frame \""
+                  << exporting::kUnknownCallers
+                  << "\" below the callers every one of their calls had (stacks whole for "
+                  << c.exact_weight << " of " << c.total << " " << c.event
+                  << "); take the profile with --separate-callers=N (N at least the call "
+                     "depth) for whole stacks\n";
     auto write = [&](std::ostream& os) {
         if (opts.format == "folded")
             exporting::write_folded(c, os);

@@ -182,11 +182,14 @@ functions, object ???); each object (ob=) is a resource.
 Stacks are exact when the profile has the contexts to make them:
 with --separate-callers=N (N at least the call depth) each context
 is called from one context, and its self cost becomes a sample of its
-whole call chain.  Otherwise stacks are rebuilt from the call edges,
-a callee's cost split among its callers in proportion to the calls'
-inclusive costs: a warning says so and the profile's metadata
-(Stacks) too.  Recursive calls back into a function already on the
-chain are not followed.
+whole call chain.  Without contexts the profile tells only which
+function called which, not which caller led to a callee of a function
+with several callers, so a stack holds only the functions that were on
+the stack of every call (its dominators), and the frame "[unknown
+callers]" stands where the profile does not give the frames between:
+no function is put under a caller that did not lead to it, and no cost
+is split among guessed stacks.  A warning says so and the profile's
+metadata (Stacks) too.  Recursive calls fold into the outermost one.
 
 Several parts (--dump-every-bb=N, callgrind_control -d; in one file
 or as several PROFILE files of one run, in order) make a time line:

@@ -9,11 +9,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -24,23 +25,89 @@ namespace {
 
 using callgrind::ParseError;
 
-/// A call edge of one part: from node to node at a call site line.
+/// The calls from one node to another in one part: the line of the call
+/// site in the caller (if all calls were made from one line).
 struct Edge {
     std::size_t from = 0, to = 0;
     std::uint64_t site_line = 0;
-    long double inclusive = 0;
+    bool one_site = true;  ///< every call was made from site_line
 };
 
 /// A function of one part in one context (one fn=).
 struct Node {
-    std::string object, file, name;  // as the part names it (name with context)
+    std::string object, file;           // as the part names them
+    const std::string* name = nullptr;  // with context: the key of Collector::nodes_
     std::uint64_t first_line = 0;
-    std::size_t function = 0;                     // set when the part has been read
-    std::map<std::uint64_t, std::uint64_t> self;  // line -> cost
-    long double self_sum = 0, in_sum = 0, out_sum = 0;
-    std::vector<std::size_t> out;  // edges
-    std::size_t callers = 0;       // distinct caller nodes, counted to 2
-    std::size_t first_caller = kNoStack;
+    std::size_t function = 0;  // set when the part has been read
+    /// (line, cost of the event), in the order read; sorted by line, one
+    /// entry a line, once the part has been read.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> self;
+    std::uint64_t self_sum = 0;        // of the event
+    std::size_t same_name = kNoStack;  // the node read before with the same name
+    /// Per event of the part: self cost plus the inclusive cost of the
+    /// node's calls, less the inclusive cost of the calls to it.  Every
+    /// activation that was called is in a calls= line of its caller, so
+    /// this is 0 unless some activation was not (the bottom of a stack, a
+    /// thread's start): it is positive then.
+    std::vector<__int128> unexplained;
+};
+
+/// A hash index over a table of entries keyed by pairs of 64-bit
+/// numbers, which the caller keeps: each call gets `key`, where key(i) is
+/// entry i's key.  Open addressing (linear probing) in one array of entry
+/// numbers: the tables of stacks, frames and calls have millions of
+/// entries for large profiles, and a node per entry made them most of
+/// the conversion's time.
+class PairIndex {
+public:
+    static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+    using Key = std::pair<std::uint64_t, std::uint64_t>;
+    /// The entry keyed k, or kAbsent.
+    template <class KeyOf>
+    std::size_t find(const Key& k, KeyOf key) const {
+        if (slots_.empty()) return kAbsent;
+        for (std::size_t i = hash(k) & mask();; i = (i + 1) & mask()) {
+            const std::size_t e = slots_[i];
+            if (e == kAbsent || key(e) == k) return e;
+        }
+    }
+    /// The entry keyed k; if there is none, `next`, the number of the
+    /// entry the caller then adds to its table.
+    template <class KeyOf>
+    std::size_t insert(const Key& k, std::size_t next, KeyOf key) {
+        if (2 * (used_ + 1) > slots_.size()) grow(key);
+        std::size_t i = hash(k) & mask();
+        for (;; i = (i + 1) & mask()) {
+            const std::size_t e = slots_[i];
+            if (e == kAbsent) break;
+            if (key(e) == k) return e;
+        }
+        slots_[i] = next;
+        ++used_;
+        return next;
+    }
+
+private:
+    static std::size_t hash(const Key& k) {
+        std::uint64_t x = k.first * 0x9e3779b97f4a7c15ULL + k.second;  // splitmix64's finaliser
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        return static_cast<std::size_t>(x ^ (x >> 31));
+    }
+    std::size_t mask() const { return slots_.size() - 1; }
+    template <class KeyOf>
+    void grow(KeyOf key) {
+        std::vector<std::size_t> old(slots_.empty() ? 16 : 2 * slots_.size(), kAbsent);
+        old.swap(slots_);
+        for (const std::size_t e : old) {
+            if (e == kAbsent) continue;
+            std::size_t i = hash(key(e)) & mask();
+            while (slots_[i] != kAbsent) i = (i + 1) & mask();
+            slots_[i] = e;
+        }
+    }
+    std::vector<std::size_t> slots_;
+    std::size_t used_ = 0;
 };
 
 /// One part as read.
@@ -48,7 +115,8 @@ struct RawPart {
     std::string thread = "1";
     std::vector<Node> nodes;
     std::vector<Edge> edges;
-    std::map<std::tuple<std::size_t, std::size_t, std::uint64_t>, std::size_t> edge_index;
+    PairIndex edge_index;  // of edges, by (from, to)
+    PairIndex::Key edge_key(std::size_t e) const { return {edges[e].from, edges[e].to}; }
     std::uint64_t sum = 0;  // of the event over the cost lines
     bool body = false, trailer = false;
 };
@@ -62,6 +130,20 @@ bool ends_with(const std::string& s, const std::string& t) {
     return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
 }
 
+/// Whether `object` is an existing file that is not ELF (a producer's
+/// file named as object); asked once per object.
+bool non_elf_file(const std::string& object) {
+    static std::unordered_map<std::string, bool> known;
+    const auto it = known.find(object);
+    if (it != known.end()) return it->second;
+    std::ifstream f(object, std::ios::binary);
+    char magic[4] = {};
+    const bool r = f && f.read(magic, 4) &&
+                   !(magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F');
+    known.emplace(object, r);
+    return r;
+}
+
 Kind classify(const std::string& object, const std::string& name) {
     if (is_address_name(name) || object == "???") return Kind::Unnamed;
     if (object.empty()) return Kind::Native;  // Cachegrind names no objects
@@ -69,11 +151,7 @@ Kind classify(const std::string& object, const std::string& name) {
     if (ends_with(object, ".dump") ||
         (ends_with(object, ".map") && object.find("/perf-") != std::string::npos))
         return Kind::Jit;
-    std::ifstream f(object, std::ios::binary);
-    char magic[4] = {};
-    if (f && f.read(magic, 4) &&
-        !(magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F'))
-        return Kind::Jit;  // an existing file that is not ELF: a producer's file
+    if (non_elf_file(object)) return Kind::Jit;  // a producer's file
     return Kind::Native;
 }
 
@@ -140,42 +218,37 @@ public:
         node_ = node(object, file, name);
     }
     void cost(const callgrind::Position& pos, const callgrind::Costs& costs) override {
+        Node& n = cur_->nodes[node_];
+        add_unexplained(n, costs, +1);
         const std::uint64_t v = costs[static_cast<std::size_t>(ev_)];
         if (v == 0) return;
-        Node& n = cur_->nodes[node_];
         std::uint64_t line = 0;
         const int li = reader_->position_index("line");
         if (li >= 0 && pos.file == n.file) line = pos.subpos[static_cast<std::size_t>(li)];
         if (__builtin_add_overflow(cur_->sum, v, &cur_->sum))
             reader_->fail("the part's costs of " + event_ + " add up to more than 2^64");
-        n.self[line] += v;
-        n.self_sum += static_cast<long double>(v);
+        if (!n.self.empty() && n.self.back().first == line)
+            n.self.back().second += v;
+        else
+            n.self.push_back({line, v});
+        n.self_sum += v;
         if (line && (n.first_line == 0 || line < n.first_line)) n.first_line = line;
     }
     void call(const callgrind::Call& call) override {
-        const std::uint64_t v = call.inclusive[static_cast<std::size_t>(ev_)];
         const std::size_t to = node(call.object, call.file, call.name);
         const int li = reader_->position_index("line");
         const std::uint64_t site = li >= 0 && call.site.file == cur_->nodes[node_].file
                                        ? call.site.subpos[static_cast<std::size_t>(li)]
                                        : 0;
-        const auto key = std::make_tuple(node_, to, site);
-        auto it = cur_->edge_index.find(key);
-        if (it == cur_->edge_index.end()) {
-            it = cur_->edge_index.emplace(key, cur_->edges.size()).first;
-            cur_->edges.push_back({node_, to, site, 0});
-            cur_->nodes[node_].out.push_back(it->second);
-            Node& callee = cur_->nodes[to];
-            if (callee.callers == 0) {
-                callee.callers = 1;
-                callee.first_caller = node_;
-            } else if (callee.first_caller != node_) {
-                callee.callers = 2;
-            }
-        }
-        cur_->edges[it->second].inclusive += static_cast<long double>(v);
-        cur_->nodes[node_].out_sum += static_cast<long double>(v);
-        cur_->nodes[to].in_sum += static_cast<long double>(v);
+        RawPart& p = *cur_;
+        const std::size_t e = p.edge_index.insert({node_, to}, p.edges.size(),
+                                                  [&p](std::size_t i) { return p.edge_key(i); });
+        if (e == cur_->edges.size())
+            cur_->edges.push_back({node_, to, site, true});
+        else if (cur_->edges[e].site_line != site)
+            cur_->edges[e].one_site = false;
+        add_unexplained(cur_->nodes[node_], call.inclusive, +1);
+        add_unexplained(cur_->nodes[to], call.inclusive, -1);
     }
 
     /// Checks the last part read; `source` and `lines` for the error.
@@ -189,6 +262,14 @@ public:
     }
 
 private:
+    /// Adds `sign` times `costs` (one per event of the part) to the
+    /// node's unexplained costs.
+    void add_unexplained(Node& n, const callgrind::Costs& costs, int sign) {
+        if (n.unexplained.size() < costs.size()) n.unexplained.resize(costs.size(), 0);
+        for (std::size_t i = 0; i < costs.size(); ++i)
+            n.unexplained[i] += sign * static_cast<__int128>(costs[i]);
+    }
+
     void finish_part() {
         if (cur_ && cur_->body && !cur_->trailer)
             reader_->fail(
@@ -202,55 +283,71 @@ private:
     /// name ("f'x" with no function "x") stays part of the name.
     void resolve() {
         if (!cur_) return;
-        std::vector<callgrind::ContextName> names;
         std::unordered_map<std::string, char> known;
-        for (const Node& n : cur_->nodes) {
-            names.push_back(callgrind::split_context_name(n.name));
-            known[names.back().function] = 1;
-        }
-        for (std::size_t i = 0; i < cur_->nodes.size(); ++i) {
-            Node& n = cur_->nodes[i];
-            callgrind::ContextName& cn = names[i];
+        for (const Node& n : cur_->nodes)
+            known[callgrind::split_context_name(*n.name).function] = 1;
+        for (Node& n : cur_->nodes) {
+            callgrind::ContextName cn = callgrind::split_context_name(*n.name);
             bool context = true;
             for (const std::string& caller : cn.callers)
                 if (!known.count(caller)) context = false;
             if (!context) {
-                cn.function = n.name;
+                cn.function = *n.name;
                 cn.callers.clear();
             }
             if (!cn.callers.empty()) c_.has_contexts = true;
-            const auto fkey = std::make_tuple(n.object, n.file, cn.function);
+            auto fkey = std::make_tuple(n.object, n.file, std::move(cn.function));
             auto f = functions_.find(fkey);
             if (f == functions_.end()) {
                 f = functions_.emplace(fkey, c_.functions.size()).first;
                 Function fn;
                 fn.object = n.object;
                 fn.file = n.file;
-                fn.name = cn.function;
-                fn.kind = classify(n.object, cn.function);
+                fn.name = std::get<2>(fkey);
+                fn.kind = classify(n.object, fn.name);
                 c_.functions.push_back(fn);
             }
             n.function = f->second;
             Function& fn = c_.functions[n.function];
             if (n.first_line && (fn.first_line == 0 || n.first_line < fn.first_line))
                 fn.first_line = n.first_line;
+            // The names are no longer needed; the costs by line, in order.
+            std::string().swap(n.object);
+            std::string().swap(n.file);
+            n.name = nullptr;
+            std::sort(n.self.begin(), n.self.end());
+            std::size_t k = 0;
+            for (std::size_t j = 0; j < n.self.size(); ++j) {
+                if (k > 0 && n.self[k - 1].first == n.self[j].first)
+                    n.self[k - 1].second += n.self[j].second;
+                else
+                    n.self[k++] = n.self[j];
+            }
+            n.self.resize(k);
+            n.self.shrink_to_fit();
         }
+        nodes_.clear();
     }
 
+    /// The node of the current part with these names, made if new.
     std::size_t node(const std::string& object, const std::string& file, const std::string& name) {
-        std::string key = object;
-        key += '\0';
-        key += file;
-        key += '\0';
-        key += name;
-        auto it = nodes_.find(key);
-        if (it != nodes_.end()) return it->second;
+        const auto it = nodes_.find(name);
+        if (it != nodes_.end())
+            for (std::size_t i = it->second; i != kNoStack; i = cur_->nodes[i].same_name) {
+                const Node& n = cur_->nodes[i];
+                if (n.object == object && n.file == file) return i;
+            }
         Node n;
         n.object = object;
         n.file = file;
-        n.name = name;
+        if (it != nodes_.end()) {
+            n.same_name = it->second;
+            it->second = cur_->nodes.size();
+            n.name = &it->first;
+        } else {
+            n.name = &nodes_.emplace(name, cur_->nodes.size()).first->first;
+        }
         cur_->nodes.push_back(std::move(n));
-        nodes_.emplace(std::move(key), cur_->nodes.size() - 1);
         return cur_->nodes.size() - 1;
     }
 
@@ -261,7 +358,7 @@ private:
     callgrind::Reader* reader_ = nullptr;
     RawPart* cur_ = nullptr;
     int ev_ = -1;
-    std::unordered_map<std::string, std::size_t> nodes_;
+    std::unordered_map<std::string, std::size_t> nodes_;  // name -> its last node
     std::size_t node_ = kNoStack;
 };
 
@@ -270,193 +367,261 @@ class StackBuilder {
 public:
     explicit StackBuilder(Converted& c) : c_(c) {}
     std::size_t frame(const Frame& f) {
-        auto it = frames_.find(f);
-        if (it != frames_.end()) return it->second;
-        c_.frames.push_back(f);
-        frames_.emplace(f, c_.frames.size() - 1);
-        return c_.frames.size() - 1;
+        const auto& t = c_.frames;
+        const std::size_t i =
+            frames_.insert({f.function, f.line}, t.size(), [&t](std::size_t k) -> PairIndex::Key {
+                return {t[k].function, t[k].line};
+            });
+        if (i == c_.frames.size()) c_.frames.push_back(f);
+        return i;
     }
     std::size_t stack(std::size_t parent, const Frame& f) {
         const std::size_t fr = frame(f);
-        const auto key = std::make_pair(parent, fr);
-        auto it = stacks_.find(key);
-        if (it != stacks_.end()) return it->second;
-        c_.stack_table.push_back({parent, fr});
-        stacks_.emplace(key, c_.stack_table.size() - 1);
-        return c_.stack_table.size() - 1;
+        const auto& t = c_.stack_table;
+        const std::size_t i =
+            stacks_.insert({parent, fr}, t.size(), [&t](std::size_t k) -> PairIndex::Key {
+                return {t[k].parent, t[k].frame};
+            });
+        if (i == c_.stack_table.size()) c_.stack_table.push_back({parent, fr});
+        return i;
     }
-    std::size_t size() const { return c_.stack_table.size(); }
+    /// The function kUnknownCallers (made when first asked for).
+    std::size_t marker() {
+        if (marker_ == kNoStack) {
+            marker_ = c_.functions.size();
+            Function f;
+            f.name = kUnknownCallers;
+            f.kind = Kind::Marker;
+            c_.functions.push_back(f);
+        }
+        return marker_;
+    }
 
 private:
     Converted& c_;
-    std::map<Frame, std::size_t> frames_;
-    std::map<std::pair<std::size_t, std::size_t>, std::size_t> stacks_;
+    PairIndex frames_;  // of c_.frames, by (function, line)
+    PairIndex stacks_;  // of c_.stack_table, by (parent, frame)
+    std::size_t marker_ = kNoStack;
 };
 
-/// Most stacks a conversion makes before it stops following calls (their
-/// callees then hang under the chains already made).
-constexpr std::size_t kMaxStacks = 4000000;
-
-struct Share {
-    std::size_t parent;  // stack of the callers, kNoStack for a root
-    long double f;
-    std::size_t from;  // the calling node, kNoStack for a root
-};
-
-/// Converts one part into samples appended to `t`.
-void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t, bool& capped) {
-    const std::size_t n = p.nodes.size();
-    std::vector<std::vector<Share>> shares(n);
-    std::vector<long double> basis(n);
-    std::vector<char> on_path(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-        const Node& nd = p.nodes[i];
-        basis[i] = std::max(nd.in_sum, nd.self_sum + nd.out_sum);
+/// A directed graph in compressed rows: the successors of v are
+/// list[start[v]] .. list[start[v + 1] - 1].
+struct Graph {
+    std::vector<std::size_t> start, list;
+    Graph(std::size_t vertices, const std::vector<std::pair<std::size_t, std::size_t>>& arcs)
+        : start(vertices + 1, 0), list(arcs.size()) {
+        for (const auto& a : arcs) ++start[a.first + 1];
+        for (std::size_t v = 0; v < vertices; ++v) start[v + 1] += start[v];
+        std::vector<std::size_t> at(start.begin(), start.end() - 1);
+        for (const auto& a : arcs) list[at[a.first]++] = a.second;
     }
-    struct Entry {
-        std::size_t node, parent;
-        long double f;
-        std::size_t next;
-    };
-    std::vector<Entry> st;
-    auto enter = [&](std::size_t node, std::size_t parent, long double w, std::size_t from) {
-        const long double f = basis[node] > 0 ? w / basis[node] : 1;
-        shares[node].push_back({parent, f, from});
-        on_path[node] = 1;
-        st.push_back({node, parent, f, 0});
-    };
-    for (std::size_t r = 0; r < n; ++r) {
-        const long double root_w = basis[r] - p.nodes[r].in_sum;
-        if (!(root_w >= 1)) continue;
-        enter(r, kNoStack, root_w, kNoStack);
+};
+
+/// The immediate dominator of every vertex of `succ` reachable from
+/// `entry` (Lengauer and Tarjan's algorithm, with path compression:
+/// O(E log V)); `pred` is the reversed graph.  idom[entry] is entry,
+/// unreachable vertices get kNoStack.
+std::vector<std::size_t> immediate_dominators(std::size_t entry, const Graph& succ,
+                                              const Graph& pred) {
+    const std::size_t nv = succ.start.size() - 1, none = kNoStack;
+    std::vector<std::size_t> dfn(nv, none), vertex, parent(nv, none);
+    vertex.reserve(nv);
+    {  // Depth-first numbering.
+        std::vector<std::pair<std::size_t, std::size_t>> st;
+        dfn[entry] = 0;
+        vertex.push_back(entry);
+        st.push_back({entry, succ.start[entry]});
         while (!st.empty()) {
-            Entry& e = st.back();
-            const Node& nd = p.nodes[e.node];
-            if (e.next == nd.out.size()) {
-                on_path[e.node] = 0;
+            const std::size_t v = st.back().first;
+            const std::size_t k = st.back().second;
+            if (k == succ.start[v + 1]) {
                 st.pop_back();
                 continue;
             }
-            const Edge& ed = p.edges[nd.out[e.next++]];
-            const long double w = e.f * ed.inclusive;
-            if (on_path[ed.to]) continue;  // recursion: not followed
-            // Less than half a count, or a millionth of the callee's cost:
-            // not followed (the callee hangs under another chain).
-            if (w < 0.5L || w < basis[ed.to] * 1e-6L) continue;
-            if (sb.size() >= kMaxStacks) {
-                capped = true;
+            ++st.back().second;
+            const std::size_t w = succ.list[k];
+            if (dfn[w] != none) continue;
+            dfn[w] = vertex.size();
+            vertex.push_back(w);
+            parent[w] = v;
+            st.push_back({w, succ.start[w]});
+        }
+    }
+    std::vector<std::size_t> semi(dfn), label(nv), ancestor(nv, none), idom(nv, none),
+        bucket_head(nv, none), bucket_next(nv, none), path;
+    for (std::size_t v = 0; v < nv; ++v) label[v] = v;
+    // The vertex of least semidominator number on the path from v up to
+    // the root of its tree in the forest, compressing the path.
+    auto eval = [&](std::size_t v) {
+        if (ancestor[v] == none) return v;
+        path.clear();
+        for (std::size_t x = v; ancestor[ancestor[x]] != none; x = ancestor[x]) path.push_back(x);
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+            const std::size_t x = *it, a = ancestor[x];
+            if (semi[label[a]] < semi[label[x]]) label[x] = label[a];
+            ancestor[x] = ancestor[a];
+        }
+        return label[v];
+    };
+    for (std::size_t i = vertex.size(); i-- > 1;) {
+        const std::size_t w = vertex[i];
+        for (std::size_t k = pred.start[w]; k < pred.start[w + 1]; ++k) {
+            const std::size_t v = pred.list[k];
+            if (dfn[v] == none) continue;
+            const std::size_t u = eval(v);
+            if (semi[u] < semi[w]) semi[w] = semi[u];
+        }
+        const std::size_t s = vertex[semi[w]], pw = parent[w];
+        bucket_next[w] = bucket_head[s];
+        bucket_head[s] = w;
+        ancestor[w] = pw;
+        for (std::size_t v = bucket_head[pw]; v != none; v = bucket_next[v]) {
+            const std::size_t u = eval(v);
+            idom[v] = semi[u] < semi[v] ? u : pw;
+        }
+        bucket_head[pw] = none;
+    }
+    for (std::size_t i = 1; i < vertex.size(); ++i) {
+        const std::size_t w = vertex[i];
+        if (idom[w] != vertex[semi[w]]) idom[w] = idom[idom[w]];
+    }
+    idom[entry] = entry;
+    return idom;
+}
+
+/// Converts one part into samples appended to `t` (the stack rules in
+/// profile_export.hpp).
+void convert_part(Converted& c, StackBuilder& sb, const RawPart& p, Thread& t) {
+    const std::size_t n = p.nodes.size(), entry = n, none = kNoStack;
+    // The calls between distinct nodes; a recursive call of a node by
+    // itself says nothing about its callers.
+    std::vector<std::pair<std::size_t, std::size_t>> arcs;
+    std::vector<char> called(n, 0);
+    for (const Edge& e : p.edges)
+        if (e.from != e.to) {
+            arcs.push_back({e.from, e.to});
+            called[e.to] = 1;
+        }
+    // Roots: nodes never called (the bottom of the stacks), and nodes
+    // with activations that no call explains (partial roots: their
+    // stacks get the marker, since some of their activations had callers).
+    std::vector<char> partial(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!called[i]) {
+            arcs.push_back({entry, i});
+            continue;
+        }
+        for (const __int128 u : p.nodes[i].unexplained)
+            if (u > 0) partial[i] = 1;
+        if (partial[i]) arcs.push_back({entry, i});
+    }
+    // Nodes no root reaches (a cycle of calls whose entry was not seen)
+    // become partial roots too, in the order of the part.
+    {
+        const Graph g(n + 1, arcs);
+        std::vector<char> seen(n + 1, 0);
+        std::vector<std::size_t> todo{entry};
+        auto flood = [&]() {
+            while (!todo.empty()) {
+                const std::size_t v = todo.back();
+                todo.pop_back();
+                if (seen[v]) continue;
+                seen[v] = 1;
+                for (std::size_t k = g.start[v]; k < g.start[v + 1]; ++k)
+                    if (!seen[g.list[k]]) todo.push_back(g.list[k]);
+            }
+        };
+        flood();
+        for (std::size_t i = 0; i < n; ++i)
+            if (!seen[i]) {
+                partial[i] = 1;
+                arcs.push_back({entry, i});
+                todo.push_back(i);
+                flood();
+            }
+    }
+    const Graph succ(n + 1, arcs);
+    for (auto& a : arcs) std::swap(a.first, a.second);
+    const Graph pred(n + 1, arcs);
+    arcs.clear();
+    arcs.shrink_to_fit();
+    const std::vector<std::size_t> idom = immediate_dominators(entry, succ, pred);
+
+    // The dominator tree in preorder, with each vertex's interval of
+    // preorder numbers (a dominates b iff b's number is in a's interval).
+    std::vector<std::pair<std::size_t, std::size_t>> tree_arcs;
+    for (std::size_t i = 0; i < n; ++i) tree_arcs.push_back({idom[i], i});
+    const Graph tree(n + 1, tree_arcs);
+    tree_arcs.clear();
+    std::vector<std::size_t> order, pre(n + 1), last(n + 1);
+    {
+        std::vector<std::pair<std::size_t, std::size_t>> st{{entry, tree.start[entry]}};
+        pre[entry] = 0;
+        order.push_back(entry);
+        while (!st.empty()) {
+            const std::size_t v = st.back().first, k = st.back().second;
+            if (k == tree.start[v + 1]) {
+                last[v] = order.size() - 1;
+                st.pop_back();
                 continue;
             }
-            const std::size_t parent = sb.stack(e.parent, Frame{nd.function, ed.site_line});
-            enter(ed.to, parent, w, e.node);  // invalidates e
+            ++st.back().second;
+            const std::size_t w = tree.list[k];
+            pre[w] = order.size();
+            order.push_back(w);
+            st.push_back({w, tree.start[w]});
         }
     }
-    // Nodes no chain reached with at least half a count (deep recursion
-    // thins the shares out) hang under the chain of a caller that was
-    // reached, so that their cost stays under their callers.
-    {
-        std::vector<std::size_t> queue;
-        for (std::size_t i = 0; i < n; ++i)
-            if (!shares[i].empty()) queue.push_back(i);
-        for (std::size_t q = 0; q < queue.size(); ++q) {
-            const std::size_t u = queue[q];
-            const Share* best = &shares[u][0];
-            for (const Share& s : shares[u])
-                if (s.f > best->f) best = &s;
-            const Share from = *best;
-            for (const std::size_t ei : p.nodes[u].out) {
-                const Edge& ed = p.edges[ei];
-                if (!shares[ed.to].empty()) continue;
-                if (sb.size() >= kMaxStacks) {
-                    capped = true;
-                    break;
-                }
-                shares[ed.to].push_back(
-                    {sb.stack(from.parent, Frame{p.nodes[u].function, ed.site_line}), 1, u});
-                queue.push_back(ed.to);
-            }
+    auto dominates = [&](std::size_t a, std::size_t b) {
+        return pre[a] <= pre[b] && pre[b] <= last[a];
+    };
+
+    // Each node's stack of callers (prefix): its immediate dominator's
+    // stack and frame, then the marker unless that dominator called every
+    // outermost activation of the node itself.
+    std::vector<std::size_t> prefix(n, none);
+    std::vector<char> cut(n, 0);
+    for (std::size_t oi = 1; oi < order.size(); ++oi) {
+        const std::size_t x = order[oi], d = idom[x];
+        bool direct = !partial[x];
+        for (std::size_t k = pred.start[x]; k < pred.start[x + 1] && direct; ++k) {
+            const std::size_t y = pred.list[k];
+            // A call from a node that x dominates is a recursive one,
+            // made from inside an activation of x.
+            if (y != d && !dominates(x, y)) direct = false;
         }
+        std::size_t base = none;
+        if (d != entry) {
+            std::uint64_t line = 0;
+            if (direct) {
+                const std::size_t e =
+                    p.edge_index.find({d, x}, [&p](std::size_t i) { return p.edge_key(i); });
+                if (e != PairIndex::kAbsent && p.edges[e].one_site) line = p.edges[e].site_line;
+            }
+            base = sb.stack(prefix[d], Frame{p.nodes[d].function, line});
+            cut[x] = cut[d];
+        }
+        if (!direct) {
+            base = sb.stack(base, Frame{sb.marker(), 0});
+            cut[x] = 1;
+        }
+        prefix[x] = base;
     }
-    // A node's chains of callers are exact if they all come from one
-    // calling node whose chains are exact, or it is a root reached once
-    // (several chains of one caller differ only in the lines of calls).
-    std::vector<signed char> exact(n, -1);  // -1 unknown, 2 on the walk
-    auto local = [&](std::size_t i) {
-        if (shares[i].empty()) return false;
-        const std::size_t from = shares[i][0].from;
-        for (const Share& s : shares[i])
-            if (s.from != from) return false;
-        return from != kNoStack || shares[i].size() == 1;
-    };
-    std::vector<std::size_t> walk;
-    auto is_exact = [&](std::size_t i) {
-        walk.clear();
-        bool result = true;
-        for (std::size_t j = i;;) {
-            if (exact[j] == 0 || exact[j] == 1) {
-                result = exact[j] == 1;
-                break;
-            }
-            if (exact[j] == 2 || !local(j)) {
-                result = false;
-                if (exact[j] != 2) walk.push_back(j);
-                break;
-            }
-            exact[j] = 2;
-            walk.push_back(j);
-            j = shares[j][0].from;
-            if (j == kNoStack) break;
-        }
-        for (const std::size_t w : walk) exact[w] = result ? 1 : 0;
-        return result;
-    };
-    // Every line's self cost, given out whole over the node's chains.
-    const std::uint64_t part_start = t.total;
+
+    // Every line's self cost, whole, as one sample of its node's stack.
+    t.part_starts.push_back(t.total);
     std::uint64_t time = t.total;
-    t.part_starts.push_back(part_start);
     for (std::size_t i = 0; i < n; ++i) {
         const Node& nd = p.nodes[i];
         if (nd.self.empty()) continue;
-        std::vector<Share>& sh = shares[i];
-        if (is_exact(i)) {
-            c.exact_weight += static_cast<std::uint64_t>(nd.self_sum);
-        } else {
+        if (cut[i])
             ++c.ambiguous;
-            if (sh.empty()) sh.push_back({kNoStack, 1, kNoStack});
-        }
-        long double total_f = 0;
-        for (const Share& s : sh) total_f += s.f;
+        else
+            c.exact_weight += nd.self_sum;
         for (const auto& [line, cost] : nd.self) {
-            std::vector<std::uint64_t> pieces(sh.size(), 0);
-            if (sh.size() == 1) {
-                pieces[0] = cost;
-            } else {
-                std::vector<std::pair<long double, std::size_t>> rem;
-                std::uint64_t given = 0;
-                for (std::size_t k = 0; k < sh.size(); ++k) {
-                    const long double raw = static_cast<long double>(cost) * (sh[k].f / total_f);
-                    long double fl = std::floor(raw);
-                    std::uint64_t v = fl >= static_cast<long double>(cost)
-                                          ? cost
-                                          : static_cast<std::uint64_t>(fl);
-                    if (v > cost - given) v = cost - given;
-                    pieces[k] = v;
-                    given += v;
-                    rem.push_back({raw - fl, k});
-                }
-                std::stable_sort(rem.begin(), rem.end(),
-                                 [](const auto& a, const auto& b) { return a.first > b.first; });
-                for (std::size_t k = 0; given < cost; k = (k + 1) % rem.size()) {
-                    ++pieces[rem[k].second];
-                    ++given;
-                }
-            }
-            for (std::size_t k = 0; k < sh.size(); ++k) {
-                if (!pieces[k]) continue;
-                const std::size_t s = sb.stack(sh[k].parent, Frame{nd.function, line});
-                t.samples.push_back({s, pieces[k], time});
-                time += pieces[k];
-            }
+            const std::size_t s = sb.stack(prefix[i], Frame{nd.function, line});
+            t.samples.push_back({s, cost, time});
+            time += cost;
         }
     }
     t.total = time;
@@ -469,6 +634,7 @@ const char* kind_name(Kind k) {
     case Kind::Jit: return "JIT";
     case Kind::Native: return "Native";
     case Kind::Unnamed: return "Unnamed";
+    case Kind::Marker: return "Other";
     }
     return "Native";
 }
@@ -489,7 +655,7 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
     }
     StackBuilder sb(c);
     std::map<std::string, std::size_t> thread_index;
-    bool capped = false, any_edge = false;
+    bool any_edge = false;
     for (const RawPart& p : parts) {
         auto it = thread_index.find(p.thread);
         if (it == thread_index.end()) {
@@ -497,16 +663,15 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
             c.threads.push_back(Thread{p.thread, {}, 0, {}});
         }
         if (!p.edges.empty()) any_edge = true;
-        convert_part(c, sb, p, c.threads[it->second], capped);
+        convert_part(c, sb, p, c.threads[it->second]);
         if (__builtin_add_overflow(c.total, p.sum, &c.total))
             throw std::runtime_error("the profile's total of " + opts.event + " exceeds 2^64");
         ++c.parts;
     }
-    c.capped = capped;
     if (!any_edge)
         c.stacks = Stacks::Flat;
     else
-        c.stacks = c.ambiguous == 0 && !capped ? Stacks::Exact : Stacks::Rebuilt;
+        c.stacks = c.ambiguous == 0 ? Stacks::Exact : Stacks::Rebuilt;
     return c;
 }
 
@@ -543,18 +708,18 @@ std::string stacks_text(const Converted& c) {
     case Stacks::Rebuilt:
         if (c.has_contexts)
             return "exact (from Callgrind's contexts) for " + std::to_string(c.exact_weight) +
-                   " of " + std::to_string(c.total) + " " + c.event +
-                   "; rebuilt from call edges for " + std::to_string(c.ambiguous) +
-                   " functions reached by several chains of callers (chains longer than "
-                   "--separate-callers, recursion deeper than --separate-recs): their cost is "
-                   "split "
-                   "among the chains in proportion to the calls' inclusive costs";
-        return "rebuilt from call edges where a function had several chains of callers (" +
-               std::to_string(c.ambiguous) + " functions; exact for " +
-               std::to_string(c.exact_weight) + " of " + std::to_string(c.total) + " " + c.event +
-               "): a callee's cost is split among its callers in proportion to the calls' "
-               "inclusive "
-               "costs; take the profile with --separate-callers=N for exact stacks";
+                   " of " + std::to_string(c.total) + " " + c.event + "; " +
+                   std::to_string(c.ambiguous) +
+                   " contexts had several callers (chains longer than --separate-callers, "
+                   "recursion deeper than --separate-recs): their stacks stop at the frame " +
+                   kUnknownCallers + " below the callers every one of their calls had";
+        return "rebuilt from call edges, whole for " + std::to_string(c.exact_weight) + " of " +
+               std::to_string(c.total) + " " + c.event + ": " + std::to_string(c.ambiguous) +
+               " functions had several callers, and the profile does not say which call led "
+               "where; their stacks stop at the frame " +
+               kUnknownCallers +
+               " below the callers every one of their calls had (take the profile with "
+               "--separate-callers=N for whole stacks)";
     case Stacks::Flat: return "flat: the profile has no calls (one frame per sample)";
     }
     return "";
@@ -562,28 +727,92 @@ std::string stacks_text(const Converted& c) {
 
 }  // namespace
 
+namespace {
+
+/// Writes JSON text to a stream through a buffer: the large arrays of a
+/// profile (stacks, frames, samples) element by element, without a
+/// document tree in memory.
+class JsonWriter {
+public:
+    explicit JsonWriter(std::ostream& out) : out_(out) { buf_.reserve(kBuffer + 64); }
+    JsonWriter(const JsonWriter&) = delete;
+    JsonWriter& operator=(const JsonWriter&) = delete;
+    ~JsonWriter() { flush(); }
+
+    JsonWriter& raw(std::string_view s) {
+        buf_.append(s.data(), s.size());
+        if (buf_.size() >= kBuffer) flush();
+        return *this;
+    }
+    JsonWriter& number(std::uint64_t v) {
+        char b[24];
+        const auto r = std::to_chars(b, b + sizeof b, v);
+        return raw(std::string_view(b, static_cast<std::size_t>(r.ptr - b)));
+    }
+    /// The shortest text that reads back as `v`.
+    JsonWriter& real(double v) {
+        char b[32];
+        const auto r = std::to_chars(b, b + sizeof b, v);
+        return raw(std::string_view(b, static_cast<std::size_t>(r.ptr - b)));
+    }
+    /// A value of any size made by nlohmann/json; invalid UTF-8 in its
+    /// strings (profiles are byte strings) is replaced, not fatal.
+    JsonWriter& value(const nlohmann::json& j) {
+        return raw(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    /// "key":
+    JsonWriter& key(std::string_view k) {
+        raw("\"");
+        raw(k);
+        return raw("\":");
+    }
+    /// An array of `n` numbers, the i-th being get(i).
+    template <class Get>
+    JsonWriter& numbers(std::size_t n, Get get) {
+        raw("[");
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i) raw(",");
+            number(get(i));
+        }
+        return raw("]");
+    }
+    void flush() {
+        out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        buf_.clear();
+    }
+
+private:
+    static constexpr std::size_t kBuffer = 1 << 16;
+    std::ostream& out_;
+    std::string buf_;
+};
+
+}  // namespace
+
 void write_firefox(const Converted& c, std::ostream& out) {
     using nlohmann::json;
     Strings str;
-    // Categories: 0 is the default (grey).
+    // Categories: 0 is the default (grey), also the marker's.
     const json categories = json::array({
         {{"name", "Other"}, {"color", "grey"}, {"subcategories", {"Other"}}},
         {{"name", "JIT"}, {"color", "green"}, {"subcategories", {"Other"}}},
         {{"name", "Native"}, {"color", "blue"}, {"subcategories", {"Other"}}},
         {{"name", "Unnamed"}, {"color", "red"}, {"subcategories", {"Other"}}},
     });
-    auto category_of = [](Kind k) { return k == Kind::Jit ? 1 : k == Kind::Native ? 2 : 3; };
+    auto category_of = [](Kind k) -> std::uint64_t {
+        return k == Kind::Jit ? 1 : k == Kind::Native ? 2 : k == Kind::Unnamed ? 3 : 0;
+    };
 
     // Resources (one per object) and sources (one per file).
     std::map<std::string, std::size_t> resource_index, source_index;
     json res_name = json::array(), res_host = json::array(), res_type = json::array();
     json src_id = json::array(), src_file = json::array(), src_line = json::array(),
          src_col = json::array(), src_map = json::array(), src_content = json::array();
-    json fn_name = json::array(), fn_flags = json::array(), fn_res = json::array(),
-         fn_src = json::array(), fn_line = json::array(), fn_col = json::array(),
-         fn_orig = json::array();
-    for (const Function& f : c.functions) {
-        int flags = 0;
+    const std::size_t nfuncs = c.functions.size();
+    std::vector<std::uint64_t> fn_name(nfuncs), fn_flags(nfuncs), fn_res(nfuncs), fn_src(nfuncs);
+    for (std::size_t i = 0; i < nfuncs; ++i) {
+        const Function& f = c.functions[i];
+        std::uint64_t flags = 0;
         std::size_t res = 0, src = 0;
         if (!f.object.empty()) {
             auto it = resource_index.find(f.object);
@@ -612,72 +841,10 @@ void write_firefox(const Converted& c, std::ostream& out) {
         }
         if (f.first_line) flags |= 16;
         if (f.kind == Kind::Jit) flags |= 1 | 2;  // shown by the JavaScript-only call tree too
-        fn_name.push_back(str(f.name));
-        fn_flags.push_back(flags);
-        fn_res.push_back(res);
-        fn_src.push_back(src);
-        fn_line.push_back(f.first_line);
-        fn_col.push_back(0);
-        fn_orig.push_back(0);
-    }
-    json fr_flags = json::array(), fr_zero = json::array(), fr_cat = json::array(),
-         fr_line = json::array(), fr_func = json::array();
-    for (const Frame& fr : c.frames) {
-        fr_flags.push_back(4 | (fr.line ? 16 : 0));
-        fr_zero.push_back(0);
-        fr_cat.push_back(category_of(c.functions[fr.function].kind));
-        fr_line.push_back(fr.line);
-        fr_func.push_back(fr.function);
-    }
-    const std::size_t nframes = c.frames.size();
-    json st_frame = json::array(), st_prefix = json::array();
-    for (std::size_t i = 0; i < c.stack_table.size(); ++i) {
-        const Stack& s = c.stack_table[i];
-        st_frame.push_back(s.frame);
-        st_prefix.push_back(s.parent == kNoStack ? 0 : i - s.parent);
-    }
-    json threads = json::array();
-    for (const Thread& t : c.threads) {
-        json stack = json::array(), time = json::array(), weight = json::array();
-        for (const Sample& s : t.samples) {
-            std::uint64_t left = s.weight, at = s.time;
-            while (left) {
-                const std::uint64_t w = std::min(left, kMaxExactDouble);
-                stack.push_back(s.stack);
-                // The time line counts the event in millions ("ms").
-                time.push_back(static_cast<double>(at) / 1e6);
-                weight.push_back(w);
-                left -= w;
-                at += w;
-            }
-        }
-        const std::size_t ns = stack.size();
-        threads.push_back({
-            {"processType", "default"},
-            {"processStartupTime", 0},
-            {"processShutdownTime", static_cast<double>(t.total) / 1e6},
-            {"registerTime", 0},
-            {"unregisterTime", nullptr},
-            {"pausedRanges", json::array()},
-            {"name", c.threads.size() > 1 ? "Thread " + t.id : std::string("Main thread")},
-            {"isMainThread", t.id == "1"},
-            {"pid", c.pid.empty() ? std::string("0") : c.pid},
-            {"tid", t.id},
-            {"samples",
-             {{"stack", std::move(stack)},
-              {"time", std::move(time)},
-              {"weight", std::move(weight)},
-              {"weightType", "samples"},
-              {"length", ns}}},
-            {"markers",
-             {{"data", json::array()},
-              {"name", json::array()},
-              {"startTime", json::array()},
-              {"endTime", json::array()},
-              {"phase", json::array()},
-              {"category", json::array()},
-              {"length", 0}}},
-        });
+        fn_name[i] = str(f.name);
+        fn_flags[i] = flags;
+        fn_res[i] = res;
+        fn_src[i] = src;
     }
     std::uint64_t end = 0;
     for (const Thread& t : c.threads) end = std::max(end, t.total);
@@ -696,7 +863,7 @@ void write_firefox(const Converted& c, std::ostream& out) {
                                      {"value", std::to_string(c.event_totals[i])}});
     if (!c.creator.empty())
         extra_entries.push_back({{"label", "Creator"}, {"format", "string"}, {"value", c.creator}});
-    json meta = {
+    const json meta = {
         {"interval", 1},
         {"startTime", 0},
         {"endTime", static_cast<double>(end) / 1e6},
@@ -721,65 +888,136 @@ void write_firefox(const Converted& c, std::ostream& out) {
         {"vgjitTotal", std::to_string(c.total)},
         {"vgjitExactWeight", std::to_string(c.exact_weight)},
     };
-    json shared = {
-        {"stackTable",
-         {{"frame", std::move(st_frame)},
-          {"prefixOffset", std::move(st_prefix)},
-          {"length", c.stack_table.size()}}},
-        {"frameTable",
-         {{"flags", std::move(fr_flags)},
-          {"address", fr_zero},
-          {"category", std::move(fr_cat)},
-          {"subcategory", fr_zero},
-          {"lib", fr_zero},
-          {"nativeSymbol", fr_zero},
-          {"innerWindowID", fr_zero},
-          {"line", std::move(fr_line)},
-          {"column", fr_zero},
-          {"originalLocation", fr_zero},
-          {"func", std::move(fr_func)},
-          {"length", nframes}}},
-        {"funcTable",
-         {{"name", std::move(fn_name)},
-          {"flags", std::move(fn_flags)},
-          {"resource", std::move(fn_res)},
-          {"source", std::move(fn_src)},
-          {"lineNumber", std::move(fn_line)},
-          {"columnNumber", std::move(fn_col)},
-          {"originalLocation", std::move(fn_orig)},
-          {"length", c.functions.size()}}},
-        {"resourceTable",
-         {{"length", res_name.size()},
-          {"name", std::move(res_name)},
-          {"host", std::move(res_host)},
-          {"type", std::move(res_type)}}},
-        {"nativeSymbols",
-         {{"libIndex", json::array()},
-          {"address", json::array()},
-          {"name", json::array()},
-          {"functionSize", json::array()},
-          {"length", 0}}},
-        {"sources",
-         {{"length", src_file.size()},
-          {"id", std::move(src_id)},
-          {"filename", std::move(src_file)},
-          {"startLine", std::move(src_line)},
-          {"startColumn", std::move(src_col)},
-          {"sourceMapURL", std::move(src_map)},
-          {"content", std::move(src_content)}}},
-        {"sourceLocationTable",
-         {{"source", json::array()},
-          {"line", json::array()},
-          {"column", json::array()},
-          {"length", 0}}},
-    };
-    shared["stringArray"] = str.array();
-    const json profile = {{"meta", std::move(meta)},
-                          {"libs", json::array()},
-                          {"shared", std::move(shared)},
-                          {"threads", std::move(threads)}};
-    // Invalid UTF-8 in a name (profiles are byte strings) is replaced, not fatal.
-    out << profile.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+
+    JsonWriter w(out);
+    auto zeros = [](std::size_t) { return std::uint64_t{0}; };
+    w.raw("{").key("meta").value(meta).raw(",").key("libs").raw("[],").key("shared").raw("{");
+    // The stack table: each stack's frame and its parent's offset
+    // (0 for a root).
+    const std::size_t nstacks = c.stack_table.size();
+    w.key("stackTable").raw("{").key("frame").numbers(nstacks, [&](std::size_t i) {
+        return c.stack_table[i].frame;
+    });
+    w.raw(",").key("prefixOffset").numbers(nstacks, [&](std::size_t i) {
+        const Stack& s = c.stack_table[i];
+        return s.parent == kNoStack ? 0 : i - s.parent;
+    });
+    w.raw(",").key("length").number(nstacks).raw("},");
+    const std::size_t nframes = c.frames.size();
+    w.key("frameTable").raw("{").key("flags").numbers(nframes, [&](std::size_t i) {
+        return std::uint64_t{4} | (c.frames[i].line ? 16 : 0);
+    });
+    for (const char* k : {"address"}) w.raw(",").key(k).numbers(nframes, zeros);
+    w.raw(",").key("category").numbers(nframes, [&](std::size_t i) {
+        return category_of(c.functions[c.frames[i].function].kind);
+    });
+    for (const char* k : {"subcategory", "lib", "nativeSymbol", "innerWindowID"})
+        w.raw(",").key(k).numbers(nframes, zeros);
+    w.raw(",").key("line").numbers(nframes, [&](std::size_t i) { return c.frames[i].line; });
+    for (const char* k : {"column", "originalLocation"}) w.raw(",").key(k).numbers(nframes, zeros);
+    w.raw(",").key("func").numbers(nframes, [&](std::size_t i) { return c.frames[i].function; });
+    w.raw(",").key("length").number(nframes).raw("},");
+    w.key("funcTable").raw("{").key("name").numbers(nfuncs, [&](std::size_t i) {
+        return fn_name[i];
+    });
+    w.raw(",").key("flags").numbers(nfuncs, [&](std::size_t i) { return fn_flags[i]; });
+    w.raw(",").key("resource").numbers(nfuncs, [&](std::size_t i) { return fn_res[i]; });
+    w.raw(",").key("source").numbers(nfuncs, [&](std::size_t i) { return fn_src[i]; });
+    w.raw(",").key("lineNumber").numbers(nfuncs, [&](std::size_t i) {
+        return c.functions[i].first_line;
+    });
+    for (const char* k : {"columnNumber", "originalLocation"})
+        w.raw(",").key(k).numbers(nfuncs, zeros);
+    w.raw(",").key("length").number(nfuncs).raw("},");
+    w.key("resourceTable")
+        .value({{"length", res_name.size()},
+                {"name", std::move(res_name)},
+                {"host", std::move(res_host)},
+                {"type", std::move(res_type)}})
+        .raw(",");
+    w.key("nativeSymbols")
+        .value({{"libIndex", json::array()},
+                {"address", json::array()},
+                {"name", json::array()},
+                {"functionSize", json::array()},
+                {"length", 0}})
+        .raw(",");
+    w.key("sources")
+        .value({{"length", src_file.size()},
+                {"id", std::move(src_id)},
+                {"filename", std::move(src_file)},
+                {"startLine", std::move(src_line)},
+                {"startColumn", std::move(src_col)},
+                {"sourceMapURL", std::move(src_map)},
+                {"content", std::move(src_content)}})
+        .raw(",");
+    w.key("sourceLocationTable")
+        .value({{"source", json::array()},
+                {"line", json::array()},
+                {"column", json::array()},
+                {"length", 0}})
+        .raw(",");
+    w.key("stringArray").raw("[");
+    for (std::size_t i = 0; i < str.array().size(); ++i) {
+        if (i) w.raw(",");
+        w.value(str.array()[i]);
+    }
+    w.raw("]},").key("threads").raw("[");
+    for (std::size_t ti = 0; ti < c.threads.size(); ++ti) {
+        const Thread& t = c.threads[ti];
+        // A weight past 2^53 becomes several samples, so that JSON
+        // readers (doubles) keep every weight exact.
+        std::size_t ns = 0;
+        for (const Sample& s : t.samples) ns += (s.weight + kMaxExactDouble - 1) / kMaxExactDouble;
+        const json head = {
+            {"processType", "default"},
+            {"processStartupTime", 0},
+            {"processShutdownTime", static_cast<double>(t.total) / 1e6},
+            {"registerTime", 0},
+            {"unregisterTime", nullptr},
+            {"pausedRanges", json::array()},
+            {"name", c.threads.size() > 1 ? "Thread " + t.id : std::string("Main thread")},
+            {"isMainThread", t.id == "1"},
+            {"pid", c.pid.empty() ? std::string("0") : c.pid},
+            {"tid", t.id},
+            {"markers",
+             {{"data", json::array()},
+              {"name", json::array()},
+              {"startTime", json::array()},
+              {"endTime", json::array()},
+              {"phase", json::array()},
+              {"category", json::array()},
+              {"length", 0}}},
+        };
+        std::string text = head.dump(-1, ' ', false, json::error_handler_t::replace);
+        text.pop_back();  // the closing brace: the samples follow
+        w.raw(ti ? "," : "").raw(text).raw(",").key("samples").raw("{");
+        // Each field in turn: the stacks, the times, the weights.
+        for (int field = 0; field < 3; ++field) {
+            w.key(field == 0 ? "stack" : field == 1 ? "time" : "weight").raw("[");
+            bool first = true;
+            for (const Sample& s : t.samples) {
+                std::uint64_t left = s.weight, at = s.time;
+                while (left) {
+                    const std::uint64_t part = std::min(left, kMaxExactDouble);
+                    if (!first) w.raw(",");
+                    first = false;
+                    if (field == 0)
+                        w.number(s.stack);
+                    else if (field == 1)
+                        w.real(static_cast<double>(at) / 1e6);  // the time line counts millions
+                    else
+                        w.number(part);
+                    left -= part;
+                    at += part;
+                }
+            }
+            w.raw("],");
+        }
+        w.key("weightType").raw("\"samples\",").key("length").number(ns).raw("}}");
+    }
+    w.raw("]}\n");
+    w.flush();
 }
 
 // ---------------------------------------------------------------------------
@@ -787,37 +1025,77 @@ void write_firefox(const Converted& c, std::ostream& out) {
 // ---------------------------------------------------------------------------
 
 void write_folded(const Converted& c, std::ostream& out) {
+    // Function names as folded stacks write them, and one id per name.
     std::vector<std::string> names;
-    names.reserve(c.functions.size());
-    for (const Function& f : c.functions) {
-        std::string n = f.name;
+    std::unordered_map<std::string, std::size_t> name_ids;
+    std::vector<std::size_t> name_of(c.functions.size());
+    for (std::size_t i = 0; i < c.functions.size(); ++i) {
+        std::string n = c.functions[i].name;
         for (char& ch : n) {
             if (ch == ';')
                 ch = ':';
             else if (ch == '\n' || ch == '\r')
                 ch = ' ';
         }
-        names.push_back(n);
+        const auto it = name_ids.emplace(n, names.size());
+        if (it.second) names.push_back(std::move(n));
+        name_of[i] = it.first->second;
     }
-    std::vector<std::string> text(c.stack_table.size());
+    // Stacks of the same names (differing in lines or functions' objects)
+    // are one line: each stack's path of names, as a tree.
+    struct Path {
+        std::size_t parent, name;
+    };
+    std::vector<Path> paths;
+    PairIndex path_index;
+    auto path_key = [&paths](std::size_t k) -> PairIndex::Key {
+        return {paths[k].parent, paths[k].name};
+    };
+    std::vector<std::size_t> path_of(c.stack_table.size());
     for (std::size_t i = 0; i < c.stack_table.size(); ++i) {
         const Stack& s = c.stack_table[i];
-        const std::string& leaf = names[c.frames[s.frame].function];
-        text[i] = s.parent == kNoStack ? leaf : text[s.parent] + ";" + leaf;
+        const std::size_t parent = s.parent == kNoStack ? kNoStack : path_of[s.parent];
+        const std::size_t name = name_of[c.frames[s.frame].function];
+        path_of[i] = path_index.insert({parent, name}, paths.size(), path_key);
+        if (path_of[i] == paths.size()) paths.push_back({parent, name});
     }
-    std::map<std::string, unsigned __int128> sums;
+    // 128 bits: a stack's sum over many parts may pass 2^64.
+    std::vector<unsigned __int128> sums(paths.size(), 0);
     for (const Thread& t : c.threads)
-        for (const Sample& s : t.samples) sums[text[s.stack]] += s.weight;
-    for (const auto& [stack, w] : sums) {
-        // 128 bits: a stack's sum over many parts may pass 2^64.
+        for (const Sample& s : t.samples) sums[path_of[s.stack]] += s.weight;
+    std::vector<std::pair<std::string, unsigned __int128>> lines;
+    std::vector<std::size_t> chain;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        if (!sums[i]) continue;
+        chain.clear();
+        for (std::size_t p = i; p != kNoStack; p = paths[p].parent) chain.push_back(paths[p].name);
+        std::string text;
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            if (!text.empty() || it != chain.rbegin()) text += ';';
+            text += names[*it];
+        }
+        lines.emplace_back(std::move(text), sums[i]);
+    }
+    std::sort(lines.begin(), lines.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string buf;
+    for (const auto& [stack, w] : lines) {
         std::string digits;
         unsigned __int128 v = w;
         do {
             digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
             v /= 10;
         } while (v);
-        out << stack << ' ' << digits << '\n';
+        buf += stack;
+        buf += ' ';
+        buf += digits;
+        buf += '\n';
+        if (buf.size() >= (1 << 16)) {
+            out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+            buf.clear();
+        }
     }
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
 }  // namespace exporting

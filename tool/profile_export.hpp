@@ -8,26 +8,45 @@
 // count: a part starts where the parts before it of the same thread ended.
 //
 // Stacks.  Each function of a part (one fn=, i.e. one context under
-// --separate-callers) is a node; calls= lines are edges weighted by their
-// inclusive cost.  A node's self cost, line by line, goes to the chains of
-// callers that lead to it from a root (a node with no callers, or with
-// more cost than its callers' calls bring in): along each chain the share
-// of a node is the share of its caller times the edge's part of the
-// node's inclusive cost.  A recursive call back into a node already on
-// the chain is not followed (Callgrind's inclusive costs of recursive
-// calls count the same cost twice; depths from --separate-recs on are one
-// node).  Where a node is reached by one chain only (what
-// --separate-callers=N with N at least the call depth gives: each context
-// is called from one context) its samples are exact; a node reached by
-// several chains has its cost split among them in proportion to the
-// calls' inclusive costs, a guess that Stacks::Rebuilt reports (chains
-// of one calling node that differ only in the line of the call count as
-// one).  A chain that would carry less than half a count, or less than a
-// millionth of the callee's cost, is not followed, nor is any past 4
-// million stacks: a node no chain reached hangs under a chain of a caller
-// that was reached.  Either way every line's self cost is
-// given out whole, in integers (largest remainders), so the samples'
-// weights add up to the parts' totals exactly.
+// --separate-callers) is a node; calls= lines are edges from the caller to
+// the callee.  Without contexts Callgrind gives only those edges (with
+// their inclusive costs): when a node has several callers, nothing tells
+// which of its activations (and so which of its own calls) came from
+// which caller.  Stacks are therefore built from what is certain:
+//
+//  * The roots are the nodes nobody called (the bottom of every stack),
+//    and nodes some of whose activations no call explains (partial roots:
+//    self cost plus the inclusive cost of their calls exceeds the
+//    inclusive cost of the calls to them, for some event; every
+//    activation that was called is counted in its caller's calls= line),
+//    and, in the order of the part, a node that no root reaches.
+//  * A node's certain callers are its dominators: the nodes through which
+//    every chain of calls from a root to it passes, each of them on the
+//    stack of every activation of the node, in the order of the
+//    dominator tree.  A node's stack is its immediate dominator's stack
+//    and frame, then the node.
+//  * Between a node and its immediate dominator stands the marker frame
+//    kUnknownCallers ("[unknown callers]") unless that dominator itself
+//    made every call to the node that did not come from inside the
+//    node's own activations (a call from a node the node dominates is a
+//    recursive one); a partial root has the marker always.  Above the
+//    marker are only frames that were on the stack, below it the frames
+//    are direct calls: no stack shows a caller that did not call, but
+//    some stop short of the callers (the node's cost is not split among
+//    them: a self cost always goes whole to one stack).
+//  * Recursion is folded: an activation of a node inside another of the
+//    same node counts as the outer one (Callgrind merges recursion depths
+//    from --separate-recs on into one node anyway).
+//  * The frame of a caller in a stack has the line of its calls to the
+//    next frame when they were all made from one line, else no line.
+//
+// With --separate-callers=N, N at least the call depth, each context is
+// called from one context and no marker is needed: the stacks are the
+// program's (Stacks::Exact).  Where a node's stack has the marker the
+// conversion reports Stacks::Rebuilt with the part of the total whose
+// stacks are whole.  Every line's self cost becomes one sample of its
+// node's stack, so the samples' weights add up to the parts' totals
+// exactly, and there are no more stacks than nodes, lines and calls.
 #pragma once
 
 #include <cstdint>
@@ -47,9 +66,14 @@ enum class Kind {
     Native,   ///< an ELF object (an absolute path to a file that is not a
               ///< jitdump file or perf map)
     Unnamed,  ///< address-named code ("0x0000000004855100") or object "???"
+    Marker,   ///< kUnknownCallers, which stands for callers the profile does not tell
 };
 
-/// The category name of `k` ("JIT", "Native", "Unnamed").
+/// The name of the frame that stands for callers a stack leaves out
+/// (see the stack rules above).
+inline constexpr const char* kUnknownCallers = "[unknown callers]";
+
+/// The category name of `k` ("JIT", "Native", "Unnamed", "Other").
 const char* kind_name(Kind k);
 
 /// One function, the same in every part: Callgrind's object (ob=, "" for
@@ -96,8 +120,8 @@ struct Thread {
 
 /// How the stacks were made.
 enum class Stacks {
-    Exact,    ///< every node was reached by one chain: the stacks are the program's
-    Rebuilt,  ///< some node's cost was split among chains of callers (a guess)
+    Exact,    ///< no stack has the marker: the stacks are the program's
+    Rebuilt,  ///< some stacks stop at the marker (kUnknownCallers)
     Flat,     ///< no call edges at all (Cachegrind): one frame per sample
 };
 
@@ -118,10 +142,9 @@ struct Converted {
     std::vector<std::uint64_t> event_totals;
     bool has_contexts = false;  ///< some function had a caller chain (--separate-callers)
     Stacks stacks = Stacks::Flat;
-    std::size_t ambiguous = 0;       ///< nodes with self cost reached by several chains of callers
-    std::uint64_t exact_weight = 0;  ///< self cost of the nodes reached by one chain
-    bool capped = false;  ///< the stack table reached its limit (4 million): chains were cut
-    std::vector<Function> functions;
+    std::size_t ambiguous = 0;        ///< nodes with self cost whose stack has the marker
+    std::uint64_t exact_weight = 0;   ///< self cost of the nodes whose stack has no marker
+    std::vector<Function> functions;  ///< the marker's too, if a stack has it
     std::vector<Frame> frames;
     std::vector<Stack> stack_table;
     std::vector<Thread> threads;
