@@ -44,6 +44,7 @@
 #include "priv_storage.h"        /* DebugInfo, DiSym, DiLoc */
 #include "priv_jitreg.h"         /* self */
 #include "priv_jitstore.h"
+#include "priv_jitkeep.h"         /* ML_(jit_kept_note_lookup) */
 
 /* The function describing (ep, a): the live one if it was registered by
    epoch ep, else an archived one valid at ep. */
@@ -80,6 +81,7 @@ Bool ML_(jit_search_symtab) ( DiEpoch ep, Addr a,
    DiSym*       sym;
    if (f == NULL)
       return False;
+   ML_(jit_kept_note_lookup)(ep, f, a);
    di  = ML_(jit_object_at)(f->obj)->di;
    sym = &di->symtab[0];
    VG_(memset)(sym, 0, sizeof(*sym));
@@ -104,6 +106,7 @@ Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
 
    if (f == NULL || (t = ML_(jit_fn_lines)(f)) == NULL)
       return False;
+   ML_(jit_kept_note_lookup)(ep, f, a);
    off = (UInt)(a - f->start);
    if (off < t->lines[0].offset)
       return False;

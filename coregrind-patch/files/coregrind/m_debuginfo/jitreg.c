@@ -57,6 +57,7 @@
 #include "priv_jitreg.h"         /* self */
 #include "priv_jitstore.h"
 #include "priv_jitcfi.h"         /* CFI of registered functions */
+#include "priv_jitkeep.h"        /* functions kept after unregistration */
 
 static struct {
    ULong registered;     /* functions added */
@@ -296,10 +297,17 @@ static Bool archiving_unmapped = False;
    10^6 functions reads it once); 0 between removals. */
 static ULong removal_time = 0;
 
+/* Kept functions (jitkeep.c) that the last remove_range retired: they
+   count as none of its removals (they were unregistered already). */
+static UInt n_retired_kept = 0;
+
 static void retire_fn ( JitFn* f, const HChar* why )
 {
    ULong       loaded;
-   JitLineTab* lines = ML_(jit_fn_take_extras)(f, &loaded);
+   JitLineTab* lines;
+   if (ML_(jit_kept_retired)(f, why))
+      n_retired_kept++;
+   lines = ML_(jit_fn_take_extras)(f, &loaded);
    /* Its CFI, if it came with some, goes with it. */
    (void)ML_(jit_cfi_remove)(f->start, JitCfiFunction, f->start);
    if (VG_(clo_trace_jit))
@@ -336,6 +344,7 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
    Addr     lo, hi, end = a + len;
    JitFnPos p = ML_(jit_first_intersecting)(a, len);
    JitFnPos q;
+   n_retired_kept = 0;
    if (p.c == NULL) {
       removal_time = 0;
       return 0;
@@ -359,7 +368,7 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
       n += j - p.i;
    }
    removal_time = 0;
-   return n;
+   return n - n_retired_kept;
 }
 
 /* Removes the live function starting at a, whose translations are
@@ -385,7 +394,7 @@ void ML_(jit_notify_munmap) ( Addr a, SizeT len )
    archiving_unmapped = True;
    n = remove_range(a, len, False, "unmapped");
    archiving_unmapped = False;
-   if (n > 0) {
+   if (n > 0 || n_retired_kept > 0) {
       stats.unmapped += n;
       ML_(advance_current_DiEpoch_for_jit)();
    }
@@ -394,7 +403,7 @@ void ML_(jit_notify_munmap) ( Addr a, SizeT len )
 Int ML_(jit_unregister) ( Addr start )
 {
    JitFnPos p = ML_(jit_fn_starting_at)(start);
-   if (p.c == NULL)
+   if (p.c == NULL || ML_(jit_is_kept)(start))
       return VG_JIT_ERR_NOT_REGISTERED;
    ML_(jit_discard_translations)(start, ML_(jit_fn_at)(p)->size,
                              "jitreg.unregister");
@@ -412,11 +421,29 @@ UWord ML_(jit_unregister_range) ( Addr start, UWord size )
    if (start + size < start)
       size = ~(Addr)0 - start;
    n = remove_range(start, size, False, "unregister");
-   if (n > 0) {
+   if (n > 0 || n_retired_kept > 0) {
       ML_(advance_current_DiEpoch_for_jit)();
       stats.unregistered += n;
    }
    return n;
+}
+
+UInt ML_(jit_remove_for_keep) ( Addr a, SizeT len, ULong gone )
+{
+   UInt n;
+   if (len == 0)
+      return 0;
+   removal_time = gone;
+   n = remove_range(a, len, False, "kept name ends");
+   n += n_retired_kept;
+   if (n > 0)
+      ML_(advance_current_DiEpoch_for_jit)();
+   return n;
+}
+
+void ML_(jit_count_unregistered) ( UWord n )
+{
+   stats.unregistered += n;
 }
 
 
@@ -777,6 +804,7 @@ void ML_(jit_at_safe_point) ( void )
       VG_(dropTailXA)(deferred_discards, 1);
       ML_(jit_discard_translations)(rg.start, rg.size, "jitreg.late_name");
    }
+   ML_(jit_kept_at_safe_point)();
    ML_(jit_names_maybe_compact)();
 }
 
@@ -873,7 +901,7 @@ void VG_(jit_print_summary) ( void )
                 "%llu live at exit\n",
                 stats.registered, stats.unregistered, stats.replaced,
                 stats.unmapped, stats.refused, stats.lines_dropped,
-                ML_(jit_n_live)());
+                ML_(jit_n_live)() - ML_(jit_n_kept)());
       ML_(jit_print_refusals)("JIT: refused: ", stats.refused_by);
       if (stats.lines_dropped > 0) {
          HChar why[400];
@@ -890,6 +918,7 @@ void VG_(jit_print_summary) ( void )
                    "ignored (not UTF-8, or with control characters)\n",
                    stats.names_escaped, stats.bad_files);
    }
+   ML_(jit_kept_print_summary)();
    ML_(jit_clreq_print_summary)();
    ML_(jit_cfi_print_summary)();
    ML_(jit_follow_print_summary)();
