@@ -150,8 +150,10 @@ void ML_(jit_perfmap_finish) ( JitFollower* fl )
       return;
    len = sr_Res(sr);
    if (ML_(perfmap_finish)(&s->pm, fl->buf, len, &s->ev)
-       != PERFMAP_EV_NEED_MORE)
+       != PERFMAP_EV_NEED_MORE) {
+      fl->n_items++;   /* the final line, without its '\n' */
       (void)perfmap_handle(fl, JitAtSafePoint);
+   }
 }
 
 void ML_(jit_perfmap_give_up) ( void )
