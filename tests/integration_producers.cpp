@@ -904,3 +904,68 @@ BOOST_AUTO_TEST_CASE(garbage_perf_map_counts_every_line_it_reads) {
     BOOST_TEST(m[2].str() == "3");
     BOOST_TEST(m[3].str() == "3");
 }
+
+// A stripped V8 embedder (Deno from npm, many Electron and Chromium builds
+// ship so): V8 runs its builtins and bytecode handlers from the
+// executable's text and names them in its perf files, while the ELF has
+// no symbol for them.  A stripped copy of Node shows the same: the
+// producer's names are used where the executable has none.
+BOOST_AUTO_TEST_CASE(stripped_node_names_its_builtins_from_its_own_perf_files,
+                     *boost::unit_test::precondition(node_available)) {
+    TempDir dir;
+    const std::string stripped = dir.file("node-stripped");
+    const Result s = run({"/usr/bin/strip", "-o", stripped, node_binary()});
+    BOOST_TEST_REQUIRE(s.status == 0, s);
+    const std::string script = dir.file("short.js");
+    std::ofstream(script) << "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+                             "let s = 0;\n"
+                             "for (let i = 0; i < 30; i++) s += fib(15);\n"
+                             "console.log(s);\n";
+    for (const std::string mode : {"--perf-basic-prof", "--perf-prof"}) {
+        BOOST_TEST_CONTEXT("node " << mode) {
+            RunOptions opt;
+            opt.cwd = dir.path();
+            const std::string out = dir.file("callgrind" + mode + ".out");
+            const Result r = run_valgrind(
+                {"--tool=callgrind", "--jit-perf-map=yes", "--callgrind-out-file=" + out},
+                {stripped, mode, "--single-threaded", script}, opt);
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            static const std::regex pid(R"(==(\d+)==)");
+            std::smatch m;
+            if (std::regex_search(r.err, m, pid))  // Node leaves its map behind
+                std::filesystem::remove("/tmp/perf-" + m[1].str() + ".map");
+            BOOST_TEST(contains(r.out, "18300"), r.out);
+            const cg::Profile p = cg::Profile::parse_file(out);
+            std::size_t n = 0;
+            std::uint64_t ir = 0;
+            for (const auto& [key, f] : p.functions()) {
+                const std::string name = cg::strip_recursion_suffix(key.name);
+                if ((name.rfind("Builtin:", 0) == 0 || name.rfind("BytecodeHandler:", 0) == 0) &&
+                    key.object == stripped) {
+                    ++n;
+                    ir += f.self.at(0);
+                }
+            }
+            BOOST_TEST_MESSAGE("node " << mode << ": " << n << " builtins and handlers named in "
+                                       << stripped << ", " << ir << " Ir");
+            BOOST_TEST(n >= 20u);
+            BOOST_TEST(ir > 500000u);
+            BOOST_TEST(!p.functions_named("Builtin:InterpreterEntryTrampoline").empty());
+        }
+    }
+    // Cachegrind too (perf map).
+    const std::string out = dir.file("cachegrind.out");
+    RunOptions opt;
+    opt.cwd = dir.path();
+    const Result c =
+        run_valgrind({"--tool=cachegrind", "--cache-sim=no", "--jit-perf-map=yes",
+                      "--cachegrind-out-file=" + out},
+                     {stripped, "--perf-basic-prof", "--single-threaded", script}, opt);
+    BOOST_TEST_REQUIRE(c.status == 0, c);
+    static const std::regex pid(R"(==(\d+)==)");
+    std::smatch m;
+    if (std::regex_search(c.err, m, pid))
+        std::filesystem::remove("/tmp/perf-" + m[1].str() + ".map");
+    const cg::Profile p = cg::Profile::parse_file(out);
+    BOOST_TEST(!p.functions_named("Builtin:InterpreterEntryTrampoline").empty());
+}

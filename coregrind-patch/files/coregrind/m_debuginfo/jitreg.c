@@ -138,6 +138,30 @@ Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len )
    return False;
 }
 
+/* Whether the symbols of an ELF object whose text overlaps [a, a+len)
+   name its first or last byte.  A producer's name (a perf map's, a
+   jitdump's, a client request's) for code in an object's text is used
+   where the object has no symbol for it (a stripped executable: V8
+   embedders run their builtins from their own text and name them in
+   their perf files); where it has one, the ELF name stays and the
+   registration is refused. */
+static Bool elf_symbols_name ( Addr a, SizeT len )
+{
+   Addr ends[2];
+   Int  i;
+   ends[0] = a;
+   ends[1] = a + len - 1;
+   for (i = 0; i < 2; i++) {
+      /* The ELF object holding the byte, if any (a JIT object's
+         synthetic DebugInfo has no text). */
+      DebugInfo* di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ends[i]);
+      if (di != NULL && VG_(DebugInfo_get_text_size)(di) > 0
+          && ML_(search_one_symtab)(di, ends[i], True) >= 0)
+         return True;
+   }
+   return False;
+}
+
 SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len )
 {
    UChar c = s[0];
@@ -483,7 +507,7 @@ static Int check_code_range ( Addr a, SizeT len )
       return VG_JIT_OK;   /* no object's text is anonymous memory */
    if (!VG_(am_is_valid_for_client)(a, len, VKI_PROT_EXEC))
       return VG_JIT_ERR_NOT_CODE;
-   if (ML_(jit_overlaps_object_text)(a, len))
+   if (ML_(jit_overlaps_object_text)(a, len) && elf_symbols_name(a, len))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
    return VG_JIT_OK;
 }
@@ -757,7 +781,8 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start, ULong moved_at )
       return VG_JIT_ERR_BAD_RANGE;
    if (!VG_(am_is_valid_for_client)(new_start, size, VKI_PROT_EXEC))
       return VG_JIT_ERR_NOT_CODE;
-   if (ML_(jit_overlaps_object_text)(new_start, size))
+   if (ML_(jit_overlaps_object_text)(new_start, size)
+       && elf_symbols_name(new_start, size))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
 
    /* Keep what the moved function needs before the old one goes. */
