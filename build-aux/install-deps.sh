@@ -50,6 +50,7 @@ help2man
 quilt
 binutils
 llvm-14
+llvm-14-dev
 clang-14
 clang-format-14
 openjdk-17-jdk-headless

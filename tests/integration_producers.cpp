@@ -836,3 +836,136 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
     for (const auto& [key, f] : r.profile.functions())
         for (const auto& [pos, costs] : f.lines) BOOST_TEST(printable_ascii(pos.first), pos.first);
 }
+
+BOOST_AUTO_TEST_CASE(jitdump_named_otherwise_is_followed_by_its_header) {
+    // names early dump with the file in a subdirectory as Bun names its
+    // (jit-<N>-<pid>.dump), or under a name of its own: found by the
+    // jitdump header its mapping holds, with this process's pid.
+    for (const std::string tmpl : {"sub/jit-7-{pid}.dump", "profile-{pid}.data"}) {
+        BOOST_TEST_CONTEXT("path " << tmpl) {
+            TempDir dir;
+            std::filesystem::create_directory(dir.file("sub"));
+            RunOptions opt;
+            opt.cwd = dir.path();
+            opt.env["JITDUMP_PRODUCER_PATH"] = tmpl;
+            const std::string out = dir.file("callgrind.out");
+            const Result r = run_valgrind(callgrind_args(out, {"-v"}),
+                                          {producer(), "names", "early", "dump"}, opt);
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            static const std::regex following(R"(JIT: following jitdump file \S+)");
+            BOOST_TEST(std::regex_search(r.err, following), r.err);
+            const cg::Profile p = cg::Profile::parse_file(out);
+            for (const std::string name : {"names_top", "names_middle", "names_leaf"}) {
+                const auto* f = function_named(p, name);
+                BOOST_TEST(f != nullptr, name << " not named");
+            }
+            // No other mapped file (the program, its libraries) was
+            // taken for one, and none was warned about.
+            BOOST_TEST(!contains(r.err, "not a jitdump file"), r.err);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(file_named_like_a_jitdump_that_is_not_one_gets_a_verbose_warning) {
+    TempDir dir;
+    RunOptions opt;
+    opt.cwd = dir.path();
+    const Result g = run_valgrind({"--tool=none", "-v"}, {producer(), "bad-named", "garbage"}, opt);
+    BOOST_TEST_REQUIRE(g.status == 0, g);
+    static const std::regex garbage(
+        R"(Warning: \S*jit-\d+\.dump: not a jitdump file \(bad magic, expected "JiTD"\): )"
+        R"(not followed)");
+    BOOST_TEST(std::regex_search(g.err, garbage), g.err);
+    // Without -v: nothing.
+    const Result q = run_valgrind({"--tool=none"}, {producer(), "bad-named", "garbage"}, opt);
+    BOOST_TEST_REQUIRE(q.status == 0, q);
+    BOOST_TEST(!contains(q.err, "Warning"), q.err);
+    const Result s = run_valgrind({"--tool=none", "-v"}, {producer(), "bad-named", "short"}, opt);
+    BOOST_TEST_REQUIRE(s.status == 0, s);
+    static const std::regex shorter(
+        R"(Warning: \S*jit-\d+\.dump: its header is incomplete \(20 of 40 bytes\): )"
+        R"(no record read)");
+    BOOST_TEST(std::regex_search(s.err, shorter), s.err);
+}
+
+BOOST_AUTO_TEST_CASE(garbage_perf_map_counts_every_line_it_reads) {
+    // Three malformed lines, the last without its '\n' (parsed at exit):
+    // three lines read, three malformed.
+    const Result r = run_valgrind(
+        {"--tool=none", "-v", "--jit-perf-map=yes"},
+        {"/bin/sh", "-c", "printf 'garbage line\\nmore garbage here\\nzz' > /tmp/perf-$$.map"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    static const std::regex summary(
+        R"(JIT: perf map (/tmp/perf-\d+\.map): (\d+) lines read: 0 loaded, 0 moved, 0 refused, )"
+        R"((\d+) malformed, 0 without code)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, summary), r.err);
+    std::filesystem::remove(m[1].str());
+    BOOST_TEST(m[2].str() == "3");
+    BOOST_TEST(m[3].str() == "3");
+}
+
+// A stripped V8 embedder (Deno from npm, many Electron and Chromium builds
+// ship so): V8 runs its builtins and bytecode handlers from the
+// executable's text and names them in its perf files, while the ELF has
+// no symbol for them.  A stripped copy of Node shows the same: the
+// producer's names are used where the executable has none.
+BOOST_AUTO_TEST_CASE(stripped_node_names_its_builtins_from_its_own_perf_files,
+                     *boost::unit_test::precondition(node_available)) {
+    TempDir dir;
+    const std::string stripped = dir.file("node-stripped");
+    const Result s = run({"/usr/bin/strip", "-o", stripped, node_binary()});
+    BOOST_TEST_REQUIRE(s.status == 0, s);
+    const std::string script = dir.file("short.js");
+    std::ofstream(script) << "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+                             "let s = 0;\n"
+                             "for (let i = 0; i < 30; i++) s += fib(15);\n"
+                             "console.log(s);\n";
+    for (const std::string mode : {"--perf-basic-prof", "--perf-prof"}) {
+        BOOST_TEST_CONTEXT("node " << mode) {
+            RunOptions opt;
+            opt.cwd = dir.path();
+            const std::string out = dir.file("callgrind" + mode + ".out");
+            const Result r = run_valgrind(
+                {"--tool=callgrind", "--jit-perf-map=yes", "--callgrind-out-file=" + out},
+                {stripped, mode, "--single-threaded", script}, opt);
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            static const std::regex pid(R"(==(\d+)==)");
+            std::smatch m;
+            if (std::regex_search(r.err, m, pid))  // Node leaves its map behind
+                std::filesystem::remove("/tmp/perf-" + m[1].str() + ".map");
+            BOOST_TEST(contains(r.out, "18300"), r.out);
+            const cg::Profile p = cg::Profile::parse_file(out);
+            std::size_t n = 0;
+            std::uint64_t ir = 0;
+            for (const auto& [key, f] : p.functions()) {
+                const std::string name = cg::strip_recursion_suffix(key.name);
+                if ((name.rfind("Builtin:", 0) == 0 || name.rfind("BytecodeHandler:", 0) == 0) &&
+                    key.object == stripped) {
+                    ++n;
+                    ir += f.self.at(0);
+                }
+            }
+            BOOST_TEST_MESSAGE("node " << mode << ": " << n << " builtins and handlers named in "
+                                       << stripped << ", " << ir << " Ir");
+            BOOST_TEST(n >= 20u);
+            BOOST_TEST(ir > 500000u);
+            BOOST_TEST(!p.functions_named("Builtin:InterpreterEntryTrampoline").empty());
+        }
+    }
+    // Cachegrind too (perf map).
+    const std::string out = dir.file("cachegrind.out");
+    RunOptions opt;
+    opt.cwd = dir.path();
+    const Result c =
+        run_valgrind({"--tool=cachegrind", "--cache-sim=no", "--jit-perf-map=yes",
+                      "--cachegrind-out-file=" + out},
+                     {stripped, "--perf-basic-prof", "--single-threaded", script}, opt);
+    BOOST_TEST_REQUIRE(c.status == 0, c);
+    static const std::regex pid(R"(==(\d+)==)");
+    std::smatch m;
+    if (std::regex_search(c.err, m, pid))
+        std::filesystem::remove("/tmp/perf-" + m[1].str() + ".map");
+    const cg::Profile p = cg::Profile::parse_file(out);
+    BOOST_TEST(!p.functions_named("Builtin:InterpreterEntryTrampoline").empty());
+}

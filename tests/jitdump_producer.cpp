@@ -73,6 +73,9 @@
 //             a sum loop that returns to jd_dispatch's caller, as JITs
 //             chain their blocks; called 100 x with n = 50 and announced
 //             in a jitdump early or late (as names above)
+//   bad-named KIND  ./jit-<pid>.dump that is no jitdump file (KIND =
+//             garbage: a line of text; short: 20 bytes of a header), mapped
+//             read+exec; then bad_fn (k = 5) runs 10 x (n = 100)
 //   reuse WHEN FILE  one address hosts two functions in turn: reuse_a
 //             (k = 1) is emitted at X and called 30 x with n = 40, then
 //             reuse_b (k = 2) is emitted over it at X and called 50 x with
@@ -100,6 +103,9 @@
 //             with gone_fn's line table: WHEN = run (while the program
 //             runs, which then goes on) or exit (the last thing it does),
 //             FILE = dump (a jitdump) or map (a perf map)
+//
+// The jitdump file is ./jit-<pid>.dump, or $JITDUMP_PRODUCER_PATH with each
+// "{pid}" replaced by the pid (a file named otherwise, as Bun names its).
 //
 // Every jitted function here is a "sum" function, f(n) = k + n + (n-1) +
 // ... + 1 for n >= 1, emitted with xbyak:
@@ -234,7 +240,18 @@ void write_all(int fd, const unsigned char* p, std::size_t n) {
     }
 }
 
-/// A jitdump file ./jit-<pid>.dump, written unbuffered with write(2), and
+/// The jitdump file's path: ./jit-<pid>.dump, or $JITDUMP_PRODUCER_PATH
+/// with each "{pid}" replaced by the pid, as producers that name the file
+/// otherwise do (Bun writes jit-<N>-<pid>.dump); its directory must exist.
+std::string jitdump_path(std::uint32_t pid) {
+    const char* tmpl = std::getenv("JITDUMP_PRODUCER_PATH");
+    std::string path = tmpl ? tmpl : "jit-{pid}.dump";
+    for (std::size_t at; (at = path.find("{pid}")) != std::string::npos;)
+        path.replace(at, 5, std::to_string(pid));
+    return path;
+}
+
+/// A jitdump file (jitdump_path), written unbuffered with write(2), and
 /// mapped PROT_READ|PROT_EXEC while open (what perf's producers do).
 class Jitdump {
 public:
@@ -242,7 +259,7 @@ public:
     explicit Jitdump(std::uint64_t flags = 0)
         : pid_(static_cast<std::uint32_t>(getpid())),
           tid_(static_cast<std::uint32_t>(syscall(SYS_gettid))) {
-        const std::string path = "jit-" + std::to_string(pid_) + ".dump";
+        const std::string path = jitdump_path(pid_);
         fd_ = ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0644);
         if (fd_ < 0) die("open jitdump");
         JitdumpBuilder b;
@@ -372,6 +389,33 @@ int mode_truncate() {
     for (const Fn& f : fns) acc += run(f, 1000, 100);
     std::printf("truncate %ld\n", acc);
     return 0;  // no CODE_CLOSE
+}
+
+/// bad-named KIND: ./jit-<pid>.dump that is not a jitdump file (KIND =
+/// garbage: text; short: the first 20 bytes of a header), mapped
+/// PROT_READ|PROT_EXEC; then bad_fn (k = 5) runs 10 x (n = 100).
+int mode_bad_named(const std::string& kind) {
+    CodeMemory mem(4096);
+    const Fn f = emit_sum("bad_fn", mem.at(0), 5);
+    const std::string path = "jit-" + std::to_string(getpid()) + ".dump";
+    const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0644);
+    if (fd < 0) die("open");
+    if (kind == "garbage") {
+        const std::string text = "this file only bears the name of a jitdump file\n";
+        write_all(fd, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    } else {
+        JitdumpBuilder b;
+        b.header(1, static_cast<std::uint32_t>(getpid()), now_ns(), 0);
+        write_all(fd, b.bytes.data(), 20);
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    void* m =
+        mmap(nullptr, static_cast<std::size_t>(page), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) die("mmap");
+    std::printf("bad-named %ld\n", run(f, 100, 10));
+    munmap(m, static_cast<std::size_t>(page));
+    ::close(fd);
+    return 0;
 }
 
 int mode_garbage() {
@@ -1013,6 +1057,7 @@ int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "leak") return mode_leak(argv[2]);
     if (argc == 4 && std::string(argv[1]) == "leak") return mode_leak(argv[2], argv[3]);
     if (argc == 3 && std::string(argv[1]) == "chained") return mode_chained(argv[2]);
+    if (argc == 3 && std::string(argv[1]) == "bad-named") return mode_bad_named(argv[2]);
     if (argc == 4 && std::string(argv[1]) == "names") return mode_names(argv[2], argv[3]);
     if (argc == 4 && std::string(argv[1]) == "reuse") return mode_reuse(argv[2], argv[3]);
     if (argc == 4 && std::string(argv[1]) == "unmapped") return mode_unmapped(argv[2], argv[3]);
@@ -1024,7 +1069,7 @@ int main(int argc, char** argv) {
                      "perfmap-symlink|perfmap-foreign | names early|late dump|dump40|map | names "
                      "late dump grow|corrupt | "
                      "leak early|late [freed-caller] | "
-                     "chained early|late | reuse early|late "
+                     "chained early|late | bad-named garbage|short | reuse early|late "
                      "dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
         return 2;
     }

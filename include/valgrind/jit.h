@@ -195,7 +195,11 @@ typedef enum {
    VG_JIT_ERR_OVERLAPS_OBJECT = 7,  /* the range overlaps the text of an
                                        object Valgrind already has debug
                                        info for (an ELF executable or
-                                       shared library) */
+                                       shared library) whose symbols
+                                       name its first or last byte
+                                       (where they name neither, as in
+                                       a stripped executable, the code
+                                       is registered) */
    VG_JIT_ERR_BAD_LINE_TABLE  = 8,  /* lines unreadable, or n_lines above
                                        VG_JIT_MAX_LINES (the code is not
                                        registered: fix the table) */

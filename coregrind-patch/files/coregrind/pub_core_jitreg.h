@@ -115,6 +115,13 @@ extern void VG_(jit_info_command) ( HChar** ssaveptr );
    replaced, refused) when -v is given.  Called once at exit. */
 extern void VG_(jit_print_summary) ( void );
 
+/* Called by the scheduler after it discarded the translations of
+   [a, a+len) because their code changed (--smc-check saw it, or the
+   client asked for an instruction cache invalidation): the functions
+   kept there after their unregistration (m_debuginfo/jitkeep.c) whose
+   bytes changed lose their names. */
+extern void VG_(jit_note_code_changed) ( Addr a, SizeT len );
+
 /* For the amd64 unwinder (m_stacktrace.c), after CFI failed: one step
    through code outside every ELF object's text that has no unwind
    information of its own (JIT code nobody describes).  Takes the frame

@@ -82,6 +82,8 @@ typedef
          load_time reads the clock again only for a later one (about
          once per batch of records, not once per record). */
       ULong         clock_seen;
+      /* An incomplete header was reported (at exit). */
+      Bool          short_header_told;
    }
    JitdumpState;
 
@@ -464,6 +466,16 @@ static JitStep jitdump_decode ( JitFollower* fl, const UChar* buf, SizeT len,
    JitdumpState* s = fl->state;
    Int kind = ML_(jitdump_next)(&s->jd, buf, len, &s->ev);
    if (kind == JITDUMP_EV_NEED_MORE) {
+      /* At exit the whole file is here: a header still incomplete will
+         never be read (a producer that died, or a file that only bears
+         the name). */
+      if (s->jd.state == 0 && ML_(jit_is_exiting)() && len < s->ev.need
+          && !s->short_header_told && VG_(clo_verbosity) > 1) {
+         s->short_header_told = True;
+         VG_(umsg)("Warning: %s: its header is incomplete (%lu of %lu"
+                   " bytes): no record read\n", fl->path, (UWord)len,
+                   (UWord)s->ev.need);
+      }
       *n = s->ev.need;
       return JitStep_NEED_MORE;
    }
@@ -524,19 +536,88 @@ static Bool is_jitdump_name ( const HChar* base, /*OUT*/Int* pid )
    return True;
 }
 
-void ML_(jit_notify_mapped_file) ( const HChar* filename )
+/* What the first bytes of the regular file open as fd say, through the
+   shared reader: JITDUMP_EV_HEADER (*h set), JITDUMP_EV_ERROR (*err
+   set: not a jitdump file, or one this reader refuses), or
+   JITDUMP_EV_NEED_MORE (the file is shorter than its header; *have:
+   the bytes there are). */
+static Int peek_header ( Int fd, /*OUT*/JitdumpHeader* h, /*OUT*/Int* err,
+                         /*OUT*/SizeT* have )
 {
-   const HChar* base;
-   Int    pid, fd;
-   UInt   magic = 0;
-   SysRes sr;
+   static UChar  buf[1024];
+   JitdumpReader r;
+   JitdumpEvent  ev;
+   Int           kind;
+   SysRes        sr = VG_(pread)(fd, buf, sizeof(buf), 0);
+   *have = sr_isError(sr) ? 0 : sr_Res(sr);
+   ML_(jitdump_init)(&r, 0);
+   kind = ML_(jitdump_next)(&r, buf, *have, &ev);
+   if (kind == JITDUMP_EV_HEADER)
+      *h = ev.header;
+   else if (kind == JITDUMP_EV_ERROR)
+      *err = ev.error;
+   else
+      kind = JITDUMP_EV_NEED_MORE;
+   return kind;
+}
+
+/* Opens path read-only if it is a regular file; -1 if not. */
+static Int open_regular ( const HChar* path )
+{
+   struct vg_stat st;
+   Int    fd;
+   SysRes sr = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(sr))
+      return -1;
+   fd = VG_(safe_fd)(sr_Res(sr));
+   if (VG_(fstat)(fd, &st) != 0 || !VKI_S_ISREG(st.mode)) {
+      VG_(close)(fd);
+      return -1;
+   }
+   return fd;
+}
+
+/* A file mapped executable under another name than jit-<pid>.dump (Bun
+   writes jit-<N>-<pid>.dump, other producers add prefixes or use other
+   directories): followed if it holds a whole jitdump header for this
+   process, else ignored without a word, as perf does. */
+static void follow_by_content ( const HChar* filename )
+{
+   JitdumpHeader h;
+   Int           err = 0, fd;
+   SizeT         have;
+   if (ML_(jit_is_followed)(filename))
+      return;
+   fd = open_regular(filename);
+   if (fd < 0)
+      return;
+   if (peek_header(fd, &h, &err, &have) != JITDUMP_EV_HEADER
+       || h.pid != (UInt)VG_(getpid)()) {
+      VG_(close)(fd);
+      return;
+   }
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit: %s is a jitdump file of this process (found by its"
+                " header)\n", filename);
+   (void)ML_(jit_follow)(&jitdump_ops, fd, filename);
+}
+
+void ML_(jit_notify_mapped_file) ( const HChar* filename, Bool exec )
+{
+   const HChar*  base;
+   Int           pid, fd, err = 0;
+   SizeT         have;
+   JitdumpHeader h;
 
    if (!VG_(clo_jit_dump) || filename == NULL)
       return;
    base = VG_(strrchr)(filename, '/');
    base = base ? base + 1 : filename;
-   if (!is_jitdump_name(base, &pid))
+   if (!is_jitdump_name(base, &pid)) {
+      if (exec)
+         follow_by_content(filename);
       return;
+   }
    if (pid != VG_(getpid)()) {
       if (VG_(clo_verbosity) > 1)
          VG_(umsg)("JIT: %s names another process: not followed\n",
@@ -545,23 +626,20 @@ void ML_(jit_notify_mapped_file) ( const HChar* filename )
    }
    if (ML_(jit_is_followed)(filename))
       return;   /* mapped again: already followed */
-   sr = VG_(open)(filename, VKI_O_RDONLY, 0);
-   if (sr_isError(sr))
-      return;
-   fd = VG_(safe_fd)(sr_Res(sr));
-   /* Producers may map the file before writing its header (V8 does):
-      a file too short to hold the magic is followed, and the reader
-      checks the header when it arrives. */
-   sr = VG_(pread)(fd, &magic, sizeof(magic), 0);
-   if (sr_isError(sr)
-       || (sr_Res(sr) == sizeof(magic)
-           && magic != JITDUMP_MAGIC && magic != JITDUMP_MAGIC_SWAPPED)) {
-      VG_(close)(fd);
+   fd = open_regular(filename);
+   if (fd < 0) {
+      if (VG_(clo_verbosity) > 1)
+         VG_(umsg)("Warning: %s: not a regular file that can be read:"
+                   " not followed\n", filename);
       return;
    }
-   if (magic == JITDUMP_MAGIC_SWAPPED) {
-      VG_(umsg)("Warning: %s was written in the other byte order: "
-                "not followed\n", filename);
+   /* Producers may map the file before writing its header (V8 does):
+      a file too short to hold the header is followed, and the reader
+      checks the header when it arrives. */
+   if (peek_header(fd, &h, &err, &have) == JITDUMP_EV_ERROR) {
+      if (VG_(clo_verbosity) > 1 || err == JITDUMP_ERR_FOREIGN_BYTE_ORDER)
+         VG_(umsg)("Warning: %s: %s: not followed\n", filename,
+                   ML_(jitdump_strerror)(err));
       VG_(close)(fd);
       return;
    }

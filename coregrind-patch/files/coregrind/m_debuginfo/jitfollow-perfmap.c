@@ -137,8 +137,10 @@ static void perfmap_finish ( JitFollower* fl )
       return;
    len = sr_Res(sr);
    if (ML_(perfmap_finish)(&s->pm, fl->buf, len, &s->ev)
-       != PERFMAP_EV_NEED_MORE)
+       != PERFMAP_EV_NEED_MORE) {
+      fl->n_items++;   /* the final line, without its '\n' */
       (void)perfmap_handle(fl, JitAtSafePoint);
+   }
 }
 
 static void perfmap_forked ( void )

@@ -101,6 +101,7 @@
 #include "priv_storage.h"
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"         /* the CFI store */
+#include "priv_jitkeep.h"        /* code kept after unregistration */
 #include "priv_jitgdb.h"         /* self */
 #include "priv_jitformats.h"     /* BEAMJIT_*, the ELF object rules */
 
@@ -402,6 +403,9 @@ static void drop_dwarf ( GdbObject* obj )
    objects whose ranges overlap it). */
 static void use_dwarf ( GdbObject* obj, DebugInfo* di, Addr lo, Addr hi )
 {
+   /* Code kept after an unregistration there is gone first, with its
+      CFI (which the entry added below would otherwise replace). */
+   ML_(jit_kept_end_range)(lo, hi - lo, JitKeptReused);
    if (di->cfsi_used > 0)
       stats.objects_with_cfi++;
    if (di->inltab_used > 0)
@@ -529,6 +533,28 @@ static void unregister_object ( GdbObject* obj, const HChar* why )
    drop_dwarf(obj);
    ML_(dinfo_free)(obj->name);
    ML_(dinfo_free)(obj);
+}
+
+/* Removes obj, which its JIT unregistered, but keeps its functions
+   whose code stays mapped (jitkeep.c) with their names, line tables,
+   CFI and inlined calls: LLVM JITs unregister each object when they
+   dispose of their execution engine, and memory managers that outlive
+   it (Mesa's llvmpipe) keep running the code. */
+static void unregister_object_keeping_code ( GdbObject* obj )
+{
+   UWord n     = (UWord)VG_(sizeXA)(obj->fns);
+   UWord n_kept = ML_(jit_keep_unregistered)(
+                     n > 0 ? (const Addr*)VG_(indexXA)(obj->fns, 0) : NULL,
+                     n, obj->has_dwarf, obj->dwarf_lo, JitCfiGdbObject,
+                     obj->key);
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit-gdb: unregister entry %#lx (%s): %lu functions kept"
+                " while their code stays\n", obj->key, obj->name, n_kept);
+   /* Its CFI belongs to the kept functions now, and no function is
+      left to unregister. */
+   obj->has_dwarf = False;
+   VG_(dropTailXA)(obj->fns, VG_(sizeXA)(obj->fns));
+   unregister_object(obj, "unregister");
 }
 
 /* Adds the functions of an Erlang/OTP module entry at ea (whose copy
@@ -840,7 +866,7 @@ static void unregister_entry ( Addr ea )
       return;
    }
    stats.unregistered++;
-   unregister_object(obj, "unregister");
+   unregister_object_keeping_code(obj);
 }
 
 /* Reads the whole list of descriptor desc (first seen now) and
@@ -950,6 +976,7 @@ void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot )
    Word    i, j;
    FnTally tally;
    HChar   what[64];
+   ML_(jit_kept_notify_mprotect)(a, len, prot);
    if (pending == NULL || VG_(sizeXA)(pending) == 0
        || !(prot & VKI_PROT_EXEC) || len == 0)
       return;

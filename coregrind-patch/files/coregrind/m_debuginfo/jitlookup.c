@@ -47,6 +47,7 @@
 #include "priv_jitreg.h"         /* self */
 #include "priv_jitstore.h"
 #include "priv_jitcreator.h"
+#include "priv_jitkeep.h"         /* ML_(jit_kept_note_lookup) */
 
 /* The function describing (ep, a): the live one if it was registered by
    epoch ep, else an archived one valid at ep. */
@@ -96,6 +97,7 @@ Bool ML_(jit_search_symtab) ( DiEpoch ep, Addr a,
 {
    const JitFn* f = find_fn(ep, a);
    if (f != NULL) {
+      ML_(jit_kept_note_lookup)(ep, f, a);
       *pdi = fill_symtab(f->obj, f->start, f->size,
                          ML_(jit_name_str)(f->name));
    } else {
@@ -122,6 +124,7 @@ Bool ML_(jit_search_loctab) ( DiEpoch ep, Addr a,
 
    if (f == NULL || (t = ML_(jit_fn_lines)(f)) == NULL)
       return False;
+   ML_(jit_kept_note_lookup)(ep, f, a);
    off = (UInt)(a - f->start);
    if (off < t->lines[0].offset)
       return False;

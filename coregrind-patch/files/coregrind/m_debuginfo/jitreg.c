@@ -58,6 +58,7 @@
 #include "priv_jitstore.h"
 #include "priv_jitcfi.h"         /* CFI of registered functions */
 #include "priv_jitcreator.h"     /* code nobody announced */
+#include "priv_jitkeep.h"        /* functions kept after unregistration */
 
 static struct {
    ULong registered;     /* functions added */
@@ -159,6 +160,30 @@ void ML_(jit_overlap_text) ( Addr a, SizeT len, HChar* buf, SizeT size )
                        VG_(DebugInfo_get_filename)(di), at);
       return;
    }
+}
+
+/* Whether the symbols of an ELF object whose text overlaps [a, a+len)
+   name its first or last byte.  A producer's name (a perf map's, a
+   jitdump's, a client request's) for code in an object's text is used
+   where the object has no symbol for it (a stripped executable: V8
+   embedders run their builtins from their own text and name them in
+   their perf files); where it has one, the ELF name stays and the
+   registration is refused. */
+static Bool elf_symbols_name ( Addr a, SizeT len )
+{
+   Addr ends[2];
+   Int  i;
+   ends[0] = a;
+   ends[1] = a + len - 1;
+   for (i = 0; i < 2; i++) {
+      /* The ELF object holding the byte, if any (a JIT object's
+         synthetic DebugInfo has no text). */
+      DebugInfo* di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ends[i]);
+      if (di != NULL && VG_(DebugInfo_get_text_size)(di) > 0
+          && ML_(search_one_symtab)(di, ends[i], True) >= 0)
+         return True;
+   }
+   return False;
 }
 
 SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len )
@@ -320,10 +345,17 @@ static Bool archiving_unmapped = False;
    10^6 functions reads it once); 0 between removals. */
 static ULong removal_time = 0;
 
+/* Kept functions (jitkeep.c) that the last remove_range retired: they
+   count as none of its removals (they were unregistered already). */
+static UInt n_retired_kept = 0;
+
 static void retire_fn ( JitFn* f, const HChar* why )
 {
    ULong       loaded;
-   JitLineTab* lines = ML_(jit_fn_take_extras)(f, &loaded);
+   JitLineTab* lines;
+   if (ML_(jit_kept_retired)(f, why))
+      n_retired_kept++;
+   lines = ML_(jit_fn_take_extras)(f, &loaded);
    /* Its CFI, if it came with some, goes with it. */
    (void)ML_(jit_cfi_remove)(f->start, JitCfiFunction, f->start);
    if (VG_(clo_trace_jit))
@@ -360,6 +392,7 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
    Addr     lo, hi, end = a + len;
    JitFnPos p = ML_(jit_first_intersecting)(a, len);
    JitFnPos q;
+   n_retired_kept = 0;
    if (p.c == NULL) {
       removal_time = 0;
       return 0;
@@ -383,7 +416,7 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
       n += j - p.i;
    }
    removal_time = 0;
-   return n;
+   return n - n_retired_kept;
 }
 
 /* Removes the live function starting at a, whose translations are
@@ -409,7 +442,7 @@ void ML_(jit_notify_munmap) ( Addr a, SizeT len )
    archiving_unmapped = True;
    n = remove_range(a, len, False, "unmapped");
    archiving_unmapped = False;
-   if (n > 0) {
+   if (n > 0 || n_retired_kept > 0) {
       stats.unmapped += n;
       ML_(advance_current_DiEpoch_for_jit)();
    }
@@ -418,7 +451,7 @@ void ML_(jit_notify_munmap) ( Addr a, SizeT len )
 Int ML_(jit_unregister) ( Addr start )
 {
    JitFnPos p = ML_(jit_fn_starting_at)(start);
-   if (p.c == NULL)
+   if (p.c == NULL || ML_(jit_is_kept)(start))
       return VG_JIT_ERR_NOT_REGISTERED;
    ML_(jit_discard_translations)(start, ML_(jit_fn_at)(p)->size,
                              "jitreg.unregister");
@@ -436,11 +469,29 @@ UWord ML_(jit_unregister_range) ( Addr start, UWord size )
    if (start + size < start)
       size = ~(Addr)0 - start;
    n = remove_range(start, size, False, "unregister");
-   if (n > 0) {
+   if (n > 0 || n_retired_kept > 0) {
       ML_(advance_current_DiEpoch_for_jit)();
       stats.unregistered += n;
    }
    return n;
+}
+
+UInt ML_(jit_remove_for_keep) ( Addr a, SizeT len, ULong gone )
+{
+   UInt n;
+   if (len == 0)
+      return 0;
+   removal_time = gone;
+   n = remove_range(a, len, False, "kept name ends");
+   n += n_retired_kept;
+   if (n > 0)
+      ML_(advance_current_DiEpoch_for_jit)();
+   return n;
+}
+
+void ML_(jit_count_unregistered) ( UWord n )
+{
+   stats.unregistered += n;
 }
 
 
@@ -480,7 +531,7 @@ static Int check_code_range ( Addr a, SizeT len )
       return VG_JIT_OK;   /* no object's text is anonymous memory */
    if (!VG_(am_is_valid_for_client)(a, len, VKI_PROT_EXEC))
       return VG_JIT_ERR_NOT_CODE;
-   if (ML_(jit_overlaps_object_text)(a, len))
+   if (ML_(jit_overlaps_object_text)(a, len) && elf_symbols_name(a, len))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
    return VG_JIT_OK;
 }
@@ -754,7 +805,8 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start, ULong moved_at )
       return VG_JIT_ERR_BAD_RANGE;
    if (!VG_(am_is_valid_for_client)(new_start, size, VKI_PROT_EXEC))
       return VG_JIT_ERR_NOT_CODE;
-   if (ML_(jit_overlaps_object_text)(new_start, size))
+   if (ML_(jit_overlaps_object_text)(new_start, size)
+       && elf_symbols_name(new_start, size))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
 
    /* Keep what the moved function needs before the old one goes. */
@@ -801,6 +853,7 @@ void ML_(jit_at_safe_point) ( void )
       VG_(dropTailXA)(deferred_discards, 1);
       ML_(jit_discard_translations)(rg.start, rg.size, "jitreg.late_name");
    }
+   ML_(jit_kept_at_safe_point)();
    ML_(jit_names_maybe_compact)();
 }
 
@@ -899,7 +952,7 @@ void VG_(jit_print_summary) ( void )
                 "%llu live at exit\n",
                 stats.registered, stats.unregistered, stats.replaced,
                 stats.unmapped, stats.refused, stats.lines_dropped,
-                ML_(jit_n_live)());
+                ML_(jit_n_live)() - ML_(jit_n_kept)());
       ML_(jit_print_refusals)("JIT: refused: ", stats.refused_by);
       if (stats.lines_dropped > 0) {
          HChar why[400];
@@ -916,6 +969,7 @@ void VG_(jit_print_summary) ( void )
                    "ignored (not UTF-8, or with control characters)\n",
                    stats.names_escaped, stats.bad_files);
    }
+   ML_(jit_kept_print_summary)();
    ML_(jit_clreq_print_summary)();
    ML_(jit_cfi_print_summary)();
    ML_(jit_follow_print_summary)();

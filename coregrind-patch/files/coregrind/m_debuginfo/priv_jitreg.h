@@ -86,10 +86,15 @@ extern DebugInfo* ML_(jit_find_DebugInfo) ( DiEpoch ep, Addr a );
 extern void ML_(jit_notify_munmap) ( Addr a, SizeT len );
 
 /* Called by VG_(di_notify_mmap) with the name of every file the client
-   maps: starts following it if it is a jitdump file (jit-<pid>.dump of
-   this process, with the jitdump magic) and --jit-dump=yes
+   maps, and whether it is mapped executable: with --jit-dump=yes, starts
+   following it if it is a jitdump file of this process: named
+   jit-<pid>.dump (a file so named that is not a jitdump file gets a -v
+   warning saying why), or, mapped executable under any other name,
+   holding a whole jitdump header (magic, version, header size) whose pid
+   is this process's (anything else is ignored silently)
    (jitfollow-jitdump.c). */
-extern void ML_(jit_notify_mapped_file) ( const HChar* filename );
+extern void ML_(jit_notify_mapped_file) ( const HChar* filename,
+                                          Bool exec );
 
 /* ---- Names that arrive at exit (jitlate.c) ---- */
 

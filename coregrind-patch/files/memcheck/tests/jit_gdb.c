@@ -13,8 +13,8 @@
      uses the object's .eh_frame.
 
    Then the object is unregistered and jit_gdb_leaf called again: its
-   name, line and CFI are gone (the frame is ???, and without CFI the
-   unwinder skips main).  Results go to stdout. */
+   code stays mapped and unchanged, so its name, line and CFI stay until
+   the code is unmapped (jitkeep.c).  Results go to stdout. */
 
 #include <stdio.h>
 #include <stdlib.h>

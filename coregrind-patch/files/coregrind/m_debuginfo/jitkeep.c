@@ -1,0 +1,390 @@
+
+/*--------------------------------------------------------------------*/
+/*--- JIT code registry: names of code that outlives its           ---*/
+/*--- registration.                                     jitkeep.c ---*/
+/*--------------------------------------------------------------------*/
+
+/*
+   This file is part of Valgrind, a dynamic binary instrumentation
+   framework.
+
+   Copyright (C) 2026 the valgrind-jit authors.
+
+   This program is free software; you can redistribute it and/or
+   modify it under the terms of the GNU General Public License as
+   published by the Free Software Foundation; either version 3 of the
+   License, or (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful, but
+   WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, see <http://www.gnu.org/licenses/>.
+
+   The GNU General Public License is contained in the file COPYING.
+*/
+
+/* A name lives as long as the code it names (the rule is in
+   priv_jitkeep.h).  A kept function stays a live function of the store,
+   so every lookup (names, lines, objects) and the CFI store answer for
+   it as before; this file only remembers which functions are kept,
+   with a checksum of each KEEP_BLOCK bytes of their code, and ends them
+   through the registry when their code goes or changes.
+
+   Why checksums of blocks, checked by lookups: a tool looks a name up
+   when it translates code (Callgrind, Cachegrind) or describes an
+   address (every tool's errors), and new bytes at an address are
+   translated before they run (--smc-check discards the translations of
+   code whose bytes changed).  So a lookup that finds the block it asks
+   about unchanged names code that is still the kept code, and one that
+   finds it changed is the first to see new code there.  Comparing one
+   block costs a hash of at most KEEP_BLOCK bytes, whatever the
+   function's size. */
+
+#include "pub_core_basics.h"
+#include "pub_core_vki.h"
+#include "pub_core_debuginfo.h"
+#include "pub_core_libcbase.h"
+#include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"
+#include "pub_core_options.h"
+#include "pub_core_aspacemgr.h"
+#include "pub_core_oset.h"
+#include "pub_core_xarray.h"
+#include "pub_core_jitreg.h"       /* VG_(jit_note_code_changed) */
+
+#include "priv_misc.h"           /* dinfo_zalloc/free */
+#include "priv_jitreg.h"
+#include "priv_jitstore.h"
+#include "priv_jitcfi.h"
+#include "priv_jitkeep.h"        /* self */
+
+/* Bytes of code per checksum. */
+#define KEEP_BLOCK 256
+
+/* The functions withdrawn together (a GDB JIT object), for their CFI. */
+typedef
+   struct {
+      UWord       n_left;    /* kept functions not yet ended */
+      Bool        has_cfi;   /* the CFI store's entry below is theirs */
+      Addr        cfi_lo;
+      JitCfiOwner owner;
+      UWord       key;
+   }
+   KeptGroup;
+
+/* A kept function (an OSet node, keyed by start). */
+typedef
+   struct {
+      Addr       start;
+      UWord      size;
+      UInt*      sums;      /* one per KEEP_BLOCK bytes (owned) */
+      KeptGroup* group;
+      Bool       changed;   /* a lookup found its bytes changed: it ends
+                               at the next safe point */
+      Bool       looked_up; /* a lookup described it since it was kept */
+   }
+   KeptFn;
+
+/* A function whose bytes changed, to end at the next safe point. */
+typedef
+   struct {
+      Addr  start;
+      UWord size;
+      ULong seen;   /* when the change was seen (VG_(jit_time_now)) */
+   }
+   KeptChange;
+
+static OSet*   kept    = NULL;   /* of KeptFn */
+static XArray* changes = NULL;   /* of KeptChange */
+/* [kept_lo, kept_hi) holds every kept function (reset when none is
+   left): most lookups and mprotects are decided by it alone. */
+static Addr    kept_lo = 0, kept_hi = 0;
+/* The reason this file gives for the removals it asks for (JitKept_N:
+   none, the registry's own). */
+static JitKeptEnd ending_because = JitKept_N;
+
+static struct {
+   ULong kept;
+   ULong looked_up;
+   ULong ended[JitKept_N];
+} stats;
+
+static UInt block_sum ( Addr a, UWord len )
+{
+   return ML_(jit_hash_bytes)((const HChar*)a, len);
+}
+
+static UWord n_blocks ( UWord size )
+{
+   return (size + KEEP_BLOCK - 1) / KEEP_BLOCK;
+}
+
+/* Appends copies of the kept functions intersecting [a, a+len) (len >
+   0, not wrapping) to todo (of KeptFn): removing them calls out, and
+   the set changes meanwhile. */
+static void collect_in_range ( Addr a, SizeT len, XArray* todo )
+{
+   KeptFn*  k;
+   /* The one that may start below a, then those that start in the
+      range (kept functions never overlap). */
+   JitFnPos p = ML_(jit_fn_containing)(a);
+   if (p.c != NULL && ML_(jit_fn_at)(p)->start < a
+       && (k = VG_(OSetGen_Lookup)(kept, &ML_(jit_fn_at)(p)->start)) != NULL)
+      VG_(addToXA)(todo, k);
+   VG_(OSetGen_ResetIterAt)(kept, &a);
+   while ((k = VG_(OSetGen_Next)(kept)) != NULL && k->start - a < len)
+      VG_(addToXA)(todo, k);
+}
+
+ULong ML_(jit_n_kept) ( void )
+{
+   return kept == NULL ? 0 : (ULong)VG_(OSetGen_Size)(kept);
+}
+
+Bool ML_(jit_is_kept) ( Addr start )
+{
+   return kept != NULL && start >= kept_lo && start < kept_hi
+          && VG_(OSetGen_Lookup)(kept, &start) != NULL;
+}
+
+UWord ML_(jit_keep_unregistered) ( const Addr* starts, UWord n,
+                                   Bool has_cfi, Addr cfi_lo,
+                                   JitCfiOwner owner, UWord cfi_key )
+{
+   UWord      i, n_kept = 0;
+   KeptGroup* g = ML_(dinfo_zalloc)("di.jitkeep.group", sizeof(KeptGroup));
+   g->has_cfi = has_cfi;
+   g->cfi_lo  = cfi_lo;
+   g->owner   = owner;
+   g->key     = cfi_key;
+   if (kept == NULL)
+      kept = VG_(OSetGen_Create)(offsetof(KeptFn, start), NULL,
+                                 ML_(dinfo_zalloc), "di.jitkeep.kept",
+                                 ML_(dinfo_free));
+   for (i = 0; i < n; i++) {
+      JitFnPos p = ML_(jit_fn_starting_at)(starts[i]);
+      KeptFn*  k;
+      UWord    size, b;
+      if (p.c == NULL)
+         continue;
+      size = ML_(jit_fn_at)(p)->size;
+      if (VG_(OSetGen_Lookup)(kept, &starts[i]) != NULL)
+         continue;   /* kept already (a second withdrawal) */
+      if (!VG_(am_is_valid_for_client)(starts[i], size, VKI_PROT_EXEC)
+          || !VG_(am_is_valid_for_client)(starts[i], size, VKI_PROT_READ)) {
+         (void)ML_(jit_unregister)(starts[i]);
+         continue;
+      }
+      k = VG_(OSetGen_AllocNode)(kept, sizeof(KeptFn));
+      VG_(memset)(k, 0, sizeof(*k));
+      k->start = starts[i];
+      k->size  = size;
+      k->group = g;
+      k->sums  = ML_(dinfo_zalloc)("di.jitkeep.sums",
+                                   n_blocks(size) * sizeof(UInt));
+      for (b = 0; b < n_blocks(size); b++) {
+         UWord off = b * KEEP_BLOCK;
+         k->sums[b] = block_sum(k->start + off, size - off < KEEP_BLOCK
+                                                ? size - off : KEEP_BLOCK);
+      }
+      if (VG_(OSetGen_Size)(kept) == 0 || k->start < kept_lo)
+         kept_lo = k->start;
+      if (VG_(OSetGen_Size)(kept) == 0 || k->start + size > kept_hi)
+         kept_hi = k->start + size;
+      VG_(OSetGen_Insert)(kept, k);
+      g->n_left++;
+      n_kept++;
+      stats.kept++;
+      ML_(jit_count_unregistered)(1);
+      /* Translated again when it runs: the tools look its name up then,
+         which tells whether it ran after its withdrawal. */
+      ML_(jit_discard_translations)(starts[i], size, "jitkeep.keep");
+      if (VG_(clo_trace_jit))
+         VG_(dmsg)("jit: keep %#lx-%#lx %s (unregistered, its code stays"
+                   " mapped)\n", k->start, k->start + size,
+                   ML_(jit_name_str)(ML_(jit_fn_at)(
+                      ML_(jit_fn_starting_at)(k->start))->name));
+   }
+   if (g->n_left == 0) {
+      if (has_cfi)
+         (void)ML_(jit_cfi_remove)(cfi_lo, owner, cfi_key);
+      ML_(dinfo_free)(g);
+   }
+   return n_kept;
+}
+
+/* Whether the bytes of k's block b are what they were when k was
+   kept. */
+static Bool block_intact ( const KeptFn* k, UWord b )
+{
+   UWord off = b * KEEP_BLOCK;
+   UWord len = k->size - off < KEEP_BLOCK ? k->size - off : KEEP_BLOCK;
+   return VG_(am_is_valid_for_client)(k->start + off, len, VKI_PROT_READ)
+          && block_sum(k->start + off, len) == k->sums[b];
+}
+
+void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f, Addr a )
+{
+   KeptFn*    k;
+   KeptChange c;
+   if (LIKELY(kept == NULL) || a < kept_lo || a >= kept_hi
+       || VG_(OSetGen_Size)(kept) == 0)
+      return;
+   k = VG_(OSetGen_Lookup)(kept, &f->start);
+   /* Older epochs describe what ran then; and the lookups made while
+      this file ends a function describe the code being discarded. */
+   if (k == NULL || k->changed || ep.n != VG_(current_DiEpoch)().n
+       || ending_because != JitKept_N)
+      return;
+   if (block_intact(k, (a - k->start) / KEEP_BLOCK)) {
+      if (!k->looked_up) {
+         k->looked_up = True;
+         stats.looked_up++;
+      }
+      return;
+   }
+   c.start = k->start;
+   c.size  = k->size;
+   c.seen  = ML_(jit_now)();
+   if (changes == NULL)
+      changes = VG_(newXA)(ML_(dinfo_zalloc), "di.jitkeep.changes",
+                           ML_(dinfo_free), sizeof(KeptChange));
+   VG_(addToXA)(changes, &c);
+   k->changed = True;
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit: kept %#lx-%#lx: its bytes at %#lx changed\n",
+                k->start, k->start + k->size, a);
+}
+
+void VG_(jit_note_code_changed) ( Addr a, SizeT len )
+{
+   XArray* todo;
+   Word    i;
+   if (kept == NULL || VG_(OSetGen_Size)(kept) == 0 || len == 0
+       || a >= kept_hi || a + len <= kept_lo)
+      return;
+   if (a + len < a)
+      len = ~(Addr)0 - a;
+   todo = VG_(newXA)(ML_(dinfo_zalloc), "di.jitkeep.todo", ML_(dinfo_free),
+                     sizeof(KeptFn));
+   collect_in_range(a, len, todo);
+   for (i = 0; i < VG_(sizeXA)(todo); i++) {
+      const KeptFn* t = VG_(indexXA)(todo, i);
+      UWord b, lo, hi;
+      Bool  intact = True;
+      /* The blocks of t that [a, a+len) covers. */
+      lo = (a > t->start ? a - t->start : 0) / KEEP_BLOCK;
+      hi = (a + len - 1 < t->start + t->size - 1
+            ? a + len - 1 - t->start : t->size - 1) / KEEP_BLOCK;
+      for (b = lo; b <= hi && intact; b++)
+         intact = block_intact(t, b);
+      if (intact)
+         continue;
+      if (VG_(clo_trace_jit))
+         VG_(dmsg)("jit: kept %#lx-%#lx: its code changed\n",
+                   t->start, t->start + t->size);
+      ending_because = JitKeptWritten;
+      (void)ML_(jit_remove_for_keep)(t->start, t->size, 0);
+      ending_because = JitKept_N;
+   }
+   VG_(deleteXA)(todo);
+}
+
+Bool ML_(jit_kept_retired) ( const JitFn* f, const HChar* why )
+{
+   KeptFn*    k;
+   KeptGroup* g;
+   JitKeptEnd e;
+   if (kept == NULL || VG_(OSetGen_Size)(kept) == 0)
+      return False;
+   k = VG_(OSetGen_Remove)(kept, &f->start);
+   if (k == NULL)
+      return False;
+   if (ending_because != JitKept_N)
+      e = ending_because;
+   else if (VG_(strcmp)(why, "unmapped") == 0)
+      e = JitKeptUnmapped;
+   else if (VG_(strcmp)(why, "replaced") == 0)
+      e = JitKeptReused;
+   else
+      e = JitKeptOther;
+   stats.ended[e]++;
+   g = k->group;
+   if (--g->n_left == 0) {
+      if (g->has_cfi)
+         (void)ML_(jit_cfi_remove)(g->cfi_lo, g->owner, g->key);
+      ML_(dinfo_free)(g);
+   }
+   ML_(dinfo_free)(k->sums);
+   VG_(OSetGen_FreeNode)(kept, k);
+   return True;
+}
+
+void ML_(jit_kept_end_range) ( Addr a, SizeT len, JitKeptEnd why )
+{
+   XArray*  todo;
+   Word     i;
+   if (kept == NULL || VG_(OSetGen_Size)(kept) == 0 || len == 0
+       || a >= kept_hi || a + len <= kept_lo)
+      return;
+   if (a + len < a)
+      len = ~(Addr)0 - a;
+   todo = VG_(newXA)(ML_(dinfo_zalloc), "di.jitkeep.todo", ML_(dinfo_free),
+                     sizeof(KeptFn));
+   collect_in_range(a, len, todo);
+   /* Removing calls out (discards): the set changes under us, so work
+      from the copies. */
+   for (i = 0; i < VG_(sizeXA)(todo); i++) {
+      const KeptFn* t = VG_(indexXA)(todo, i);
+      ending_because = why;
+      (void)ML_(jit_remove_for_keep)(t->start, t->size, 0);
+      ending_because = JitKept_N;
+   }
+   VG_(deleteXA)(todo);
+}
+
+void ML_(jit_kept_notify_mprotect) ( Addr a, SizeT len, UInt prot )
+{
+   if ((prot & VKI_PROT_WRITE) || !(prot & VKI_PROT_EXEC))
+      ML_(jit_kept_end_range)(a, len, JitKeptWritten);
+}
+
+void ML_(jit_kept_at_safe_point) ( void )
+{
+   while (changes != NULL && VG_(sizeXA)(changes) > 0) {
+      Word       last = VG_(sizeXA)(changes) - 1;
+      KeptChange c    = *(const KeptChange*)VG_(indexXA)(changes, last);
+      KeptFn*    k;
+      VG_(dropTailXA)(changes, 1);
+      k = kept ? VG_(OSetGen_Lookup)(kept, &c.start) : NULL;
+      if (k == NULL || !k->changed)
+         continue;   /* ended meanwhile */
+      /* Gone when the change was seen, before the tool translated the
+         new code unnamed: VG_(jit_late_name_epoch_at) never gives the
+         new code this name. */
+      ending_because = JitKeptWritten;
+      (void)ML_(jit_remove_for_keep)(c.start, c.size, c.seen);
+      ending_because = JitKept_N;
+   }
+}
+
+void ML_(jit_kept_print_summary) ( void )
+{
+   if (stats.kept == 0)
+      return;
+   VG_(umsg)("JIT: %llu unregistered functions kept their names while"
+             " their code stayed mapped and unchanged, %llu of them looked"
+             " up after that (their code ran or was described); ended:"
+             " %llu unmapped, %llu reused, %llu written, %llu otherwise;"
+             " %llu kept at exit\n",
+             stats.kept, stats.looked_up, stats.ended[JitKeptUnmapped],
+             stats.ended[JitKeptReused], stats.ended[JitKeptWritten],
+             stats.ended[JitKeptOther], ML_(jit_n_kept)());
+}
+
+/*--------------------------------------------------------------------*/
+/*--- end                                                          ---*/
+/*--------------------------------------------------------------------*/
