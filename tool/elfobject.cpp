@@ -500,7 +500,8 @@ private:
         case GDBELF_ERR_REL_NOT_RELA: return "REL relocations (the core applies only RELA ones)";
         case GDBELF_ERR_REL_MACHINE:
             return "relocations of a " + elf_machine_name(static_cast<unsigned>(e.num[0])) +
-                   " object (the core applies DWARF relocations of x86-64 objects only)";
+                   " object (the core applies DWARF relocations of x86-64 and AArch64 objects "
+                   "only)";
         case GDBELF_ERR_REL_MALFORMED:
             return "the relocation section is malformed or lies outside the file";
         case GDBELF_ERR_REL_NO_SYMTAB:
@@ -508,12 +509,14 @@ private:
             return "the relocation section names no well-formed symbol table";
         case GDBELF_ERR_REL_TYPE:
             return k + " has type " + std::to_string(e.num[0]) +
-                   ", not R_X86_64_64, _32, _32S (or _PC32, _PC64 in .eh_frame)";
+                   ", not R_X86_64_64, _32, _32S (or _PC32, _PC64 in .eh_frame) in an x86-64 "
+                   "object, R_AARCH64_ABS64, _ABS32, _ABS16 (or _PREL32, _PREL64 in "
+                   ".eh_frame) in an AArch64 one";
         case GDBELF_ERR_REL_OUTSIDE: return k + " lies outside its section";
         case GDBELF_ERR_REL_NO_SYMBOL: return k + " names no symbol";
         case GDBELF_ERR_REL_UNDEFINED: return k + " names an undefined symbol";
         case GDBELF_ERR_REL_OVERFLOW:
-            return k + " (a 32-bit one) overflows: its value is " + hex(e.num[0]);
+            return k + " (a 32- or 16-bit one) overflows: its value is " + hex(e.num[0]);
         default: {
             char buf[200];
             return ML_(gdbelf_describe)(&e, buf, sizeof buf);
