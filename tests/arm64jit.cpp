@@ -29,6 +29,8 @@
 //   api-nocfi the same, frame registered without CFI
 //   api-shape the same, frame registered with the frame shape
 //             VG_JIT_UNWIND_FRAME_POINTER (prologue_size 8)
+//   api-fixed the same, with VG_JIT_UNWIND_FIXED_FRAME (prologue_size 4,
+//             ra_offset 8, fp_offset 0)
 //   perfmap   name loop and frame in /tmp/perf-<pid>.map, then call them
 //   late      call them first, then write /tmp/perf-<pid>.map (as HotSpot's
 //             -XX:+DumpPerfMapAtExit does)
@@ -173,7 +175,7 @@ const VgJitLine kLoopLines[] = {{0, 10, nullptr},  {4, 11, nullptr},  {8, 12, nu
 const VgJitLine kFrameLines[] = {{0, 20, nullptr}, {8, 31, nullptr}, {12, 23, nullptr}};
 
 /// How frame's unwinding is described to VALGRIND_JIT_REGISTER_CODE.
-enum class Unwind { none, eh_frame, frame_pointer };
+enum class Unwind { none, eh_frame, frame_pointer, fixed_frame };
 
 void register_api(const Code& c, Unwind unwind) {
     static const VgJitInline loop_inl[] = {
@@ -202,7 +204,14 @@ void register_api(const Code& c, Unwind unwind) {
     f.inlines = frame_inl;
     f.n_inlines = 1;
     std::vector<std::uint8_t> eh;
-    if (unwind == Unwind::frame_pointer) {
+    if (unwind == Unwind::fixed_frame) {
+        // After the stp (4 bytes): the return address at sp + 8, the
+        // caller's x29 at sp.
+        f.unwind_kind = VG_JIT_UNWIND_FIXED_FRAME;
+        f.prologue_size = 4;
+        f.ra_offset = 8;
+        f.fp_offset = 0;
+    } else if (unwind == Unwind::frame_pointer) {
         // stp x29, x30, [sp, #-16]!; mov x29, sp: 8 bytes of prologue.
         f.unwind_kind = VG_JIT_UNWIND_FRAME_POINTER;
         f.prologue_size = 8;
@@ -294,7 +303,8 @@ int main(int argc, char** argv) {
     if (argc != 4) {
         std::fprintf(
             stderr,
-            "usage: arm64jit api|api-nocfi|api-shape|perfmap|late|jitdump|jitdump-late N CALLS\n");
+            "usage: arm64jit api|api-nocfi|api-shape|api-fixed|perfmap|late|jitdump|jitdump-late N "
+            "CALLS\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -306,9 +316,10 @@ int main(int argc, char** argv) {
     }
     const Code c = emit();
     print_addresses(c);
-    if (mode == "api" || mode == "api-nocfi" || mode == "api-shape") {
+    if (mode == "api" || mode == "api-nocfi" || mode == "api-shape" || mode == "api-fixed") {
         register_api(c, mode == "api"         ? Unwind::eh_frame
                         : mode == "api-shape" ? Unwind::frame_pointer
+                        : mode == "api-fixed" ? Unwind::fixed_frame
                                               : Unwind::none);
         run(c, n, calls);
     } else if (mode == "perfmap") {

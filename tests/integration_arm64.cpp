@@ -286,11 +286,18 @@ BOOST_AUTO_TEST_CASE(jitdump_memcheck_unwinding_info) {
     memcheck(dir, "jitdump", {"arm64_jitdump_frame"});
 }
 
-// The frame shape VG_JIT_UNWIND_FRAME_POINTER on arm64 (stp x29, x30;
-// mov x29, sp) unwinds to the caller as the CFI does.
+// The frame shapes on arm64 unwind to the caller as the CFI does:
+// VG_JIT_UNWIND_FRAME_POINTER (stp x29, x30; mov x29, sp) and
+// VG_JIT_UNWIND_FIXED_FRAME (the return address at sp + 8 after the stp).
 BOOST_AUTO_TEST_CASE(api_memcheck_frame_pointer_shape) {
     TempDir dir;
     memcheck(dir, "api-shape",
+             {"arm64_inlined_load (arm64_api.jit:31)", "arm64_api_frame (arm64_api.jit:22)"});
+}
+
+BOOST_AUTO_TEST_CASE(api_memcheck_fixed_frame_shape) {
+    TempDir dir;
+    memcheck(dir, "api-fixed",
              {"arm64_inlined_load (arm64_api.jit:31)", "arm64_api_frame (arm64_api.jit:22)"});
 }
 

@@ -239,7 +239,7 @@ static Bool read_shape_arm64 ( DebugInfo* di, UWord kind, UWord prologue,
    } else {
       if (prologue > 0)
          ML_(addDiCfSI)(di, code_lo, (UInt)prologue, &m);
-      m.cfa_off = (Int)ra_off + 8;
+      m.cfa_off = (Int)(ra_off + 8);
       m.ra_how  = CFIR_MEMCFAREL;
       m.ra_off  = -8;
       m.x30_how = CFIR_MEMCFAREL;
