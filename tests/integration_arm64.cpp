@@ -375,6 +375,58 @@ BOOST_AUTO_TEST_CASE(gdbjit_memcheck_lines_and_cfi) {
     BOOST_TEST(contains(trace[1].where, "gdbjit.cpp:"), r);
 }
 
+// --dump-jit-code writes the code that ran into an ELF file of the
+// host's machine: AArch64, holding loop's bytes at their address.
+BOOST_AUTO_TEST_CASE(dump_jit_code_writes_aarch64_elf_files) {
+    TempDir dir;
+    profile(dir, "callgrind", "api", {"--dump-instr=yes", "--dump-jit-code=yes"});
+    std::vector<std::string> elfs;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        if (e.path().extension() == ".elf") elfs.push_back(e.path().string());
+    BOOST_TEST_REQUIRE(elfs.size() == 1u);
+    const std::string elf = read_file(elfs[0]);
+    BOOST_TEST_REQUIRE(elf.size() > 64u);
+    BOOST_TEST(elf.compare(0, 4,
+                           "\x7f"
+                           "ELF") == 0);
+    BOOST_TEST(static_cast<unsigned char>(elf[18]) == 183u);  // e_machine EM_AARCH64
+    BOOST_TEST(static_cast<unsigned char>(elf[19]) == 0u);
+    // loop's first words (movz x1, #0; add x1, x1, #1), little-endian.
+    BOOST_TEST(contains(elf, std::string("\x01\x00\x80\xd2\x21\x04\x00\x91", 8)));
+}
+
+// vg-jit (an amd64 program) reads what arm64 JITs write: the jitdump of
+// arm64jit and the objects gdbjit registers (saved as handed in), with
+// their lines and CFI.  The programs run under plain QEMU.
+BOOST_AUTO_TEST_CASE(vg_jit_reads_arm64_jitdumps_and_objects) {
+    TempDir dir;
+    RunOptions o;
+    o.cwd = dir.path();
+    const Result jd = run({qemu(), "-cpu", "cortex-a72", arm64jit(), "jitdump", "10", "10"}, o);
+    BOOST_TEST_REQUIRE(jd.status == 0, jd);
+    std::string dump;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        if (e.path().extension() == ".dump") dump = e.path().string();
+    BOOST_TEST_REQUIRE(!dump.empty());
+    const Result check = run({vg_jit(), "check", dump});
+    BOOST_TEST(check.status == 0, check);
+    BOOST_TEST(contains(check.out, "jitdump, 4 records, 0 errors, 0 warnings"), check);
+    const Result d = run({vg_jit(), "dump", dump});
+    BOOST_TEST(contains(d.out, "AArch64 (e_machine 183)"), d);
+    BOOST_TEST(contains(d.out, "'arm64_jitdump_frame'"), d);
+
+    const Result save =
+        run({qemu(), "-cpu", "cortex-a72", gdbjit(), "save", programs() + "/gdbjit_module_a.o",
+             programs() + "/gdbjit_module_b.o", dir.path()});
+    BOOST_TEST_REQUIRE(save.status == 0, save);
+    const Result obj = run({vg_jit(), "check", dir.file("module_a.o")});
+    BOOST_TEST(obj.status == 0, obj);
+    BOOST_TEST(contains(obj.out, "ELF object, 2 functions, 0 errors, 0 warnings"), obj);
+    const Result od = run({vg_jit(), "dump", dir.file("module_a.o")});
+    BOOST_TEST(contains(od.out, "AArch64 (e_machine 183)"), od);
+    BOOST_TEST(contains(od.out, "'gj_fib' section 1 lines yes cfi yes"), od);
+}
+
 boost::test_tools::assertion_result lli_available(boost::unit_test::test_unit_id) {
     boost::test_tools::assertion_result ok(executable(lli()) && executable(kClang));
     if (!ok)
