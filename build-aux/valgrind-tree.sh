@@ -839,7 +839,15 @@ cmd_cross_arm64() {
   if [ ! -f "$CROSS_ARM64/config.status" ]; then
     fresh=1
   else
-    while IFS=$'\t' read -r path _; do
+    # The files the series touches now or touched at the last cross build
+    # (one it no longer touches is pristine again in $TREE).
+    while IFS= read -r path; do
+      if [ ! -e "$TREE/$path" ]; then
+        [ -e "$CROSS_ARM64/$path" ] || continue
+        note "arm64: removing $path"
+        rm -f "$CROSS_ARM64/$path"
+        continue
+      fi
       cmp -s "$TREE/$path" "$CROSS_ARM64/$path" && continue
       case "$path" in
         *.am|configure.ac|*.m4|*.in) fresh=1; break ;;
@@ -847,10 +855,10 @@ cmd_cross_arm64() {
       note "arm64: updating $path"
       mkdir -p "$CROSS_ARM64/$(dirname "$path")"
       cp "$TREE/$path" "$CROSS_ARM64/$path"
-    done < "$STATE/manifest"
+    done < <(cut -f1 "$STATE/manifest" "$CROSS_ARM64.manifest" 2>/dev/null | LC_ALL=C sort -u)
   fi
   if [ "$fresh" = 1 ]; then
-    rm -rf "$CROSS_ARM64" "$CROSS_ARM64.tmp"
+    rm -rf "$CROSS_ARM64" "$CROSS_ARM64.tmp" "$CROSS_ARM64.manifest"
     note "copying the sources of $TREE to $CROSS_ARM64"
     mkdir -p "$CROSS_ARM64.tmp"
     # Sources and the generated build system only: the host's objects,
@@ -878,6 +886,7 @@ cmd_cross_arm64() {
     cat "$BUILD/cross-arm64-warnings.log" >&2
     die "the arm64 build has warnings (above; $BUILD/cross-arm64-make.log)"
   fi
+  cp "$STATE/manifest" "$CROSS_ARM64.manifest"
   echo "$id" > "$stamp"
   note "arm64 Valgrind: $CROSS_ARM64/.in_place (launcher $CROSS_ARM64/coregrind/valgrind)"
 }
