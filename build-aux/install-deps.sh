@@ -19,6 +19,16 @@
 # failed npm install is reported and not fatal: those tests then skip.
 # erlang-base: Erlang/OTP, whose JIT the GDB JIT interface tests run.
 # clang-format-14: `make format` and `make check-format` (.clang-format).
+# gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu, libc6-dev-arm64-cross,
+# qemu-user: `make check-arm64` (run by `make check`) cross-builds Valgrind
+# and the arm64 test programs and runs them under QEMU user mode.  Through
+# Debian's multiarch (the arm64 architecture is added to dpkg): libc6:arm64
+# (the dynamic linker and libc the programs run with, at the paths a real
+# arm64 system has them) and libc6-dbg:arm64 (the dynamic linker's symbols,
+# which Memcheck's mandatory strlen redirection needs: Debian strips
+# ld-linux-aarch64.so.1).  libllvm14:arm64: the libraries of the arm64
+# lli-14 that build-aux/fetch-lli-arm64.sh downloads (llvm-14 itself is not
+# Multi-Arch: its arm64 package cannot be installed next to the amd64 one).
 #
 # usage: install-deps.sh [--gui]
 #   --gui  install only what `make check-gui` and `make screenshot` need
@@ -66,6 +76,13 @@ erlang-base
 libpcre2-dev
 libglib2.0-dev
 php8.2-cli
+gcc-aarch64-linux-gnu
+g++-aarch64-linux-gnu
+libc6-dev-arm64-cross
+qemu-user
+libc6:arm64
+libc6-dbg:arm64
+libllvm14:arm64
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs
@@ -128,6 +145,13 @@ else
 fi
 
 echo "install-deps: installing$missing"
+case $missing in
+  *:arm64*)
+    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+      echo "install-deps: adding the arm64 architecture to dpkg (multiarch)"
+      $sudo dpkg --add-architecture arm64
+    fi ;;
+esac
 $sudo apt-get update
 # shellcheck disable=SC2086
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing

@@ -30,6 +30,9 @@
 #                 $VGJIT_PATCH) the top one and run `quilt edit` ($EDITOR).
 #   refresh-patch `quilt refresh` of the top patch of that tree: writes the
 #                 edits made there into coregrind-patch/NNNN-*.patch.
+#   cross-arm64   Cross-build the patched Valgrind for aarch64 (Debian's
+#                 aarch64-linux-gnu toolchain) in build/cross-arm64, run in
+#                 place under QEMU by `make check-arm64` (incremental).
 #
 # Layout of the build tree ($VGJIT_BUILDDIR):
 #   download/valgrind_V.orig.tar.bz2   verified upstream tarball (cache)
@@ -41,6 +44,7 @@
 #   build/regtest/                     results of `make regtest-upstream`
 #   build/inner-stock/, inner-patched/ self-hosting copies (`make bench`)
 #   build/quilt/valgrind-V/            quilt tree for editing patches
+#   build/cross-arm64/                 the patched tree built for aarch64
 #   stage/                             staged patched Valgrind (bin/valgrind)
 #
 # How the staged and the installed Valgrind find their tools: Valgrind bakes
@@ -807,6 +811,86 @@ cmd_regtest() {
   echo "  no regressions"
 }
 
+# ---------------------------------------------------------------------------
+# The arm64 cross build (make check-arm64)
+# ---------------------------------------------------------------------------
+
+# The patched tree cross-built for aarch64 with Debian's aarch64-linux-gnu
+# toolchain, in $BUILD/cross-arm64 (a copy of the staged build copy's
+# sources, configured --host=aarch64-linux-gnu), run in place under QEMU
+# user mode ($BUILD/cross-arm64/.in_place holds the tools, for
+# VALGRIND_LIB).  Only the tools the arm64 tests run are built: the core,
+# Memcheck, Cachegrind and Callgrind.  Incremental: a source file the series
+# changed is copied over and rebuilt; a changed build system (an *.am,
+# configure.ac) makes a fresh copy.
+CROSS_ARM64="$BUILD/cross-arm64"
+CROSS_ARM64_SUBDIRS="include VEX coregrind memcheck cachegrind callgrind"
+cmd_cross_arm64() {
+  command -v aarch64-linux-gnu-gcc > /dev/null \
+    || die "aarch64-linux-gnu-gcc is not installed (build-aux/install-deps.sh --arm64)"
+  cmd_stage
+  local stamp="$CROSS_ARM64.vgjit-done" id fresh=0 path
+  id="$(cat "$PRISTINE_ID_FILE") $(sha256_of "$STATE/manifest")"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$id" ] && [ -x "$CROSS_ARM64/.in_place/callgrind-arm64-linux" ]; then
+    note "the arm64 cross build is up to date: $CROSS_ARM64"
+    return 0
+  fi
+  rm -f "$stamp"
+  if [ ! -f "$CROSS_ARM64/config.status" ]; then
+    fresh=1
+  else
+    # The files the series touches now or touched at the last cross build
+    # (one it no longer touches is pristine again in $TREE).
+    while IFS= read -r path; do
+      if [ ! -e "$TREE/$path" ]; then
+        [ -e "$CROSS_ARM64/$path" ] || continue
+        note "arm64: removing $path"
+        rm -f "$CROSS_ARM64/$path"
+        continue
+      fi
+      cmp -s "$TREE/$path" "$CROSS_ARM64/$path" && continue
+      case "$path" in
+        *.am|configure.ac|*.m4|*.in) fresh=1; break ;;
+      esac
+      note "arm64: updating $path"
+      mkdir -p "$CROSS_ARM64/$(dirname "$path")"
+      cp "$TREE/$path" "$CROSS_ARM64/$path"
+    done < <(cut -f1 "$STATE/manifest" "$CROSS_ARM64.manifest" 2>/dev/null | LC_ALL=C sort -u)
+  fi
+  if [ "$fresh" = 1 ]; then
+    rm -rf "$CROSS_ARM64" "$CROSS_ARM64.tmp" "$CROSS_ARM64.manifest"
+    note "copying the sources of $TREE to $CROSS_ARM64"
+    mkdir -p "$CROSS_ARM64.tmp"
+    # Sources and the generated build system only: the host's objects,
+    # programs and configuration stay behind.
+    (cd "$TREE" && tar --exclude='*.o' --exclude='*.a' --exclude='*.so' --exclude=.in_place \
+       --exclude=.deps --exclude=config.status --exclude=config.log --exclude=config.h \
+       --exclude=Makefile --exclude='*-amd64-linux' --exclude=autom4te.cache -cf - .) \
+      | tar -C "$CROSS_ARM64.tmp" -xf -
+    mv "$CROSS_ARM64.tmp" "$CROSS_ARM64"
+    (cd "$CROSS_ARM64" && run_logged "$BUILD/cross-arm64-configure.log" \
+       "configuring $CROSS_ARM64 for aarch64-linux-gnu" \
+       ./configure --host=aarch64-linux-gnu --enable-only64bit --prefix="$CROSS_ARM64/not-installed") \
+      || die "configure failed in $CROSS_ARM64 (see $BUILD/cross-arm64-configure.log)"
+  fi
+  # Each directory on its own (SUBDIRS=... on the command line would reach
+  # the tools' own subdirectories too), then the top level's in-place
+  # files (default.supp).
+  (cd "$CROSS_ARM64" && run_logged "$BUILD/cross-arm64-make.log" \
+     "building $CROSS_ARM64 ($CROSS_ARM64_SUBDIRS) with $VGJIT_JOBS jobs" \
+     sh -c 'for d in "$@"; do '"$MAKE_CMD"' -C "$d" -j'"$VGJIT_JOBS"' || exit 1; done
+            '"$MAKE_CMD"' all-local' sh $CROSS_ARM64_SUBDIRS) \
+    || die "building the arm64 Valgrind failed (see $BUILD/cross-arm64-make.log)"
+  # Warnings are errors of the port: the tree builds without any.
+  if grep -n 'warning:' "$BUILD/cross-arm64-make.log" > "$BUILD/cross-arm64-warnings.log"; then
+    cat "$BUILD/cross-arm64-warnings.log" >&2
+    die "the arm64 build has warnings (above; $BUILD/cross-arm64-make.log)"
+  fi
+  cp "$STATE/manifest" "$CROSS_ARM64.manifest"
+  echo "$id" > "$stamp"
+  note "arm64 Valgrind: $CROSS_ARM64/.in_place (launcher $CROSS_ARM64/coregrind/valgrind)"
+}
+
 # One valgrind-tree.sh at a time per build tree: two makes (say, two shells
 # in the same tree) must not patch or build the same copy at once.
 lock_build_tree() {
@@ -819,7 +903,7 @@ lock_build_tree() {
 }
 
 case "${1:-}" in
-  stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch)
+  stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|cross-arm64)
     lock_build_tree ;;
 esac
 
@@ -835,5 +919,6 @@ case "${1:-}" in
   patch-tree) cmd_patch_tree ;;
   edit-patch) cmd_edit_patch ;;
   refresh-patch) cmd_refresh_patch ;;
-  *) die "usage: $0 stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch" ;;
+  cross-arm64) cmd_cross_arm64 ;;
+  *) die "usage: $0 stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|cross-arm64" ;;
 esac

@@ -950,7 +950,7 @@ BOOST_AUTO_TEST_CASE(relocation_sections_the_core_does_not_apply) {
     BOOST_TEST(code_with([](DwarfObject& d) {
                    Elf64_Ehdr eh;
                    std::memcpy(&eh, d.bytes.data(), sizeof eh);
-                   eh.e_machine = EM_AARCH64;
+                   eh.e_machine = EM_RISCV;
                    std::memcpy(d.bytes.data(), &eh, sizeof eh);
                }) == GDBELF_ERR_REL_MACHINE);
     // The other sections stay usable.
@@ -1013,6 +1013,69 @@ BOOST_AUTO_TEST_CASE(relocations_the_core_does_not_apply) {
     BOOST_TEST(reading({28, ELF64_R_INFO(1, R_X86_64_32), 0xffffffff}).code == GDBELF_OK);
     BOOST_TEST(reading({28, ELF64_R_INFO(1, R_X86_64_32S), 0x80000000}).code ==
                GDBELF_ERR_REL_OVERFLOW);
+}
+
+// AArch64 objects (what LLVM's MCJIT hands over on arm64): R_AARCH64_ABS64,
+// _ABS32 and _ABS16 everywhere, _PREL32 and _PREL64 in .eh_frame, with
+// the range checks of ARM's AAELF64 (ABS32/PREL32: -2^31 <= X < 2^32;
+// ABS16: -2^15 <= X < 2^16); x86-64 types are not taken for them.
+BOOST_AUTO_TEST_CASE(aarch64_relocations) {
+    auto reading = [](Elf64_Rela r, bool eh = false) {
+        DwarfObject d;
+        Elf64_Ehdr h;
+        std::memcpy(&h, d.bytes.data(), sizeof h);
+        h.e_machine = EM_AARCH64;
+        std::memcpy(d.bytes.data(), &h, sizeof h);
+        d.set_rel(eh ? d.rela_eh_at : d.rela_line_at, r);
+        return DwarfReading(d.bytes, eh ? GDBELF_DW_EH_FRAME : GDBELF_DW_LINE);
+    };
+    const DwarfReading abs64 = reading({8, ELF64_R_INFO(2, R_AARCH64_ABS64), 4});
+    BOOST_TEST(abs64.code == GDBELF_OK);
+    BOOST_TEST_REQUIRE(abs64.relocations.size() == 1u);
+    BOOST_TEST(abs64.relocations[0].width == 8u);
+    BOOST_TEST(abs64.relocations[0].value == kLoad + 4);
+    BOOST_TEST(abs64.relocations[0].type == unsigned(R_AARCH64_ABS64));
+    // ABS32: unsigned or signed 32-bit values.
+    const DwarfReading abs32 = reading({8, ELF64_R_INFO(1, R_AARCH64_ABS32), 0x1000});
+    BOOST_TEST_REQUIRE(abs32.relocations.size() == 1u);
+    BOOST_TEST(abs32.relocations[0].width == 4u);
+    BOOST_TEST(abs32.relocations[0].value == 0x1000u);
+    BOOST_TEST(reading({28, ELF64_R_INFO(1, R_AARCH64_ABS32), 0xffffffff}).code == GDBELF_OK);
+    BOOST_TEST(reading({28, ELF64_R_INFO(1, R_AARCH64_ABS32), -0x80000000ll}).code == GDBELF_OK);
+    BOOST_TEST(reading({28, ELF64_R_INFO(1, R_AARCH64_ABS32), 0x100000000ll}).code ==
+               GDBELF_ERR_REL_OVERFLOW);
+    BOOST_TEST(reading({28, ELF64_R_INFO(1, R_AARCH64_ABS32), -0x80000001ll}).code ==
+               GDBELF_ERR_REL_OVERFLOW);
+    BOOST_TEST(reading({28, ELF64_R_INFO(2, R_AARCH64_ABS32), 0}).code ==
+               GDBELF_ERR_REL_OVERFLOW);  // code above 4 GiB
+    // ABS16: two bytes, -2^15 .. 2^16 - 1.
+    const DwarfReading abs16 = reading({30, ELF64_R_INFO(1, R_AARCH64_ABS16), 0xffff});
+    BOOST_TEST_REQUIRE(abs16.relocations.size() == 1u);
+    BOOST_TEST(abs16.relocations[0].width == 2u);
+    BOOST_TEST(reading({31, ELF64_R_INFO(1, R_AARCH64_ABS16), 0}).code == GDBELF_ERR_REL_OUTSIDE);
+    BOOST_TEST(reading({8, ELF64_R_INFO(1, R_AARCH64_ABS16), 0x10000}).code ==
+               GDBELF_ERR_REL_OVERFLOW);
+    BOOST_TEST(reading({8, ELF64_R_INFO(1, R_AARCH64_ABS16), -0x8000}).code == GDBELF_OK);
+    BOOST_TEST(reading({8, ELF64_R_INFO(1, R_AARCH64_ABS16), -0x8001}).code ==
+               GDBELF_ERR_REL_OVERFLOW);
+    // PC-relative: in .eh_frame only; .eh_frame (not loaded) sits at
+    // code_lo, so a pointer at its offset 4 to code_lo is -4.
+    BOOST_TEST(reading({8, ELF64_R_INFO(2, R_AARCH64_PREL32), 0}).code == GDBELF_ERR_REL_TYPE);
+    const DwarfReading prel32 = reading({4, ELF64_R_INFO(2, R_AARCH64_PREL32), 0}, true);
+    BOOST_TEST_REQUIRE(prel32.relocations.size() == 1u);
+    BOOST_TEST(prel32.relocations[0].width == 4u);
+    BOOST_TEST(prel32.relocations[0].value == std::uint64_t(-4));
+    const DwarfReading prel64 = reading({8, ELF64_R_INFO(2, R_AARCH64_PREL64), 0}, true);
+    BOOST_TEST_REQUIRE(prel64.relocations.size() == 1u);
+    BOOST_TEST(prel64.relocations[0].value == std::uint64_t(-8));
+    // Types of no rule, x86-64's numbers among them, are refused; NONE
+    // is skipped.
+    const DwarfReading x86 = reading({8, ELF64_R_INFO(2, R_X86_64_64), 0});
+    BOOST_TEST(x86.code == GDBELF_ERR_REL_TYPE);
+    BOOST_TEST(x86.error.num[0] == unsigned(R_X86_64_64));
+    BOOST_TEST(reading({8, ELF64_R_INFO(2, R_AARCH64_CALL26), 0}).code == GDBELF_ERR_REL_TYPE);
+    BOOST_TEST(reading({999, ELF64_R_INFO(99, R_AARCH64_NONE), 0}).relocations.empty());
+    BOOST_TEST(reading({999, ELF64_R_INFO(99, R_AARCH64_NONE), 0}).code == GDBELF_OK);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -680,7 +680,7 @@ BOOST_AUTO_TEST_CASE(a_32_bit_debug_relocation_that_overflows,
     BOOST_TEST(over.status == 0);
     const std::uint64_t k = (at - rs.sh_offset) / sizeof(Elf64_Rela);
     BOOST_TEST(contains(over.out, f + ":" + std::to_string(at) +
-                                      ": warning: a 32-bit relocation overflows: relocation " +
+                                      ": warning: a 32- or 16-bit relocation overflows: relocation " +
                                       std::to_string(k) + " of section " + std::to_string(rela) +
                                       " '.rela.debug_line': its value is 0x7f1234"),
                over.out);

@@ -83,9 +83,11 @@ registers the object, with a loss): functions that overlap (the core
 registers both, the later replacing the earlier), names longer than
 4095 bytes (that function is refused), a line table or CFI the core
 refuses (a compressed DWARF section, REL relocations, relocations of
-another machine than x86-64, of types other than R_X86_64_64, _32,
-_32S (and _PC32, _PC64 in .eh_frame), 32-bit ones that overflow at the
-sections' load addresses, outside their section or against undefined
+another machine than x86-64 and AArch64, of types other than
+R_X86_64_64, _32, _32S (and _PC32, _PC64 in .eh_frame) in x86-64 objects
+and R_AARCH64_ABS64, _ABS32, _ABS16 (and _PREL32, _PREL64 in .eh_frame)
+in AArch64 ones, 32- and 16-bit ones that overflow at the sections' load
+addresses, outside their section or against undefined
 symbols; a .debug_line without .debug_info and .debug_abbrev), string
 tables that do not end with a NUL byte, a malformed .debug_abbrev, an
 unusable section name table (sections are listed without names).)";

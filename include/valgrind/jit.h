@@ -255,9 +255,16 @@ typedef struct {
    (VgJitCode.unwind_kind).  Memcheck, Helgrind, DRD, Massif and DHAT
    unwind by call frame information (CFI), else by the frame pointer;
    code that keeps no frame pointer and has no CFI ends the stack trace
-   (its callers are lost).  The shapes are implemented on amd64 (on other
-   architectures they are refused with VG_JIT_ERR_BAD_UNWIND); eh_frame
-   works on every architecture Valgrind reads CFI for. */
+   (its callers are lost).  The shapes are implemented on amd64 and arm64
+   (on other architectures they are refused with VG_JIT_ERR_BAD_UNWIND
+   and, under -v, a warning saying so); eh_frame works on every
+   architecture Valgrind reads CFI for.  On arm64 the shapes read:
+   FRAME_POINTER, the code starts with "stp x29, x30, [sp, #-16]!; mov
+   x29, sp" (prologue_size 8, or more when instructions come between
+   the two) and keeps x29 as frame pointer; FIXED_FRAME, after the
+   prologue the return address is at sp + ra_offset and the caller's
+   x29 at sp + fp_offset, before it the return address is in x30.
+   prologue_size is then a multiple of 4. */
 typedef enum {
    VG_JIT_UNWIND_NONE          = 0, /* nothing declared (version 1) */
    VG_JIT_UNWIND_EH_FRAME      = 1, /* CFI: eh_frame, eh_frame_size,

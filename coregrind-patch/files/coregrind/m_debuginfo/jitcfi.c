@@ -172,6 +172,88 @@ DebugInfo* ML_(jit_cfi_from_eh_frame) ( const UChar* eh, ULong size,
    return di;
 }
 
+#if defined(VGA_arm64)
+/* The frame shapes on arm64, where a call leaves the return address in
+   x30 (the link register) and the stack pointer where it was.
+   FRAME_POINTER: the code starts with "stp x29, x30, [sp, #-16]!" (4
+   bytes) and, before prologue bytes are done, "mov x29, sp"; from then
+   on x29 is the frame pointer (CFA = x29 + 16).  FIXED_FRAME: after the
+   prologue the return address is at sp + ra_off and the caller's x29 at
+   sp + fp_off (or x29 is never changed); before it, in x30.  Rows as
+   readdwarf.c's summarise_context makes them for the same CFI. */
+static Bool read_shape_arm64 ( DebugInfo* di, UWord kind, UWord prologue,
+                               UWord ra_off, UWord fp_off,
+                               /*OUT*/const HChar** why )
+{
+   DiCfSI_m   m;
+   Addr       code_lo = di->text_avma;
+   UWord      size = di->text_size;
+
+   *why = NULL;
+   if (size == 0 || prologue >= size)
+      *why = "the prologue is not shorter than the code";
+   else if (prologue % 4 != 0)
+      *why = "the prologue is not a whole number of 4-byte instructions";
+   else if (kind == VG_JIT_UNWIND_FIXED_FRAME
+            && (ra_off % 8 != 0 || ra_off > (1 << 20)
+                || (fp_off != VG_JIT_UNWIND_FP_KEPT
+                    && (fp_off % 8 != 0 || fp_off > (1 << 20)
+                        || fp_off == ra_off))))
+      *why = "the frame's offsets are not multiples of 8 below 1 MiB";
+   else if (kind == VG_JIT_UNWIND_FRAME_POINTER && prologue < 8)
+      *why = "a frame-pointer prologue (stp x29, x30, [sp, #-16]!;"
+             " mov x29, sp) is at least 8 bytes long";
+   else if (kind != VG_JIT_UNWIND_FRAME_POINTER
+            && kind != VG_JIT_UNWIND_FIXED_FRAME)
+      *why = "unknown unwind kind";
+   if (*why != NULL)
+      return False;
+
+   if (di->cfsi_exprs == NULL)
+      di->cfsi_exprs = VG_(newXA)(ML_(dinfo_zalloc), "di.jitcfi.exprs",
+                                  ML_(dinfo_free), sizeof(CfiExpr));
+   /* At the first instruction: CFA = sp, the return address in x30,
+      x29 and x30 the caller's. */
+   VG_(memset)(&m, 0, sizeof(m));
+   m.cfa_how = CFIC_ARM64_SPREL;
+   m.cfa_off = 0;
+   m.ra_how  = CFIR_EXPR;
+   m.ra_off  = ML_(CfiExpr_CfiReg)(di->cfsi_exprs, Creg_ARM64_X30);
+   m.sp_how  = CFIR_CFAREL;
+   m.sp_off  = 0;
+   m.x30_how = CFIR_SAME;
+   m.x29_how = CFIR_SAME;
+   if (kind != VG_JIT_UNWIND_FIXED_FRAME) {
+      /* FRAME_POINTER: the stp (4 bytes) first. */
+      ML_(addDiCfSI)(di, code_lo, 4, &m);
+      /* After the stp: x29 and x30 saved at CFA-16 and CFA-8. */
+      m.cfa_off = 16;
+      m.ra_how  = CFIR_MEMCFAREL;
+      m.ra_off  = -8;
+      m.x30_how = CFIR_MEMCFAREL;
+      m.x30_off = -8;
+      m.x29_how = CFIR_MEMCFAREL;
+      m.x29_off = -16;
+      ML_(addDiCfSI)(di, code_lo + 4, (UInt)(prologue - 4), &m);
+      m.cfa_how = CFIC_ARM64_X29REL;
+   } else {
+      if (prologue > 0)
+         ML_(addDiCfSI)(di, code_lo, (UInt)prologue, &m);
+      m.cfa_off = (Int)(ra_off + 8);
+      m.ra_how  = CFIR_MEMCFAREL;
+      m.ra_off  = -8;
+      m.x30_how = CFIR_MEMCFAREL;
+      m.x30_off = -8;
+      if (fp_off != VG_JIT_UNWIND_FP_KEPT) {
+         m.x29_how = CFIR_MEMCFAREL;
+         m.x29_off = (Int)fp_off - m.cfa_off;
+      }
+   }
+   ML_(addDiCfSI)(di, code_lo + prologue, (UInt)(size - prologue), &m);
+   return True;
+}
+#endif
+
 Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind, UWord prologue,
                                UWord ra_off, UWord fp_off,
                                /*OUT*/const HChar** why )
@@ -235,8 +317,10 @@ Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind, UWord prologue,
    }
    ML_(addDiCfSI)(di, code_lo + prologue, (UInt)(size - prologue), &m);
    return True;
+#  elif defined(VGA_arm64)
+   return read_shape_arm64(di, kind, prologue, ra_off, fp_off, why);
 #  else
-   *why = "frame shapes are implemented on amd64 only";
+   *why = "frame shapes are implemented on amd64 and arm64 only";
    return False;
 #  endif
 }

@@ -147,24 +147,25 @@ typedef
    struct {
       UChar*           buf;
       const CopiedSec* secs;
-      Bool             any;    /* a relocation was handed over */
    }
    ApplyArgs;
 
 /* Writes one relocation readgdbelf.c checked (inside its section, of
-   width 4 or 8) into the copy of its section, little-endian. */
+   width 2, 4 or 8) into the copy of its section, in the process's byte
+   order (readgdbelf.c refuses objects of the other one). */
 static void apply_one ( void* ctx, const GdbElfRelocation* r )
 {
    ApplyArgs* a = ctx;
-   UInt       k;
-   a->any = True;
-#  if defined(VGA_amd64)
-   for (k = 0; k < r->width; k++)
+   UInt       k, shift;
+   for (k = 0; k < r->width; k++) {
+#     if defined(VG_BIGENDIAN)
+      shift = 8 * (r->width - 1 - k);
+#     else
+      shift = 8 * k;
+#     endif
       a->buf[a->secs[r->dwarf].off + r->offset + k]
-         = (UChar)(r->value >> (8 * k));
-#  else
-   (void)k;
-#  endif
+         = (UChar)(r->value >> shift);
+   }
 }
 
 
@@ -450,16 +451,10 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
    for (s = 0; s < N_SECS; s++) {
       if (secs[s].shndx == 0 || secs[s].why != NULL)
          continue;
-      aa.any = False;
       if (ML_(gdbelf_dwarf_relocations)(&o, &d, s, code_lo, apply_one, &aa,
                                         &e) != GDBELF_OK)
          secs[s].why = ML_(gdbelf_describe_in)(&o, &e, sec_why_text[s],
                                                sizeof(sec_why_text[s]));
-#     if !defined(VGA_amd64)
-      else if (aa.any)
-         secs[s].why = "relocations of DWARF sections are applied on amd64"
-                       " only";
-#     endif
    }
 
    dimg = ML_(img_from_memory)((Addr)buf, total + SEC_PADDING, objname);

@@ -828,7 +828,8 @@ extern const char* ML_(beamjit_strerror)(int code);
    DWARF section's index; `at` its section header */
 #define GDBELF_ERR_REL_NOT_RELA         27 /* SHT_REL, not SHT_RELA     */
 #define GDBELF_ERR_REL_MACHINE          28 /* num[0] e_machine, num[1]
-                                              the class (not x86-64, 64) */
+                                              the class (not x86-64 or
+                                              AArch64, 64)              */
 #define GDBELF_ERR_REL_MALFORMED        29 /* num[0] sh_offset, num[1]
                                               sh_size, num[2] sh_entsize
                                               (not 24, or outside the
@@ -848,8 +849,8 @@ extern const char* ML_(beamjit_strerror)(int code);
                                               num[1] the symbols        */
 #define GDBELF_ERR_REL_UNDEFINED        35 /* num[0] the symbol index,
                                               num[1] its st_shndx       */
-#define GDBELF_ERR_REL_OVERFLOW         36 /* a 32-bit one: num[0] the
-                                              value, num[1] the type    */
+#define GDBELF_ERR_REL_OVERFLOW         36 /* a 32- or 16-bit one: num[0]
+                                              the value, num[1] the type */
 #define GDBELF_ERR_MAX                  36
 
 /* One problem.  `at` is the file offset of the field or structure at
@@ -989,16 +990,20 @@ extern char* ML_(gdbelf_describe_in)(const GdbElfObject* o,
    .debug_line_str; the CFI) is refused with it.
 
    Relocations, applied to relocatable objects only: RELA sections
-   (SHT_REL is refused) of x86-64 objects of class 64, of 24-byte
-   entries inside the image at an 8-aligned offset, linked (sh_link) to
-   an 8-aligned SHT_SYMTAB of 24-byte symbols inside the image.  Each
-   relocation is R_X86_64_NONE (skipped), R_X86_64_64, _32 or _32S, or
-   in .eh_frame _PC32 or _PC64; its width (8 or 4 bytes) lies inside the
-   section; its symbol exists and is defined (SHN_ABS, or a section
-   index below e_shnum).  Its value is the symbol's (st_value, plus the
-   address of its section unless SHN_ABS) plus r_addend, minus the
-   address of the relocated field for the PC-relative types; a 32-bit
-   value must fit (_32 unsigned, _32S and _PC32 signed).  A section's
+   (SHT_REL is refused) of x86-64 and AArch64 objects of class 64, of
+   24-byte entries inside the image at an 8-aligned offset, linked
+   (sh_link) to an 8-aligned SHT_SYMTAB of 24-byte symbols inside the
+   image.  Each relocation is type 0 (R_X86_64_NONE, R_AARCH64_NONE:
+   skipped), in x86-64 objects R_X86_64_64, _32 or _32S, or in
+   .eh_frame _PC32 or _PC64, in AArch64 ones R_AARCH64_ABS64, _ABS32 or
+   _ABS16, or in .eh_frame _PREL32 or _PREL64; its width (8, 4 or 2
+   bytes) lies inside the section; its symbol exists and is defined
+   (SHN_ABS, or a section index below e_shnum).  Its value is the
+   symbol's (st_value, plus the address of its section unless SHN_ABS)
+   plus r_addend, minus the address of the relocated field for the
+   PC-relative types; a narrow value must fit (_32 unsigned, _32S and
+   _PC32 signed; AArch64's 32-bit ones -2^31..2^32-1, _ABS16
+   -2^15..2^16-1).  A section's
    address is its sh_addr (the load address the JIT wrote), except an
    .eh_frame whose sh_addr is 0: it is taken to sit at the object's
    lowest function (code_lo), so its PC-relative pointers resolve. */
@@ -1036,8 +1041,8 @@ typedef struct {
    unsigned int       section;   /* the relocation section's index      */
    unsigned long long index;     /* the relocation's index there        */
    unsigned long long offset;    /* r_offset, in the DWARF section      */
-   unsigned int       type;      /* R_X86_64_*                          */
-   unsigned int       width;     /* 4 or 8                              */
+   unsigned int       type;      /* R_X86_64_*, R_AARCH64_*             */
+   unsigned int       width;     /* 2, 4 or 8                           */
    unsigned long long symbol_value; /* the symbol's address            */
    long long          addend;    /* r_addend                            */
    unsigned long long value;     /* what is written                     */

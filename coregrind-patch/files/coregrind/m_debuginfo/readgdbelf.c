@@ -484,12 +484,19 @@ int ML_(gdbelf_functions)(GdbElfObject* o, GdbElfOnFunction on_function,
 #define SHF_COMPRESSED_    0x800ull
 #define SHN_ABS_           0xfff1u
 #define EM_X86_64_         62u
+#define EM_AARCH64_        183u
 #define R_X86_64_NONE_     0u
 #define R_X86_64_64_       1u
 #define R_X86_64_PC32_     2u
 #define R_X86_64_32_       10u
 #define R_X86_64_32S_      11u
 #define R_X86_64_PC64_     24u
+#define R_AARCH64_NONE_    0u
+#define R_AARCH64_ABS64_   257u
+#define R_AARCH64_ABS32_   258u
+#define R_AARCH64_ABS16_   259u
+#define R_AARCH64_PREL64_  260u
+#define R_AARCH64_PREL32_  261u
 #define RELA64_SIZE        24u
 #define SYM64_SIZE         24u
 
@@ -590,6 +597,70 @@ int ML_(gdbelf_dwarf_section_problem)(const GdbElfObject* o,
    return e->code;
 }
 
+/* The relocation types applied in DWARF sections, by machine: the
+   field's width in bytes, whether the value is PC-relative (applied in
+   .eh_frame only), and the range the value must fit (FIT_*).  Sources:
+   the System V x86-64 psABI (4.4.1, "Relocation Types") and ARM's ELF
+   for the Arm 64-bit Architecture (AAELF64, 5.7.6 "Static Data
+   relocations": ABS32/PREL32 overflow unless -2^31 <= X < 2^32,
+   ABS16 unless -2^15 <= X < 2^16). */
+#define FIT_ANY  0   /* the width holds any value             */
+#define FIT_U32  1   /* 0 <= X < 2^32                         */
+#define FIT_S32  2   /* -2^31 <= X < 2^31                     */
+#define FIT_32   3   /* -2^31 <= X < 2^32                     */
+#define FIT_16   4   /* -2^15 <= X < 2^16                     */
+typedef struct {
+   unsigned int  machine;
+   unsigned int  type;
+   unsigned char width;
+   unsigned char pcrel;
+   unsigned char fit;
+} RelRule;
+static const RelRule rel_rules[] = {
+   { EM_X86_64_,  R_X86_64_64_,      8, 0, FIT_ANY },
+   { EM_X86_64_,  R_X86_64_32_,      4, 0, FIT_U32 },
+   { EM_X86_64_,  R_X86_64_32S_,     4, 0, FIT_S32 },
+   { EM_X86_64_,  R_X86_64_PC32_,    4, 1, FIT_S32 },
+   { EM_X86_64_,  R_X86_64_PC64_,    8, 1, FIT_ANY },
+   { EM_AARCH64_, R_AARCH64_ABS64_,  8, 0, FIT_ANY },
+   { EM_AARCH64_, R_AARCH64_ABS32_,  4, 0, FIT_32  },
+   { EM_AARCH64_, R_AARCH64_ABS16_,  2, 0, FIT_16  },
+   { EM_AARCH64_, R_AARCH64_PREL64_, 8, 1, FIT_ANY },
+   { EM_AARCH64_, R_AARCH64_PREL32_, 4, 1, FIT_32  },
+};
+
+/* Is machine one whose relocations are applied? */
+static int rel_machine(unsigned int machine)
+{
+   return machine == EM_X86_64_ || machine == EM_AARCH64_;
+}
+
+/* The rule for relocation `type` of `machine` in DWARF section s, or 0
+   when it is not applied there. */
+static const RelRule* rel_rule(unsigned int machine, unsigned int type,
+                               unsigned int s)
+{
+   unsigned int k;
+   for (k = 0; k < sizeof(rel_rules) / sizeof(rel_rules[0]); k++)
+      if (rel_rules[k].machine == machine && rel_rules[k].type == type)
+         return rel_rules[k].pcrel && s != GDBELF_DW_EH_FRAME
+                ? 0 : &rel_rules[k];
+   return 0;
+}
+
+/* Does v fit the range `fit`? */
+static int rel_fits(unsigned long long v, unsigned int fit)
+{
+   long long sv = (long long)v;
+   switch (fit) {
+      case FIT_U32: return v <= 0xffffffffull;
+      case FIT_S32: return sv >= -0x80000000ll && sv <= 0x7fffffffll;
+      case FIT_32:  return sv >= -0x80000000ll && sv <= 0xffffffffll;
+      case FIT_16:  return sv >= -0x8000ll && sv <= 0xffffll;
+      default:      return 1;
+   }
+}
+
 /* Checks relocation section r (header rs) targeting DWARF section s
    (header ts) and hands over its relocations.  Returns e->code. */
 static int relocate(const GdbElfObject* o, const GdbElfDwarf* d,
@@ -613,7 +684,7 @@ static int relocate(const GdbElfObject* o, const GdbElfDwarf* d,
       e->code = GDBELF_ERR_REL_NOT_RELA;
       return e->code;
    }
-   if (o->machine != EM_X86_64_ || o->elf_class != 64) {
+   if (!rel_machine(o->machine) || o->elf_class != 64) {
       e->code   = GDBELF_ERR_REL_MACHINE;
       e->num[0] = o->machine;
       e->num[1] = o->elf_class;
@@ -645,24 +716,21 @@ static int relocate(const GdbElfObject* o, const GdbElfDwarf* d,
       unsigned long long si   = info >> 32;
       unsigned long long v;
       Sym                sym;
+      const RelRule*     rule;
 
       jitformats_zero(&rel, sizeof(rel));
       rel.type = (unsigned int)(info & 0xffffffffull);
-      if (rel.type == R_X86_64_NONE_)
+      if (rel.type == R_X86_64_NONE_)   /* = R_AARCH64_NONE_ */
          continue;
       e->at     = at;
       e->symbol = k;
-      if (rel.type == R_X86_64_64_
-          || (rel.type == R_X86_64_PC64_ && s == GDBELF_DW_EH_FRAME))
-         rel.width = 8;
-      else if (rel.type == R_X86_64_32_ || rel.type == R_X86_64_32S_
-               || (rel.type == R_X86_64_PC32_ && s == GDBELF_DW_EH_FRAME))
-         rel.width = 4;
-      else {
+      rule = rel_rule(o->machine, rel.type, s);
+      if (rule == 0) {
          e->code   = GDBELF_ERR_REL_TYPE;
          e->num[0] = rel.type;
          return e->code;
       }
+      rel.width  = rule->width;
       rel.offset = rd(o, at, 8);
       rel.addend = (long long)rd(o, at + 16, 8);
       if (!in_range(rel.offset, rel.width, ts->size)) {
@@ -691,11 +759,9 @@ static int relocate(const GdbElfObject* o, const GdbElfDwarf* d,
          return e->code;
       }
       v = rel.symbol_value + (unsigned long long)rel.addend;
-      if (rel.type == R_X86_64_PC32_ || rel.type == R_X86_64_PC64_)
+      if (rule->pcrel)
          v -= t_addr + rel.offset;
-      if ((rel.type == R_X86_64_32_ && v != (unsigned long long)(unsigned int)v)
-          || ((rel.type == R_X86_64_32S_ || rel.type == R_X86_64_PC32_)
-              && (long long)v != (long long)(int)v)) {
+      if (!rel_fits(v, rule->fit)) {
          e->code   = GDBELF_ERR_REL_OVERFLOW;
          e->num[0] = v;
          e->num[1] = rel.type;
@@ -832,7 +898,8 @@ static const JitformatsMessage gdbelf_texts[GDBELF_ERR_MAX + 1] = {
    { "REL relocations are not applied",
      ": section {4}{s5} for section {3}{s7}" },
    /* GDBELF_ERR_REL_MACHINE */
-   { "relocations of DWARF sections are applied in x86-64 objects only",
+   { "relocations of DWARF sections are applied in x86-64 and AArch64"
+     " objects only",
      ": section {4}{s5} for section {3}{s7}, e_machine {0}, ELFCLASS{1}" },
    /* GDBELF_ERR_REL_MALFORMED */
    { "a relocation section lies outside the object",
@@ -845,7 +912,8 @@ static const JitformatsMessage gdbelf_texts[GDBELF_ERR_MAX + 1] = {
      ": section {4}{s5} for section {3}{s7}, linked to section {6}{s8}" },
    /* GDBELF_ERR_REL_TYPE */
    { "a relocation of a type other than R_X86_64_64, _32, _32S"
-     " (and _PC32, _PC64 in .eh_frame)",
+     " (and _PC32, _PC64 in .eh_frame) or R_AARCH64_ABS64, _ABS32,"
+     " _ABS16 (and _PREL32, _PREL64 in .eh_frame)",
      ": relocation {5} of section {4}{s5} has type {0}" },
    /* GDBELF_ERR_REL_OUTSIDE */
    { "a relocation lies outside its section",
@@ -858,7 +926,7 @@ static const JitformatsMessage gdbelf_texts[GDBELF_ERR_MAX + 1] = {
    { "a relocation names an undefined symbol",
      ": relocation {5} of section {4}{s5} names symbol {0}" },
    /* GDBELF_ERR_REL_OVERFLOW */
-   { "a 32-bit relocation overflows",
+   { "a 32- or 16-bit relocation overflows",
      ": relocation {5} of section {4}{s5}: its value is {x0}" }
 };
 
