@@ -75,12 +75,14 @@ std::uint64_t calls(const cg::Profile& p, const std::string& caller, const std::
     return n;
 }
 
-/// Functions of the profile whose name is a hex address (unnamed code).
+/// Functions of the profile that no producer named: named after a hex
+/// address, or after the code that made their memory executable
+/// ("[JIT code of F]").
 std::size_t unnamed(const cg::Profile& p) {
     static const std::regex hex("^0x[0-9a-f]+$");
     std::size_t n = 0;
     for (const auto& [key, f] : p.functions())
-        if (std::regex_match(key.name, hex)) ++n;
+        if (std::regex_match(key.name, hex) || key.name.rfind("[JIT code of ", 0) == 0) ++n;
     return n;
 }
 

@@ -125,9 +125,14 @@ const cg::FunctionCosts* function_named(const cg::Profile& p, const std::string&
 /// object is "???" (code no DebugInfo describes) or, if `object` is not
 /// empty, over functions in `object`.  Needs --dump-instr=yes.
 std::uint64_t cost_in_range(const cg::Profile& p, const FnRange& r, const std::string& object) {
+    // Code no producer named is in no object ("???"), or named after the
+    // code that made it executable, in an object "PATH[jit]".
+    const auto unnamed = [](const std::string& o) {
+        return o == "???" || (o.size() > 5 && o.compare(o.size() - 5, 5, "[jit]") == 0);
+    };
     std::uint64_t c = 0;
     for (const auto& [key, f] : p.functions()) {
-        if (key.object != object) continue;
+        if (object == "???" ? !unnamed(key.object) : key.object != object) continue;
         for (const auto& [addr, costs] : f.instrs)
             if (r.contains(addr)) c += costs.at(0);
     }

@@ -59,7 +59,9 @@
    that arrives late exactly as before; only where no late name
    reaches it does the tool ask VG_(jit_creator_name_at) for its
    creator name, for the range that covered the address when the code
-   was translated.
+   was translated, and only where no producer ever named code at the
+   address (where one did but the binding could not tell which function
+   ran, the code keeps its address name, as before).
 
    Lifetime.  A range keeps its creator while it stays mapped: a W^X
    JIT that flips its pages between writable and executable keeps the
@@ -568,9 +570,16 @@ Bool VG_(jit_creator_name_at) ( Addr a, ULong when,
 {
    const LiveRange* r;
    const Creator*   c = NULL;
-   Word             i;
+   Word             i, it = -1;
 
    if (live == NULL || !VG_(clo_jit_creator_names))
+      return False;
+   /* A producer named code at a, but the tool's late binding could not
+      tell which function ran there (code reuse the files do not
+      resolve): the code stays with the function whose context ran it,
+      as it did before creator names. */
+   if (ML_(jit_fn_containing)(a).c != NULL
+       || ML_(jit_archived_next_covering)(a, &it) >= 0)
       return False;
    r = VG_(OSetGen_LookupWithCmp)(live, &a, cmp_addr_range);
    if (r != NULL && (when == 0 || r->made <= when))
