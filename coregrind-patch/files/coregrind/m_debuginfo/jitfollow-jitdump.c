@@ -599,7 +599,7 @@ static void follow_by_content ( const HChar* filename )
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: %s is a jitdump file of this process (found by its"
                 " header)\n", filename);
-   (void)ML_(jit_follow)(&jitdump_ops, fd, filename);
+   (void)ML_(jit_follow)(&ML_(jit_jitdump_ops), fd, filename);
 }
 
 void ML_(jit_notify_mapped_file) ( const HChar* filename, Bool exec )
