@@ -73,7 +73,15 @@ cg::Profile beam_profile(const TempDir& dir) {
     for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
         const std::string f = e.path().filename().string();
         if (f.rfind("cg.out.", 0) != 0) continue;
-        cg::Profile p = cg::Profile::parse_file(e.path().string());
+        // beam.smp's helper erl_child_setup may still be writing its own
+        // profile when beam.smp's Valgrind has returned: a file that does
+        // not parse yet is not beam.smp's.
+        cg::Profile p;
+        try {
+            p = cg::Profile::parse_file(e.path().string());
+        } catch (const cg::ParseError&) {
+            continue;
+        }
         const auto cmd = p.header().find("cmd");
         if (cmd != p.header().end() && cmd->second.find("beam.smp") != std::string::npos) return p;
     }

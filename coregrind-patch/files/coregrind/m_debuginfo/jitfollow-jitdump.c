@@ -542,7 +542,8 @@ static Bool is_jitdump_name ( const HChar* base, /*OUT*/Int* pid )
    JITDUMP_EV_NEED_MORE (the file is shorter than its header; *have:
    the bytes there are). */
 static Int peek_header ( Int fd, /*OUT*/JitdumpHeader* h, /*OUT*/Int* err,
-                         /*OUT*/SizeT* have )
+                         /*OUT*/SizeT* have, /*OUT*/HChar* why,
+                         SizeT why_size )
 {
    static UChar  buf[1024];
    JitdumpReader r;
@@ -554,9 +555,11 @@ static Int peek_header ( Int fd, /*OUT*/JitdumpHeader* h, /*OUT*/Int* err,
    kind = ML_(jitdump_next)(&r, buf, *have, &ev);
    if (kind == JITDUMP_EV_HEADER)
       *h = ev.header;
-   else if (kind == JITDUMP_EV_ERROR)
+   else if (kind == JITDUMP_EV_ERROR) {
       *err = ev.error;
-   else
+      if (why != NULL)
+         (void)ML_(jitdump_describe)(&r, &ev, why, why_size);
+   } else
       kind = JITDUMP_EV_NEED_MORE;
    return kind;
 }
@@ -591,7 +594,7 @@ static void follow_by_content ( const HChar* filename )
    fd = open_regular(filename);
    if (fd < 0)
       return;
-   if (peek_header(fd, &h, &err, &have) != JITDUMP_EV_HEADER
+   if (peek_header(fd, &h, &err, &have, NULL, 0) != JITDUMP_EV_HEADER
        || h.pid != (UInt)VG_(getpid)()) {
       VG_(close)(fd);
       return;
@@ -604,6 +607,7 @@ static void follow_by_content ( const HChar* filename )
 
 void ML_(jit_notify_mapped_file) ( const HChar* filename, Bool exec )
 {
+   HChar         why[200];
    const HChar*  base;
    Int           pid, fd, err = 0;
    SizeT         have;
@@ -636,10 +640,10 @@ void ML_(jit_notify_mapped_file) ( const HChar* filename, Bool exec )
    /* Producers may map the file before writing its header (V8 does):
       a file too short to hold the header is followed, and the reader
       checks the header when it arrives. */
-   if (peek_header(fd, &h, &err, &have) == JITDUMP_EV_ERROR) {
+   if (peek_header(fd, &h, &err, &have, why, sizeof(why))
+       == JITDUMP_EV_ERROR) {
       if (VG_(clo_verbosity) > 1 || err == JITDUMP_ERR_FOREIGN_BYTE_ORDER)
-         VG_(umsg)("Warning: %s: %s: not followed\n", filename,
-                   ML_(jitdump_strerror)(err));
+         VG_(umsg)("Warning: %s: %s: not followed\n", filename, why);
       VG_(close)(fd);
       return;
    }
