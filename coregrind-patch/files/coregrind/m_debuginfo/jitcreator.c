@@ -176,14 +176,16 @@ static void init ( void )
                          ML_(dinfo_free), sizeof(ArchivedRange));
 }
 
-static void add_live ( Addr start, Addr last, UInt creator, ULong made )
+/* first_epoch 0: a new range, stamped by stamp_epoch once the epoch has
+   advanced; a part kept from an older range keeps that range's. */
+static void add_live ( Addr start, Addr last, UInt creator, ULong made,
+                       UInt first_epoch )
 {
    LiveRange* r = VG_(OSetGen_AllocNode)(live, sizeof(LiveRange));
    r->start       = start;
    r->last        = last;
    r->creator     = creator;
-   /* Set by the caller once the epoch has advanced. */
-   r->first_epoch = 0;
+   r->first_epoch = first_epoch;
    r->made        = made;
    VG_(OSetGen_Insert)(live, r);
 }
@@ -233,18 +235,9 @@ static UInt end_ranges ( Addr a, Addr last )
          if (deferred)
             archive(&c, lo, hi, now);
          if (c.start < lo)
-            add_live(c.start, lo - 1, c.creator, c.made);
+            add_live(c.start, lo - 1, c.creator, c.made, c.first_epoch);
          if (c.last > hi)
-            add_live(hi + 1, c.last, c.creator, c.made);
-         /* The kept parts keep their epoch. */
-         if (c.start < lo)
-            ((LiveRange*)VG_(OSetGen_Lookup)(live, &c.start))->first_epoch
-               = c.first_epoch;
-         if (c.last > hi) {
-            Addr k = hi + 1;
-            ((LiveRange*)VG_(OSetGen_Lookup)(live, &k))->first_epoch
-               = c.first_epoch;
-         }
+            add_live(hi + 1, c.last, c.creator, c.made, c.first_epoch);
          total++;
       }
    } while (n == 8);
@@ -419,7 +412,7 @@ static UInt name_gaps ( Addr lo, Addr hi, Int* creator, ULong made )
       gap_end = (r != NULL && r->start <= hi) ? r->start - 1 : hi;
       if (*creator < 0)
          *creator = (Int)find_creator();
-      add_live(p, gap_end, (UInt)*creator, made);
+      add_live(p, gap_end, (UInt)*creator, made, 0);
       added++;
       if (gap_end == hi)
          break;
@@ -523,13 +516,13 @@ void ML_(jit_creator_notify_mremap) ( Addr old_a, SizeT old_len,
          continue;
       if (e >= new_len)
          e = new_len - 1;
-      add_live(new_a + s, new_a + e, moved[i].creator, moved[i].made);
+      add_live(new_a + s, new_a + e, moved[i].creator, moved[i].made, 0);
       stats.moved++;
    }
    /* A mapping that grew: its new part continues the last range. */
    if (new_len > old_len && ext != ~0U)
       add_live(new_a + old_len, new_a + new_len - 1, ext,
-               deferred ? ML_(jit_now)() : 0);
+               deferred ? ML_(jit_now)() : 0, 0);
    ML_(advance_current_DiEpoch_for_jit)();
    epoch = VG_(current_DiEpoch)().n;
    stamp_epoch(new_a, new_a + new_len - 1, epoch);
