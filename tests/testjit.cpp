@@ -327,9 +327,11 @@ int run_reader(const char* name, bool in_child) {
 
 int mode_memerr() { return run_reader("jit_reader", false); }
 
-// Code that stays mapped and runs again after it is unregistered: it
-// must lose its name.  "forgotten" (2 x 1000 + 3 instructions a call)
-// runs once registered, then twice unregistered.
+// Code unregistered while its memory is not executable (a W^X JIT
+// about to write there), then made executable again and run: it must
+// lose its name (code that stays executable keeps it: mode_withdrawn).
+// "forgotten" (2 x 1000 + 3 instructions a call) runs once registered,
+// then twice unregistered.
 int mode_forget() {
     CodeMemory mem(4096);
     std::uint8_t* p = mem.base();
@@ -337,9 +339,117 @@ int mode_forget() {
     register_fn(p, n, "forgotten", {{0, 130, nullptr}});
     const auto fn = reinterpret_cast<long (*)()>(p);
     const long a = fn();
+    mprotect(p, mem.size(), PROT_READ | PROT_WRITE);
     report("unregister", VALGRIND_JIT_UNREGISTER(p));
+    mprotect(p, mem.size(), PROT_READ | PROT_WRITE | PROT_EXEC);
     const long b = fn() + fn();
     std::printf("forget results %ld %ld\n", a, b);
+    return 0;
+}
+
+// Emits w_leaf at p: "xor eax, eax; <nops> mov eax, [rdi + disp]; ret"
+// (reads 4 bytes at rdi+disp), with lines 140 (entry), 141 (the read),
+// 142 (ret) when registered.  Returns the size in bytes.
+struct LeafShape {
+    std::size_t size, read_at, ret_at;
+};
+LeafShape emit_withdrawn_leaf(std::uint8_t* p, int nops, int disp) {
+    Emitter e(p, 64);
+    e.xor_(e.eax, e.eax);
+    for (int i = 0; i < nops; ++i) e.nop();
+    const std::size_t read_at = e.getSize();
+    e.mov(e.eax, e.dword[e.rdi + disp]);
+    const std::size_t ret_at = e.getSize();
+    e.ret();
+    e.ready();
+    return {e.getSize(), read_at, ret_at};
+}
+
+// Code registered with line tables, unregistered by the client requests
+// while it stays mapped, and called on (Mesa-style JITs keep code whose
+// registration they withdrew).  w_caller(block) calls w_leaf(block) 10
+// times; w_leaf reads block[4].  Phase 1: registered, one w_caller call
+// on a 32-byte block (no error).  Phase 2: both unregistered
+// (VALGRIND_JIT_UNREGISTER, or one VALGRIND_JIT_UNREGISTER_RANGE with
+// end "range"), three w_caller calls on a 16-byte block (an invalid read
+// in w_leaf).  Phase 3, by `end`:
+//   stay, range  nothing more;
+//   write        w_leaf's bytes are overwritten in place with other code
+//                (4 nops more, reads block[5]), and w_caller calls it
+//                twice (a second invalid read, at another address);
+//   munmap       the page is unmapped, mapped again at the same address
+//                with the same bytes, and w_caller called twice;
+//   reregister   w_leaf's range is registered as w_again (lines 160..162)
+//                and w_caller called twice;
+//   unexec       the page is made writable and not executable, then
+//                executable again with the same bytes, and w_caller
+//                called twice.
+int mode_withdrawn(const std::string& end) {
+    constexpr std::size_t kSize = 4096;
+    void* m = mmap(nullptr, kSize, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (m == MAP_FAILED) {
+        std::perror("mmap");
+        return 2;
+    }
+    auto* p = static_cast<std::uint8_t*>(m);
+    std::uint8_t* caller_at = p + 256;
+    auto emit = [&]() {
+        const LeafShape leaf = emit_withdrawn_leaf(p, 0, 16);
+        const testjit::EmittedShape caller = testjit::emit_repeat_caller(caller_at, 256, p, 10);
+        return std::make_pair(leaf, caller);
+    };
+    const auto [leaf, caller] = emit();
+    register_fn(p, leaf.size, "w_leaf",
+                {{0, 140, nullptr}, {leaf.read_at, 141, nullptr}, {leaf.ret_at, 142, nullptr}});
+    register_fn(caller_at, caller.size, "w_caller",
+                {{0, 150, nullptr}, {caller.loop, 151, nullptr}, {caller.tail, 152, nullptr}});
+    using CallerFn = long (*)(int*);
+    auto* big = static_cast<int*>(std::calloc(8, sizeof(int)));
+    auto* small = static_cast<int*>(std::calloc(4, sizeof(int)));
+    const auto call = [&](int* block, int times) {
+        for (int i = 0; i < times; ++i) {
+            volatile long v = reinterpret_cast<CallerFn>(caller_at)(block);
+            (void)v;
+        }
+    };
+    call(big, 1);
+    if (end == "range") {
+        report("unregister-range", VALGRIND_JIT_UNREGISTER_RANGE(p, kSize));
+    } else {
+        report("unregister-leaf", VALGRIND_JIT_UNREGISTER(p));
+        report("unregister-caller", VALGRIND_JIT_UNREGISTER(caller_at));
+    }
+    report("unregister-again", VALGRIND_JIT_UNREGISTER(p));
+    call(small, 3);
+    if (end == "write") {
+        emit_withdrawn_leaf(p, 4, 20);
+        call(small, 2);
+    } else if (end == "munmap") {
+        munmap(p, kSize);
+        if (mmap(p, kSize, PROT_READ | PROT_WRITE | PROT_EXEC,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != p) {
+            std::perror("mmap again");
+            return 2;
+        }
+        emit();
+        call(big, 2);
+    } else if (end == "reregister") {
+        register_fn(p, leaf.size, "w_again",
+                    {{0, 160, nullptr}, {leaf.read_at, 161, nullptr}, {leaf.ret_at, 162, nullptr}});
+        call(big, 2);
+    } else if (end == "unexec") {
+        mprotect(p, kSize, PROT_READ | PROT_WRITE);
+        mprotect(p, kSize, PROT_READ | PROT_WRITE | PROT_EXEC);
+        call(big, 2);
+    } else if (end != "stay" && end != "range") {
+        std::fprintf(stderr, "withdrawn: unknown end %s\n", end.c_str());
+        return 2;
+    }
+    std::free(big);
+    std::free(small);
+    munmap(p, kSize);
+    std::printf("withdrawn %s done\n", end.c_str());
     return 0;
 }
 
@@ -522,9 +632,14 @@ int mode_compact() {
                                      "_" + std::string(60, 'd');
             VALGRIND_JIT_REGISTER(base + i * kSlot, kSlot, name.c_str());
         }
+        // Not executable while they are unregistered: their names die at
+        // once (names of code that stays executable would be kept).
+        mprotect(base, mem.size(), PROT_READ | PROT_WRITE);
         for (std::size_t i = 3; i < kSlots; ++i) VALGRIND_JIT_UNREGISTER(base + i * kSlot);
+        mprotect(base, mem.size(), PROT_READ | PROT_WRITE | PROT_EXEC);
         for (int y = 0; y < 3; ++y) sched_yield();
     }
+    mprotect(base, mem.size(), PROT_READ | PROT_WRITE);
     report("unkept-1", VALGRIND_JIT_UNREGISTER(base));
     report("unkept-2", VALGRIND_JIT_UNREGISTER(base + kSlot));
     report("unkept-3", VALGRIND_JIT_UNREGISTER(base + 2 * kSlot));
@@ -814,6 +929,7 @@ int main(int argc, char** argv) {
     if (mode == "memerr") return mode_memerr();
     if (mode == "mangled") return run_reader("_ZN5jitvm6reader4readEPi", false);
     if (mode == "fork") return run_reader("jit_reader", true);
+    if (mode == "withdrawn" && argc > 2) return mode_withdrawn(argv[2]);
     if (mode == "leak") return mode_leak();
     if (mode == "malloc") return mode_malloc();
     if (mode == "alloc") return mode_alloc();

@@ -45,6 +45,7 @@
 #include "priv_misc.h"           /* dinfo_zalloc/free */
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"          /* unwind information */
+#include "priv_jitkeep.h"         /* code that stays after unregistration */
 
 /* Status of each thread's most recent JIT request, indexed by ThreadId
    (VG_N_THREADS entries, allocated on the first request). */
@@ -791,7 +792,7 @@ static UWord finish_unregister ( ThreadId tid, const ReqDesc* d, Int st,
 UWord VG_(di_jit_unregister) ( ThreadId tid, Addr start )
 {
    ReqDesc d = { "unregister", NULL, start, 0, False, False, NULL };
-   Int     st = ML_(jit_unregister)(start);
+   Int     st = ML_(jit_unregister_keeping_code)(start);
    return finish_unregister(tid, &d, st, 1);
 }
 
@@ -799,7 +800,7 @@ UWord VG_(di_jit_unregister_range) ( ThreadId tid, Addr start, SizeT size )
 {
    ReqDesc d = { "unregister-range", NULL, start, size, True, False,
                  NULL };
-   UWord   n  = ML_(jit_unregister_range)(start, size);
+   UWord   n  = ML_(jit_unregister_range_keeping_code)(start, size);
    Int     st = n > 0 ? VG_JIT_OK : VG_JIT_ERR_NOT_REGISTERED;
    return finish_unregister(tid, &d, st, n);
 }

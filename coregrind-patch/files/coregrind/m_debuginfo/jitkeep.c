@@ -80,11 +80,16 @@ typedef
    struct {
       Addr       start;
       UWord      size;
-      UInt*      sums;      /* one per KEEP_BLOCK bytes (owned) */
-      KeptGroup* group;
+      union {
+         UInt  one;         /* size <= KEEP_BLOCK: the only checksum */
+         UInt* many;        /* else one per KEEP_BLOCK bytes (owned) */
+      } sums;
+      KeptGroup* group;     /* NULL: none (a client request's function,
+                               whose CFI is its own) */
       Bool       changed;   /* a lookup found its bytes changed: it ends
                                at the next safe point */
       Bool       looked_up; /* a lookup described it since it was kept */
+      Bool       by_request; /* withdrawn by a client request */
    }
    KeptFn;
 
@@ -110,6 +115,8 @@ static struct {
    ULong kept;
    ULong looked_up;
    ULong ended[JitKept_N];
+   ULong kept_by_request;        /* of kept: withdrawn by client requests */
+   ULong looked_up_by_request;   /* of looked_up: the same */
 } stats;
 
 static UInt block_sum ( Addr a, UWord len )
@@ -120,6 +127,12 @@ static UInt block_sum ( Addr a, UWord len )
 static UWord n_blocks ( UWord size )
 {
    return (size + KEEP_BLOCK - 1) / KEEP_BLOCK;
+}
+
+/* k's checksums (n_blocks(k->size) of them). */
+static inline const UInt* sums_of ( const KeptFn* k )
+{
+   return k->size <= KEEP_BLOCK ? &k->sums.one : k->sums.many;
 }
 
 /* Appends copies of the kept functions intersecting [a, a+len) (len >
@@ -150,6 +163,65 @@ Bool ML_(jit_is_kept) ( Addr start )
           && VG_(OSetGen_Lookup)(kept, &start) != NULL;
 }
 
+/* Keeps the live function [start, start+size), not kept yet, with
+   group g (NULL: none) if its whole range is readable and executable
+   client memory: takes its checksums and discards its translations.
+   Returns whether it did (the caller then unregisters it). */
+static Bool keep_fn ( Addr start, UWord size, KeptGroup* g,
+                      Bool by_request )
+{
+   KeptFn* k;
+   UInt*   sums;
+   UWord   b;
+   if (!VG_(am_is_valid_for_client)(start, size, VKI_PROT_EXEC)
+       || !VG_(am_is_valid_for_client)(start, size, VKI_PROT_READ))
+      return False;
+   if (kept == NULL)
+      kept = VG_(OSetGen_Create)(offsetof(KeptFn, start), NULL,
+                                 ML_(dinfo_zalloc), "di.jitkeep.kept",
+                                 ML_(dinfo_free));
+   k = VG_(OSetGen_AllocNode)(kept, sizeof(KeptFn));
+   VG_(memset)(k, 0, sizeof(*k));
+   k->start      = start;
+   k->size       = size;
+   k->group      = g;
+   k->by_request = by_request;
+   /* The bytes are checksummed now, while they are the kept code: most
+      functions fit one block, whose checksum needs no allocation. */
+   if (size <= KEEP_BLOCK) {
+      sums = &k->sums.one;
+   } else {
+      k->sums.many = ML_(dinfo_zalloc)("di.jitkeep.sums",
+                                       n_blocks(size) * sizeof(UInt));
+      sums = k->sums.many;
+   }
+   for (b = 0; b < n_blocks(size); b++) {
+      UWord off = b * KEEP_BLOCK;
+      sums[b] = block_sum(start + off, size - off < KEEP_BLOCK
+                                       ? size - off : KEEP_BLOCK);
+   }
+   if (VG_(OSetGen_Size)(kept) == 0 || start < kept_lo)
+      kept_lo = start;
+   if (VG_(OSetGen_Size)(kept) == 0 || start + size > kept_hi)
+      kept_hi = start + size;
+   VG_(OSetGen_Insert)(kept, k);
+   if (g != NULL)
+      g->n_left++;
+   stats.kept++;
+   if (by_request)
+      stats.kept_by_request++;
+   ML_(jit_count_unregistered)(1);
+   /* Translated again when it runs: the tools look its name up then,
+      which tells whether it ran after its withdrawal. */
+   ML_(jit_discard_translations)(start, size, "jitkeep.keep");
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit: keep %#lx-%#lx %s (unregistered, its code stays"
+                " mapped)\n", start, start + size,
+                ML_(jit_name_str)(ML_(jit_fn_at)(
+                   ML_(jit_fn_starting_at)(start))->name));
+   return True;
+}
+
 UWord ML_(jit_keep_unregistered) ( const Addr* starts, UWord n,
                                    Bool has_cfi, Addr cfi_lo,
                                    JitCfiOwner owner, UWord cfi_key )
@@ -160,53 +232,14 @@ UWord ML_(jit_keep_unregistered) ( const Addr* starts, UWord n,
    g->cfi_lo  = cfi_lo;
    g->owner   = owner;
    g->key     = cfi_key;
-   if (kept == NULL)
-      kept = VG_(OSetGen_Create)(offsetof(KeptFn, start), NULL,
-                                 ML_(dinfo_zalloc), "di.jitkeep.kept",
-                                 ML_(dinfo_free));
    for (i = 0; i < n; i++) {
       JitFnPos p = ML_(jit_fn_starting_at)(starts[i]);
-      KeptFn*  k;
-      UWord    size, b;
-      if (p.c == NULL)
-         continue;
-      size = ML_(jit_fn_at)(p)->size;
-      if (VG_(OSetGen_Lookup)(kept, &starts[i]) != NULL)
-         continue;   /* kept already (a second withdrawal) */
-      if (!VG_(am_is_valid_for_client)(starts[i], size, VKI_PROT_EXEC)
-          || !VG_(am_is_valid_for_client)(starts[i], size, VKI_PROT_READ)) {
+      if (p.c == NULL || ML_(jit_is_kept)(starts[i]))
+         continue;   /* gone, or kept already (a second withdrawal) */
+      if (keep_fn(starts[i], ML_(jit_fn_at)(p)->size, g, False))
+         n_kept++;
+      else
          (void)ML_(jit_unregister)(starts[i]);
-         continue;
-      }
-      k = VG_(OSetGen_AllocNode)(kept, sizeof(KeptFn));
-      VG_(memset)(k, 0, sizeof(*k));
-      k->start = starts[i];
-      k->size  = size;
-      k->group = g;
-      k->sums  = ML_(dinfo_zalloc)("di.jitkeep.sums",
-                                   n_blocks(size) * sizeof(UInt));
-      for (b = 0; b < n_blocks(size); b++) {
-         UWord off = b * KEEP_BLOCK;
-         k->sums[b] = block_sum(k->start + off, size - off < KEEP_BLOCK
-                                                ? size - off : KEEP_BLOCK);
-      }
-      if (VG_(OSetGen_Size)(kept) == 0 || k->start < kept_lo)
-         kept_lo = k->start;
-      if (VG_(OSetGen_Size)(kept) == 0 || k->start + size > kept_hi)
-         kept_hi = k->start + size;
-      VG_(OSetGen_Insert)(kept, k);
-      g->n_left++;
-      n_kept++;
-      stats.kept++;
-      ML_(jit_count_unregistered)(1);
-      /* Translated again when it runs: the tools look its name up then,
-         which tells whether it ran after its withdrawal. */
-      ML_(jit_discard_translations)(starts[i], size, "jitkeep.keep");
-      if (VG_(clo_trace_jit))
-         VG_(dmsg)("jit: keep %#lx-%#lx %s (unregistered, its code stays"
-                   " mapped)\n", k->start, k->start + size,
-                   ML_(jit_name_str)(ML_(jit_fn_at)(
-                      ML_(jit_fn_starting_at)(k->start))->name));
    }
    if (g->n_left == 0) {
       if (has_cfi)
@@ -216,6 +249,56 @@ UWord ML_(jit_keep_unregistered) ( const Addr* starts, UWord n,
    return n_kept;
 }
 
+Int ML_(jit_unregister_keeping_code) ( Addr start )
+{
+   JitFnPos p = ML_(jit_fn_starting_at)(start);
+   if (p.c == NULL || ML_(jit_is_kept)(start))
+      return VG_JIT_ERR_NOT_REGISTERED;
+   if (keep_fn(start, ML_(jit_fn_at)(p)->size, NULL, True))
+      return VG_JIT_OK;
+   return ML_(jit_unregister)(start);
+}
+
+UWord ML_(jit_unregister_range_keeping_code) ( Addr start, UWord size )
+{
+   Addr  cur, end, run_lo = 0, run_hi = 0;
+   UWord n = 0;
+   if (size == 0)
+      return 0;
+   if (start + size < start)
+      size = ~(Addr)0 - start;
+   end = start + size;
+   /* Functions that cannot be kept are unregistered a run at a time
+      (one discard and one epoch per run, as for a plain range);
+      searched afresh each time, as keeping calls out. */
+   for (cur = start; cur < end; ) {
+      JitFnPos p = ML_(jit_first_intersecting)(cur, end - cur);
+      Addr     s;
+      UWord    sz;
+      if (p.c == NULL)
+         break;
+      s   = ML_(jit_fn_at)(p)->start;
+      sz  = ML_(jit_fn_at)(p)->size;
+      cur = s + sz;
+      if (!ML_(jit_is_kept)(s)) {
+         n++;   /* registered until now */
+         if (!keep_fn(s, sz, NULL, True)) {
+            if (run_hi == 0)
+               run_lo = s;
+            run_hi = s + sz;
+            continue;
+         }
+      }
+      /* A kept function ends a run (the run's removal would end it). */
+      if (run_hi != 0)
+         (void)ML_(jit_unregister_range)(run_lo, run_hi - run_lo);
+      run_hi = 0;
+   }
+   if (run_hi != 0)
+      (void)ML_(jit_unregister_range)(run_lo, run_hi - run_lo);
+   return n;
+}
+
 /* Whether the bytes of k's block b are what they were when k was
    kept. */
 static Bool block_intact ( const KeptFn* k, UWord b )
@@ -223,7 +306,7 @@ static Bool block_intact ( const KeptFn* k, UWord b )
    UWord off = b * KEEP_BLOCK;
    UWord len = k->size - off < KEEP_BLOCK ? k->size - off : KEEP_BLOCK;
    return VG_(am_is_valid_for_client)(k->start + off, len, VKI_PROT_READ)
-          && block_sum(k->start + off, len) == k->sums[b];
+          && block_sum(k->start + off, len) == sums_of(k)[b];
 }
 
 void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f, Addr a )
@@ -243,6 +326,8 @@ void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f, Addr a )
       if (!k->looked_up) {
          k->looked_up = True;
          stats.looked_up++;
+         if (k->by_request)
+            stats.looked_up_by_request++;
       }
       return;
    }
@@ -313,12 +398,13 @@ Bool ML_(jit_kept_retired) ( const JitFn* f, const HChar* why )
       e = JitKeptOther;
    stats.ended[e]++;
    g = k->group;
-   if (--g->n_left == 0) {
+   if (g != NULL && --g->n_left == 0) {
       if (g->has_cfi)
          (void)ML_(jit_cfi_remove)(g->cfi_lo, g->owner, g->key);
       ML_(dinfo_free)(g);
    }
-   ML_(dinfo_free)(k->sums);
+   if (k->size > KEEP_BLOCK)
+      ML_(dinfo_free)(k->sums.many);
    VG_(OSetGen_FreeNode)(kept, k);
    return True;
 }
@@ -379,10 +465,12 @@ void ML_(jit_kept_print_summary) ( void )
              " their code stayed mapped and unchanged, %llu of them looked"
              " up after that (their code ran or was described); ended:"
              " %llu unmapped, %llu reused, %llu written, %llu otherwise;"
-             " %llu kept at exit\n",
+             " %llu kept at exit; client requests withdrew %llu of them,"
+             " %llu looked up after that\n",
              stats.kept, stats.looked_up, stats.ended[JitKeptUnmapped],
              stats.ended[JitKeptReused], stats.ended[JitKeptWritten],
-             stats.ended[JitKeptOther], ML_(jit_n_kept)());
+             stats.ended[JitKeptOther], ML_(jit_n_kept)(),
+             stats.kept_by_request, stats.looked_up_by_request);
 }
 
 /*--------------------------------------------------------------------*/

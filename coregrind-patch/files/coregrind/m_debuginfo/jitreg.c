@@ -622,7 +622,8 @@ static Bool described_already ( const JitRegistration* reg,
    const HChar* have;
    const HChar* name = reg->name;
    Bool         have_dollar, name_dollar;
-   if (p.c == NULL)
+   /* A kept function is no registration: the new one takes its place. */
+   if (p.c == NULL || ML_(jit_is_kept)(reg->start))
       return False;
    f = ML_(jit_fn_at)(p);
    if (f->size != reg->size || f->obj == obj->index)

@@ -36,8 +36,9 @@
 
 /* Producers that unregister code which stays mapped and keeps running
    (an LLVM JIT whose memory manager outlives its execution engine, as
-   Mesa's llvmpipe does through the GDB JIT interface) would leave that
-   code unnamed.  jitkeep.c keeps such functions in the store, live,
+   Mesa's llvmpipe does through the GDB JIT interface; a runtime that
+   withdraws a client request's registration but keeps the code) would
+   leave that code unnamed.  jitkeep.c keeps such functions in the store, live,
    with their names, line tables, CFI and inlined calls, for as long as
    their code is there: "kept" functions.  A kept function ends when
 
@@ -53,6 +54,10 @@
        an address in it; such a change ends it at the next safe point);
        an mprotect that makes the range writable or not executable ends
        it as well, as the client is about to write it.
+
+   Both producers that withdraw code use this one mechanism: the GDB
+   JIT interface (jitgdb.c) for an object's functions, the client
+   requests (jitclreq.c) for each function they unregister.
 
    Kept functions are not "registered" for the -v summary (they were
    counted as unregistered when their producer withdrew them) and end
@@ -83,6 +88,22 @@ typedef
 extern UWord ML_(jit_keep_unregistered) ( const Addr* starts, UWord n,
                                           Bool has_cfi, Addr cfi_lo,
                                           JitCfiOwner owner, UWord cfi_key );
+
+/* VALGRIND_JIT_UNREGISTER: keeps the live function starting at start
+   (as ML_(jit_keep_unregistered) does, with no group: its CFI and
+   inlined calls are its own and go with it) if its whole range is
+   readable and executable client memory, else unregisters it
+   (ML_(jit_unregister)).  Returns VG_JIT_OK, or
+   VG_JIT_ERR_NOT_REGISTERED if no function that is not kept starts
+   there.  Costs a checksum of the code, so is for code that stays. */
+extern Int ML_(jit_unregister_keeping_code) ( Addr start );
+
+/* VALGRIND_JIT_UNREGISTER_RANGE: the same for every live function that
+   is not kept and intersects [start, start+size) (size > 0; a range
+   that wraps is cut at the end of the address space).  Returns how
+   many there were (kept or unregistered). */
+extern UWord ML_(jit_unregister_range_keeping_code) ( Addr start,
+                                                      UWord size );
 
 /* How many functions are kept now. */
 extern ULong ML_(jit_n_kept) ( void );
