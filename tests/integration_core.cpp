@@ -613,6 +613,50 @@ BOOST_AUTO_TEST_CASE(keep_debuginfo_names_leaks_of_kept_code_once_its_range_is_r
     BOOST_TEST(contains(kept.err, "ended: 0 unmapped, 1 reused, 0 written"), kept.err);
 }
 
+/// tests/strippedmap stripped into dir (its perf map is the only name
+/// source for its own functions).
+std::string stripped_map_program(const TempDir& dir) {
+    const std::string stripped = dir.file("strippedmap-stripped");
+    const Result s = run({"/usr/bin/strip", "-o", stripped, tests_builddir() + "/strippedmap"});
+    BOOST_TEST_REQUIRE(s.status == 0, s);
+    return stripped;
+}
+
+/// Removes the perf map of the process whose Valgrind output is err.
+void remove_perf_map(const std::string& err) {
+    std::smatch m;
+    static const std::regex pid(R"(==(\d+)==)");
+    if (std::regex_search(err, m, pid)) std::remove(("/tmp/perf-" + m[1].str() + ".map").c_str());
+}
+
+BOOST_AUTO_TEST_CASE(memcheck_names_a_stripped_executables_own_code_from_its_perf_map) {
+    // A perf map written just before the code runs names the first error
+    // there (read when the lookup misses in text the ELF has no symbol
+    // for), and one written after the code ran names the leak at exit.
+    TempDir dir;
+    const std::string prog = stripped_map_program(dir);
+    const Result e = run_valgrind({"--jit-perf-map=yes", "--leak-check=full"}, {prog, "early"});
+    remove_perf_map(e.err);
+    BOOST_TEST_REQUIRE(e.status == 0, e);
+    const std::string in = " (in " + prog + ")";
+    static const std::regex read_frames(
+        R"(Invalid read of size 4\n==\d+==    at 0x[0-9A-F]+: ([^\n]*)\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(e.err, m, read_frames), e.err);
+    BOOST_TEST(m[1].str() == "SM:sm_leaf" + in);
+    BOOST_TEST(m[2].str() == "SM:sm_caller" + in);
+    static const std::regex leak(
+        R"(99 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
+    BOOST_TEST_REQUIRE(std::regex_search(e.err, m, leak), e.err);
+    BOOST_TEST(m[1].str() == "SM:sm_alloc" + in);
+
+    const Result l = run_valgrind({"--jit-perf-map=yes", "--leak-check=full"}, {prog, "late"});
+    remove_perf_map(l.err);
+    BOOST_TEST_REQUIRE(l.status == 0, l);
+    BOOST_TEST_REQUIRE(std::regex_search(l.err, m, leak), l.err);
+    BOOST_TEST(m[1].str() == "SM:sm_alloc" + in);
+}
+
 BOOST_AUTO_TEST_CASE(memcheck_names_jitted_frame_with_file_and_line) {
     const Result r = run_valgrind({"--tool=memcheck"}, program("memerr"));
     BOOST_TEST_REQUIRE(r.status == 0, r);

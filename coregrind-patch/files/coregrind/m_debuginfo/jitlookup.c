@@ -57,10 +57,15 @@ static const JitFn* find_fn ( DiEpoch ep, Addr a )
 
    if (p.c != NULL && ML_(jit_fn_at)(p)->first_epoch <= ep.n)
       return ML_(jit_fn_at)(p);
-   /* A producer file may name it by now (not for ELF code that merely
-      lacks a symbol or line here). */
+   /* A producer file may name it by now: outside ELF text, or in text
+      where the ELF has no symbol (a stripped executable whose runtime
+      names its own code in its perf files: a perf map written just
+      before the code runs is read for the first error there).  Not for
+      ELF code that merely lacks a line here.  A read happens at most
+      once per client syscall (jitfollow.c). */
    if (p.c == NULL && ep.n == VG_(current_DiEpoch)().n
-       && !ML_(jit_overlaps_object_text)(a, 1)
+       && (!ML_(jit_overlaps_object_text)(a, 1)
+           || !ML_(jit_elf_symbol_covers)(a))
        && ML_(jit_read_on_lookup_miss)(a)) {
       p = ML_(jit_fn_containing)(a);
       if (p.c != NULL && ML_(jit_fn_at)(p)->first_epoch <= ep.n)

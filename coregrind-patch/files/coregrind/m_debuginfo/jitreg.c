@@ -186,6 +186,11 @@ static Bool elf_symbols_name ( Addr a, SizeT len )
    return False;
 }
 
+Bool ML_(jit_elf_symbol_covers) ( Addr a )
+{
+   return elf_symbols_name(a, 1);
+}
+
 SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len )
 {
    UChar c = s[0];

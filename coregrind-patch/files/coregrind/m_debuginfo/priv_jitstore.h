@@ -288,6 +288,11 @@ extern const JitFn* ML_(jit_fn_for_lookup) ( DiEpoch ep, Addr a );
    knows (and has not archived)? */
 extern Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len );
 
+/* Whether the byte at a lies in a loaded ELF object's text where that
+   object has a symbol for it (jitreg.c): a producer's name for it is
+   refused, and a lookup that missed there has nothing to read for. */
+extern Bool ML_(jit_elf_symbol_covers) ( Addr a );
+
 #endif   // __PRIV_JITSTORE_H
 
 /*--------------------------------------------------------------------*/
