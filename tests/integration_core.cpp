@@ -657,6 +657,31 @@ BOOST_AUTO_TEST_CASE(memcheck_names_a_stripped_executables_own_code_from_its_per
     BOOST_TEST(m[1].str() == "SM:sm_alloc" + in);
 }
 
+BOOST_AUTO_TEST_CASE(cachegrind_binds_late_names_of_a_stripped_executables_own_code) {
+    // The perf map is written after the code ran: Cachegrind binds the
+    // names at exit, in the executable.
+    TempDir dir;
+    const std::string prog = stripped_map_program(dir);
+    const std::string out = dir.file("cachegrind.out");
+    const Result r = run_valgrind({"--tool=cachegrind", "--cache-sim=no", "--jit-perf-map=yes",
+                                   "-v", "--cachegrind-out-file=" + out},
+                                  {prog, "late"});
+    remove_perf_map(r.err);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const cg::Profile p = cg::Profile::parse_file(out);
+    // sm_leaf: a load and ret, 10 calls; sm_loop: 1000 iterations of a
+    // loop of at least 3 instructions, 10 calls.
+    BOOST_TEST(self_ir(p, "SM:sm_leaf") == 2u * 10);
+    BOOST_TEST(self_ir(p, "SM:sm_loop") >= 3u * 1000 * 10);
+    BOOST_TEST(self_ir(p, "SM:sm_caller") > 0u);
+    BOOST_TEST(self_ir(p, "SM:sm_alloc") > 0u);
+    static const std::regex bound(
+        R"(Cachegrind: (\d+) instructions attributed through names that arrived after)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, bound), r.err);
+    BOOST_TEST(std::stoull(m[1]) >= self_ir(p, "SM:sm_loop"));
+}
+
 BOOST_AUTO_TEST_CASE(memcheck_names_jitted_frame_with_file_and_line) {
     const Result r = run_valgrind({"--tool=memcheck"}, program("memerr"));
     BOOST_TEST_REQUIRE(r.status == 0, r);
