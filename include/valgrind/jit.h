@@ -44,9 +44,13 @@
       desc.n_lines = 2;
       VALGRIND_JIT_REGISTER_CODE(&desc);
 
-   and before the memory is freed or reused, forget it:
+   and before the memory is freed or reused, withdraw it:
 
       VALGRIND_JIT_UNREGISTER(code);
+
+   (Unmapping or reusing the memory ends the name anyway: the name of
+   code that stays mapped and unchanged stays in force until then, see
+   VALGRIND_JIT_UNREGISTER.)
 
    Cost and portability
    --------------------
@@ -435,20 +439,35 @@ typedef struct {
    ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0,                     \
        VG_USERREQ__JIT_REGISTER_CODE, (desc), 0, 0, 0, 0))
 
-/* VALGRIND_JIT_UNREGISTER(start): forget the code registered at exactly
-   address `start` (const void*).  Translations of that code are discarded,
-   so its next execution is attributed afresh.  With --keep-debuginfo=yes,
-   errors recorded while it was registered still print its name.
+/* VALGRIND_JIT_UNREGISTER(start): withdraw the registration of the code
+   registered at exactly address `start` (const void*).
+   If the code's memory is still readable and executable, its name, line
+   table, CFI and inlined calls stay in force for as long as the memory
+   stays mapped and its bytes stay the same (a JIT may keep running code
+   whose registration it withdrew): the name ends when the range is
+   unmapped, covered by a new registration (or a producer's record),
+   written (Valgrind compares a checksum of the code taken now with the
+   bytes it finds when it discards translations of changed code or looks
+   the name up), or made writable or not executable by mprotect.  Else
+   (the memory is no longer executable, e.g. a JIT about to rewrite it)
+   the name goes at once.  Either way the translations of the code are
+   discarded, and the registration is withdrawn: a second unregistration
+   of the same start is refused.  Then, as for code that is gone, errors
+   recorded while the name was in force print it with
+   --keep-debuginfo=yes.  Costs a checksum of the code's bytes when it
+   stays executable.
    Returns (unsigned long) nonzero iff something was registered there
    (else VALGRIND_JIT_LAST_ERROR() is VG_JIT_ERR_NOT_REGISTERED). */
 #define VALGRIND_JIT_UNREGISTER(start)                                    \
    ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0,                     \
        VG_USERREQ__JIT_UNREGISTER, (start), 0, 0, 0, 0))
 
-/* VALGRIND_JIT_UNREGISTER_RANGE(start, size): forget every registration
+/* VALGRIND_JIT_UNREGISTER_RANGE(start, size): withdraw every registration
    that intersects [start, start+size) (e.g. before freeing a whole code
-   heap).  size in bytes.  Returns (unsigned long) the number of
-   registrations dropped; 0 natively or if none intersected. */
+   heap), each as VALGRIND_JIT_UNREGISTER does (names of code that stays
+   mapped, executable and unchanged stay in force).  size in bytes.
+   Returns (unsigned long) the number of registrations withdrawn; 0
+   natively or if none intersected. */
 #define VALGRIND_JIT_UNREGISTER_RANGE(start, size)                        \
    ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0,                     \
        VG_USERREQ__JIT_UNREGISTER_RANGE, (start), (size), 0, 0, 0))
