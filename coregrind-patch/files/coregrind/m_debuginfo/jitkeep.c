@@ -214,11 +214,14 @@ static Bool keep_fn ( Addr start, UWord size, KeptGroup* g,
    /* Translated again when it runs: the tools look its name up then,
       which tells whether it ran after its withdrawal. */
    ML_(jit_discard_translations)(start, size, "jitkeep.keep");
-   if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit: keep %#lx-%#lx %s (unregistered, its code stays"
-                " mapped)\n", start, start + size,
-                ML_(jit_name_str)(ML_(jit_fn_at)(
-                   ML_(jit_fn_starting_at)(start))->name));
+   if (VG_(clo_trace_jit)) {
+      /* As the registry's "unregister" line (jitreg.c's retire_fn),
+         which readers of the trace match. */
+      const JitFn* f = ML_(jit_fn_at)(ML_(jit_fn_starting_at)(start));
+      VG_(dmsg)("jit: unregister %#lx-%#lx %s (%s), kept while its code"
+                " stays mapped and unchanged\n", start, start + size,
+                ML_(jit_name_str)(f->name), ML_(jit_object_at)(f->obj)->name);
+   }
    return True;
 }
 
