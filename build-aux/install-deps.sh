@@ -29,6 +29,12 @@
 # ld-linux-aarch64.so.1).  libllvm14:arm64: the libraries of the arm64
 # lli-14 that build-aux/fetch-lli-arm64.sh downloads (llvm-14 itself is not
 # Multi-Arch: its arm64 package cannot be installed next to the amd64 one).
+# gcc-12-multilib, g++-12-multilib: `make check-x86` (run by `make check`)
+# builds Valgrind for x86 (--enable-only32bit) and the x86 test programs
+# with gcc -m32 and g++ -m32.  Not gcc-multilib, which conflicts with the
+# aarch64 cross compiler: what it adds besides these, the link
+# /usr/include/asm -> x86_64-linux-gnu/asm, the build makes in its own
+# tree (build-aux/valgrind-tree.sh, x86_include).
 #
 # usage: install-deps.sh [--gui]
 #   --gui  install only what `make check-gui` and `make screenshot` need
@@ -83,6 +89,8 @@ qemu-user
 libc6:arm64
 libc6-dbg:arm64
 libllvm14:arm64
+gcc-12-multilib
+g++-12-multilib
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs
