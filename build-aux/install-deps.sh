@@ -34,7 +34,10 @@
 # with gcc -m32 and g++ -m32.  Not gcc-multilib, which conflicts with the
 # aarch64 cross compiler: what it adds besides these, the link
 # /usr/include/asm -> x86_64-linux-gnu/asm, the build makes in its own
-# tree (build-aux/valgrind-tree.sh, x86_include).
+# tree (build-aux/valgrind-tree.sh, x86_include).  Through multiarch (the
+# i386 architecture is added to dpkg): libc6:i386, whose dynamic linker
+# /lib/ld-linux.so.2 the x86 programs then run with, and libc6-dbg:i386,
+# its symbols (Memcheck's mandatory strlen redirection, as on arm64).
 #
 # usage: install-deps.sh [--gui]
 #   --gui  install only what `make check-gui` and `make screenshot` need
@@ -91,6 +94,8 @@ libc6-dbg:arm64
 libllvm14:arm64
 gcc-12-multilib
 g++-12-multilib
+libc6:i386
+libc6-dbg:i386
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs
@@ -153,13 +158,15 @@ else
 fi
 
 echo "install-deps: installing$missing"
-case $missing in
-  *:arm64*)
-    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-      echo "install-deps: adding the arm64 architecture to dpkg (multiarch)"
-      $sudo dpkg --add-architecture arm64
-    fi ;;
-esac
+for arch in arm64 i386; do
+  case $missing in
+    *:$arch*)
+      if ! dpkg --print-foreign-architectures | grep -qx $arch; then
+        echo "install-deps: adding the $arch architecture to dpkg (multiarch)"
+        $sudo dpkg --add-architecture $arch
+      fi ;;
+  esac
+done
 $sudo apt-get update
 # shellcheck disable=SC2086
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
