@@ -29,6 +29,15 @@
 # ld-linux-aarch64.so.1).  libllvm14:arm64: the libraries of the arm64
 # lli-14 that build-aux/fetch-lli-arm64.sh downloads (llvm-14 itself is not
 # Multi-Arch: its arm64 package cannot be installed next to the amd64 one).
+# gcc-12-multilib, g++-12-multilib: `make check-x86` (run by `make check`)
+# builds Valgrind for x86 (--enable-only32bit) and the x86 test programs
+# with gcc -m32 and g++ -m32.  Not gcc-multilib, which conflicts with the
+# aarch64 cross compiler: what it adds besides these, the link
+# /usr/include/asm -> x86_64-linux-gnu/asm, the build makes in its own
+# tree (build-aux/valgrind-tree.sh, x86_include).  Through multiarch (the
+# i386 architecture is added to dpkg): libc6:i386, whose dynamic linker
+# /lib/ld-linux.so.2 the x86 programs then run with, and libc6-dbg:i386,
+# its symbols (Memcheck's mandatory strlen redirection, as on arm64).
 #
 # usage: install-deps.sh [--gui]
 #   --gui  install only what `make check-gui` and `make screenshot` need
@@ -83,6 +92,10 @@ qemu-user
 libc6:arm64
 libc6-dbg:arm64
 libllvm14:arm64
+gcc-12-multilib
+g++-12-multilib
+libc6:i386
+libc6-dbg:i386
 "
 
 # Node.js, a JIT the producer tests run under Valgrind: Debian's nodejs
@@ -145,13 +158,15 @@ else
 fi
 
 echo "install-deps: installing$missing"
-case $missing in
-  *:arm64*)
-    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-      echo "install-deps: adding the arm64 architecture to dpkg (multiarch)"
-      $sudo dpkg --add-architecture arm64
-    fi ;;
-esac
+for arch in arm64 i386; do
+  case $missing in
+    *:$arch*)
+      if ! dpkg --print-foreign-architectures | grep -qx $arch; then
+        echo "install-deps: adding the $arch architecture to dpkg (multiarch)"
+        $sudo dpkg --add-architecture $arch
+      fi ;;
+  esac
+done
 $sudo apt-get update
 # shellcheck disable=SC2086
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing

@@ -33,6 +33,11 @@
 #   cross-arm64   Cross-build the patched Valgrind for aarch64 (Debian's
 #                 aarch64-linux-gnu toolchain) in build/cross-arm64, run in
 #                 place under QEMU by `make check-arm64` (incremental).
+#   cross-x86     Build the patched Valgrind for x86 (32-bit,
+#                 --enable-only32bit, gcc -m32) in build/cross-x86, run in
+#                 place by `make check-x86` (incremental).
+#   x86-include   Make build/x86-include/asm (the -m32 stand-in for
+#                 /usr/include/asm) and print the directory's path.
 #
 # Layout of the build tree ($VGJIT_BUILDDIR):
 #   download/valgrind_V.orig.tar.bz2   verified upstream tarball (cache)
@@ -45,6 +50,8 @@
 #   build/inner-stock/, inner-patched/ self-hosting copies (`make bench`)
 #   build/quilt/valgrind-V/            quilt tree for editing patches
 #   build/cross-arm64/                 the patched tree built for aarch64
+#   build/cross-x86/                   the patched tree built for x86 (32-bit)
+#   build/x86-include/asm              -> /usr/include/x86_64-linux-gnu/asm
 #   stage/                             staged patched Valgrind (bin/valgrind)
 #
 # How the staged and the installed Valgrind find their tools: Valgrind bakes
@@ -812,83 +819,122 @@ cmd_regtest() {
 }
 
 # ---------------------------------------------------------------------------
-# The arm64 cross build (make check-arm64)
+# Builds for other platforms (make check-arm64, make check-x86)
 # ---------------------------------------------------------------------------
 
-# The patched tree cross-built for aarch64 with Debian's aarch64-linux-gnu
-# toolchain, in $BUILD/cross-arm64 (a copy of the staged build copy's
-# sources, configured --host=aarch64-linux-gnu), run in place under QEMU
-# user mode ($BUILD/cross-arm64/.in_place holds the tools, for
-# VALGRIND_LIB).  Only the tools the arm64 tests run are built: the core,
-# Memcheck, Cachegrind and Callgrind.  Incremental: a source file the series
-# changed is copied over and rebuilt; a changed build system (an *.am,
-# configure.ac) makes a fresh copy.
-CROSS_ARM64="$BUILD/cross-arm64"
-CROSS_ARM64_SUBDIRS="include VEX coregrind memcheck cachegrind callgrind"
-cmd_cross_arm64() {
-  command -v aarch64-linux-gnu-gcc > /dev/null \
-    || die "aarch64-linux-gnu-gcc is not installed (build-aux/install-deps.sh --arm64)"
+# cross_build DIR PLATFORM LOG-NAME CONFIGURE-ARGS...
+# The patched tree built for another platform in DIR: a copy of the staged
+# build copy's sources, configured with CONFIGURE-ARGS and run in place
+# (DIR/.in_place holds the tools, for VALGRIND_LIB; PLATFORM is their
+# suffix, e.g. arm64-linux).  Only the tools the platform's tests run are
+# built: the core, Memcheck, Cachegrind and Callgrind.  Incremental: a
+# source file the series changed is copied over and rebuilt; a changed
+# build system (an *.am, configure.ac) or other CONFIGURE-ARGS make a
+# fresh copy.  Warnings are errors of the port: the tree builds without
+# any.
+CROSS_SUBDIRS="include VEX coregrind memcheck cachegrind callgrind"
+cross_build() {
+  local dir=$1 platform=$2 logname=$3
+  shift 3
   cmd_stage
-  local stamp="$CROSS_ARM64.vgjit-done" id fresh=0 path
-  id="$(cat "$PRISTINE_ID_FILE") $(sha256_of "$STATE/manifest")"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$id" ] && [ -x "$CROSS_ARM64/.in_place/callgrind-arm64-linux" ]; then
-    note "the arm64 cross build is up to date: $CROSS_ARM64"
+  local stamp="$dir.vgjit-done" id fresh=0 path
+  id="$(cat "$PRISTINE_ID_FILE") $(sha256_of "$STATE/manifest") $*"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$id" ] && [ -x "$dir/.in_place/callgrind-$platform" ]; then
+    note "the $platform build is up to date: $dir"
     return 0
   fi
   rm -f "$stamp"
-  if [ ! -f "$CROSS_ARM64/config.status" ]; then
+  # (A tree configured before its arguments were recorded keeps them.)
+  if [ ! -f "$dir/config.status" ] \
+     || { [ -f "$dir.vgjit-configure" ] && [ "$(cat "$dir.vgjit-configure")" != "$*" ]; }; then
     fresh=1
   else
-    # The files the series touches now or touched at the last cross build
-    # (one it no longer touches is pristine again in $TREE).
+    # The files the series touches now or touched at the last build (one
+    # it no longer touches is pristine again in $TREE).
     while IFS= read -r path; do
       if [ ! -e "$TREE/$path" ]; then
-        [ -e "$CROSS_ARM64/$path" ] || continue
-        note "arm64: removing $path"
-        rm -f "$CROSS_ARM64/$path"
+        [ -e "$dir/$path" ] || continue
+        note "$platform: removing $path"
+        rm -f "$dir/$path"
         continue
       fi
-      cmp -s "$TREE/$path" "$CROSS_ARM64/$path" && continue
+      cmp -s "$TREE/$path" "$dir/$path" && continue
       case "$path" in
         *.am|configure.ac|*.m4|*.in) fresh=1; break ;;
       esac
-      note "arm64: updating $path"
-      mkdir -p "$CROSS_ARM64/$(dirname "$path")"
-      cp "$TREE/$path" "$CROSS_ARM64/$path"
-    done < <(cut -f1 "$STATE/manifest" "$CROSS_ARM64.manifest" 2>/dev/null | LC_ALL=C sort -u)
+      note "$platform: updating $path"
+      mkdir -p "$dir/$(dirname "$path")"
+      cp "$TREE/$path" "$dir/$path"
+    done < <(cut -f1 "$STATE/manifest" "$dir.manifest" 2>/dev/null | LC_ALL=C sort -u)
   fi
   if [ "$fresh" = 1 ]; then
-    rm -rf "$CROSS_ARM64" "$CROSS_ARM64.tmp" "$CROSS_ARM64.manifest"
-    note "copying the sources of $TREE to $CROSS_ARM64"
-    mkdir -p "$CROSS_ARM64.tmp"
+    rm -rf "$dir" "$dir.tmp" "$dir.manifest" "$dir.vgjit-configure"
+    note "copying the sources of $TREE to $dir"
+    mkdir -p "$dir.tmp"
     # Sources and the generated build system only: the host's objects,
     # programs and configuration stay behind.
     (cd "$TREE" && tar --exclude='*.o' --exclude='*.a' --exclude='*.so' --exclude=.in_place \
        --exclude=.deps --exclude=config.status --exclude=config.log --exclude=config.h \
        --exclude=Makefile --exclude='*-amd64-linux' --exclude=autom4te.cache -cf - .) \
-      | tar -C "$CROSS_ARM64.tmp" -xf -
-    mv "$CROSS_ARM64.tmp" "$CROSS_ARM64"
-    (cd "$CROSS_ARM64" && run_logged "$BUILD/cross-arm64-configure.log" \
-       "configuring $CROSS_ARM64 for aarch64-linux-gnu" \
-       ./configure --host=aarch64-linux-gnu --enable-only64bit --prefix="$CROSS_ARM64/not-installed") \
-      || die "configure failed in $CROSS_ARM64 (see $BUILD/cross-arm64-configure.log)"
+      | tar -C "$dir.tmp" -xf -
+    mv "$dir.tmp" "$dir"
+    (cd "$dir" && run_logged "$BUILD/$logname-configure.log" \
+       "configuring $dir for $platform" \
+       ./configure "$@" --prefix="$dir/not-installed") \
+      || die "configure failed in $dir (see $BUILD/$logname-configure.log)"
+    printf '%s\n' "$*" > "$dir.vgjit-configure"
   fi
   # Each directory on its own (SUBDIRS=... on the command line would reach
   # the tools' own subdirectories too), then the top level's in-place
   # files (default.supp).
-  (cd "$CROSS_ARM64" && run_logged "$BUILD/cross-arm64-make.log" \
-     "building $CROSS_ARM64 ($CROSS_ARM64_SUBDIRS) with $VGJIT_JOBS jobs" \
+  (cd "$dir" && run_logged "$BUILD/$logname-make.log" \
+     "building $dir ($CROSS_SUBDIRS) with $VGJIT_JOBS jobs" \
      sh -c 'for d in "$@"; do '"$MAKE_CMD"' -C "$d" -j'"$VGJIT_JOBS"' || exit 1; done
-            '"$MAKE_CMD"' all-local' sh $CROSS_ARM64_SUBDIRS) \
-    || die "building the arm64 Valgrind failed (see $BUILD/cross-arm64-make.log)"
-  # Warnings are errors of the port: the tree builds without any.
-  if grep -n 'warning:' "$BUILD/cross-arm64-make.log" > "$BUILD/cross-arm64-warnings.log"; then
-    cat "$BUILD/cross-arm64-warnings.log" >&2
-    die "the arm64 build has warnings (above; $BUILD/cross-arm64-make.log)"
+            '"$MAKE_CMD"' all-local' sh $CROSS_SUBDIRS) \
+    || die "building the $platform Valgrind failed (see $BUILD/$logname-make.log)"
+  if grep -n 'warning:' "$BUILD/$logname-make.log" > "$BUILD/$logname-warnings.log"; then
+    cat "$BUILD/$logname-warnings.log" >&2
+    die "the $platform build has warnings (above; $BUILD/$logname-make.log)"
   fi
-  cp "$STATE/manifest" "$CROSS_ARM64.manifest"
+  cp "$STATE/manifest" "$dir.manifest"
   echo "$id" > "$stamp"
-  note "arm64 Valgrind: $CROSS_ARM64/.in_place (launcher $CROSS_ARM64/coregrind/valgrind)"
+  note "$platform Valgrind: $dir/.in_place (launcher $dir/coregrind/valgrind)"
+}
+
+# arm64: cross-built with Debian's aarch64-linux-gnu toolchain, run under
+# QEMU user mode by `make check-arm64`.
+CROSS_ARM64="$BUILD/cross-arm64"
+cmd_cross_arm64() {
+  command -v aarch64-linux-gnu-gcc > /dev/null \
+    || die "aarch64-linux-gnu-gcc is not installed (build-aux/install-deps.sh)"
+  cross_build "$CROSS_ARM64" arm64-linux cross-arm64 --host=aarch64-linux-gnu --enable-only64bit
+}
+
+# x86 (32-bit): upstream's --enable-only32bit on this amd64 machine, with
+# gcc -m32 (Debian's gcc-12-multilib, g++-12-multilib), run natively by
+# `make check-x86`.  Debian's gcc-multilib would add the link
+# /usr/include/asm -> x86_64-linux-gnu/asm that -m32 compilations need
+# (the kernel's headers are the same for both), but it conflicts with the
+# aarch64 cross compiler; the same link in $BUILD/x86-include, passed as
+# -isystem, does its job for this build and the x86 test programs.
+CROSS_X86="$BUILD/cross-x86"
+X86_INCLUDE="$BUILD/x86-include"
+cmd_cross_x86() {
+  x86_include
+  printf 'int main(void) { return 0; }\n' > "$BUILD/x86-probe.c"
+  gcc -m32 -isystem "$X86_INCLUDE" -o "$BUILD/x86-probe" "$BUILD/x86-probe.c" 2> "$BUILD/x86-probe.log" \
+    || die "gcc -m32 cannot link a program (build-aux/install-deps.sh installs gcc-12-multilib):" \
+           "$(cat "$BUILD/x86-probe.log")"
+  rm -f "$BUILD/x86-probe" "$BUILD/x86-probe.c" "$BUILD/x86-probe.log"
+  cross_build "$CROSS_X86" x86-linux cross-x86 --enable-only32bit "CPPFLAGS=-isystem $X86_INCLUDE"
+}
+
+# The directory whose asm/ stands for /usr/include/asm in -m32 builds.
+x86_include() {
+  local asm=/usr/include/x86_64-linux-gnu/asm
+  [ -d "$asm" ] || die "$asm does not exist (Debian's linux-libc-dev)"
+  mkdir -p "$X86_INCLUDE"
+  [ "$(readlink "$X86_INCLUDE/asm" 2>/dev/null)" = "$asm" ] || ln -sfn "$asm" "$X86_INCLUDE/asm"
 }
 
 # One valgrind-tree.sh at a time per build tree: two makes (say, two shells
@@ -903,7 +949,7 @@ lock_build_tree() {
 }
 
 case "${1:-}" in
-  stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|cross-arm64)
+  stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|cross-arm64|cross-x86|x86-include)
     lock_build_tree ;;
 esac
 
@@ -920,5 +966,7 @@ case "${1:-}" in
   edit-patch) cmd_edit_patch ;;
   refresh-patch) cmd_refresh_patch ;;
   cross-arm64) cmd_cross_arm64 ;;
-  *) die "usage: $0 stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|cross-arm64" ;;
+  cross-x86) cmd_cross_x86 ;;
+  x86-include) x86_include; echo "$X86_INCLUDE" ;;
+  *) die "usage: $0 stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|cross-arm64|cross-x86|x86-include" ;;
 esac

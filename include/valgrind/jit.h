@@ -259,10 +259,13 @@ typedef struct {
    (VgJitCode.unwind_kind).  Memcheck, Helgrind, DRD, Massif and DHAT
    unwind by call frame information (CFI), else by the frame pointer;
    code that keeps no frame pointer and has no CFI ends the stack trace
-   (its callers are lost).  The shapes are implemented on amd64 and arm64
-   (on other architectures they are refused with VG_JIT_ERR_BAD_UNWIND
-   and, under -v, a warning saying so); eh_frame works on every
-   architecture Valgrind reads CFI for.  On arm64 the shapes read:
+   (its callers are lost).  The shapes are implemented on amd64, x86 and
+   arm64 (on other architectures they are refused with
+   VG_JIT_ERR_BAD_UNWIND and, under -v, a warning saying so); eh_frame
+   works on every architecture Valgrind reads CFI for.  On x86 the
+   shapes read as on amd64 with %esp and %ebp for %rsp and %rbp and
+   4-byte slots (FRAME_POINTER: "push %ebp; mov %esp,%ebp", prologue_size
+   3; ra_offset and fp_offset multiples of 4).  On arm64 the shapes read:
    FRAME_POINTER, the code starts with "stp x29, x30, [sp, #-16]!; mov
    x29, sp" (prologue_size 8, or more when instructions come between
    the two) and keeps x29 as frame pointer; FIXED_FRAME, after the
@@ -374,11 +377,11 @@ typedef struct {
                                     amd64) */
    unsigned long    ra_offset;   /* FIXED_FRAME: bytes from %rsp to the
                                     return address after the prologue;
-                                    a multiple of 8 */
+                                    a multiple of 8 (x86: of 4) */
    unsigned long    fp_offset;   /* FIXED_FRAME: bytes from %rsp to the
                                     caller's saved %rbp after the
-                                    prologue (a multiple of 8), or
-                                    VG_JIT_UNWIND_FP_KEPT */
+                                    prologue (a multiple of 8; x86: of
+                                    4), or VG_JIT_UNWIND_FP_KEPT */
 
    /* Version 3 (VG_JIT_CODE_V3_SIZE): the calls inlined into the code.
       Valgrind copies what it keeps; the table goes with the code when

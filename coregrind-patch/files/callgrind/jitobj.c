@@ -142,8 +142,6 @@ struct _JitCode {
 
 static OSet* by_obj   = 0;  /* of JitVersion, by obj_node* */
 static OSet* fn_names = 0;  /* interned function names */
-static Bool  warned_write = False;
-static HChar* named_for   = 0;  /* the profile name the files are named for */
 
 static Word cmp_name(const void* key, const void* elem)
 {
@@ -314,6 +312,17 @@ obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
    const HChar* fn = 0;
    Addr         entry = addr;
    FnVersion*   fv = 0;
+#if !JIT_ELF_SUPPORTED
+   static Bool  said_unsupported = False;
+
+   /* Said once, at the first block: the option does nothing here. */
+   if (CLG_(clo).dump_jit_code && !said_unsupported) {
+      said_unsupported = True;
+      VG_(umsg)("Warning: --dump-jit-code=yes is not supported on this "
+                "platform (the ELF files are written on 64-bit platforms "
+                "only): no files will be written\n");
+   }
+#endif
 
    if (!JIT_ELF_SUPPORTED || !CLG_(clo).dump_jit_code
        || !CLG_(clo).dump_instr || !is_jit_obj(obj))
@@ -436,6 +445,9 @@ const HChar* CLG_(jit_code_obj_name)(const obj_node* obj)
 /*------------------------------------------------------------*/
 
 #if JIT_ELF_SUPPORTED
+
+static Bool   warned_write = False;
+static HChar* named_for   = 0;  /* the profile name the files are named for */
 
 static HChar* file_name_of(const JitVersion* v, const HChar* out_file)
 {

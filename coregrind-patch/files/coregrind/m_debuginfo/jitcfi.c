@@ -258,7 +258,10 @@ Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind, UWord prologue,
                                UWord ra_off, UWord fp_off,
                                /*OUT*/const HChar** why )
 {
-#  if defined(VGA_amd64)
+#  if defined(VGA_amd64) || defined(VGA_x86)
+   /* The same shapes on both, in words of their size: %rsp/%rbp and
+      8-byte slots on amd64, %esp/%ebp and 4-byte slots on x86. */
+   const Int  W = (Int)sizeof(Addr);
    DiCfSI_m   m;
    Addr       code_lo = di->text_avma;
    UWord      size = di->text_size;
@@ -267,11 +270,12 @@ Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind, UWord prologue,
    if (size == 0 || prologue >= size)
       *why = "the prologue is not shorter than the code";
    else if (kind == VG_JIT_UNWIND_FIXED_FRAME
-            && (ra_off % 8 != 0 || ra_off > (1 << 20)
+            && (ra_off % W != 0 || ra_off > (1 << 20)
                 || (fp_off != VG_JIT_UNWIND_FP_KEPT
-                    && (fp_off % 8 != 0 || fp_off > (1 << 20)
+                    && (fp_off % W != 0 || fp_off > (1 << 20)
                         || fp_off == ra_off))))
-      *why = "the frame's offsets are not multiples of 8 below 1 MiB";
+      *why = W == 8 ? "the frame's offsets are not multiples of 8 below 1 MiB"
+                    : "the frame's offsets are not multiples of 4 below 1 MiB";
    else if (kind == VG_JIT_UNWIND_FRAME_POINTER && prologue == 0)
       *why = "a frame-pointer prologue cannot be 0 bytes long";
    else if (kind != VG_JIT_UNWIND_FRAME_POINTER
@@ -284,9 +288,9 @@ Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind, UWord prologue,
       pointer; the frame pointer is the caller's. */
    VG_(memset)(&m, 0, sizeof(m));
    m.cfa_how = CFIC_IA_SPREL;
-   m.cfa_off = 8;
+   m.cfa_off = W;
    m.ra_how  = CFIR_MEMCFAREL;
-   m.ra_off  = -8;
+   m.ra_off  = -W;
    m.sp_how  = CFIR_CFAREL;
    m.sp_off  = 0;
    m.bp_how  = CFIR_SAME;
@@ -297,19 +301,19 @@ Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind, UWord prologue,
          the return address. */
       ML_(addDiCfSI)(di, code_lo, 1, &m);
       if (prologue > 1) {
-         m.cfa_off = 16;
+         m.cfa_off = 2 * W;
          m.bp_how  = CFIR_MEMCFAREL;
-         m.bp_off  = -16;
+         m.bp_off  = -2 * W;
          ML_(addDiCfSI)(di, code_lo + 1, (UInt)(prologue - 1), &m);
       }
       m.cfa_how = CFIC_IA_BPREL;
-      m.cfa_off = 16;
+      m.cfa_off = 2 * W;
       m.bp_how  = CFIR_MEMCFAREL;
-      m.bp_off  = -16;
+      m.bp_off  = -2 * W;
    } else {
       if (prologue > 0)
          ML_(addDiCfSI)(di, code_lo, (UInt)prologue, &m);
-      m.cfa_off = (Int)ra_off + 8;
+      m.cfa_off = (Int)ra_off + W;
       if (fp_off != VG_JIT_UNWIND_FP_KEPT) {
          m.bp_how = CFIR_MEMCFAREL;
          m.bp_off = (Int)fp_off - m.cfa_off;
@@ -320,7 +324,7 @@ Bool ML_(jit_cfi_read_shape) ( DebugInfo* di, UWord kind, UWord prologue,
 #  elif defined(VGA_arm64)
    return read_shape_arm64(di, kind, prologue, ra_off, fp_off, why);
 #  else
-   *why = "frame shapes are implemented on amd64 and arm64 only";
+   *why = "frame shapes are implemented on amd64, x86 and arm64 only";
    return False;
 #  endif
 }

@@ -170,11 +170,19 @@ static void keep_debug_info ( JitdumpState* s, const JitdumpDebugInfo* di )
    UWord             last_off = 0;
 
    clear_pending(s);
+#  if VG_WORDSIZE == 4
+   if (di->code_addr > 0xFFFFFFFFULL)
+      return;   /* not this platform's: its CODE_LOAD is refused */
+#  endif
    s->have_pending = True;
    s->pending_addr = (Addr)di->code_addr;
    ML_(jitdump_debug_iter_init)(&it, &s->jd, di);
    while (ML_(jitdump_debug_entry_next)(&it, &e) == 1) {
       PendingLine pl;
+#     if VG_WORDSIZE == 4
+      if (e.code_addr > 0xFFFFFFFFULL)
+         continue;   /* past a 32-bit address space: outside the code */
+#     endif
       if (e.garbled) {
          pl.addr     = (Addr)e.code_addr;
          pl.line     = e.line;
@@ -303,6 +311,11 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
       VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
       return True;
    }
+   if (!ML_(jit_follow_fits)(fl, where, "CODE_LOAD", ld->code_addr,
+                             ld->code_size)) {
+      VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
+      return True;
+   }
    VG_(memset)(&reg, 0, sizeof(reg));
    reg.start  = (Addr)ld->code_addr;
    reg.size   = (UWord)ld->code_size;
@@ -380,6 +393,13 @@ static Bool handle_record ( JitFollower* fl, const JitdumpEvent* ev,
          Int st;
          if (when == JitInLookup)
             return False;
+         if (!ML_(jit_follow_fits)(fl, ev->offset, "CODE_MOVE",
+                                   ev->rec.u.move.old_code_addr,
+                                   ev->rec.u.move.code_size)
+             || !ML_(jit_follow_fits)(fl, ev->offset, "CODE_MOVE",
+                                      ev->rec.u.move.new_code_addr,
+                                      ev->rec.u.move.code_size))
+            return True;
          st = ML_(jit_move)((Addr)ev->rec.u.move.old_code_addr,
                             (Addr)ev->rec.u.move.new_code_addr,
                             load_time(fl->state, ev->rec.timestamp));

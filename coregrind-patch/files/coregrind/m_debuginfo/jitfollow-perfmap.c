@@ -72,6 +72,9 @@ static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
       fl->n_other++;   /* a blank line */
       return JitItem_DONE;
    }
+   if (!ML_(jit_follow_fits)(fl, ev->line, "entry", ev->entry.start,
+                             ev->entry.size))
+      return JitItem_DONE;
    vg_assert(ev->entry.name_len <= PERFMAP_LINE_MAX);
    VG_(memcpy)(s->name_buf, ev->entry.name, ev->entry.name_len);
    s->name_buf[ev->entry.name_len] = 0;

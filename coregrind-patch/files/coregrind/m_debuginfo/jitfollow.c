@@ -224,6 +224,25 @@ void ML_(jit_follow_warn) ( JitFollower* fl, ULong where, const HChar* what )
                 where, what);
 }
 
+Bool ML_(jit_follow_fits) ( JitFollower* fl, ULong where,
+                            const HChar* what, ULong addr, ULong size )
+{
+#  if VG_WORDSIZE == 4
+   ULong last = size > 0 ? addr + size - 1 : addr;
+   if (last >= addr && last <= 0xFFFFFFFFULL)
+      return True;
+   ML_(jit_follow_refused)(fl, VG_JIT_ERR_BAD_RANGE);
+   if (ML_(jit_follow_may_warn)(fl))
+      VG_(umsg)("Warning: %s:%s%llu: %s at %#llx, %llu bytes, refused: "
+                "beyond the 4 GiB address space of a 32-bit platform\n",
+                fl->path, fl->ops->position, where, what, addr, size);
+   return False;
+#  else
+   (void)fl; (void)where; (void)what; (void)addr; (void)size;
+   return True;
+#  endif
+}
+
 Bool ML_(jit_follow_registered) ( JitFollower* fl,
                                   const JitRegistration* reg,
                                   Int st, ULong where )

@@ -157,6 +157,17 @@ extern Bool ML_(jit_is_followed) ( const HChar* path );
 extern void ML_(jit_follow_warn) ( JitFollower* fl, ULong where,
                                    const HChar* what );
 
+/* True if the code range [addr, addr+size) of fl's item at position
+   `where` (a `what`: "CODE_LOAD", "CODE_MOVE", "entry") lies in this
+   platform's address space.  The files carry 64-bit addresses; on a
+   32-bit platform a range that reaches past 4 GiB is refused
+   (VG_JIT_ERR_BAD_RANGE, counted as ML_(jit_follow_refused) does) with
+   a warning under -v naming it, instead of being truncated to another
+   address.  Always True on 64-bit platforms. */
+extern Bool ML_(jit_follow_fits) ( JitFollower* fl, ULong where,
+                                   const HChar* what, ULong addr,
+                                   ULong size );
+
 /* Counts an item of fl refused by the registry with status st (here and
    in the registry's summary). */
 extern void ML_(jit_follow_refused) ( JitFollower* fl, Int st );
