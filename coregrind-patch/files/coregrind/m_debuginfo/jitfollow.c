@@ -270,19 +270,24 @@ Bool ML_(jit_follow_registered) ( JitFollower* fl,
 
 /* Decodes and handles one item of fl from buf[0 .. len-1] (the file's
    bytes at the reader's offset): the reader is put back as it was if
-   the item must wait for a safe point. */
+   the item must wait for a safe point.  Only a read inside a lookup can
+   be told to wait, so only there is the reader kept before decoding
+   (not once per item of a file read at a safe point). */
 static JitStep follow_step ( JitFollower* fl, const UChar* buf, SizeT len,
                              JitWhere where, /*OUT*/ULong* n )
 {
    const JitFollowerOps* ops    = fl->ops;
    void*                 reader = ops->reader(fl);
    JitStep               step;
-   VG_(memcpy)(fl->snapshot, reader, ops->reader_size);
+   if (where == JitInLookup)
+      VG_(memcpy)(fl->snapshot, reader, ops->reader_size);
    step = ops->decode(fl, buf, len, n);
    if (step != JitStep_ADVANCE)
       return step;
    switch (ops->handle(fl, where)) {
       case JitItem_WAIT:
+         /* The registry asks for a safe point only from a lookup. */
+         vg_assert(where == JitInLookup);
          VG_(memcpy)(reader, fl->snapshot, ops->reader_size);
          return JitStep_WAIT;
       case JitItem_DONE:
