@@ -446,7 +446,16 @@ Bool ML_(jit_read_on_lookup_miss) ( Addr a )
       return False;
    n_client_syscalls_at_miss_read = n_client_syscalls;
    discover();
-   return read_all(JitInLookup);
+   if (!read_all(JitInLookup))
+      return False;
+   /* The lookup that missed must see the functions just registered in
+      the current epoch (which registering inside a lookup keeps): forget
+      the cached "no name" answers, once per read rather than once per
+      function (the cache's 509 entries cost about 6,000 instructions to
+      clear; a producer that wrote 10^6 names at exit paid that per
+      name). */
+   ML_(invalidate_sym_name_cache_for_jit)();
+   return True;
 }
 
 /*--------------------------------------------------------------------*/
