@@ -62,6 +62,14 @@ inline std::string describe(const JitdumpReader& r, const JitdumpEvent& ev) {
           << std::string(l.name, l.name_len) << "' code_bytes=" << l.code_bytes
           << " code_at=" << l.code_file_offset;
         if (l.name[l.name_len] != '\0') throw std::logic_error("name not NUL-terminated in buffer");
+        if (l.name_is_ascii != (std::all_of(l.name, l.name + l.name_len,
+                                            [](char c) {
+                                                const auto u = static_cast<unsigned char>(c);
+                                                return u >= 0x20 && u <= 0x7E;
+                                            })
+                                    ? 1
+                                    : 0))
+            throw std::logic_error("name_is_ascii disagrees with the name's bytes");
         break;
     }
     case JITDUMP_CODE_MOVE: {

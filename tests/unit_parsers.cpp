@@ -147,6 +147,42 @@ BOOST_AUTO_TEST_CASE(code_pointers_and_bytes_when_record_is_buffered) {
     BOOST_TEST(r.n_records == 2u);
 }
 
+// The name is scanned a word at a time where the buffer is aligned: a byte
+// outside printable ASCII (or the NUL) at every position of names of
+// every length, at every alignment of the buffer, must be seen.
+BOOST_AUTO_TEST_CASE(name_is_ascii_at_every_length_position_and_alignment) {
+    const std::string bad_bytes("\x01\x1f\x7f\x80\xff\t", 6);
+    for (std::size_t len = 1; len <= 40; ++len)
+        for (std::size_t at = 0; at <= len; ++at)  // at == len: all printable
+            for (const char bad : bad_bytes) {
+                std::string name(len, 'a');
+                for (std::size_t k = 0; k < len; ++k)
+                    name[k] = static_cast<char>(0x20 + (k * 7) % 95);
+                if (at < len) name[at] = bad;
+                JitdumpBuilder b;
+                b.header();
+                b.code_load(0x4000, 4, name, 9, 2000, 1, 2, std::vector<unsigned char>{0xC3});
+                for (std::size_t shift = 0; shift < 8; ++shift) {
+                    std::vector<unsigned char> buf(shift + b.bytes.size());
+                    std::copy(b.bytes.begin(), b.bytes.end(),
+                              buf.begin() + static_cast<long>(shift));
+                    JitdumpReader r;
+                    JitdumpEvent ev;
+                    ML_(jitdump_init)(&r, 0);
+                    const unsigned char* p = buf.data() + shift;
+                    BOOST_REQUIRE_EQUAL(ML_(jitdump_next)(&r, p, b.bytes.size(), &ev),
+                                        JITDUMP_EV_HEADER);
+                    BOOST_REQUIRE_EQUAL(
+                        ML_(jitdump_next)(&r, p + r.offset, b.bytes.size() - r.offset, &ev),
+                        JITDUMP_EV_RECORD);
+                    BOOST_TEST_REQUIRE(ev.rec.u.load.name_len == len);
+                    BOOST_TEST_REQUIRE(
+                        ev.rec.u.load.name_is_ascii == (at == len ? 1 : 0),
+                        "len " << len << " bad byte at " << at << " shift " << shift);
+                }
+            }
+}
+
 BOOST_AUTO_TEST_CASE(header_with_extra_fields_is_skipped_to_its_total_size) {
     JitdumpBuilder b;
     b.header(1, 7, 1000, 0, 24);  // header total_size 64

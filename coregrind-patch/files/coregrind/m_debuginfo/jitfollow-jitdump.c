@@ -150,8 +150,13 @@ static void apply_unwinding ( JitFollower* fl, Addr start, UWord size,
    }
 }
 
+/* Forgets the kept CODE_DEBUG_INFO entries.  Without have_pending both
+   arrays are empty (keep_debug_info sets it whenever it fills them), so
+   a record with no line table costs no call here. */
 static void clear_pending ( JitdumpState* s )
 {
+   if (!s->have_pending)
+      return;
    s->have_pending = False;
    VG_(dropTailXA)(s->pending_lines, VG_(sizeXA)(s->pending_lines));
    VG_(dropTailXA)(s->pending_files, VG_(sizeXA)(s->pending_files));
@@ -320,6 +325,10 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    reg.start  = (Addr)ld->code_addr;
    reg.size   = (UWord)ld->code_size;
    reg.name   = ld->name;    /* NUL-terminated in the buffer */
+   /* What the reader's one pass over the name found: the registry need
+      not measure or check it again. */
+   reg.name_len      = ld->name_len;
+   reg.name_is_ascii = ld->name_is_ascii != 0;
    reg.object = fl->path;
    reg.loaded = load_time(s, ts);
    /* V8 flushes its last block after it unmapped its code. */
@@ -354,11 +363,14 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    if (!ML_(jit_follow_registered)(fl, &reg, st, where))
       return False;
    clear_pending(s);
+   n = VG_(sizeXA)(s->pending_unwind);
+   if (n == 0)
+      return True;
    /* Code named late has no code for its unwinding information. */
-   if (ML_(jit_status_applied)(st) && VG_(sizeXA)(s->pending_unwind) > 0)
+   if (ML_(jit_status_applied)(st))
       apply_unwinding(fl, reg.start, reg.size, ld->name, where);
    /* An unwinding record describes the next CODE_LOAD only. */
-   VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
+   VG_(dropTailXA)(s->pending_unwind, n);
    return True;
 }
 

@@ -289,19 +289,24 @@ Bool ML_(jit_follow_registered) ( JitFollower* fl,
 
 /* Decodes and handles one item of fl from buf[0 .. len-1] (the file's
    bytes at the reader's offset): the reader is put back as it was if
-   the item must wait for a safe point. */
+   the item must wait for a safe point.  Only a read inside a lookup can
+   be told to wait, so only there is the reader kept before decoding
+   (not once per item of a file read at a safe point). */
 static JitStep follow_step ( JitFollower* fl, const UChar* buf, SizeT len,
                              JitWhere where, /*OUT*/ULong* n )
 {
    const JitFollowerOps* ops    = fl->ops;
    void*                 reader = ops->reader(fl);
    JitStep               step;
-   VG_(memcpy)(fl->snapshot, reader, ops->reader_size);
+   if (where == JitInLookup)
+      VG_(memcpy)(fl->snapshot, reader, ops->reader_size);
    step = ops->decode(fl, buf, len, n);
    if (step != JitStep_ADVANCE)
       return step;
    switch (ops->handle(fl, where)) {
       case JitItem_WAIT:
+         /* The registry asks for a safe point only from a lookup. */
+         vg_assert(where == JitInLookup);
          VG_(memcpy)(reader, fl->snapshot, ops->reader_size);
          return JitStep_WAIT;
       case JitItem_DONE:
@@ -460,7 +465,16 @@ Bool ML_(jit_read_on_lookup_miss) ( Addr a )
       return False;
    n_client_syscalls_at_miss_read = n_client_syscalls;
    discover();
-   return read_all(JitInLookup);
+   if (!read_all(JitInLookup))
+      return False;
+   /* The lookup that missed must see the functions just registered in
+      the current epoch (which registering inside a lookup keeps): forget
+      the cached "no name" answers, once per read rather than once per
+      function (the cache's 509 entries cost about 6,000 instructions to
+      clear; a producer that wrote 10^6 names at exit paid that per
+      name). */
+   ML_(invalidate_sym_name_cache_for_jit)();
+   return True;
 }
 
 /*--------------------------------------------------------------------*/

@@ -768,8 +768,10 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       rg.size  = reg->size;
       VG_(addToXA)(deferred_discards, &rg);
       /* Inside a lookup for the current epoch, which must see the new
-         function: keep the epoch, forget cached "no name" answers. */
-      ML_(invalidate_sym_name_cache_for_jit)();
+         function: the epoch is kept, and the follower that read it
+         forgets cached "no name" answers once its read is over
+         (ML_(jit_read_on_lookup_miss)): nothing in between asks the
+         cache. */
    }
    /* A load time only decides which function code translated without
       a name ran (jitlate.c), and only for functions read after that

@@ -61,7 +61,9 @@ typedef
       JitItem_DONE,       /* handled: one more item read */
       JitItem_NOT_ITEM,   /* handled, but counts as no item (a file
                              header) */
-      JitItem_WAIT        /* needs a safe point: decoded again there */
+      JitItem_WAIT        /* needs a safe point: decoded again there
+                             (only when handled JitInLookup: the reader
+                             is kept for this only then) */
    }
    JitItem;
 

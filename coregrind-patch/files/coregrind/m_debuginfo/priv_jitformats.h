@@ -262,12 +262,16 @@ typedef struct {
    include padding) starting at file offset `code_file_offset`; `code`
    points to them in the caller's buffer if the whole record was in the
    buffer, else it is 0.  code_size 0 is accepted (the specification
-   allows empty functions); users that need a range must ignore it. */
+   allows empty functions); users that need a range must ignore it.
+   `name_is_ascii` is 1 if every byte of the name is printable ASCII
+   (0x20..0x7E), else 0: found in the same pass that finds the NUL, so
+   that users need not scan the name again. */
 typedef struct {
    unsigned int         pid, tid;
    unsigned long long   vma, code_addr, code_size, code_index;
    const char*          name;
    unsigned long        name_len;
+   int                  name_is_ascii;
    const unsigned char* code;
    unsigned long long   code_bytes;
    unsigned long long   code_file_offset;
@@ -1123,19 +1127,37 @@ static inline unsigned long long jitformats_ld(const unsigned char* p,
    return v;
 }
 
-/* The 2-, 4- and 8-byte fields of jitformats_ld. */
+/* The 2-, 4- and 8-byte fields of jitformats_ld, written out byte by
+   byte for each order: a compiler turns each form into one load (and a
+   byte swap), where the loop of jitformats_ld costs a few instructions
+   per byte.  Every field of every jitdump record is read through
+   these. */
 static inline unsigned int jitformats_ld16(const unsigned char* p, int big)
 {
-   return (unsigned int)jitformats_ld(p, 2, big);
+   if (big)
+      return (unsigned int)p[0] << 8 | (unsigned int)p[1];
+   return (unsigned int)p[1] << 8 | (unsigned int)p[0];
 }
 static inline unsigned int jitformats_ld32(const unsigned char* p, int big)
 {
-   return (unsigned int)jitformats_ld(p, 4, big);
+   if (big)
+      return (unsigned int)p[0] << 24 | (unsigned int)p[1] << 16
+             | (unsigned int)p[2] << 8 | (unsigned int)p[3];
+   return (unsigned int)p[3] << 24 | (unsigned int)p[2] << 16
+          | (unsigned int)p[1] << 8 | (unsigned int)p[0];
 }
 static inline unsigned long long jitformats_ld64(const unsigned char* p,
                                                  int big)
 {
-   return jitformats_ld(p, 8, big);
+   unsigned long long hi, lo;
+   if (big) {
+      hi = jitformats_ld32(p, 1);
+      lo = jitformats_ld32(p + 4, 1);
+   } else {
+      hi = jitformats_ld32(p + 4, 0);
+      lo = jitformats_ld32(p, 0);
+   }
+   return hi << 32 | lo;
 }
 
 /* The 2-, 4- and 8-byte fields at p in this program's byte order (the

@@ -55,6 +55,59 @@ static unsigned long find_nul(const unsigned char* p,
    return to;
 }
 
+/* Name scanning a word at a time where the compiler lets a buffer of
+   bytes be read as words (GCC and Clang: may_alias); elsewhere byte by
+   byte.  Words are read only at aligned addresses inside the range. */
+#if defined(__GNUC__)
+typedef unsigned long __attribute__((__may_alias__)) jitdump_word;
+#  define JITDUMP_WORD_SCAN 1
+#  define WORD_ONES  ((unsigned long)-1 / 0xFF)
+#  define WORD_HIGHS (WORD_ONES * 0x80)
+/* Non-zero if some byte of w is outside 0x20..0x7E (NUL included):
+   below 0x20 by the borrow of subtracting 0x20 from every byte, above
+   0x7E by the carry of adding 1 (0x80 and up have the top bit set
+   already).  A borrow or carry crosses into the next byte only from a
+   byte that is itself outside. */
+static int word_not_printable(unsigned long w)
+{
+   return ((((w - WORD_ONES * 0x20) & ~w) | ((w + WORD_ONES) | w))
+           & WORD_HIGHS) != 0;
+}
+#endif
+
+/* find_nul for a CODE_LOAD's name, which also tells whether the bytes
+   before the NUL are all printable ASCII (0x20..0x7E): *printable is 1
+   if so, else 0 (set only when a NUL was found).  One pass over the
+   name, whole words at a time where it can. */
+static unsigned long scan_name(const unsigned char* p, unsigned long from,
+                               unsigned long to, int* printable)
+{
+   unsigned long i = from;
+#if defined(JITDUMP_WORD_SCAN)
+   const unsigned long w = sizeof(jitdump_word);
+   /* Up to an aligned address, byte by byte. */
+   while (i < to && ((unsigned long)(p + i) & (w - 1)) != 0) {
+      if (p[i] < 0x20 || p[i] > 0x7E)
+         break;
+      i++;
+   }
+   if (i < to && ((unsigned long)(p + i) & (w - 1)) == 0)
+      while (i + w <= to
+             && !word_not_printable(*(const jitdump_word*)(p + i)))
+         i += w;
+#endif
+   for (; i < to; i++)
+      if (p[i] < 0x20 || p[i] > 0x7E)
+         break;
+   /* p[i] is the NUL, a byte that is not printable, or i == to. */
+   if (i < to && p[i] == 0) {
+      *printable = 1;
+      return i;
+   }
+   *printable = 0;
+   return find_nul(p, i, to);
+}
+
 static unsigned long min_ul(unsigned long a, unsigned long b)
 {
    return a < b ? a : b;
@@ -383,7 +436,8 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       ld->code_index = jitformats_ld64(buf + JITDUMP_LOAD_CODE_INDEX, big);
       /* The name must end within the record and within the name cap. */
       window = min_ul(rec->total_size, fixed + JITDUMP_NAME_MAX);
-      nul = find_nul(buf, fixed, min_ul(len, window));
+      nul = scan_name(buf, fixed, min_ul(len, window),
+                      &ld->name_is_ascii);
       if (nul == min_ul(len, window)) {
          if (len < window)
             return ev_need(r, ev, window);
