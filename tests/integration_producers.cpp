@@ -809,7 +809,9 @@ void check_perf_basic_prof_names(const std::string& node) {
     BOOST_TEST(s.unnamed_fns < 100u);
 }
 
-void check_perf_prof_names(const std::string& node) {
+/// `unlined_prologue`: the producer gives no position to the prologue of
+/// optimised code (Node 24).
+void check_perf_prof_names(const std::string& node, bool unlined_prologue) {
     TempDir dir;
     const NodeRun r = run_node(node, dir, "--perf-prof", {});
     const std::string dump = dir.path() + "/jit-" + r.pid + ".dump";
@@ -828,18 +830,29 @@ void check_perf_prof_names(const std::string& node) {
     // that size and takes their file from the code's name ("JS:*fib
     // /path/fib.js:29:13"), so fib's cost lands on fib's lines (29..31) of
     // fib.js, and no junk ever appears as a file name.
-    std::uint64_t on_lines = 0, elsewhere = 0, self = 0;
+    // Node 24's V8 (13.6) gives the optimised code's prologue, before its
+    // first line entry (0x4b bytes into fib's code), no position: that
+    // part of fib's cost has no line (11.6% of it, measured), and what has
+    // a line is on fib's lines.
+    std::uint64_t on_lines = 0, elsewhere = 0, no_line = 0, self = 0;
     for (const auto* f : fibs) {
         self += f->self.at(0);
         for (const auto& [pos, costs] : f->lines) {
             const bool fib_js_line = std::filesystem::path(pos.first).filename() == "fib.js" &&
                                      29 <= pos.second && pos.second <= 31;
-            (fib_js_line ? on_lines : elsewhere) += costs.at(0);
+            (fib_js_line ? on_lines : pos.second == 0 ? no_line : elsewhere) += costs.at(0);
         }
     }
     BOOST_TEST_MESSAGE("node --perf-prof: " << on_lines << " of fib's " << self
-                                            << " Ir on fib.js lines 29..31");
-    BOOST_TEST(on_lines >= self * 9 / 10, on_lines << " of " << self << " Ir on fib's lines");
+                                            << " Ir on fib.js lines 29..31, " << no_line
+                                            << " without a line");
+    if (unlined_prologue) {
+        BOOST_TEST(no_line <= self * 15 / 100, no_line << " of " << self << " Ir without a line");
+        BOOST_TEST(on_lines >= (self - no_line) * 9 / 10,
+                   on_lines << " of " << self - no_line << " Ir with a line on fib's lines");
+    } else {
+        BOOST_TEST(on_lines >= self * 9 / 10, on_lines << " of " << self << " Ir on fib's lines");
+    }
     for (const auto& [key, f] : r.profile.functions())
         for (const auto& [pos, costs] : f.lines) BOOST_TEST(printable_ascii(pos.first), pos.first);
 }
@@ -858,7 +871,7 @@ BOOST_AUTO_TEST_CASE(node_perf_basic_prof_names_jitted_javascript,
 
 BOOST_AUTO_TEST_CASE(node_perf_prof_jitdump_names_jitted_javascript,
                      *boost::unit_test::precondition(node_available)) {
-    check_perf_prof_names(node_binary());
+    check_perf_prof_names(node_binary(), false);
 }
 
 // Node.js 24 LTS (npm's build, installed by build-aux/install-deps.sh):
@@ -875,7 +888,7 @@ BOOST_AUTO_TEST_CASE(node24_perf_basic_prof_names_jitted_javascript,
 
 BOOST_AUTO_TEST_CASE(node24_perf_prof_jitdump_names_jitted_javascript,
                      *boost::unit_test::precondition(node24_available)) {
-    check_perf_prof_names(node24_binary());
+    check_perf_prof_names(node24_binary(), true);
 }
 
 BOOST_AUTO_TEST_CASE(jitdump_named_otherwise_is_followed_by_its_header) {
