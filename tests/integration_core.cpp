@@ -1024,3 +1024,84 @@ BOOST_AUTO_TEST_CASE(stock_valgrind_ignores_the_requests,
         BOOST_TEST(s.err == 1, what);  // VG_JIT_ERR_NOT_RUNNING
     }
 }
+
+// A JIT function whose first act is a call of a routine that builds its
+// frame and returns below the frame it was called with (V8's baseline
+// code and its BaselineOutOfLinePrologue): Callgrind counts the calls the
+// function had, not one more "call" from the routine per call.  The same
+// code as an ELF function keeps stock Callgrind's counts: every call
+// edge between ELF functions equals stock Valgrind's.
+namespace {
+
+/// Calls into functions named `name` (any recursion depth), by caller name.
+std::map<std::string, std::uint64_t> calls_into(const cg::Profile& p, const std::string& name) {
+    std::map<std::string, std::uint64_t> by_caller;
+    for (const auto& [edge, e] : p.calls())
+        if (cg::strip_recursion_suffix(edge.second.name) == name)
+            by_caller[cg::strip_recursion_suffix(edge.first.name)] += e.count;
+    return by_caller;
+}
+
+std::uint64_t sum(const std::map<std::string, std::uint64_t>& m) {
+    std::uint64_t n = 0;
+    for (const auto& [k, v] : m) n += v;
+    return n;
+}
+
+/// The calls between functions of ELF objects (absolute paths; neither
+/// side address-named), by (caller object, caller, callee object, callee).
+std::map<std::vector<std::string>, std::uint64_t> elf_edges(const cg::Profile& p) {
+    std::map<std::vector<std::string>, std::uint64_t> out;
+    for (const auto& [edge, e] : p.calls()) {
+        const auto& [from, to] = edge;
+        if (from.object.rfind('/', 0) != 0 || to.object.rfind('/', 0) != 0 ||
+            from.name.rfind("0x", 0) == 0 || to.name.rfind("0x", 0) == 0)
+            continue;
+        out[{from.object, from.name, to.object, to.name}] += e.count;
+    }
+    return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(callgrind_counts_calls_of_jit_code_whose_prologue_returns_below_its_frame,
+                     *boost::unit_test::precondition(stock_valgrind_available)) {
+    TempDir dir;
+    const std::vector<std::string> prog{testjit(), "prologue", "15", "10"};
+    const Result native = run(prog);
+    BOOST_TEST_REQUIRE(native.status == 0, native);
+    static const std::regex counted(R"(calls (\d+))");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(native.out, m, counted), native.out);
+    const std::uint64_t expected = std::stoull(m[1]);  // 10 x fib(15): 19730
+
+    const std::string out = dir.file("callgrind.patched");
+    const Result r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out}, prog);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(r.out == native.out);
+    const cg::Profile p = cg::Profile::parse_file(out);
+    const auto jit = calls_into(p, "jit_prologue_fib");
+    BOOST_TEST(sum(jit) == expected);
+    BOOST_TEST(jit.count("frame_prologue") == 0u, "frame_prologue counted as a caller");
+
+    const std::string stock_out = dir.file("callgrind.stock");
+    const Result s = run({stock_valgrind(), "--tool=callgrind", "--callgrind-out-file=" + stock_out,
+                          "--", prog[0], prog[1], prog[2], prog[3]});
+    BOOST_TEST_REQUIRE(s.status == 0, s);
+    BOOST_TEST(s.out == native.out);
+    const cg::Profile stock = cg::Profile::parse_file(stock_out);
+    // ELF code keeps stock Callgrind's counts, the frame_prologue's
+    // returns into elf_prologue_fib counted as calls included.
+    const auto elf = calls_into(p, "elf_prologue_fib");
+    BOOST_TEST(sum(elf) == 2 * expected);
+    BOOST_TEST(elf == calls_into(stock, "elf_prologue_fib"));
+    const auto patched_edges = elf_edges(p), stock_edges = elf_edges(stock);
+    BOOST_TEST(patched_edges.size() > 100u);
+    BOOST_TEST(patched_edges.size() == stock_edges.size());
+    for (const auto& [key, n] : stock_edges) {
+        const auto it = patched_edges.find(key);
+        BOOST_TEST((it != patched_edges.end() && it->second == n),
+                   key[1] << " -> " << key[3] << ": stock " << n << ", patched "
+                          << (it == patched_edges.end() ? 0 : it->second));
+    }
+}

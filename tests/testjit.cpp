@@ -61,6 +61,14 @@
 //            compacted at the next time slice, which sched_yield
 //            brings), then the three are unregistered (--trace-jit shows
 //            the names they had at that point)
+//   prologue N K
+//            fib(N) K times twice, each call of fib starting with a call
+//            of frame_prologue (ELF code), which builds fib's frame and
+//            returns below the frame it was called with (as V8's
+//            BaselineOutOfLinePrologue does for baseline code): once as
+//            the JIT function "jit_prologue_fib", once as the ELF function
+//            elf_prologue_fib; prints both results and the number of
+//            calls of fib each made
 //   many N   register N functions of 16 bytes each, run each once
 //   retranslate N
 //            N unregistered functions of 16 bytes each run once, the
@@ -154,6 +162,47 @@ extern "C" __attribute__((noinline)) long elf_helper(long x) {
 }
 
 using Fn1 = long (*)(long);
+
+// frame_prologue: called first thing by the prologue fibs; builds the
+// caller's frame (rbp chain and two slots, [rbp-8] and [rbp-16]) and
+// returns 16 bytes below the stack pointer the call left.
+// elf_prologue_fib(n): fib(n) in such a frame.
+extern "C" long elf_prologue_fib(long n);
+__asm__(R"(
+        .text
+        .globl frame_prologue
+        .type frame_prologue, @function
+frame_prologue:
+        pop %r11
+        push %rbp
+        mov %rsp, %rbp
+        push %rdi
+        push %rdi
+        push %r11
+        ret
+        .size frame_prologue, .-frame_prologue
+        .globl elf_prologue_fib
+        .type elf_prologue_fib, @function
+elf_prologue_fib:
+        call frame_prologue
+        cmp $2, %rdi
+        jl 1f
+        mov %rdi, -8(%rbp)
+        lea -1(%rdi), %rdi
+        call elf_prologue_fib
+        mov %rax, -16(%rbp)
+        mov -8(%rbp), %rdi
+        lea -2(%rdi), %rdi
+        call elf_prologue_fib
+        add -16(%rbp), %rax
+        jmp 2f
+1:      mov %rdi, %rax
+2:      mov %rbp, %rsp
+        pop %rbp
+        ret
+        .size elf_prologue_fib, .-elf_prologue_fib
+)");
+extern "C" void frame_prologue();
 
 // Emits and registers jit_allocator at p: returns malloc(77).  Lines 70
 // (entry), 71 (the call), 72 (return).
@@ -906,6 +955,45 @@ int mode_churn(unsigned seed, long ops) {
     return 0;
 }
 
+// The number of calls fib(n) makes of itself, its first call included.
+long fib_calls(long n) { return n < 2 ? 1 : 1 + fib_calls(n - 1) + fib_calls(n - 2); }
+
+int mode_prologue(long n, long times) {
+    CodeMemory mem(4096);
+    std::uint8_t* p = mem.base();
+    // The bytes of elf_prologue_fib, calling itself and frame_prologue.
+    Emitter e(p, 256);
+    Xbyak::Label entry, small, done;
+    e.L(entry);
+    e.mov(e.rax, reinterpret_cast<std::uintptr_t>(&frame_prologue));
+    e.call(e.rax);
+    e.cmp(e.rdi, 2);
+    e.jl(small);
+    e.mov(e.ptr[e.rbp - 8], e.rdi);
+    e.lea(e.rdi, e.ptr[e.rdi - 1]);
+    e.call(entry);
+    e.mov(e.ptr[e.rbp - 16], e.rax);
+    e.mov(e.rdi, e.ptr[e.rbp - 8]);
+    e.lea(e.rdi, e.ptr[e.rdi - 2]);
+    e.call(entry);
+    e.add(e.rax, e.ptr[e.rbp - 16]);
+    e.jmp(done);
+    e.L(small);
+    e.mov(e.rax, e.rdi);
+    e.L(done);
+    e.mov(e.rsp, e.rbp);
+    e.pop(e.rbp);
+    e.ret();
+    e.ready();
+    register_fn(p, e.getSize(), "jit_prologue_fib", {{0, 50, nullptr}});
+    const Fn1 jit_fib = reinterpret_cast<Fn1>(p);
+    long jit_sum = 0, elf_sum = 0;
+    for (long i = 0; i < times; ++i) jit_sum += jit_fib(n);
+    for (long i = 0; i < times; ++i) elf_sum += elf_prologue_fib(n);
+    std::printf("prologue jit %ld elf %ld calls %ld\n", jit_sum, elf_sum, times * fib_calls(n));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -918,7 +1006,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: testjit [--source=PATH] "
                      "calls|replace|patch|forget|memerr|mangled|fork|leak|alloc|race|malloc|bad|"
-                     "names|compact|many N|retranslate N|churn SEED OPS\n");
+                     "names|compact|prologue N K|many N|retranslate N|churn SEED OPS\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -939,6 +1027,8 @@ int main(int argc, char** argv) {
     if (mode == "lines") return mode_lines();
     if (mode == "names") return mode_names();
     if (mode == "compact") return mode_compact();
+    if (mode == "prologue" && argc > 3)
+        return mode_prologue(std::atol(argv[2]), std::atol(argv[3]));
     if (mode == "many" && argc > 2) return mode_many(std::atol(argv[2]));
     if (mode == "retranslate" && argc > 2) return mode_retranslate(std::atol(argv[2]));
     if (mode == "churn" && argc > 3)
