@@ -1034,7 +1034,8 @@ BOOST_AUTO_TEST_CASE(stock_valgrind_ignores_the_requests,
 namespace {
 
 /// Calls into functions named `name` (any recursion depth), by caller name.
-std::map<std::string, std::uint64_t> calls_into(const cg::Profile& p, const std::string& name) {
+std::map<std::string, std::uint64_t> calls_into_by_caller(const cg::Profile& p,
+                                                          const std::string& name) {
     std::map<std::string, std::uint64_t> by_caller;
     for (const auto& [edge, e] : p.calls())
         if (cg::strip_recursion_suffix(edge.second.name) == name)
@@ -1080,7 +1081,7 @@ BOOST_AUTO_TEST_CASE(callgrind_counts_calls_of_jit_code_whose_prologue_returns_b
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(r.out == native.out);
     const cg::Profile p = cg::Profile::parse_file(out);
-    const auto jit = calls_into(p, "jit_prologue_fib");
+    const auto jit = calls_into_by_caller(p, "jit_prologue_fib");
     BOOST_TEST(sum(jit) == expected);
     BOOST_TEST(jit.count("frame_prologue") == 0u, "frame_prologue counted as a caller");
 
@@ -1092,9 +1093,9 @@ BOOST_AUTO_TEST_CASE(callgrind_counts_calls_of_jit_code_whose_prologue_returns_b
     const cg::Profile stock = cg::Profile::parse_file(stock_out);
     // ELF code keeps stock Callgrind's counts, the frame_prologue's
     // returns into elf_prologue_fib counted as calls included.
-    const auto elf = calls_into(p, "elf_prologue_fib");
+    const auto elf = calls_into_by_caller(p, "elf_prologue_fib");
     BOOST_TEST(sum(elf) == 2 * expected);
-    BOOST_TEST(elf == calls_into(stock, "elf_prologue_fib"));
+    BOOST_TEST(elf == calls_into_by_caller(stock, "elf_prologue_fib"));
     const auto patched_edges = elf_edges(p), stock_edges = elf_edges(stock);
     BOOST_TEST(patched_edges.size() > 100u);
     BOOST_TEST(patched_edges.size() == stock_edges.size());
