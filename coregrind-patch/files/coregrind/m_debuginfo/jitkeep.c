@@ -64,6 +64,10 @@
 /* Bytes of code per checksum. */
 #define KEEP_BLOCK 256
 
+/* Kept functions per block of the kept set's node pool (m_poolalloc
+   wants at least 100). */
+#define KEEP_NODES_PER_POOL 1024
+
 /* The functions withdrawn together (a GDB JIT object), for their CFI. */
 typedef
    struct {
@@ -173,13 +177,17 @@ static Bool keep_fn ( Addr start, UWord size, KeptGroup* g,
    KeptFn* k;
    UInt*   sums;
    UWord   b;
-   if (!VG_(am_is_valid_for_client)(start, size, VKI_PROT_EXEC)
-       || !VG_(am_is_valid_for_client)(start, size, VKI_PROT_READ))
+   if (!VG_(am_is_valid_for_client)(start, size,
+                                    VKI_PROT_EXEC | VKI_PROT_READ))
       return False;
    if (kept == NULL)
-      kept = VG_(OSetGen_Create)(offsetof(KeptFn, start), NULL,
-                                 ML_(dinfo_zalloc), "di.jitkeep.kept",
-                                 ML_(dinfo_free));
+      /* Nodes come from a pool: a JIT that withdraws every function it
+         frees keeps as many as it registers, one at a time. */
+      kept = VG_(OSetGen_Create_With_Pool)(offsetof(KeptFn, start), NULL,
+                                           ML_(dinfo_zalloc),
+                                           "di.jitkeep.kept", ML_(dinfo_free),
+                                           KEEP_NODES_PER_POOL,
+                                           sizeof(KeptFn));
    k = VG_(OSetGen_AllocNode)(kept, sizeof(KeptFn));
    VG_(memset)(k, 0, sizeof(*k));
    k->start      = start;
