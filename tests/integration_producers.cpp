@@ -771,21 +771,34 @@ namespace {
 
 /// The share of `r`'s function's cost on its lines: 90% of it, or with
 /// `unlined_prologue` (Node 24: optimised code's prologue has no line,
-/// see check_perf_prof_names) at most 15% without a line and 90% of the
-/// rest on its lines.
+/// see check_perf_prof_names) at most 40% without a line (short_fib.js's
+/// fib compiled on the main thread: 35% of its Ir, in every run) and 90%
+/// of the rest on its lines.
 void check_on_lines(const ShortRun& r, bool unlined_prologue) {
     if (unlined_prologue) {
-        BOOST_TEST(r.fn_no_line <= r.fn_ir * 15 / 100);
+        BOOST_TEST(r.fn_no_line <= r.fn_ir * 40 / 100);
         BOOST_TEST(r.fn_on_lines >= (r.fn_ir - r.fn_no_line) * 9 / 10);
     } else {
         BOOST_TEST(r.fn_on_lines >= r.fn_ir * 9 / 10);
     }
 }
 
+/// V8 optimises on a background thread by default, and under Valgrind that
+/// thread may not finish before a short script ends (Node 24: fib or the
+/// hot loop then ran unoptimised, in 1 of 3 runs): compiled on the main
+/// thread, every run has the optimised code whose records the test reads.
+const std::vector<std::string> kSyncCompiles{"--no-concurrent-recompilation",
+                                             "--no-concurrent-osr"};
+
+std::vector<std::string> with(std::vector<std::string> flags, const std::string& flag) {
+    flags.push_back(flag);
+    return flags;
+}
+
 void check_short_scripts(const std::string& node, bool unlined_prologue) {
     for (int run = 0; run < 3; ++run) {
         BOOST_TEST_CONTEXT("run " << run) {
-            const ShortRun f = run_short_script(node, "short_fib.js", {}, "fib", 5, 7);
+            const ShortRun f = run_short_script(node, "short_fib.js", kSyncCompiles, "fib", 5, 7);
             BOOST_TEST_MESSAGE("short_fib.js: fib " << f.fn_ir << " Ir, " << f.fn_on_lines
                                                     << " on lines 5..7; " << f.share.named << " of "
                                                     << f.share.named + f.share.unnamed
@@ -795,8 +808,8 @@ void check_short_scripts(const std::string& node, bool unlined_prologue) {
             check_on_lines(f, unlined_prologue);
             BOOST_TEST(f.share.share() >= 0.95);
 
-            const ShortRun h =
-                run_short_script(node, "hot_loop.js", {"--no-sparkplug"}, "hot", 5, 11);
+            const ShortRun h = run_short_script(
+                node, "hot_loop.js", with(kSyncCompiles, "--no-sparkplug"), "hot", 5, 11);
             BOOST_TEST_MESSAGE("hot_loop.js: hot " << h.fn_ir << " Ir, " << h.fn_on_lines
                                                    << " on lines 5..11; " << h.share.named << " of "
                                                    << h.share.named + h.share.unnamed
