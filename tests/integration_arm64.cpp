@@ -304,7 +304,7 @@ BOOST_AUTO_TEST_CASE(api_memcheck_fixed_frame_shape) {
 // CPU models whose smallest data cache line is not 64 bytes: QEMU's
 // default "max" (32 bytes, CTR_EL0 0x80038003) and Fujitsu's A64FX (256
 // bytes, 0x86668006).  Upstream Valgrind stopped at its first translation
-// on both ("Assertion 'cls == 64 || cls == 128' failed"); patch 0030.
+// on both ("Assertion 'cls == 64 || cls == 128' failed"); patch 0009.
 BOOST_AUTO_TEST_CASE(cache_lines_of_32_and_256_bytes) {
     for (const std::string cpu : {"max", "a64fx"}) {
         BOOST_TEST_CONTEXT("-cpu " << cpu) {
