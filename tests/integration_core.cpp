@@ -1106,3 +1106,93 @@ BOOST_AUTO_TEST_CASE(callgrind_counts_calls_of_jit_code_whose_prologue_returns_b
                           << (it == patched_edges.end() ? 0 : it->second));
     }
 }
+
+BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_code,
+                     *boost::unit_test::precondition(stock_valgrind_available)) {
+    // The perf map is written after the code ran: at the dump, the
+    // executable's address-named functions take the map's names, with
+    // their exact calls and costs.  Without a map the profile is stock
+    // Callgrind's.
+    TempDir dir;
+    const std::string prog = stripped_map_program(dir);
+    const std::string out = dir.file("callgrind.late");
+    const Result r = run_valgrind(
+        {"--tool=callgrind", "--jit-perf-map=yes", "-v", "--callgrind-out-file=" + out},
+        {prog, "late"});
+    remove_perf_map(r.err);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const cg::Profile p = cg::Profile::parse_file(out);
+    // sm_caller calls sm_leaf (a load and a ret) and sm_loop 10 times each.
+    const auto leaf = calls_into_by_caller(p, "SM:sm_leaf");
+    BOOST_TEST(sum(leaf) == 10u);
+    BOOST_TEST(leaf.count("SM:sm_caller") == 1u);
+    BOOST_TEST(self_ir(p, "SM:sm_leaf") == 2u * 10);
+    const auto loop = calls_into_by_caller(p, "SM:sm_loop");
+    BOOST_TEST(sum(loop) == 10u);
+    BOOST_TEST(loop.count("SM:sm_caller") == 1u);
+    BOOST_TEST(self_ir(p, "SM:sm_loop") >= 3u * 1000 * 10);
+    BOOST_TEST(sum(calls_into_by_caller(p, "SM:sm_caller")) == 1u);
+    BOOST_TEST(sum(calls_into_by_caller(p, "SM:sm_alloc")) == 1u);
+    static const std::regex bound(R"((\d+) contexts of address-named code bound)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, bound), r.err);
+    BOOST_TEST(std::stoul(m[1]) > 0u);
+
+    // Every call the named functions take part in was there, address-named,
+    // in stock Callgrind's profile of the same run; every other edge is
+    // stock's.
+    const std::string stock_out = dir.file("callgrind.stock");
+    const Result s =
+        run({stock_valgrind(), "--tool=callgrind", "--callgrind-out-file=" + stock_out, "--",
+             prog, "late"});
+    remove_perf_map(s.err);
+    BOOST_TEST_REQUIRE(s.status == 0, s);
+    const cg::Profile stock = cg::Profile::parse_file(stock_out);
+    std::uint64_t stock_calls = 0, patched_calls = 0;
+    for (const auto& [edge, e] : stock.calls()) stock_calls += e.count;
+    for (const auto& [edge, e] : p.calls()) patched_calls += e.count;
+    BOOST_TEST(patched_calls == stock_calls);
+    const auto patched_edges = elf_edges(p), stock_edges = elf_edges(stock);
+    for (const auto& [key, n] : stock_edges) {
+        const auto it = patched_edges.find(key);
+        BOOST_TEST((it != patched_edges.end() && it->second == n),
+                   key[1] << " -> " << key[3] << ": stock " << n << ", patched "
+                          << (it == patched_edges.end() ? 0 : it->second));
+    }
+
+    // Without the map, the functions keep their address names.
+    const std::string none_out = dir.file("callgrind.none");
+    const Result n = run_valgrind(
+        {"--tool=callgrind", "--jit-perf-map=no", "--callgrind-out-file=" + none_out},
+        {prog, "late"});
+    remove_perf_map(n.err);
+    BOOST_TEST_REQUIRE(n.status == 0, n);
+    const cg::Profile none = cg::Profile::parse_file(none_out);
+    BOOST_TEST(sum(calls_into_by_caller(none, "SM:sm_leaf")) == 0u);
+    // (Valgrind's own preloads differ by install path and build.)
+    const auto client_edges = [](const cg::Profile& profile) {
+        std::map<std::vector<std::string>, std::uint64_t> out;
+        for (const auto& [edge, e] : profile.calls()) {
+            const auto& [from, to] = edge;
+            if (from.object.find("/valgrind/") != std::string::npos ||
+                to.object.find("/valgrind/") != std::string::npos || from.object == "???" ||
+                to.object == "???")
+                continue;
+            out[{from.object, from.name, to.object, to.name}] += e.count;
+        }
+        return out;
+    };
+    const auto none_all = client_edges(none), stock_all = client_edges(stock);
+    // (The comparison covers the executable's address-named calls.)
+    std::size_t address_named = 0;
+    for (const auto& [key, calls] : stock_all)
+        address_named += key[2] == prog && key[3].rfind("0x", 0) == 0;
+    BOOST_TEST(address_named >= 4u);
+    BOOST_TEST(none_all.size() == stock_all.size());
+    for (const auto& [key, calls] : stock_all) {
+        const auto it = none_all.find(key);
+        BOOST_TEST((it != none_all.end() && it->second == calls),
+                   key[0] << ":" << key[1] << " -> " << key[2] << ":" << key[3] << ": stock "
+                          << calls << ", patched " << (it == none_all.end() ? 0 : it->second));
+    }
+}

@@ -46,6 +46,15 @@
    those of the name it got (CLG_(late_debug_pos)), also when its BB
    was discarded before the name arrived (CLG_(late_kept_pos)).
 
+   Code in an object's text that the object's symbols do not name (a
+   stripped executable whose runtime names its own code in its perf
+   files, as V8 does its builtins) has stock Callgrind's function named
+   after the BB's address, in the object and in its table.  It is bound
+   the same way, to the name the producer files give the address now,
+   but never renamed in place, and never named after another object
+   mapped there since or after the code's creator.  Without a
+   producer's name it stays as stock Callgrind dumps it.
+
    A late-named block entered by a jump from another function (a JIT
    chaining its blocks) would have been a call had the name been known:
    CLG_(charge_late_named_blocks) moves its costs to a context of its
@@ -91,17 +100,24 @@ void CLG_(late_note_unnamed)(fn_node* fn, BB* bb)
     fn->jit_time = VG_(jit_time_now)();
 }
 
-/* Whether fn is named after its address (see CLG_(get_fn_node)); the
- * address in *addr. */
+/* Whether fn is in an object's text that its symbols do not name (a
+ * stripped executable), rather than in code outside every object. */
+static Bool in_object_text(const fn_node* fn)
+{
+    return VG_(strcmp)(fn->file->obj->name, "???") != 0;
+}
+
+/* Whether fn is named after its address (see CLG_(get_fn_node)): code
+ * outside every object, or in an object's text where the object has no
+ * symbol; the address in *addr. */
 static Bool address_named_fn(const fn_node* fn, Addr* addr)
 {
     const HChar* p = fn->name;
     Addr a = 0;
     Int  digits = 0;
 
-    if (VG_(strcmp)(fn->file->obj->name, "???") != 0 ||
-	VG_(strcmp)(fn->file->name, "???") != 0 ||
-	p[0] != '0' || p[1] != 'x')
+    if (p[0] != '0' || p[1] != 'x' ||
+	VG_(strcmp)(fn->file->name, "???") != 0)
 	return False;
     for (p += 2; *p; p++, digits++) {
 	HChar c = *p;
@@ -194,7 +210,9 @@ static fn_node* bind_late_name(fn_node* fn, DiEpoch ep, DebugInfo* di,
 
     file  = CLG_(get_file_node)(CLG_(get_obj_node)(di), dirname, filename);
     bound = find_fn_node_infile(file, fnname);
-    if (bound == 0 && can_rename_fn_node(fn, fnname)) {
+    /* (Address-named functions in an object's text are in its hash
+       table, as in stock Callgrind: never renamed.) */
+    if (bound == 0 && !in_object_text(fn) && can_rename_fn_node(fn, fnname)) {
 	/* The first piece of code with this name: it becomes the
 	   function. */
 	rename_fn_node(fn, file, fnname);
@@ -247,6 +265,23 @@ static fn_node* look_up_late_name(fn_node* fn)
     /* Also a function renamed before: it keeps its late name. */
     if (!address_named_fn(fn, &a)) return fn;
     fn->late_named = False;
+    if (in_object_text(fn)) {
+        /* Text that the object's symbols do not name: a name only from
+           the producer files, never from another object mapped there
+           since or from the code's creator. */
+        ep = VG_(jit_late_name_epoch)(a);
+        di = VG_(find_DebugInfo)(ep, a);
+        if (di == 0
+            || VG_(strcmp)(VG_(DebugInfo_get_filename)(di),
+                           fn->file->obj->name) != 0
+            || !VG_(get_fnname)(ep, a, &fnname))
+            return fn;
+        if (!VG_(get_filename_linenum)(ep, a, &filename, &dirname, &line)) {
+            filename = "???";
+            dirname  = "";
+        }
+        return bind_late_name(fn, ep, di, dirname, filename, fnname);
+    }
     if (fn->jit_time != 0) {
         /* The function that was at the address when the code was
            translated, if the producer's records tell. */
