@@ -609,6 +609,7 @@ Int register_from_client ( Addr start, UWord size, Addr name,
    reg.drops   = NULL;
    reg.may_name_unmapped = False;
    reg.loaded  = 0;   /* client requests give no load time */
+   reg.object_resolved = NULL;
    if (!client_string_len(name, False, &reg.name, &reg.name_len,
                           &reg.name_is_ascii)) {
       *why_out = bad_string_why("the name", name);

@@ -330,6 +330,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    reg.name_len      = ld->name_len;
    reg.name_is_ascii = ld->name_is_ascii != 0;
    reg.object = fl->path;
+   reg.object_resolved = ML_(jit_follow_object)(fl);
    reg.loaded = load_time(s, ts);
    /* V8 flushes its last block after it unmapped its code. */
    reg.may_name_unmapped = True;

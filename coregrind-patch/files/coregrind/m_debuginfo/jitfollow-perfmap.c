@@ -83,6 +83,7 @@ static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
    reg.size   = (UWord)ev->entry.size;
    reg.name   = s->name_buf;
    reg.object = fl->path;
+   reg.object_resolved = ML_(jit_follow_object)(fl);
    reg.may_name_unmapped = True;   /* a map written at exit */
    st = ML_(jit_register)(&reg, when);
    return ML_(jit_follow_registered)(fl, &reg, st, ev->line)

@@ -105,6 +105,13 @@ static void stop_following_in_child ( ThreadId tid )
          formats[i]->forked();
 }
 
+struct _JitObject* ML_(jit_follow_object) ( JitFollower* fl )
+{
+   if (fl->object == NULL)
+      fl->object = ML_(jit_object_named)(fl->path);
+   return fl->object;
+}
+
 JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
                                const HChar* path )
 {

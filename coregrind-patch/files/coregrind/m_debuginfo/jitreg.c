@@ -648,25 +648,31 @@ static Bool described_already ( const JitRegistration* reg,
           && VG_(memcmp)(have, name, name_len) == 0;
 }
 
-/* The object reg names (escaped if it is not clean text). */
-static JitObject* object_of ( const JitRegistration* reg )
+JitObject* ML_(jit_object_named) ( const HChar* object )
 {
    static JitObject* default_object = NULL;
    JitObject* obj;
    SizeT      e_len;
    HChar*     e;
-   if (reg->object == NULL) {
+   if (object == NULL) {
       if (default_object == NULL)
          default_object = ML_(jit_object_get)(VG_JIT_DEFAULT_OBJECT);
       return default_object;
    }
-   if (ML_(jit_text_is_clean)(reg->object, VG_(strlen)(reg->object)))
-      return ML_(jit_object_get)(reg->object);
-   e = escaped_name(reg->object, VG_(strlen)(reg->object), &e_len);
+   if (ML_(jit_text_is_clean)(object, VG_(strlen)(object)))
+      return ML_(jit_object_get)(object);
+   e = escaped_name(object, VG_(strlen)(object), &e_len);
    obj = ML_(jit_object_get)(e);
    ML_(dinfo_free)(e);
    stats.names_escaped++;
    return obj;
+}
+
+/* The object reg names. */
+static JitObject* object_of ( const JitRegistration* reg )
+{
+   return reg->object_resolved != NULL ? reg->object_resolved
+                                       : ML_(jit_object_named)(reg->object);
 }
 
 Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )

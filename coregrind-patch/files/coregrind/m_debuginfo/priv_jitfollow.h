@@ -124,6 +124,8 @@ struct _JitFollower {
    Int    fd;
    Int    pid;          /* process that opened it */
    HChar* path;         /* object name of its functions */
+   struct _JitObject* object;   /* path's object once resolved
+                                   (ML_(jit_follow_object)), else NULL */
    Bool   done;         /* closed, hard error or I/O error */
    UChar* buf;
    SizeT  buf_cap;
@@ -146,6 +148,10 @@ struct _JitFollower {
 /* Starts following the file open on fd (owned from now on) with ops. */
 extern JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
                                       const HChar* path );
+
+/* The object of fl's functions (named fl->path), resolved on the first
+   call: ML_(jit_object_named) once per file, not per item. */
+extern struct _JitObject* ML_(jit_follow_object) ( JitFollower* fl );
 
 /* Stops following fl, closing its file, and says why under -v. */
 extern void ML_(jit_follow_stop) ( JitFollower* fl, const HChar* why );

@@ -293,6 +293,12 @@ typedef
                                           known */
       const HChar*      object;   /* object name (non-empty), or NULL for
                                      VG_JIT_DEFAULT_OBJECT */
+      struct _JitObject* object_resolved;
+                                  /* object's JitObject if the caller
+                                     resolved it before
+                                     (ML_(jit_object_named): a producer
+                                     file's follower does once per
+                                     file), else NULL */
       const HChar*      file;     /* default source file, or NULL */
       const JitSrcLine* lines;    /* any order; or NULL */
       UWord             n_lines;
@@ -319,6 +325,11 @@ typedef
                                      which entries went, and why) */
    }
    JitRegistration;
+
+/* The object that a registration naming object (non-empty, or NULL for
+   VG_JIT_DEFAULT_OBJECT) belongs to; a name that is not clean text is
+   escaped first.  Objects live as long as the process. */
+extern struct _JitObject* ML_(jit_object_named) ( const HChar* object );
 
 /* Registers reg.  Returns VG_JIT_OK, VG_JIT_WARN_REPLACED (earlier code
    in the range was dropped), VG_JIT_WARN_LINES_DROPPED,
