@@ -1160,6 +1160,22 @@ BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_co
                           << (it == patched_edges.end() ? 0 : it->second));
     }
 
+    // A dump before the map is written (at fopen) caches that the code has
+    // no name; sm_caller then runs again in its old translations while
+    // main's next blocks are new (a lookup that misses there reads the
+    // map): the final part names the second run's 10 calls.
+    const std::string parts = dir.file("callgrind.parts");
+    const Result t = run_valgrind({"--tool=callgrind", "--jit-perf-map=yes", "--dump-before=fopen*",
+                                   "--callgrind-out-file=" + parts},
+                                  {prog, "twice"});
+    remove_perf_map(t.err);
+    BOOST_TEST_REQUIRE(t.status == 0, t);
+    BOOST_TEST_REQUIRE(std::filesystem::exists(parts + ".1"));
+    const cg::Profile last = cg::Profile::parse_file(parts);
+    BOOST_TEST(sum(calls_into_by_caller(last, "SM:sm_leaf")) == 10u);
+    BOOST_TEST(self_ir(last, "SM:sm_leaf") == 2u * 10);
+    BOOST_TEST(sum(calls_into_by_caller(last, "SM:sm_loop")) == 10u);
+
     // Without the map, the functions keep their address names.
     const std::string none_out = dir.file("callgrind.none");
     const Result n = run_valgrind(

@@ -8,9 +8,11 @@
  * block.  The map names them SM:sm_leaf, SM:sm_alloc, SM:sm_loop and
  * SM:sm_caller, each up to the next function above it.
  *
- * Usage: strippedmap early|late
+ * Usage: strippedmap early|late|twice
  *   early  the map is written before the functions run
  *   late   the map is written after they ran, just before exit
+ *   twice  as late, then sm_caller runs once more (its code translated
+ *          already, while main's next blocks are new)
  * Prints "strippedmap HOW 1". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,17 +75,19 @@ static int write_map(void) {
 }
 
 int main(int argc, char** argv) {
-    const int late = argc > 1 && strcmp(argv[1], "late") == 0;
+    const int twice = argc > 1 && strcmp(argv[1], "twice") == 0;
+    const int late = twice || (argc > 1 && strcmp(argv[1], "late") == 0);
     if (!late && write_map() != 0) return 2;
     int* block = malloc(4 * sizeof(int));
     memset(block, 0, 4 * sizeof(int));
     void* leaked = sm_alloc(99);
     sm_sink += leaked != NULL;
     leaked = NULL;
-    const long r = sm_caller(block, 1000);
-    free(block);
+    long r = sm_caller(block, 1000);
     sm_end();
     if (late && write_map() != 0) return 2;
-    printf("strippedmap %s %ld\n", late ? "late" : "early", r > 0 ? 1L : 0L);
+    if (twice) r += sm_caller(block, 1000);
+    free(block);
+    printf("strippedmap %s %ld\n", twice ? "twice" : late ? "late" : "early", r > 0 ? 1L : 0L);
     return 0;
 }

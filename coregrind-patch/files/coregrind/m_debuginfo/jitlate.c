@@ -139,6 +139,7 @@ void VG_(jit_read_producers_at_exit) ( void )
       return;
    exiting = True;
    ML_(jit_read_files_to_end)();
+   ML_(jit_catch_up_epoch)();
 }
 
 DiEpoch VG_(jit_late_name_epoch) ( Addr a )

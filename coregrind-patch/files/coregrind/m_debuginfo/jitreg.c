@@ -84,6 +84,9 @@ static struct {
    (registrations made inside lookups). */
 typedef struct { Addr start; UWord size; } JitRange;
 static XArray* deferred_discards = NULL;   /* of JitRange */
+/* Functions were registered inside a lookup since the epoch last
+   advanced (see ML_(jit_catch_up_epoch)). */
+static Bool epoch_behind = False;
 
 
 /*------------------------------------------------------------*/
@@ -777,7 +780,8 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
          function: the epoch is kept, and the follower that read it
          forgets cached "no name" answers once its read is over
          (ML_(jit_read_on_lookup_miss)): nothing in between asks the
-         cache. */
+         cache.  It advances at the next safe point or at exit. */
+      epoch_behind = True;
    }
    /* A load time only decides which function code translated without
       a name ran (jitlate.c), and only for functions read after that
@@ -857,6 +861,14 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start, ULong moved_at )
    return n_replaced ? VG_JIT_WARN_REPLACED : VG_JIT_OK;
 }
 
+void ML_(jit_catch_up_epoch) ( void )
+{
+   if (!epoch_behind)
+      return;
+   epoch_behind = False;
+   ML_(advance_current_DiEpoch_for_jit)();
+}
+
 void ML_(jit_at_safe_point) ( void )
 {
    /* Pop one range at a time: discarding calls the tool, which may look
@@ -867,6 +879,7 @@ void ML_(jit_at_safe_point) ( void )
       VG_(dropTailXA)(deferred_discards, 1);
       ML_(jit_discard_translations)(rg.start, rg.size, "jitreg.late_name");
    }
+   ML_(jit_catch_up_epoch)();
    ML_(jit_kept_at_safe_point)();
    ML_(jit_names_maybe_compact)();
 }

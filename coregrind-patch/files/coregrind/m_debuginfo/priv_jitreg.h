@@ -442,9 +442,17 @@ extern void ML_(jit_follow_print_summary) ( void );
 extern void ML_(jit_follow_print_files) ( void );
 
 /* Called at safe points: discards the translations queued by
-   registrations made JitInLookup, and compacts the name pool if it is
+   registrations made JitInLookup, advances the epoch after them
+   (ML_(jit_catch_up_epoch)), and compacts the name pool if it is
    due. */
 extern void ML_(jit_at_safe_point) ( void );
+
+/* Advances the current epoch if functions were registered JitInLookup
+   since it last advanced (which keeps it: the lookup must see them), so
+   that tools that keep answers per epoch (Callgrind binds late names
+   once per function and epoch) ask again.  At safe points and once the
+   producer files were read at exit. */
+extern void ML_(jit_catch_up_epoch) ( void );
 
 /* ---- Producer files (jitfollow.c) ---- */
 
