@@ -1142,9 +1142,8 @@ BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_co
     // in stock Callgrind's profile of the same run; every other edge is
     // stock's.
     const std::string stock_out = dir.file("callgrind.stock");
-    const Result s =
-        run({stock_valgrind(), "--tool=callgrind", "--callgrind-out-file=" + stock_out, "--",
-             prog, "late"});
+    const Result s = run({stock_valgrind(), "--tool=callgrind", "--callgrind-out-file=" + stock_out,
+                          "--", prog, "late"});
     remove_perf_map(s.err);
     BOOST_TEST_REQUIRE(s.status == 0, s);
     const cg::Profile stock = cg::Profile::parse_file(stock_out);
@@ -1178,9 +1177,9 @@ BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_co
 
     // Without the map, the functions keep their address names.
     const std::string none_out = dir.file("callgrind.none");
-    const Result n = run_valgrind(
-        {"--tool=callgrind", "--jit-perf-map=no", "--callgrind-out-file=" + none_out},
-        {prog, "late"});
+    const Result n =
+        run_valgrind({"--tool=callgrind", "--jit-perf-map=no", "--callgrind-out-file=" + none_out},
+                     {prog, "late"});
     remove_perf_map(n.err);
     BOOST_TEST_REQUIRE(n.status == 0, n);
     const cg::Profile none = cg::Profile::parse_file(none_out);
