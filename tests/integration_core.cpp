@@ -1107,6 +1107,27 @@ BOOST_AUTO_TEST_CASE(callgrind_counts_calls_of_jit_code_whose_prologue_returns_b
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_perf_map_older_than_the_process_is_read_only_once_written_again) {
+    // strippedmap stale: /tmp/perf-<pid>.map is there, modified an hour
+    // ago, naming the functions STALE:... (as a map left by an earlier
+    // process with this pid); the program rewrites it with SM:... after
+    // the functions ran.  No STALE name is ever used.
+    TempDir dir;
+    const std::string prog = stripped_map_program(dir);
+    const std::string out = dir.file("callgrind.stale");
+    const Result r = run_valgrind(
+        {"--tool=callgrind", "--jit-perf-map=yes", "-v", "--callgrind-out-file=" + out},
+        {prog, "stale"});
+    remove_perf_map(r.err);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.err, "was last written before this process started"), r.err);
+    const cg::Profile p = cg::Profile::parse_file(out);
+    for (const auto& [key, f] : p.functions())
+        BOOST_TEST(key.name.find("STALE:") == std::string::npos, key.name);
+    BOOST_TEST(sum(calls_into_by_caller(p, "SM:sm_leaf")) == 10u);
+    BOOST_TEST(self_ir(p, "SM:sm_leaf") == 2u * 10);
+}
+
 BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_code,
                      *boost::unit_test::precondition(stock_valgrind_available)) {
     // The perf map is written after the code ran: at the dump, the

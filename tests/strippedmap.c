@@ -13,10 +13,14 @@
  *   late   the map is written after they ran, just before exit
  *   twice  as late, then sm_caller runs once more (its code translated
  *          already, while main's next blocks are new)
+ *   stale  first a map naming them STALE:..., its modification time set
+ *          an hour back (as a map an earlier process with this pid left
+ *          behind), then as late
  * Prints "strippedmap HOW 1". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define SM_FN __attribute__((noipa))
@@ -47,8 +51,9 @@ SM_FN void sm_end(void) { sm_sink++; }
 
 int main(int argc, char** argv);
 
-/* Writes /tmp/perf-<pid>.map; returns 0 on success. */
-static int write_map(void) {
+/* Writes /tmp/perf-<pid>.map (or that path with SUFFIX appended),
+ * naming the functions PREFIX:sm_...; returns 0 on success. */
+static int write_map_to(const char* prefix, const char* suffix) {
     struct {
         const char* name; /* NULL: only bounds the others */
         unsigned long a;
@@ -56,11 +61,11 @@ static int write_map(void) {
         {"sm_leaf", (unsigned long)&sm_leaf},     {"sm_alloc", (unsigned long)&sm_alloc},
         {"sm_loop", (unsigned long)&sm_loop},     {"sm_caller", (unsigned long)&sm_caller},
         {NULL, (unsigned long)&sm_end},           {NULL, (unsigned long)&main},
-        {NULL, (unsigned long)&write_map},
+        {NULL, (unsigned long)&write_map_to},
     };
     const size_t n = sizeof fns / sizeof fns[0];
     char path[64];
-    snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+    snprintf(path, sizeof path, "/tmp/perf-%d.map%s", (int)getpid(), suffix);
     FILE* f = fopen(path, "w");
     if (f == NULL) return -1;
     for (size_t i = 0; i < n; ++i) {
@@ -69,15 +74,37 @@ static int write_map(void) {
         for (size_t j = 0; j < n; ++j)
             if (fns[j].a > fns[i].a && (next == 0 || fns[j].a < next)) next = fns[j].a;
         if (next == 0 || next - fns[i].a > 4096) next = fns[i].a + 16;
-        fprintf(f, "%lx %lx SM:%s\n", fns[i].a, next - fns[i].a, fns[i].name);
+        fprintf(f, "%lx %lx %s:%s\n", fns[i].a, next - fns[i].a, prefix, fns[i].name);
     }
-    return fclose(f);
+    if (fclose(f) != 0) return -1;
+    return 0;
+}
+
+static int write_map(const char* prefix) { return write_map_to(prefix, ""); }
+
+/* Puts a map naming the functions STALE:sm_... at /tmp/perf-<pid>.map,
+ * modified an hour ago (written aside, aged, then renamed into place, so
+ * the map is never seen young); returns 0 on success. */
+static int write_stale_map(void) {
+    char aside[64], path[64];
+    struct timeval now, t[2];
+    snprintf(aside, sizeof aside, "/tmp/perf-%d.map.stale", (int)getpid());
+    snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+    if (write_map_to("STALE", ".stale") != 0 || gettimeofday(&now, NULL) != 0) return -1;
+    t[0] = now;
+    t[1] = now;
+    t[1].tv_sec -= 3600;
+    if (utimes(aside, t) != 0) return -1;
+    return rename(aside, path);
 }
 
 int main(int argc, char** argv) {
-    const int twice = argc > 1 && strcmp(argv[1], "twice") == 0;
-    const int late = twice || (argc > 1 && strcmp(argv[1], "late") == 0);
-    if (!late && write_map() != 0) return 2;
+    const char* how = argc > 1 ? argv[1] : "early";
+    const int twice = strcmp(how, "twice") == 0;
+    const int stale = strcmp(how, "stale") == 0;
+    const int late = twice || stale || strcmp(how, "late") == 0;
+    if (stale && write_stale_map() != 0) return 2;
+    if (!late && write_map("SM") != 0) return 2;
     int* block = malloc(4 * sizeof(int));
     memset(block, 0, 4 * sizeof(int));
     void* leaked = sm_alloc(99);
@@ -85,9 +112,9 @@ int main(int argc, char** argv) {
     leaked = NULL;
     long r = sm_caller(block, 1000);
     sm_end();
-    if (late && write_map() != 0) return 2;
+    if (late && write_map("SM") != 0) return 2;
     if (twice) r += sm_caller(block, 1000);
     free(block);
-    printf("strippedmap %s %ld\n", twice ? "twice" : late ? "late" : "early", r > 0 ? 1L : 0L);
+    printf("strippedmap %s %ld\n", how, r > 0 ? 1L : 0L);
     return 0;
 }

@@ -30,7 +30,17 @@
    client appends "START SIZE name" lines to it, decoded by
    readperfmap.c.  As Linux perf does, a map that is a symbolic link, not
    a regular file, or owned by another user than this one or root is
-   ignored, with a warning. */
+   ignored, with a warning.
+
+   A map last written more than a second before this process started
+   was left by an earlier process with the same pid (runtimes such as
+   Node never remove theirs, and pids are reused): its names describe
+   another program's memory.  It is not read until it is written again
+   (its modification time moves past the start), and then from its
+   first line, as producers rewrite the file from the start; -v says
+   so once.  The start is the first poll, before the client's first
+   instruction; the second of slack covers the coarse clock that file
+   times are taken from. */
 
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
@@ -56,6 +66,16 @@ typedef
 
 static Bool perf_map_given_up = False;
 static Bool perf_map_open     = False;
+/* Wall-clock seconds at the first discovery attempt (0: unknown). */
+static ULong started_at       = 0;
+static Bool  stale_noted      = False;
+
+/* Whether a map modified at mtime (seconds) was left before this
+   process started (see the top of this file). */
+static Bool predates_this_process ( ULong mtime )
+{
+   return started_at > 0 && mtime + 1 < started_at;
+}
 
 /* Registers the line decoded last. */
 static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
@@ -167,6 +187,15 @@ static void perfmap_discover ( void )
 
    if (!VG_(clo_jit_perf_map) || perf_map_open || perf_map_given_up)
       return;
+#  if defined(VGO_linux) || defined(VGO_solaris) || defined(VGO_freebsd)
+   if (started_at == 0) {
+      struct vki_timespec ts;
+      ts.tv_sec = 0;
+      VG_(clock_gettime)(&ts, VKI_CLOCK_REALTIME);
+      if (ts.tv_sec > 0)
+         started_at = (ULong)ts.tv_sec;
+   }
+#  endif
    VG_(sprintf)(path, "/tmp/perf-%d.map", VG_(getpid)());
    sr = VG_(open)(path, VKI_O_RDONLY | VKI_O_NOFOLLOW, 0);
    if (sr_isError(sr)) {
@@ -186,6 +215,15 @@ static void perfmap_discover ( void )
       VG_(close)(fd);
       perf_map_given_up = True;
       return;
+   }
+   if (predates_this_process(st.mtime)) {
+      if (!stale_noted && VG_(clo_verbosity) > 1)
+         VG_(umsg)("JIT: perf map %s was last written before this process "
+                   "started (by an earlier process with pid %d): not read "
+                   "until it is written again\n", path, VG_(getpid)());
+      stale_noted = True;
+      VG_(close)(fd);
+      return;   /* look again later */
    }
    perf_map_open = True;
    (void)ML_(jit_follow)(&ML_(jit_perfmap_ops), fd, path);
