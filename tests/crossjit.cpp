@@ -319,34 +319,38 @@ void print_addresses(const Code& c) {
 /// How frame's unwinding is described to VALGRIND_JIT_REGISTER_CODE.
 enum class Unwind { none, eh_frame, frame_pointer, fixed_frame };
 
-void register_api(const Code& c, Unwind unwind) {
-    static const VgJitInline loop_inl[] = {{kLoopInlined.offset, kLoopInlined.size,
-                                            CROSSJIT_ARCH "_inlined_step", nullptr, 11,
-                                            VG_JIT_INLINE_TOP}};
+/// A descriptor of the `size` bytes at `start` named `name` in ARCH_api.jit,
+/// with its line table and one inlined call (`inl`).
+template <std::size_t N>
+VgJitCode describe(const std::uint8_t* start, std::size_t size, const char* name,
+                   const VgJitLine (&lines)[N], const VgJitInline& inl) {
     VgJitCode d = VG_JIT_CODE_INITIALIZER;
-    d.start = c.loop;
-    d.size = sizeof kLoop;
-    d.name = CROSSJIT_ARCH "_api_loop";
+    d.start = start;
+    d.size = size;
+    d.name = name;
     d.file = CROSSJIT_ARCH "_api.jit";
-    d.lines = kLoopLines;
-    d.n_lines = sizeof kLoopLines / sizeof kLoopLines[0];
-    d.inlines = loop_inl;
+    d.lines = lines;
+    d.n_lines = N;
+    d.inlines = &inl;
     d.n_inlines = 1;
+    return d;
+}
+
+/// Registers loop, then frame with unwinding described as `unwind`; a
+/// refusal is printed with its status.
+void register_api(const Code& c, Unwind unwind) {
+    static const VgJitInline loop_inl = {
+        kLoopInlined.offset, kLoopInlined.size, CROSSJIT_ARCH "_inlined_step", nullptr, 11,
+        VG_JIT_INLINE_TOP};
+    VgJitCode d = describe(c.loop, sizeof kLoop, CROSSJIT_ARCH "_api_loop", kLoopLines, loop_inl);
     if (VALGRIND_JIT_REGISTER_CODE(&d) == 0)
         std::printf("register loop: status %d\n", static_cast<int>(VALGRIND_JIT_LAST_ERROR()));
 
-    static const VgJitInline frame_inl[] = {{kFrameInlined.offset, kFrameInlined.size,
-                                             CROSSJIT_ARCH "_inlined_load", nullptr, 22,
-                                             VG_JIT_INLINE_TOP}};
-    VgJitCode f = VG_JIT_CODE_INITIALIZER;
-    f.start = c.frame;
-    f.size = sizeof kFrame;
-    f.name = CROSSJIT_ARCH "_api_frame";
-    f.file = CROSSJIT_ARCH "_api.jit";
-    f.lines = kFrameLines;
-    f.n_lines = sizeof kFrameLines / sizeof kFrameLines[0];
-    f.inlines = frame_inl;
-    f.n_inlines = 1;
+    static const VgJitInline frame_inl = {
+        kFrameInlined.offset, kFrameInlined.size, CROSSJIT_ARCH "_inlined_load", nullptr, 22,
+        VG_JIT_INLINE_TOP};
+    VgJitCode f =
+        describe(c.frame, sizeof kFrame, CROSSJIT_ARCH "_api_frame", kFrameLines, frame_inl);
     std::vector<std::uint8_t> eh;
     if (unwind == Unwind::fixed_frame) {
         f.unwind_kind = VG_JIT_UNWIND_FIXED_FRAME;
