@@ -1,11 +1,14 @@
 // integration_arm64.cpp - the patched Valgrind cross-built for arm64
 // (build/cross-arm64, `make check-arm64`) run under QEMU user mode on
-// arm64 JITs: tests/arm64jit (A64 code named through the client API, a
-// perf map, a jitdump, early and late) and tests/gdbjit cross-built with
-// the modules of fixtures/gdbjit (the GDB JIT interface), under Callgrind,
-// Cachegrind and Memcheck.  The tests parse the profiles and logs those
-// write, with the exact counts the code implies (arm64jit.cpp's header:
-// loop(n) executes 3n + 3 instructions).
+// arm64 JITs: tests/arm64/arm64jit (tests/crossjit.cpp cross-built: A64
+// code named through the client API, a perf map, a jitdump, early and
+// late) and tests/gdbjit cross-built with the modules of fixtures/gdbjit
+// (the GDB JIT interface), under Callgrind, Cachegrind and Memcheck.  The
+// cases shared with x86, and the exact counts they assert, are in
+// cross_arch.hpp (on arm64 a call of frame executes 5 instructions and its
+// read is 8 bytes); here are those of arm64 alone: CPU models with other
+// cache line sizes, the GDB JIT interface with AArch64 relocations,
+// --dump-jit-code's AArch64 ELF files, vg-jit on arm64 files, and lli.
 //
 // QEMU runs the tool itself (<cross>/.in_place/TOOL-arm64-linux): without
 // binfmt_misc the launcher could not exec it, so VALGRIND_LAUNCHER and
@@ -30,118 +33,40 @@
 // download/lli-arm64/usr/lib/llvm-14/bin/lli).
 
 #define BOOST_TEST_MODULE integration_arm64
-#ifndef BOOST_TEST_DYN_LINK
-#define BOOST_TEST_DYN_LINK
-#endif
-#include <boost/test/unit_test.hpp>
+#define VGJIT_CROSS_ARCH arm64
+#include "cross_arch.hpp"
 
-#include "callgrind_profile.hpp"
-#include "test_support.hpp"
-
-#include <unistd.h>
-
-#include <cstdint>
-#include <cstdio>
-#include <filesystem>
-#include <map>
-#include <regex>
-#include <string>
-#include <vector>
-
-namespace cg = vgjit::callgrind;
-using namespace vgjit::test;
-
+namespace vgjit {
+namespace cross {
 namespace {
 
-std::string tree() { return env_or("VGJIT_ARM64_TREE", builddir() + "/build/cross-arm64"); }
-std::string programs() { return env_or("VGJIT_ARM64_TESTS", tests_builddir() + "/arm64"); }
-std::string qemu() { return env_or("VGJIT_QEMU_AARCH64", find_on_path("qemu-aarch64")); }
-std::string arm64jit() { return programs() + "/arm64jit"; }
+std::string tree() {
+    return test::env_or("VGJIT_ARM64_TREE", test::builddir() + "/build/cross-arm64");
+}
+std::string programs() {
+    return test::env_or("VGJIT_ARM64_TESTS", test::tests_builddir() + "/arm64");
+}
+std::string qemu() {
+    return test::env_or("VGJIT_QEMU_AARCH64", test::find_on_path("qemu-aarch64"));
+}
 std::string gdbjit() { return programs() + "/gdbjit"; }
 std::string lli() {
-    return env_or("VGJIT_LLI_ARM64", builddir() + "/download/lli-arm64/usr/lib/llvm-14/bin/lli");
+    return test::env_or("VGJIT_LLI_ARM64",
+                        test::builddir() + "/download/lli-arm64/usr/lib/llvm-14/bin/lli");
 }
 const std::string kClang = "/usr/bin/clang-14";
-
-bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
-
-boost::test_tools::assertion_result arm64_available(boost::unit_test::test_unit_id) {
-    const std::string tool = tree() + "/.in_place/memcheck-arm64-linux";
-    boost::test_tools::assertion_result ok(!qemu().empty() && executable(qemu()) &&
-                                           executable(tool) && executable(arm64jit()));
-    if (!ok)
-        ok.message() << "needs qemu-aarch64 (" << qemu() << "), the arm64 Valgrind (" << tool
-                     << ") and the arm64 test programs (" << arm64jit()
-                     << "): `make check-arm64` builds them after build-aux/install-deps.sh";
-    return ok;
-}
 
 /// Runs `tool` of the arm64 Valgrind under QEMU (CPU model `cpu`) on
 /// `prog` in `cwd`.
 Result run_arm64(const std::string& tool, const std::vector<std::string>& args,
                  const std::vector<std::string>& prog, const std::string& cwd,
-                 const std::string& cpu = "cortex-a72") {
-    std::vector<std::string> argv{qemu(), "-cpu", cpu,
-                                  tree() + "/.in_place/" + tool + "-arm64-linux", "--tool=" + tool};
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.insert(argv.end(), prog.begin(), prog.end());
-    RunOptions o;
-    o.cwd = cwd;
-    o.timeout_seconds = 600;
-    o.env["VALGRIND_LIB"] = tree() + "/.in_place";
-    o.env["VALGRIND_LAUNCHER"] = tree() + "/coregrind/valgrind";
-    const Result r = run(argv, o);
-    if (r.timed_out) BOOST_ERROR("timed out: " << r);
-    return r;
-}
-
-const std::uint64_t kN = 10, kCalls = 1000;
-const std::uint64_t kLoopIr = kCalls * (3 * kN + 3);
-
-std::vector<std::string> client(const std::string& mode) {
-    return {arm64jit(), mode, std::to_string(kN), std::to_string(kCalls)};
-}
-
-/// Runs `mode` under Callgrind (or Cachegrind) and parses the profile.
-cg::Profile profile(const TempDir& dir, const std::string& tool, const std::string& mode,
-                    std::vector<std::string> extra = {}) {
-    const std::string out = dir.file(tool + ".out");
-    std::vector<std::string> args{"--" + tool + "-out-file=" + out};
-    if (tool == "cachegrind") args.push_back("--cache-sim=no");
-    args.insert(args.end(), extra.begin(), extra.end());
-    const Result r = run_arm64(tool, args, client(mode), dir.path());
-    BOOST_TEST_REQUIRE(r.status == 0, r);
-    BOOST_TEST(contains(r.out, "loop(10) = 10"), r);
-    cg::Profile p = cg::Profile::parse_file(out);
-    // The client's perf map, if it wrote one, goes with the run.
-    if (p.header().count("pid"))
-        std::remove(("/tmp/perf-" + p.header().at("pid") + ".map").c_str());
-    return p;
-}
-
-std::uint64_t self_ir(const cg::Profile& p, const std::string& name) {
-    std::uint64_t n = 0;
-    for (const auto* f : p.functions_named(name, true)) n += f->self.at(0);
-    return n;
-}
-
-std::uint64_t calls_to(const cg::Profile& p, const std::string& callee) {
-    std::uint64_t n = 0;
-    for (const auto& [keys, edge] : p.calls())
-        if (cg::strip_recursion_suffix(keys.second.name) == callee) n += edge.count;
-    return n;
-}
-
-/// Runs `prog` (any program) under Callgrind or Cachegrind in `dir` and
-/// parses the profile.
-cg::Profile profile_of(const TempDir& dir, const std::string& tool,
-                       const std::vector<std::string>& prog, const std::string& name) {
-    const std::string out = dir.file(name + "." + tool + ".out");
-    std::vector<std::string> args{"--" + tool + "-out-file=" + out};
-    if (tool == "cachegrind") args.push_back("--cache-sim=no");
-    const Result r = run_arm64(tool, args, prog, dir.path());
-    BOOST_TEST_REQUIRE(r.status == 0, r);
-    return cg::Profile::parse_file(out);
+                 const std::string& cpu) {
+    return run_launched(
+        {qemu(), "-cpu", cpu, tree() + "/.in_place/" + tool + "-arm64-linux", "--tool=" + tool},
+        args, prog, cwd,
+        {{"VALGRIND_LIB", tree() + "/.in_place"},
+         {"VALGRIND_LAUNCHER", tree() + "/coregrind/valgrind"}},
+        600);
 }
 
 /// Number of calls fib(n) makes of itself, the first call included.
@@ -157,149 +82,44 @@ std::uint64_t calls(const cg::Profile& p, const std::string& caller, const std::
     return n;
 }
 
-/// Self Ir per line of `name`, by the file's last path component.
-std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> line_ir(const cg::Profile& p,
-                                                                       const std::string& name) {
-    std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> out;
-    for (const auto* f : p.functions_named(name, true))
-        for (const auto& [pos, costs] : f->lines)
-            out[{std::filesystem::path(pos.first).filename().string(), pos.second}] += costs.at(0);
-    return out;
-}
-
-/// The per-line Ir of loop (one line per instruction, lines 10..15).
-std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> loop_lines(const std::string& file) {
-    return {{{file, 10}, kCalls},      {{file, 11}, kCalls * kN}, {{file, 12}, kCalls * kN},
-            {{file, 13}, kCalls * kN}, {{file, 14}, kCalls},      {{file, 15}, kCalls}};
-}
-
-/// Callgrind names loop and frame `prefix`_loop / `prefix`_frame with the
-/// exact calls and instruction counts.
-void check_named(const cg::Profile& p, const std::string& prefix) {
-    BOOST_TEST(calls_to(p, prefix + "_loop") == kCalls);
-    BOOST_TEST(self_ir(p, prefix + "_loop") == kLoopIr);
-    BOOST_TEST(calls_to(p, prefix + "_frame") == 1u);
-    BOOST_TEST(self_ir(p, prefix + "_frame") == 5u);
-}
-
-/// Function names of the stack trace after "Invalid read of size 8".
-std::vector<std::string> invalid_read_trace(const Result& r) {
-    std::vector<std::string> names;
-    for (const auto& f : stack_trace_after(r.err, "Invalid read of size 8", 6))
-        names.push_back(f.function + (f.where.empty() ? "" : " (" + f.where + ")"));
-    return names;
-}
-
-/// Memcheck on `mode`: one invalid read, in frame, reported with `top`
-/// (the innermost frames, "function (where)") and then the C++ caller.
-Result memcheck(const TempDir& dir, const std::string& mode, const std::vector<std::string>& top) {
-    const Result r = run_arm64("memcheck", {"--error-exitcode=9"}, client(mode), dir.path());
-    BOOST_TEST(r.status == 9, r);
-    BOOST_TEST(contains(r.err, "ERROR SUMMARY: 1 errors from 1 contexts"), r);
-    const auto trace = invalid_read_trace(r);
-    BOOST_TEST_REQUIRE(trace.size() >= top.size() + 1, r);
-    // Each of `top` is the frame's "function (where)", or its function
-    // alone when the where part is a path of the run ("in .../jit-N.dump").
-    for (std::size_t i = 0; i < top.size(); ++i)
-        BOOST_TEST((trace[i] == top[i] || trace[i].rfind(top[i] + " (in /", 0) == 0), trace[i]);
-    BOOST_TEST(contains(trace[top.size()], "run("), r);
-    return r;
+boost::test_tools::assertion_result lli_available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(executable(lli()) && executable(kClang));
+    if (!ok)
+        ok.message() << "needs the arm64 lli (" << lli() << ", build-aux/fetch-lli-arm64.sh) and "
+                     << kClang;
+    return ok;
 }
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(arm64, *boost::unit_test::precondition(arm64_available))
-
-BOOST_AUTO_TEST_CASE(api_callgrind_names_lines_and_counts) {
-    TempDir dir;
-    const cg::Profile p = profile(dir, "callgrind", "api");
-    check_named(p, "arm64_api");
-    BOOST_TEST(line_ir(p, "arm64_api_loop") == loop_lines("arm64_api.jit"));
+const Arch& arch() {
+    static const Arch a = [] {
+        Arch x;
+        x.jit = programs() + "/arm64jit";
+        x.word_size = 8;        // ldr x0, [x0]
+        x.frame_ir = 5;         // stp, mov, ldr, ldp, ret
+        x.loop_body_line = 11;  // add, subs, b.ne: lines 11..13
+        x.needs = {{"qemu-aarch64", qemu()},
+                   {"the arm64 Valgrind", tree() + "/.in_place/memcheck-arm64-linux"},
+                   {"the arm64 test programs", x.jit}};
+        return x;
+    }();
+    return a;
 }
 
-BOOST_AUTO_TEST_CASE(api_cachegrind_counts) {
-    TempDir dir;
-    const cg::Profile p = profile(dir, "cachegrind", "api");
-    BOOST_TEST(self_ir(p, "arm64_api_loop") == kLoopIr);
-    BOOST_TEST(line_ir(p, "arm64_api_loop") == loop_lines("arm64_api.jit"));
-    BOOST_TEST(self_ir(p, "arm64_api_frame") == 5u);
+Result run_tool(const std::string& tool, const std::vector<std::string>& args,
+                const std::vector<std::string>& prog, const std::string& cwd) {
+    return run_arm64(tool, args, prog, cwd, "cortex-a72");
 }
 
-// The read inside frame's inlined range: the inlined function at its line,
-// frame at the call site, and (through frame's CFI) the C++ caller.
-BOOST_AUTO_TEST_CASE(api_memcheck_inlines_and_cfi) {
-    TempDir dir;
-    memcheck(dir, "api",
-             {"arm64_inlined_load (arm64_api.jit:31)", "arm64_api_frame (arm64_api.jit:22)"});
-}
+}  // namespace cross
+}  // namespace vgjit
 
-// Without CFI the caller of frame is not found: the trace ends in frame
-// or goes wrong, so the CFI of the case above is what finds it.
-BOOST_AUTO_TEST_CASE(api_memcheck_without_cfi_loses_the_caller) {
-    TempDir dir;
-    const Result r = run_arm64("memcheck", {"--error-exitcode=9"}, client("api-nocfi"), dir.path());
-    BOOST_TEST(r.status == 9, r);
-    const auto trace = invalid_read_trace(r);
-    BOOST_TEST_REQUIRE(trace.size() >= 2u, r);
-    BOOST_TEST(trace[0] == "arm64_inlined_load (arm64_api.jit:31)");
-    BOOST_TEST(trace[1] == "arm64_api_frame (arm64_api.jit:22)");
-    bool caller = false;
-    for (std::size_t i = 2; i < trace.size(); ++i) caller = caller || contains(trace[i], "run(");
-    BOOST_TEST(!caller, r);
-}
+// The cases of arm64 alone (the suite's precondition is set in
+// cross_arch.hpp).
+BOOST_AUTO_TEST_SUITE(arm64)
 
-BOOST_AUTO_TEST_CASE(perfmap_callgrind_and_memcheck) {
-    TempDir dir;
-    check_named(profile(dir, "callgrind", "perfmap", {"--jit-perf-map=yes"}), "arm64_perfmap");
-    const Result r = run_arm64("memcheck", {"--jit-perf-map=yes"}, client("perfmap"), dir.path());
-    std::smatch pid;
-    if (std::regex_search(r.err, pid, std::regex("==(\\d+)== Memcheck")))
-        std::remove(("/tmp/perf-" + pid[1].str() + ".map").c_str());
-    BOOST_TEST(contains(r.err, "at 0x"), r);
-    const auto trace = invalid_read_trace(r);
-    BOOST_TEST_REQUIRE(!trace.empty(), r);
-    BOOST_TEST(contains(trace[0], "arm64_perfmap_frame"), r);
-}
-
-BOOST_AUTO_TEST_CASE(late_perfmap_names_the_profile) {
-    TempDir dir;
-    check_named(profile(dir, "callgrind", "late", {"--jit-perf-map=yes"}), "arm64_perfmap");
-}
-
-BOOST_AUTO_TEST_CASE(jitdump_callgrind_lines_and_counts) {
-    TempDir dir;
-    const cg::Profile p = profile(dir, "callgrind", "jitdump");
-    check_named(p, "arm64_jitdump");
-    BOOST_TEST(line_ir(p, "arm64_jitdump_loop") == loop_lines("arm64_jitdump.jit"));
-}
-
-BOOST_AUTO_TEST_CASE(jitdump_late_names_the_profile) {
-    TempDir dir;
-    const cg::Profile p = profile(dir, "callgrind", "jitdump-late");
-    check_named(p, "arm64_jitdump");
-    BOOST_TEST(line_ir(p, "arm64_jitdump_loop") == loop_lines("arm64_jitdump.jit"));
-}
-
-// CODE_UNWINDING_INFO gives frame's CFI: the trace reaches the C++ caller.
-BOOST_AUTO_TEST_CASE(jitdump_memcheck_unwinding_info) {
-    TempDir dir;
-    memcheck(dir, "jitdump", {"arm64_jitdump_frame"});
-}
-
-// The frame shapes on arm64 unwind to the caller as the CFI does:
-// VG_JIT_UNWIND_FRAME_POINTER (stp x29, x30; mov x29, sp) and
-// VG_JIT_UNWIND_FIXED_FRAME (the return address at sp + 8 after the stp).
-BOOST_AUTO_TEST_CASE(api_memcheck_frame_pointer_shape) {
-    TempDir dir;
-    memcheck(dir, "api-shape",
-             {"arm64_inlined_load (arm64_api.jit:31)", "arm64_api_frame (arm64_api.jit:22)"});
-}
-
-BOOST_AUTO_TEST_CASE(api_memcheck_fixed_frame_shape) {
-    TempDir dir;
-    memcheck(dir, "api-fixed",
-             {"arm64_inlined_load (arm64_api.jit:31)", "arm64_api_frame (arm64_api.jit:22)"});
-}
+using namespace vgjit::test;
 
 // CPU models whose smallest data cache line is not 64 bytes: QEMU's
 // default "max" (32 bytes, CTR_EL0 0x80038003) and Fujitsu's A64FX (256
@@ -363,7 +183,7 @@ BOOST_AUTO_TEST_CASE(gdbjit_names_calls_and_lines_equal_native) {
 // object's .eh_frame the JIT's own function.
 BOOST_AUTO_TEST_CASE(gdbjit_memcheck_lines_and_cfi) {
     TempDir dir;
-    const Result r = run_arm64(
+    const Result r = run_tool(
         "memcheck", {},
         {gdbjit(), "memerr", programs() + "/gdbjit_module_a.o", programs() + "/gdbjit_module_b.o"},
         dir.path());
@@ -402,7 +222,7 @@ BOOST_AUTO_TEST_CASE(vg_jit_reads_arm64_jitdumps_and_objects) {
     TempDir dir;
     RunOptions o;
     o.cwd = dir.path();
-    const Result jd = run({qemu(), "-cpu", "cortex-a72", arm64jit(), "jitdump", "10", "10"}, o);
+    const Result jd = run({qemu(), "-cpu", "cortex-a72", arch().jit, "jitdump", "10", "10"}, o);
     BOOST_TEST_REQUIRE(jd.status == 0, jd);
     std::string dump;
     for (const auto& e : std::filesystem::directory_iterator(dir.path()))
@@ -425,14 +245,6 @@ BOOST_AUTO_TEST_CASE(vg_jit_reads_arm64_jitdumps_and_objects) {
     const Result od = run({vg_jit(), "dump", dir.file("module_a.o")});
     BOOST_TEST(contains(od.out, "AArch64 (e_machine 183)"), od);
     BOOST_TEST(contains(od.out, "'gj_fib' section 1 lines yes cfi yes"), od);
-}
-
-boost::test_tools::assertion_result lli_available(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result ok(executable(lli()) && executable(kClang));
-    if (!ok)
-        ok.message() << "needs the arm64 lli (" << lli() << ", build-aux/fetch-lli-arm64.sh) and "
-                     << kClang;
-    return ok;
 }
 
 // A real arm64 JIT: lli-14 (MCJIT) registers each module through the GDB
