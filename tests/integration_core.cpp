@@ -1107,6 +1107,18 @@ BOOST_AUTO_TEST_CASE(callgrind_counts_calls_of_jit_code_whose_prologue_returns_b
     }
 }
 
+/// Runs the stripped strippedmap `prog` in mode `how` under Callgrind with
+/// --jit-perf-map=yes, -v and `extra`, writing `out`; removes its map.
+Result callgrind_stripped(const std::string& prog, const std::string& how, const std::string& out,
+                          const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{"--tool=callgrind", "--jit-perf-map=yes", "-v",
+                                  "--callgrind-out-file=" + out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = run_valgrind(args, {prog, how});
+    remove_perf_map(r.err);
+    return r;
+}
+
 BOOST_AUTO_TEST_CASE(a_perf_map_older_than_the_process_is_read_only_once_written_again) {
     // strippedmap stale: /tmp/perf-<pid>.map is there, modified an hour
     // ago, naming the functions STALE:... (as a map left by an earlier
@@ -1115,10 +1127,7 @@ BOOST_AUTO_TEST_CASE(a_perf_map_older_than_the_process_is_read_only_once_written
     TempDir dir;
     const std::string prog = stripped_map_program(dir);
     const std::string out = dir.file("callgrind.stale");
-    const Result r = run_valgrind(
-        {"--tool=callgrind", "--jit-perf-map=yes", "-v", "--callgrind-out-file=" + out},
-        {prog, "stale"});
-    remove_perf_map(r.err);
+    const Result r = callgrind_stripped(prog, "stale", out);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     BOOST_TEST(contains(r.err, "was last written before this process started"), r.err);
     const cg::Profile p = cg::Profile::parse_file(out);
@@ -1137,10 +1146,7 @@ BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_co
     TempDir dir;
     const std::string prog = stripped_map_program(dir);
     const std::string out = dir.file("callgrind.late");
-    const Result r = run_valgrind(
-        {"--tool=callgrind", "--jit-perf-map=yes", "-v", "--callgrind-out-file=" + out},
-        {prog, "late"});
-    remove_perf_map(r.err);
+    const Result r = callgrind_stripped(prog, "late", out);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const cg::Profile p = cg::Profile::parse_file(out);
     // sm_caller calls sm_leaf (a load and a ret) and sm_loop 10 times each.
@@ -1185,10 +1191,7 @@ BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_co
     // main's next blocks are new (a lookup that misses there reads the
     // map): the final part names the second run's 10 calls.
     const std::string parts = dir.file("callgrind.parts");
-    const Result t = run_valgrind({"--tool=callgrind", "--jit-perf-map=yes", "--dump-before=fopen*",
-                                   "--callgrind-out-file=" + parts},
-                                  {prog, "twice"});
-    remove_perf_map(t.err);
+    const Result t = callgrind_stripped(prog, "twice", parts, {"--dump-before=fopen*"});
     BOOST_TEST_REQUIRE(t.status == 0, t);
     BOOST_TEST_REQUIRE(std::filesystem::exists(parts + ".1"));
     const cg::Profile last = cg::Profile::parse_file(parts);
