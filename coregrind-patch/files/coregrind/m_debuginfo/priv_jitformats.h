@@ -336,7 +336,10 @@ typedef struct {
    advance: how many bytes the reader's offset moved (0 for NEED_MORE
             and ERROR).  May exceed the `len` passed in: skip the rest.
    need:    NEED_MORE only: bytes required from the current offset.
-   error:   BAD_RECORD / ERROR only: JITDUMP_ERR_*. */
+   error:   BAD_RECORD / ERROR only: JITDUMP_ERR_*.
+   header:  HEADER only (the reader keeps it after that: r->header).
+   rec:     RECORD, BAD_RECORD and UNKNOWN only.
+   Fields that an event's kind leaves out hold no meaning. */
 typedef struct {
    int                kind;
    unsigned long long offset;

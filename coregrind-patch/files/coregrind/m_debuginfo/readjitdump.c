@@ -55,11 +55,12 @@ static unsigned long find_nul(const unsigned char* p,
    return to;
 }
 
-/* Name scanning a word at a time where the compiler lets a buffer of
-   bytes be read as words (GCC and Clang: may_alias); elsewhere byte by
-   byte.  Words are read only at aligned addresses inside the range. */
+/* Name scanning a word at a time where the compiler can load a word from
+   any address (GCC and Clang: __builtin_memcpy of a word's size, one
+   load where the machine allows unaligned loads, safe byte loads
+   elsewhere); elsewhere byte by byte.  Words are read only inside the
+   range. */
 #if defined(__GNUC__)
-typedef unsigned long __attribute__((__may_alias__)) jitdump_word;
 #  define JITDUMP_WORD_SCAN 1
 #  define WORD_ONES  ((unsigned long)-1 / 0xFF)
 #  define WORD_HIGHS (WORD_ONES * 0x80)
@@ -84,17 +85,14 @@ static unsigned long scan_name(const unsigned char* p, unsigned long from,
 {
    unsigned long i = from;
 #if defined(JITDUMP_WORD_SCAN)
-   const unsigned long w = sizeof(jitdump_word);
-   /* Up to an aligned address, byte by byte. */
-   while (i < to && ((unsigned long)(p + i) & (w - 1)) != 0) {
-      if (p[i] < 0x20 || p[i] > 0x7E)
+   /* Whole words while every byte is printable; the word that holds
+      the NUL (or another byte) is finished byte by byte below. */
+   for (; i + sizeof(unsigned long) <= to; i += sizeof(unsigned long)) {
+      unsigned long w;
+      __builtin_memcpy(&w, p + i, sizeof(w));
+      if (word_not_printable(w))
          break;
-      i++;
    }
-   if (i < to && ((unsigned long)(p + i) & (w - 1)) == 0)
-      while (i + w <= to
-             && !word_not_printable(*(const jitdump_word*)(p + i)))
-         i += w;
 #endif
    for (; i < to; i++)
       if (p[i] < 0x20 || p[i] > 0x7E)
@@ -414,6 +412,10 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
    rec->total_size  = jitformats_ld32(buf + JITDUMP_REC_TOTAL_SIZE, big);
    rec->timestamp   = jitformats_ld64(buf + JITDUMP_REC_TIMESTAMP, big);
    rec->file_offset = r->offset;
+   /* CODE_LOAD, one record of nearly every file, sets each field of its
+      member below; the other kinds start from zeros. */
+   if (rec->id != JITDUMP_CODE_LOAD)
+      jitformats_zero(&rec->u, sizeof(rec->u));
 
    fixed = ML_(jitdump_fixed_size)(rec->id);
    if (rec->total_size < fixed)
@@ -426,6 +428,12 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
    case JITDUMP_CODE_LOAD: {
       JitdumpCodeLoad* ld = &rec->u.load;
       unsigned long window, nul;
+      ld->name             = 0;
+      ld->name_len         = 0;
+      ld->name_is_ascii    = 0;
+      ld->code             = 0;
+      ld->code_bytes       = 0;
+      ld->code_file_offset = 0;
       if (len < fixed)
          return ev_need(r, ev, fixed);
       ld->pid        = jitformats_ld32(buf + JITDUMP_LOAD_PID, big);
@@ -541,15 +549,24 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
 int ML_(jitdump_next)(JitdumpReader* r, const unsigned char* buf,
                       unsigned long len, JitdumpEvent* ev)
 {
-   jitformats_zero(ev, sizeof(*ev));
    if (buf == 0)
       len = 0;
    switch (r->state) {
    case ST_HEADER:
+      jitformats_zero(ev, sizeof(*ev));
       return next_header(r, buf, len, ev);
    case ST_RECORDS:
+      /* Once per record: the event's own fields only (the header is
+         valid for JITDUMP_EV_HEADER only; next_record sets the
+         record). */
+      ev->kind    = 0;
+      ev->offset  = 0;
+      ev->advance = 0;
+      ev->need    = 0;
+      ev->error   = 0;
       return next_record(r, buf, len, ev);
    default:
+      jitformats_zero(ev, sizeof(*ev));
       ev->kind   = JITDUMP_EV_ERROR;
       ev->offset = r->error_offset;
       ev->error  = r->error;
