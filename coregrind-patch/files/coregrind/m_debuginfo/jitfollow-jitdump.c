@@ -302,7 +302,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
                                ULong ts, ULong where, JitWhere when )
 {
    JitdumpState*   s = fl->state;
-   JitRegistration reg;
+   JitRegistration reg = { 0 };
    JitSrcLine*     lines = NULL;
    JitLineDrops    drops;
    Word            i, n = 0;
@@ -321,7 +321,6 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
       VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
       return True;
    }
-   VG_(memset)(&reg, 0, sizeof(reg));
    reg.start  = (Addr)ld->code_addr;
    reg.size   = (UWord)ld->code_size;
    reg.name   = ld->name;    /* NUL-terminated in the buffer */

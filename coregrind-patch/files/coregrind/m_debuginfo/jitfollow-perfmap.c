@@ -82,7 +82,7 @@ static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
 {
    PerfmapState*       s  = fl->state;
    const PerfmapEvent* ev = &s->ev;
-   JitRegistration     reg;
+   JitRegistration     reg = { 0 };
    Int st;
    if (ev->kind == PERFMAP_EV_BAD_LINE) {
       ML_(jit_follow_warn)(fl, ev->line, ML_(perfmap_strerror)(ev->error));
@@ -98,7 +98,6 @@ static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
    vg_assert(ev->entry.name_len <= PERFMAP_LINE_MAX);
    VG_(memcpy)(s->name_buf, ev->entry.name, ev->entry.name_len);
    s->name_buf[ev->entry.name_len] = 0;
-   VG_(memset)(&reg, 0, sizeof(reg));
    reg.start  = (Addr)ev->entry.start;
    reg.size   = (UWord)ev->entry.size;
    reg.name   = s->name_buf;

@@ -466,10 +466,9 @@ static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
                           const JitSrcLine* lines, UWord n_lines,
                           FnTally* t )
 {
-   JitRegistration reg;
+   JitRegistration reg = { 0 };
    JitLineDrops    drops;
    Int             st;
-   VG_(memset)(&reg, 0, sizeof(reg));
    reg.start  = start;
    reg.size   = size;
    reg.name   = name;
