@@ -182,6 +182,11 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
         {"unregister-nothing", {0, 9}},
         {"unregister-range", {1, 0}},
         {"query", {3, 0}},
+        {"before-mprotect", {1, 0}},
+        {"after-mprotect", {0, 6}},
+        {"executable-again", {1, 0}},
+        {"name-mapped", {1, 0}},
+        {"name-unmapped", {0, 3}},
     };
     for (const std::string tool : {"memcheck", "callgrind", "cachegrind"}) {
         BOOST_TEST_CONTEXT("tool " << tool) {
@@ -248,14 +253,14 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_documented_codes_in_every_tool) {
             BOOST_TEST_REQUIRE(std::regex_search(r.err, mm, messy), r.err);
             BOOST_TEST(mm[1].str() == mm[2].str());
             BOOST_TEST(count_of(r.err, "line-table entries dropped: ") == 1u, r.err);
-            // Every request counted once: 19 register = 2 + 17, 2 unregister = 1 + 1.
+            // Every request counted once: 24 register = 5 + 19, 2 unregister = 1 + 1.
             BOOST_TEST(contains(r.err,
-                                "JIT: client requests: 19 register: 2 registered, 17 refused; "
+                                "JIT: client requests: 24 register: 5 registered, 19 refused; "
                                 "2 unregister: 1 applied, 1 refused"),
                        r.err);
             BOOST_TEST(contains(r.err,
-                                "JIT: refused: 3 bad descriptor, 5 bad name, 1 bad object or "
-                                "file name, 3 bad address range, 2 range is not executable "
+                                "JIT: refused: 3 bad descriptor, 6 bad name, 1 bad object or "
+                                "file name, 3 bad address range, 3 range is not executable "
                                 "client memory, 1 range overlaps the text of a loaded object, "
                                 "2 bad line table"),
                        r.err);

@@ -762,6 +762,21 @@ int mode_bad() {
     report("unregister-range", VALGRIND_JIT_UNREGISTER_RANGE(p, 4096));
     report("query", VALGRIND_JIT_QUERY());
 
+    // Mappings that change between two requests: each answer follows the
+    // system call that changed them, not the request before it.
+    report("before-mprotect", VALGRIND_JIT_REGISTER(p + 64, 16, "before_mprotect"));
+    mprotect(p, 8192, PROT_READ | PROT_WRITE);
+    report("after-mprotect", VALGRIND_JIT_REGISTER(p + 128, 16, "after_mprotect"));
+    mprotect(p, 8192, PROT_READ | PROT_EXEC);
+    report("executable-again", VALGRIND_JIT_REGISTER(p + 128, 16, "executable_again"));
+    auto* names = static_cast<char*>(
+        mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    std::strcpy(names, "name_in_a_mapping");
+    std::strcpy(names + 64, "name_unmapped_since");
+    report("name-mapped", VALGRIND_JIT_REGISTER(p + 192, 16, names));
+    munmap(names, 4096);
+    report("name-unmapped", VALGRIND_JIT_REGISTER(p + 256, 16, names + 64));
+
     long r = reinterpret_cast<long (*)()>(p)();
     std::printf("bad inputs survived, code returned %ld\n", r);
     munmap(guard, 8192);

@@ -224,13 +224,19 @@ static Long client_strlen_paged ( Addr s, SizeT max, /*OUT*/Bool* ascii )
    return -1;
 }
 
+/* The readable client mapping (anonymous, file or shared memory, no
+   guard pages) that client_strlen accepted last: a JIT's names are
+   mostly in one heap mapping. */
+static JitMappingMemo last_string_mapping;
+
 /* Length of the NUL-terminated client string at s (at most max bytes
    before the terminator); *ascii tells whether all of it is printable
    ASCII (the common case, which then needs no second look).  Returns -1
    if s is NULL, unreadable, or not terminated within max bytes.
 
    A name lies in one readable client mapping: one segment look-up
-   covers it, and it is scanned a whole aligned word at a time, the
+   covers it (none while last_string_mapping holds it), and it is
+   scanned a whole aligned word at a time, the
    first word with the bytes before s and the last with the bytes after
    the terminator masked (an aligned word never leaves its page, and
    every page of the segment is readable).  A string running to the end
@@ -242,8 +248,7 @@ Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
 {
 #if defined(VG_LITTLEENDIAN)
    const UWord     fill = JIT_WORD_ONES * 0x41;   /* 'A': printable */
-   const NSegment* seg;
-   Addr            w, last;
+   Addr            end, w, last;
    UWord           v, lead, z, keep;
    UWord           bad = 0;   /* top bits: bytes that are not printable */
    SizeT           len;
@@ -251,13 +256,19 @@ Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
       *ascii = True;
       return -1;
    }
-   seg = VG_(am_find_nsegment)(s);
-   if (seg == NULL || seg->hasGuardPages || !seg->hasR
-       || (seg->kind != SkAnonC && seg->kind != SkFileC
-           && seg->kind != SkShmC))
-      return client_strlen_paged(s, max, ascii);
+   if (ML_(jit_memo_holds)(&last_string_mapping, s, s)) {
+      end = last_string_mapping.end;
+   } else {
+      const NSegment* seg = VG_(am_find_nsegment)(s);
+      if (seg == NULL || seg->hasGuardPages || !seg->hasR
+          || (seg->kind != SkAnonC && seg->kind != SkFileC
+              && seg->kind != SkShmC))
+         return client_strlen_paged(s, max, ascii);
+      ML_(jit_memo_set)(&last_string_mapping, seg->start, seg->end);
+      end = seg->end;
+   }
    /* The words that may hold the terminator start at or below last. */
-   last = seg->end - s <= max ? seg->end : s + max;
+   last = end - s <= max ? end : s + max;
    w    = s & ~(Addr)(sizeof(UWord) - 1);
    lead = s - w;
    v    = *(const UWord*)w;
@@ -271,7 +282,7 @@ Long client_strlen ( Addr s, SizeT max, /*OUT*/Bool* ascii )
       bad |= ML_(jit_word_unprintable)(v);
       w += sizeof(UWord);
       if (UNLIKELY(w - 1 >= last)) {   /* w > last, or w wrapped to 0 */
-         if (last == seg->end && seg->end - s < max)
+         if (last == end && end - s < max)
             return client_strlen_paged(s, max, ascii);   /* next mapping */
          *ascii = bad == 0;
          return -1;

@@ -527,16 +527,26 @@ void insert_fn ( Addr start, UWord size, JitNameId name,
    stats.registered++;
 }
 
+/* The anonymous executable client mapping that check_code_range
+   accepted last: a JIT's code heap is one mapping. */
+static JitMappingMemo last_code_mapping;
+
 /* Whether [a, a+len) (not wrapping) is code that may be registered:
    VG_JIT_OK, or VG_JIT_ERR_NOT_CODE (not executable client memory) or
    VG_JIT_ERR_OVERLAPS_OBJECT (ELF text).  Code in one anonymous mapping,
-   what JITs register, takes one look-up in the segment table. */
+   what JITs register, takes at most one look-up in the segment table
+   between two client system calls. */
 static Int check_code_range ( Addr a, SizeT len )
 {
-   const NSegment* seg = VG_(am_find_nsegment)(a);
+   const NSegment* seg;
+   if (ML_(jit_memo_holds)(&last_code_mapping, a, a + len - 1))
+      return VG_JIT_OK;
+   seg = VG_(am_find_nsegment)(a);
    if (seg != NULL && seg->kind == SkAnonC && seg->hasX
-       && a + len - 1 <= seg->end)
+       && a + len - 1 <= seg->end) {
+      ML_(jit_memo_set)(&last_code_mapping, seg->start, seg->end);
       return VG_JIT_OK;   /* no object's text is anonymous memory */
+   }
    if (!VG_(am_is_valid_for_client)(a, len, VKI_PROT_EXEC))
       return VG_JIT_ERR_NOT_CODE;
    if (ML_(jit_overlaps_object_text)(a, len) && elf_symbols_name(a, len))

@@ -467,6 +467,40 @@ extern Bool ML_(jit_read_on_lookup_miss) ( Addr a );
    VG_(jit_note_client_syscall)). */
 extern ULong ML_(jit_n_client_syscalls) ( void );
 
+/* A client mapping [start, end] that a check of the segment table
+   accepted, remembered with ML_(jit_n_client_syscalls) at the time.
+   Only a client system call maps, unmaps or protects client memory
+   (the core's own mappings never change a client's, and a stack only
+   grows), so the answer holds while that count stays: requests and
+   records handled between two system calls, which a JIT issues by the
+   thousand, need one look-up.  Zero-initialised: remembers nothing. */
+typedef
+   struct {
+      Bool  valid;
+      Addr  start, end;
+      ULong n_syscalls;
+   }
+   JitMappingMemo;
+
+/* True if m remembers a mapping that holds [a, last] and no client
+   system call completed since. */
+static inline Bool ML_(jit_memo_holds) ( const JitMappingMemo* m,
+                                         Addr a, Addr last )
+{
+   return m->valid && a >= m->start && last <= m->end
+          && m->n_syscalls == ML_(jit_n_client_syscalls)();
+}
+
+/* Remembers the mapping [start, end] in m. */
+static inline void ML_(jit_memo_set) ( JitMappingMemo* m,
+                                       Addr start, Addr end )
+{
+   m->valid      = True;
+   m->start      = start;
+   m->end        = end;
+   m->n_syscalls = ML_(jit_n_client_syscalls)();
+}
+
 #endif   // __PRIV_JITREG_H
 
 /*--------------------------------------------------------------------*/
