@@ -48,8 +48,11 @@
 //        basic blocks whether the last function is registered
 //        (VALGRIND_JIT_UNREGISTER returns nonzero once it is), for at
 //        most 300 s; (nowait) spins once.  Prints ingest_ns (from the mmap
-//        to the moment the last record was seen registered), first_ok,
-//        last_ok and file_bytes.  The file is removed before exit; the
+//        to the moment the last record was seen registered),
+//        ingest_user_ns and ingest_sys_ns (the process's user and system
+//        CPU time over the same span, getrusage: the system part is the
+//        kernel copying the file out and faulting in new memory),
+//        first_ok, last_ok and file_bytes.  The file is removed before exit; the
 //        code stays mapped until the process ends.
 //   gdb N
 //        N relocatable ELF objects of 10 functions each (the functions of
@@ -349,6 +352,7 @@ int mode_dump(std::size_t n, const std::string& how) {
     if (fd < 0) die("open " + path + ": " + std::strerror(errno));
     write_bytes(fd, b, path);
 
+    const CpuTimes c0 = cpu_times();
     const std::uint64_t t0 = now_ns();
     void* map = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) die("mmap " + path + ": " + std::strerror(errno));
@@ -362,9 +366,14 @@ int mode_dump(std::size_t n, const std::string& how) {
             t1 - t0 > 300ull * 1000000000ull)
             break;
     }
+    const CpuTimes c1 = cpu_times();
     const unsigned long first_ok = VALGRIND_JIT_UNREGISTER(code.fn(0));
-    std::printf("ingest_ns=%llu\nfirst_ok=%lu\nlast_ok=%lu\nfile_bytes=%zu\n",
-                static_cast<unsigned long long>(t1 - t0), first_ok, last_ok, b.bytes.size());
+    std::printf(
+        "ingest_ns=%llu\ningest_user_ns=%llu\ningest_sys_ns=%llu\nfirst_ok=%lu\nlast_ok=%lu\n"
+        "file_bytes=%zu\n",
+        static_cast<unsigned long long>(t1 - t0),
+        static_cast<unsigned long long>(c1.user_ns - c0.user_ns),
+        static_cast<unsigned long long>(c1.sys_ns - c0.sys_ns), first_ok, last_ok, b.bytes.size());
     munmap(map, 4096);
     close(fd);
     unlink(path.c_str());

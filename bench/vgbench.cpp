@@ -1000,29 +1000,43 @@ void row_jitdump() {
         throw std::runtime_error("jitdump records were not all registered (see dump-yes.log)");
     if (min_of(res[0], "last_ok") != 0)
         throw std::runtime_error("--jit-dump=no registered records (see dump-no.log)");
+    // The verdict is the client's own time from mapping the file to its
+    // last record registered: that is the reading, decoding and
+    // registering of every record. The whole runs last about 2.5 s each
+    // (the client writing 97 MB under Valgrind) and vary by more than
+    // the 0.1 to 0.2 s the ingestion takes, so their difference is given
+    // without a target.
     const double woff = median_wall(res[0]), won = median_wall(res[1]);
-    const double rate = static_cast<double>(n) / (won - woff);
     const double inside = static_cast<double>(n) / (median_of(res[1], "ingest_ns") * 1e-9);
     const double per_record = g_opt->inner_patched.empty() ? -1 : jitdump_instructions();
     g_rows.push_back(
         {"5",
          "jitdump ingestion: " + p10(n) + " CODE_LOAD records (" +
              fmt("%.0f", median_of(res[1], "file_bytes") / 1e6) +
-             " MB file), --tool=none; wall time with --jit-dump=no "
-             "vs yes -> records/s (in-client, mmap to last record "
-             "registered: " +
-             fmt("%.3g", inside) + "/s" +
+             " MB file), --tool=none, in the client from mmap to the last record "
+             "registered (its median time; user + system CPU of the process over it: " +
+             fmt("%.0f", median_of(res[1], "ingest_user_ns") * 1e-6) + " + " +
+             fmt("%.0f", median_of(res[1], "ingest_sys_ns") * 1e-6) +
+             " ms, the system part the kernel copying the file out and faulting in new "
+             "memory)" +
              (per_record < 0 ? std::string("; counted: not run, no self-hosting build")
                              : "; counted: " + fmt("%.0f", per_record) +
                                    " Ir per record, the Valgrind process under an outer "
                                    "Cachegrind, slope from 10^4 to 10^5 records") +
-             ")",
-         std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats), fmt("%.2f s", woff),
-         fmt("%.2f s", won),
-         fmt("%.3g rec/s", rate) +
+             " (baseline: the same run with --jit-dump=no)",
+         std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats),
+         fmt("%.1f ms", median_of(res[0], "ingest_ns") * 1e-6),
+         fmt("%.1f ms", median_of(res[1], "ingest_ns") * 1e-6),
+         fmt("%.3g rec/s", inside) +
              (per_record < 0 ? std::string() : fmt(", %.0f Ir/rec", per_record)),
-         ">= 10^7 rec/s", verdict(rate >= 1e7)});
-    if (rate < 1e7) missed_note("Row 5");
+         ">= 10^7 rec/s", verdict(inside >= 1e7)});
+    g_rows.push_back({"5",
+                      "(no target) the same, whole runs' wall time, --jit-dump=no vs yes "
+                      "(medians; the runs vary by more than the difference)",
+                      std::to_string(g_opt->repeats) + "+" + std::to_string(g_opt->repeats),
+                      fmt("%.2f s", woff), fmt("%.2f s", won), fmt("%+.2f s", won - woff), "-",
+                      "-"});
+    if (inside < 1e7) missed_note("Row 5");
 }
 
 // 6. The macro natively.
