@@ -344,7 +344,12 @@ static const HChar* object_name ( const JitFn* f )
 /* True while ML_(jit_notify_munmap) retires functions: they are archived
    even without --keep-debuginfo=yes, since tools bind names that arrived
    late to code that ran before (VG_(jit_late_name_epoch)), and runtimes
-   free their code (CPython 3.13 its trampolines) before they exit. */
+   free their code (CPython 3.13 its trampolines) before they exit.  Only
+   code that may have run is archived (VG_(may_have_translations), which
+   errs towards yes): code that never ran is in no profile and no stack
+   trace (an archive record costs about 490 instructions a function,
+   three times what the rest of an unmap costs: code compiled ahead and
+   freed unrun, or a test's heap of code, pays none of it). */
 static Bool archiving_unmapped = False;
 
 /* When the code being removed now went, in VG_(jit_time_now)'s clock:
@@ -370,7 +375,9 @@ static void retire_fn ( JitFn* f, const HChar* why )
       VG_(dmsg)("jit: %s %#lx-%#lx %s (%s)\n", why, f->start,
                 f->start + f->size, ML_(jit_name_str)(f->name),
                 object_name(f));
-   if (VG_(clo_keep_debuginfo) || archiving_unmapped
+   if (VG_(clo_keep_debuginfo)
+       || (archiving_unmapped
+           && VG_(may_have_translations)(f->start, f->size))
        || ML_(jit_ran_unnamed)(f->start, f->size)) {
       if (removal_time == 0)
          removal_time = ML_(jit_now)();
