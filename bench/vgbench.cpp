@@ -403,6 +403,7 @@ double inner_instructions(const std::string& inner, const std::string& tool,
                                   "-q",
                                   "--tool=" + tool};
     if (tool == "callgrind") argv.push_back("--callgrind-out-file=/dev/null");
+    if (tool == "cachegrind") argv.push_back("--cachegrind-out-file=/dev/null");
     argv.insert(argv.end(), prog.begin(), prog.end());
     const Cmd cmd{"inner-" + label, argv, true};
     run_once(cmd);
