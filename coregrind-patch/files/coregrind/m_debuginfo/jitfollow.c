@@ -443,19 +443,15 @@ void ML_(jit_read_files_to_end) ( void )
    reading = False;
 }
 
-/* Client syscalls completed so far, and the count when a lookup miss
-   last read the files. */
-static ULong n_client_syscalls = 0;
+ULong ML_(jit_client_syscalls) = 0;
+
+/* The count of client system calls when a lookup miss last read the
+   files. */
 static ULong n_client_syscalls_at_miss_read = ~0ULL;
 
 void VG_(jit_note_client_syscall) ( void )
 {
-   n_client_syscalls++;
-}
-
-ULong ML_(jit_n_client_syscalls) ( void )
-{
-   return n_client_syscalls;
+   ML_(jit_client_syscalls)++;
 }
 
 Bool ML_(jit_read_on_lookup_miss) ( Addr a )
@@ -463,14 +459,14 @@ Bool ML_(jit_read_on_lookup_miss) ( Addr a )
    const NSegment* seg;
    if (reading || (followers == NULL && !discovering())
        || ML_(jit_is_exiting)()    /* read to their end already */
-       || n_client_syscalls == n_client_syscalls_at_miss_read)
+       || ML_(jit_client_syscalls) == n_client_syscalls_at_miss_read)
       return False;                /* no file can have grown since */
    seg = VG_(am_find_nsegment)(a);
    if (seg == NULL || !seg->hasX
        || !(seg->kind == SkAnonC || seg->kind == SkFileC
             || seg->kind == SkShmC))
       return False;
-   n_client_syscalls_at_miss_read = n_client_syscalls;
+   n_client_syscalls_at_miss_read = ML_(jit_client_syscalls);
    discover();
    if (!read_all(JitInLookup))
       return False;

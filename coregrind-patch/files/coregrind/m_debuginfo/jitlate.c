@@ -103,18 +103,13 @@
 #include "priv_jitstore.h"
 
 /* True from the start of VG_(jit_read_producers_at_exit) on. */
-static Bool  exiting = False;
+Bool ML_(jit_exiting) = False;
 /* Functions registered at exit (counted for -v). */
 static ULong n_named_at_exit = 0;
 
-Bool ML_(jit_is_exiting) ( void )
-{
-   return exiting;
-}
-
 void ML_(jit_discard_translations) ( Addr a, ULong len, const HChar* who )
 {
-   if (exiting)
+   if (ML_(jit_exiting))
       return;   /* nothing runs any more: keep what the tool knows */
    /* Code just emitted never ran: skip the call (and its debug-log
       line), which would find nothing to discard. */
@@ -125,7 +120,7 @@ void ML_(jit_discard_translations) ( Addr a, ULong len, const HChar* who )
 
 UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code )
 {
-   if (exiting) {
+   if (ML_(jit_exiting)) {
       n_named_at_exit++;
       if (!replaces_code)
          return 0;
@@ -135,9 +130,9 @@ UInt ML_(jit_first_epoch_for_new) ( Bool replaces_code )
 
 void VG_(jit_read_producers_at_exit) ( void )
 {
-   if (exiting)
+   if (ML_(jit_exiting))
       return;
-   exiting = True;
+   ML_(jit_exiting) = True;
    ML_(jit_read_files_to_end)();
    ML_(jit_catch_up_epoch)();
 }
@@ -201,7 +196,7 @@ ULong VG_(jit_time_now) ( void )
    static ULong read_at  = 0;
    static ULong syscalls = 0;
    static UInt  epoch    = 0;
-   ULong n  = ML_(jit_n_client_syscalls)();
+   ULong n  = ML_(jit_client_syscalls);
    UInt  ep = VG_(current_DiEpoch)().n;
    if (read_at == 0 || n != syscalls || ep != epoch) {
       read_at  = ML_(jit_now)();
@@ -423,7 +418,7 @@ void ML_(jit_print_late_summary) ( void )
 {
    if (VG_(clo_verbosity) < 2)
       return;
-   if (exiting)
+   if (ML_(jit_exiting))
       VG_(umsg)("JIT: %llu functions named at exit (from producer files "
                 "read to their end)\n", n_named_at_exit);
    if (n_reuse_by_time + n_reuse_same_name + n_reuse_unnamed > 0)

@@ -528,7 +528,8 @@ void insert_fn ( Addr start, UWord size, JitNameId name,
    f.obj         = obj->index;
    f.has_extra   = 0;   /* set by the store */
    f.archived    = 0;
-   ML_(jit_insert_fn)(&f, lines, loaded);
+   if (lines != NULL || loaded != 0 || !ML_(jit_append_fn)(&f))
+      ML_(jit_insert_fn)(&f, lines, loaded);
    if (start + size > live_top)
       live_top = start + size;
    stats.registered++;
@@ -668,9 +669,11 @@ static Bool described_already ( const JitRegistration* reg,
           && VG_(memcmp)(have, name, name_len) == 0;
 }
 
+/* VG_JIT_DEFAULT_OBJECT's JitObject, once a registration used it. */
+static JitObject* default_object = NULL;
+
 JitObject* ML_(jit_object_named) ( const HChar* object )
 {
-   static JitObject* default_object = NULL;
    JitObject* obj;
    SizeT      e_len;
    HChar*     e;
@@ -688,11 +691,14 @@ JitObject* ML_(jit_object_named) ( const HChar* object )
    return obj;
 }
 
-/* The object reg names. */
-static JitObject* object_of ( const JitRegistration* reg )
+/* The object reg names (the default object's without a call). */
+static inline JitObject* object_of ( const JitRegistration* reg )
 {
-   return reg->object_resolved != NULL ? reg->object_resolved
-                                       : ML_(jit_object_named)(reg->object);
+   if (reg->object_resolved != NULL)
+      return reg->object_resolved;
+   if (reg->object == NULL && default_object != NULL)
+      return default_object;
+   return ML_(jit_object_named)(reg->object);
 }
 
 Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )

@@ -89,9 +89,9 @@ typedef
 
 static OSet*       chunks       = NULL;  /* of JitFnChunk */
 static JitFnChunk* first_chunk  = NULL;  /* lo == 0 */
-static JitFnChunk* last_chunk   = NULL;  /* last == ~0 */
 static JitFnChunk* recent_chunk = NULL;  /* the last one looked up */
-static ULong       n_live       = 0;     /* live functions */
+/* The last chunk (last == ~0) and the count of live functions. */
+JitStoreTail       ML_(jit_store_tail) = { NULL, 0 };
 static XArray*     archived_fns = NULL;  /* of JitArchived */
 /* The highest last_epoch in archived_fns: lookups of a later epoch (the
    current one, while the program runs) need not search the archive. */
@@ -148,7 +148,7 @@ static void init_store ( void )
    first_chunk->n    = 0;
    first_chunk->loaded = NULL;
    VG_(OSetGen_Insert)(chunks, first_chunk);
-   last_chunk = recent_chunk = first_chunk;
+   ML_(jit_store_tail).last_chunk = recent_chunk = first_chunk;
 }
 
 
@@ -242,13 +242,15 @@ JitFnPos ML_(jit_fn_starting_at) ( Addr a )
 
 JitFnPos ML_(jit_first_intersecting) ( Addr a, SizeT len )
 {
-   JitFnPos p;
+   JitFnPos    p;
    const JitFn* top;
+   JitFnChunk* tail;
    init_store();
    /* Code emitted upward through a heap lies above every live function
       (they do not overlap, and none starts above the last one): nothing
       to search. */
-   top = last_chunk->n > 0 ? &last_chunk->fns[last_chunk->n - 1] : NULL;
+   tail = ML_(jit_store_tail).last_chunk;
+   top  = tail->n > 0 ? &tail->fns[tail->n - 1] : NULL;
    if (top == NULL || a >= top->start + top->size) {
       p.c = NULL;
       p.i = 0;
@@ -265,7 +267,7 @@ JitFnPos ML_(jit_first_intersecting) ( Addr a, SizeT len )
 
 ULong ML_(jit_n_live) ( void )
 {
-   return n_live;
+   return ML_(jit_store_tail).n_live;
 }
 
 
@@ -314,7 +316,7 @@ static void drop_chunk ( JitFnChunk* c )
    if (c->next != NULL)
       c->next->prev = c->prev;
    else
-      last_chunk = c->prev;
+      ML_(jit_store_tail).last_chunk = c->prev;
    if (recent_chunk == c)
       recent_chunk = first_chunk;
    if (c->loaded != NULL)
@@ -341,7 +343,7 @@ static JitFnChunk* split_chunk ( JitFnChunk* c, Addr lo, UInt k )
    if (c->next != NULL)
       c->next->prev = d;
    else
-      last_chunk = d;
+      ML_(jit_store_tail).last_chunk = d;
    c->next = d;
    VG_(OSetGen_Insert)(chunks, d);
    return d;
@@ -407,7 +409,7 @@ void ML_(jit_insert_fn) ( const JitFn* f, JitLineTab* lines, ULong loaded )
    if (c->loaded != NULL)
       c->loaded[k] = loaded;
    c->n++;
-   n_live++;
+   ML_(jit_store_tail).n_live++;
 }
 
 /* Merges or drops the chunk when it runs low. */
@@ -419,7 +421,7 @@ void ML_(jit_remove_fns) ( JitFnChunk* c, UInt i, UInt j )
    if (c->loaded != NULL)
       copy_loaded(c, i, c, j, c->n - j);
    c->n -= j - i;
-   n_live -= j - i;
+   ML_(jit_store_tail).n_live -= j - i;
    if (c->n == 0) {
       if (c->prev != NULL || c->next != NULL)
          drop_chunk(c);

@@ -106,8 +106,14 @@ extern void ML_(jit_notify_mapped_file) ( const HChar* filename,
 extern void ML_(jit_read_files_to_end) ( void );
 
 /* True once the client has exited and the producer files are being
-   read to their end (see VG_(jit_read_producers_at_exit)). */
-extern Bool ML_(jit_is_exiting) ( void );
+   read to their end (set by VG_(jit_read_producers_at_exit), jitlate.c;
+   read inline on every registration). */
+extern Bool ML_(jit_exiting);
+
+static inline Bool ML_(jit_is_exiting) ( void )
+{
+   return ML_(jit_exiting);
+}
 
 /* VG_(discard_translations), except at exit, where it does nothing:
    no code runs any more, and tools keep what they know of the code
@@ -464,11 +470,12 @@ extern void ML_(jit_catch_up_epoch) ( void );
 extern Bool ML_(jit_read_on_lookup_miss) ( Addr a );
 
 /* How many client system calls have completed (see
-   VG_(jit_note_client_syscall)). */
-extern ULong ML_(jit_n_client_syscalls) ( void );
+   VG_(jit_note_client_syscall), which alone changes it; read inline on
+   every registration). */
+extern ULong ML_(jit_client_syscalls);
 
 /* A client mapping [start, end] that a check of the segment table
-   accepted, remembered with ML_(jit_n_client_syscalls) at the time.
+   accepted, remembered with ML_(jit_client_syscalls) at the time.
    Only a client system call maps, unmaps or protects client memory
    (the core's own mappings never change a client's, and a stack only
    grows), so the answer holds while that count stays: requests and
@@ -488,7 +495,7 @@ static inline Bool ML_(jit_memo_holds) ( const JitMappingMemo* m,
                                          Addr a, Addr last )
 {
    return m->valid && a >= m->start && last <= m->end
-          && m->n_syscalls == ML_(jit_n_client_syscalls)();
+          && m->n_syscalls == ML_(jit_client_syscalls);
 }
 
 /* Remembers the mapping [start, end] in m. */
@@ -498,7 +505,7 @@ static inline void ML_(jit_memo_set) ( JitMappingMemo* m,
    m->valid      = True;
    m->start      = start;
    m->end        = end;
-   m->n_syscalls = ML_(jit_n_client_syscalls)();
+   m->n_syscalls = ML_(jit_client_syscalls);
 }
 
 #endif   // __PRIV_JITREG_H

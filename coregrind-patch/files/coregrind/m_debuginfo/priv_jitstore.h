@@ -206,6 +206,42 @@ extern JitFnPos ML_(jit_fn_starting_at) ( Addr a );
    none. */
 extern JitFnPos ML_(jit_first_intersecting) ( Addr a, SizeT len );
 
+/* The store's last chunk (last == ~0; NULL until the first insert) and
+   the number of live functions: jitstore.c keeps them, and
+   ML_(jit_append_fn) reads them inline. */
+typedef
+   struct {
+      JitFnChunk* last_chunk;
+      ULong       n_live;
+   }
+   JitStoreTail;
+
+extern JitStoreTail ML_(jit_store_tail);
+
+/* Adds *f (no line table, no load time; f->has_extra and f->archived
+   0) as the last live function if it starts above every live one and
+   the last chunk has room, and returns True; otherwise changes nothing
+   and returns False, for ML_(jit_insert_fn).  Inlined into the
+   registration path: a JIT fills its code heap upward, so this is the
+   common case. */
+static inline Bool ML_(jit_append_fn) ( const JitFn* f )
+{
+   JitFnChunk* c = ML_(jit_store_tail).last_chunk;
+   UInt        n;
+   if (UNLIKELY(c == NULL))
+      return False;
+   n = c->n;
+   if (UNLIKELY(n == FNS_PER_CHUNK || f->start < c->lo
+                || (n > 0 && c->fns[n - 1].start >= f->start)))
+      return False;
+   c->fns[n] = *f;
+   if (UNLIKELY(c->loaded != NULL))
+      c->loaded[n] = 0;
+   c->n = n + 1;
+   ML_(jit_store_tail).n_live++;
+   return True;
+}
+
 /* Inserts *f, which intersects no live function, with its line table
    (NULL: none; else owned by the store from now on) and the time its
    producer loaded it (in VG_(jit_time_now)'s clock; 0: unknown).
