@@ -250,9 +250,9 @@ Bool ML_(jit_follow_fits) ( JitFollower* fl, ULong where,
 #  endif
 }
 
-Bool ML_(jit_follow_registered) ( JitFollower* fl,
-                                  const JitRegistration* reg,
-                                  Int st, ULong where )
+Bool ML_(jit_follow_answered) ( JitFollower* fl,
+                                const JitRegistration* reg,
+                                Int st, ULong where )
 {
    HChar name[JIT_PRINTABLE_BUF];
    HChar why[400];

@@ -183,14 +183,27 @@ extern void ML_(jit_follow_refused) ( JitFollower* fl, Int st );
 /* True if one more problem of fl may be printed (counts it). */
 extern Bool ML_(jit_follow_may_warn) ( JitFollower* fl );
 
+/* ML_(jit_follow_registered) for any status but VG_JIT_OK. */
+extern Bool ML_(jit_follow_answered) ( JitFollower* fl,
+                                       const JitRegistration* reg,
+                                       Int st, ULong where );
+
 /* Counts what the registry answered (st) to reg, made from fl's item at
    position `where`, and warns (as ML_(jit_follow_warn) does) about a
    refusal or dropped line-table entries (reg->drops, if not NULL).
    Returns False if the item must wait for a safe point
-   (JIT_STATUS_RANGE_BUSY), True if it was consumed. */
-extern Bool ML_(jit_follow_registered) ( JitFollower* fl,
-                                         const JitRegistration* reg,
-                                         Int st, ULong where );
+   (JIT_STATUS_RANGE_BUSY), True if it was consumed.  Inlined: a
+   registration applied as asked, once per record, is only counted. */
+static inline Bool ML_(jit_follow_registered) ( JitFollower* fl,
+                                                const JitRegistration* reg,
+                                                Int st, ULong where )
+{
+   if (LIKELY(st == VG_JIT_OK)) {
+      fl->n_loaded++;
+      return True;
+   }
+   return ML_(jit_follow_answered)(fl, reg, st, where);
+}
 
 /* jitfollow-jitdump.c starts its followers from
    ML_(jit_notify_mapped_file) (priv_jitreg.h), jitfollow-perfmap.c
