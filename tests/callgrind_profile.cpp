@@ -148,5 +148,22 @@ std::uint64_t Profile::object_cost(const std::string& object, const std::string&
     return sum;
 }
 
+std::uint64_t calls_to_any_depth(const Profile& p, const std::string& callee) {
+    std::uint64_t n = 0;
+    for (const auto& [keys, edge] : p.calls())
+        if (strip_recursion_suffix(keys.second.name) == callee) n += edge.count;
+    return n;
+}
+
+std::uint64_t calls_between_any_depth(const Profile& p, const std::string& caller,
+                                      const std::string& callee) {
+    std::uint64_t n = 0;
+    for (const auto& [keys, edge] : p.calls())
+        if (strip_recursion_suffix(keys.first.name) == caller &&
+            strip_recursion_suffix(keys.second.name) == callee)
+            n += edge.count;
+    return n;
+}
+
 }  // namespace callgrind
 }  // namespace vgjit

@@ -119,6 +119,15 @@ private:
     friend class ProfileBuilder;
 };
 
+/// Calls into the function named `callee` from anywhere, summed over its
+/// activations at every recursion depth (strip_recursion_suffix).
+std::uint64_t calls_to_any_depth(const Profile& p, const std::string& callee);
+
+/// Calls into the function named `callee` from the one named `caller`,
+/// summed over both's recursion depths.
+std::uint64_t calls_between_any_depth(const Profile& p, const std::string& caller,
+                                      const std::string& callee);
+
 }  // namespace callgrind
 }  // namespace vgjit
 

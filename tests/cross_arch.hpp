@@ -173,14 +173,6 @@ inline std::uint64_t self_ir(const cg::Profile& p, const std::string& name) {
     return n;
 }
 
-/// Calls of `callee` from anywhere (any recursion level).
-inline std::uint64_t calls_to(const cg::Profile& p, const std::string& callee) {
-    std::uint64_t n = 0;
-    for (const auto& [keys, edge] : p.calls())
-        if (cg::strip_recursion_suffix(keys.second.name) == callee) n += edge.count;
-    return n;
-}
-
 /// Self Ir per line: (file's last path component, line) -> Ir.
 using LineIr = std::map<std::pair<std::string, std::uint64_t>, std::uint64_t>;
 
@@ -207,9 +199,9 @@ inline LineIr loop_lines(const std::string& file) {
 /// Callgrind names loop and frame `prefix`_loop / `prefix`_frame with the
 /// exact calls and instruction counts.
 inline void check_named(const cg::Profile& p, const std::string& prefix) {
-    BOOST_TEST(calls_to(p, prefix + "_loop") == kCalls);
+    BOOST_TEST(cg::calls_to_any_depth(p, prefix + "_loop") == kCalls);
     BOOST_TEST(self_ir(p, prefix + "_loop") == kLoopIr);
-    BOOST_TEST(calls_to(p, prefix + "_frame") == 1u);
+    BOOST_TEST(cg::calls_to_any_depth(p, prefix + "_frame") == 1u);
     BOOST_TEST(self_ir(p, prefix + "_frame") == arch().frame_ir);
 }
 

@@ -72,16 +72,6 @@ Result run_arm64(const std::string& tool, const std::vector<std::string>& args,
 /// Number of calls fib(n) makes of itself, the first call included.
 std::uint64_t fib_calls(int n) { return n < 2 ? 1 : 1 + fib_calls(n - 1) + fib_calls(n - 2); }
 
-/// Calls of `callee` from `caller` (any recursion levels).
-std::uint64_t calls(const cg::Profile& p, const std::string& caller, const std::string& callee) {
-    std::uint64_t n = 0;
-    for (const auto& [keys, edge] : p.calls())
-        if (cg::strip_recursion_suffix(keys.first.name) == caller &&
-            cg::strip_recursion_suffix(keys.second.name) == callee)
-            n += edge.count;
-    return n;
-}
-
 boost::test_tools::assertion_result lli_available(boost::unit_test::test_unit_id) {
     boost::test_tools::assertion_result ok(executable(lli()) && executable(kClang));
     if (!ok)
@@ -135,7 +125,7 @@ BOOST_AUTO_TEST_CASE(cache_lines_of_32_and_256_bytes) {
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(!contains(r.err, "Assertion"), r);
             const cg::Profile p = cg::Profile::parse_file(out);
-            BOOST_TEST(calls_to(p, "arm64_api_loop") == kCalls);
+            BOOST_TEST(cg::calls_to_any_depth(p, "arm64_api_loop") == kCalls);
             BOOST_TEST(self_ir(p, "arm64_api_loop") == kLoopIr);
         }
     }
@@ -158,9 +148,11 @@ BOOST_AUTO_TEST_CASE(gdbjit_names_calls_and_lines_equal_native) {
                 // Callgrind's arm64 call detection counts gj_fib's leaf
                 // activations twice (fib_calls(20) + fib(21) = 32837),
                 // natively too: the counts equal the native ones.
-                BOOST_TEST(calls_to(p, "gj_run_a") == calls_to(n, "gj_run_a"));
-                BOOST_TEST(calls_to(p, "gj_fib") == calls_to(n, "gj_fib"));
-                BOOST_TEST(calls_to(p, "gj_fib") >= fib_calls(20));
+                BOOST_TEST(cg::calls_to_any_depth(p, "gj_run_a") ==
+                           cg::calls_to_any_depth(n, "gj_run_a"));
+                BOOST_TEST(cg::calls_to_any_depth(p, "gj_fib") ==
+                           cg::calls_to_any_depth(n, "gj_fib"));
+                BOOST_TEST(cg::calls_to_any_depth(p, "gj_fib") >= fib_calls(20));
             }
             for (const std::string fn : {"gj_fib", "gj_run_a"}) {
                 // The lines of module_a.c (Callgrind also gives the name
@@ -275,8 +267,8 @@ BOOST_AUTO_TEST_CASE(lli_names_functions_with_calls_and_lines,
     // Callgrind on arm64 also counts each return from lj_square into
     // lj_loop as a call of lj_loop (as it counts one per leaf activation
     // of gdbjit's gj_fib natively): the edges are exact.
-    BOOST_TEST(calls(p, "main", "lj_loop") == 100u);
-    BOOST_TEST(calls(p, "lj_loop", "lj_square") == 1000u);
+    BOOST_TEST(cg::calls_between_any_depth(p, "main", "lj_loop") == 100u);
+    BOOST_TEST(cg::calls_between_any_depth(p, "lj_loop", "lj_square") == 1000u);
     const auto lines = line_ir(p, "lj_square");
     BOOST_TEST_REQUIRE(!lines.empty());
     for (const auto& [pos, cost] : lines) {

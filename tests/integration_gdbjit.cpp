@@ -57,24 +57,6 @@ std::vector<cg::FunctionKey> named(const cg::Profile& p, const std::string& name
     return out;
 }
 
-/// Calls of `callee` (any recursion level) from anywhere.
-std::uint64_t calls_to(const cg::Profile& p, const std::string& callee) {
-    std::uint64_t n = 0;
-    for (const auto& [keys, edge] : p.calls())
-        if (cg::strip_recursion_suffix(keys.second.name) == callee) n += edge.count;
-    return n;
-}
-
-/// Calls of `callee` from `caller` (any recursion levels).
-std::uint64_t calls(const cg::Profile& p, const std::string& caller, const std::string& callee) {
-    std::uint64_t n = 0;
-    for (const auto& [keys, edge] : p.calls())
-        if (cg::strip_recursion_suffix(keys.first.name) == caller &&
-            cg::strip_recursion_suffix(keys.second.name) == callee)
-            n += edge.count;
-    return n;
-}
-
 /// Functions of the profile that no producer named: named after a hex
 /// address, or after the code that made their memory executable
 /// ("[JIT code of F]").
@@ -339,17 +321,17 @@ BOOST_AUTO_TEST_CASE(callgrind_names_functions_of_registered_objects_with_exact_
         BOOST_TEST_REQUIRE(!keys.empty(), fn << " is not in the profile");
         for (const auto& k : keys) BOOST_TEST(k.object == "module_a.c", fn);
     }
-    BOOST_TEST(calls_to(p, "gj_run_a") == 1u);
-    BOOST_TEST(calls(p, "gj_run_a", "gj_fib") == 1u);
-    BOOST_TEST(calls_to(p, "gj_fib") == fib_calls(20));
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_run_a") == 1u);
+    BOOST_TEST(cg::calls_between_any_depth(p, "gj_run_a", "gj_fib") == 1u);
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_fib") == fib_calls(20));
 }
 
 BOOST_AUTO_TEST_CASE(reused_code_memory_and_entry_get_the_new_names) {
     TempDir dir;
     const cg::Profile p = callgrind(dir, program("reuse"));
-    BOOST_TEST(calls_to(p, "gj_fib") == fib_calls(20));
-    BOOST_TEST(calls_to(p, "gj_run_b") == 1u);
-    BOOST_TEST(calls_to(p, "gj_fact") == 10u);
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_fib") == fib_calls(20));
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_run_b") == 1u);
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_fact") == 10u);
     for (const auto& k : named(p, "gj_fact")) BOOST_TEST(k.object == "module_b.c");
 }
 
@@ -358,8 +340,8 @@ BOOST_AUTO_TEST_CASE(entries_listed_before_the_first_notification_are_read) {
     // it and notified: only a walk from first_entry finds A.
     TempDir dir;
     const cg::Profile p = callgrind(dir, program("preexisting"));
-    BOOST_TEST(calls_to(p, "gj_fib") == fib_calls(20));
-    BOOST_TEST(calls_to(p, "gj_fact") == 10u);
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_fib") == fib_calls(20));
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_fact") == 10u);
 }
 
 BOOST_AUTO_TEST_CASE(option_no_leaves_the_interface_unread) {
@@ -367,7 +349,7 @@ BOOST_AUTO_TEST_CASE(option_no_leaves_the_interface_unread) {
     const cg::Profile no = callgrind(dir, program("run"), {"--jit-gdb-interface=no"});
     const cg::Profile yes = callgrind(dir_yes, program("run"));
     BOOST_TEST(named(no, "gj_fib").empty());
-    BOOST_TEST(calls_to(no, "gj_fib") == 0u);
+    BOOST_TEST(cg::calls_to_any_depth(no, "gj_fib") == 0u);
     // The jitted blocks are named after their addresses instead.
     BOOST_TEST(unnamed(no) > unnamed(yes));
 }
@@ -528,7 +510,7 @@ BOOST_AUTO_TEST_CASE(hostile_entries_objects_and_lists_are_refused_with_warnings
     BOOST_TEST(contains(r.err, "JIT: 4 registered, 3 unregistered, 1 replaced,"), r.err);
     // And the good code is still named, with exact counts.
     const cg::Profile p = cg::Profile::parse_file(out);
-    BOOST_TEST(calls_to(p, "gj_fib") == fib_calls(20));
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_fib") == fib_calls(20));
 }
 
 BOOST_AUTO_TEST_CASE(an_entry_refused_on_the_first_notification_is_warned_about_once) {
@@ -559,8 +541,8 @@ BOOST_AUTO_TEST_CASE(lli_jitted_functions_have_names_and_exact_call_counts,
     const auto keys = named(p, "fib");
     BOOST_TEST_REQUIRE(!keys.empty(), r.err);
     for (const auto& k : keys) BOOST_TEST(k.object == "fib.c");
-    BOOST_TEST(calls_to(p, "fib") == fib_calls(15));
-    BOOST_TEST(calls(p, "main", "fib") == 1u);
+    BOOST_TEST(cg::calls_to_any_depth(p, "fib") == fib_calls(15));
+    BOOST_TEST(cg::calls_between_any_depth(p, "main", "fib") == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(lli_line_costs_fall_on_the_c_source_lines,
@@ -782,7 +764,7 @@ BOOST_AUTO_TEST_CASE(llvm_code_run_after_its_engine_is_disposed_keeps_names_cost
     const cg::Profile p = callgrind(dir, prog, {"-v"}, &r);
     BOOST_TEST(contains(r.out, "before 500\nafter 50000\n"), r.out);
     // Every call, before and after the disposal, is charged to the names.
-    BOOST_TEST(calls(p, "keep_work", "keep_leaf") == 101000u);
+    BOOST_TEST(cg::calls_between_any_depth(p, "keep_work", "keep_leaf") == 101000u);
     const auto leaf = line_costs(p, "keep_leaf");
     BOOST_TEST(self_cost(p, "keep_leaf") == 3u * 101000);
     BOOST_TEST((leaf.count({"keep.c", 5}) ? leaf.at({"keep.c", 5}) : 0) == 2u * 101000);
