@@ -253,12 +253,26 @@ static fn_node* bind_creator_name(fn_node* fn, Addr a)
     return bind_late_name(fn, VG_(current_DiEpoch)(), di, "", "???", fnname);
 }
 
+/* Binds fn to fnname, the function of di at a in epoch ep, with a's
+ * source position there ("???" if it has none). */
+static fn_node* bind_found_name(fn_node* fn, DiEpoch ep, DebugInfo* di,
+                                Addr a, const HChar* fnname)
+{
+    const HChar *filename, *dirname;
+    UInt        line;
+
+    if (!VG_(get_filename_linenum)(ep, a, &filename, &dirname, &line)) {
+	filename = "???";
+	dirname  = "";
+    }
+    return bind_late_name(fn, ep, di, dirname, filename, fnname);
+}
+
 /* Binds fn as CLG_(late_bound_fn) says, looking the name up. */
 static fn_node* look_up_late_name(fn_node* fn)
 {
-    const HChar *fnname, *filename, *dirname;
+    const HChar *fnname;
     DebugInfo*  di;
-    UInt        line;
     Addr        a;
     DiEpoch     ep;
 
@@ -276,11 +290,7 @@ static fn_node* look_up_late_name(fn_node* fn)
                            fn->file->obj->name) != 0
             || !VG_(get_fnname)(ep, a, &fnname))
             return fn;
-        if (!VG_(get_filename_linenum)(ep, a, &filename, &dirname, &line)) {
-            filename = "???";
-            dirname  = "";
-        }
-        return bind_late_name(fn, ep, di, dirname, filename, fnname);
+        return bind_found_name(fn, ep, di, a, fnname);
     }
     if (fn->jit_time != 0) {
         /* The function that was at the address when the code was
@@ -294,13 +304,9 @@ static fn_node* look_up_late_name(fn_node* fn)
         ep = VG_(jit_late_name_epoch)(a);
     }
     di = VG_(find_DebugInfo)(ep, a);
-    if (di == 0) return bind_creator_name(fn, a);
-    if (!VG_(get_filename_linenum)(ep, a, &filename, &dirname, &line)) {
-	filename = "???";
-	dirname  = "";
-    }
-    if (!VG_(get_fnname)(ep, a, &fnname)) return bind_creator_name(fn, a);
-    return bind_late_name(fn, ep, di, dirname, filename, fnname);
+    if (di == 0 || !VG_(get_fnname)(ep, a, &fnname))
+	return bind_creator_name(fn, a);
+    return bind_found_name(fn, ep, di, a, fnname);
 }
 
 /* Names change only with the debug info epoch (every JIT registration
