@@ -51,7 +51,8 @@
 #include "pub_core_libcprint.h"
 #include "pub_core_options.h"
 #include "pub_core_aspacemgr.h"
-#include "pub_core_oset.h"
+#include "pub_core_hashtable.h"
+#include "pub_core_poolalloc.h"
 #include "pub_core_xarray.h"
 #include "pub_core_jitreg.h"       /* VG_(jit_note_code_changed) */
 
@@ -79,10 +80,11 @@ typedef
    }
    KeptGroup;
 
-/* A kept function (an OSet node, keyed by start). */
+/* A kept function (a VgHashTable node, keyed by start). */
 typedef
-   struct {
-      Addr       start;
+   struct _KeptFn {
+      struct _KeptFn* next;   /* the hash table's */
+      Addr       start;       /* the key */
       UWord      size;
       union {
          UInt  one;         /* size <= KEEP_BLOCK: the only checksum */
@@ -106,8 +108,13 @@ typedef
    }
    KeptChange;
 
-static OSet*   kept    = NULL;   /* of KeptFn */
-static XArray* changes = NULL;   /* of KeptChange */
+/* The kept functions by start, their nodes from kept_nodes.  Each is
+   also a live function of the store, whose order serves the walks over
+   a range (collect_in_range): an insert costs no search, where a tree
+   of kept functions took about 35 instructions a level. */
+static VgHashTable* kept       = NULL;   /* of KeptFn */
+static PoolAlloc*   kept_nodes = NULL;
+static XArray*      changes    = NULL;   /* of KeptChange */
 /* [kept_lo, kept_hi) holds every kept function (reset when none is
    left): most lookups and mprotects are decided by it alone. */
 static Addr    kept_lo = 0, kept_hi = 0;
@@ -144,27 +151,41 @@ static inline const UInt* sums_of ( const KeptFn* k )
    the set changes meanwhile. */
 static void collect_in_range ( Addr a, SizeT len, XArray* todo )
 {
-   KeptFn*  k;
-   /* The one that may start below a, then those that start in the
-      range (kept functions never overlap). */
-   JitFnPos p = ML_(jit_fn_containing)(a);
-   if (p.c != NULL && ML_(jit_fn_at)(p)->start < a
-       && (k = VG_(OSetGen_Lookup)(kept, &ML_(jit_fn_at)(p)->start)) != NULL)
-      VG_(addToXA)(todo, k);
-   VG_(OSetGen_ResetIterAt)(kept, &a);
-   while ((k = VG_(OSetGen_Next)(kept)) != NULL && k->start - a < len)
-      VG_(addToXA)(todo, k);
+   /* Every kept function lies in [kept_lo, kept_hi) and is a live
+      function of the store: the store's functions intersecting both
+      ranges, in address order, are asked about. */
+   Addr     lo = a > kept_lo ? a : kept_lo;
+   Addr     hi = a + len < kept_hi ? a + len : kept_hi;
+   JitFnPos p;
+   if (lo >= hi)
+      return;
+   for (p = ML_(jit_first_intersecting)(lo, hi - lo);
+        p.c != NULL && ML_(jit_fn_at)(p)->start < hi; ) {
+      KeptFn* k = VG_(HT_lookup)(kept, ML_(jit_fn_at)(p)->start);
+      if (k != NULL)
+         VG_(addToXA)(todo, k);
+      if (++p.i == p.c->n) {   /* the next chunk (none is empty) */
+         p.c = p.c->next;
+         p.i = 0;
+      }
+   }
+}
+
+/* How many functions are kept. */
+static inline UInt n_kept ( void )
+{
+   return kept == NULL ? 0 : VG_(HT_count_nodes)(kept);
 }
 
 ULong ML_(jit_n_kept) ( void )
 {
-   return kept == NULL ? 0 : (ULong)VG_(OSetGen_Size)(kept);
+   return n_kept();
 }
 
 Bool ML_(jit_is_kept) ( Addr start )
 {
    return kept != NULL && start >= kept_lo && start < kept_hi
-          && VG_(OSetGen_Lookup)(kept, &start) != NULL;
+          && VG_(HT_lookup)(kept, start) != NULL;
 }
 
 /* Keeps the live function [start, start+size), not kept yet, with
@@ -180,15 +201,15 @@ static Bool keep_fn ( Addr start, UWord size, KeptGroup* g,
    if (!VG_(am_is_valid_for_client)(start, size,
                                     VKI_PROT_EXEC | VKI_PROT_READ))
       return False;
-   if (kept == NULL)
+   if (kept == NULL) {
       /* Nodes come from a pool: a JIT that withdraws every function it
          frees keeps as many as it registers, one at a time. */
-      kept = VG_(OSetGen_Create_With_Pool)(offsetof(KeptFn, start), NULL,
-                                           ML_(dinfo_zalloc),
-                                           "di.jitkeep.kept", ML_(dinfo_free),
-                                           KEEP_NODES_PER_POOL,
-                                           sizeof(KeptFn));
-   k = VG_(OSetGen_AllocNode)(kept, sizeof(KeptFn));
+      kept = VG_(HT_construct)("di.jitkeep.kept");
+      kept_nodes = VG_(newPA)(sizeof(KeptFn), KEEP_NODES_PER_POOL,
+                              ML_(dinfo_zalloc), "di.jitkeep.kept.nodes",
+                              ML_(dinfo_free));
+   }
+   k = VG_(allocEltPA)(kept_nodes);
    VG_(memset)(k, 0, sizeof(*k));
    k->start      = start;
    k->size       = size;
@@ -208,11 +229,11 @@ static Bool keep_fn ( Addr start, UWord size, KeptGroup* g,
       sums[b] = block_sum(start + off, size - off < KEEP_BLOCK
                                        ? size - off : KEEP_BLOCK);
    }
-   if (VG_(OSetGen_Size)(kept) == 0 || start < kept_lo)
+   if (n_kept() == 0 || start < kept_lo)
       kept_lo = start;
-   if (VG_(OSetGen_Size)(kept) == 0 || start + size > kept_hi)
+   if (n_kept() == 0 || start + size > kept_hi)
       kept_hi = start + size;
-   VG_(OSetGen_Insert)(kept, k);
+   VG_(HT_add_node)(kept, k);
    if (g != NULL)
       g->n_left++;
    stats.kept++;
@@ -325,9 +346,9 @@ void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f, Addr a )
    KeptFn*    k;
    KeptChange c;
    if (LIKELY(kept == NULL) || a < kept_lo || a >= kept_hi
-       || VG_(OSetGen_Size)(kept) == 0)
+       || n_kept() == 0)
       return;
-   k = VG_(OSetGen_Lookup)(kept, &f->start);
+   k = VG_(HT_lookup)(kept, f->start);
    /* Older epochs describe what ran then; and the lookups made while
       this file ends a function describe the code being discarded. */
    if (k == NULL || k->changed || ep.n != VG_(current_DiEpoch)().n
@@ -359,8 +380,7 @@ void VG_(jit_note_code_changed) ( Addr a, SizeT len )
 {
    XArray* todo;
    Word    i;
-   if (kept == NULL || VG_(OSetGen_Size)(kept) == 0 || len == 0
-       || a >= kept_hi || a + len <= kept_lo)
+   if (n_kept() == 0 || len == 0 || a >= kept_hi || a + len <= kept_lo)
       return;
    if (a + len < a)
       len = ~(Addr)0 - a;
@@ -394,9 +414,9 @@ Bool ML_(jit_kept_retired) ( const JitFn* f, const HChar* why )
    KeptFn*    k;
    KeptGroup* g;
    JitKeptEnd e;
-   if (kept == NULL || VG_(OSetGen_Size)(kept) == 0)
+   if (n_kept() == 0)
       return False;
-   k = VG_(OSetGen_Remove)(kept, &f->start);
+   k = VG_(HT_remove)(kept, f->start);
    if (k == NULL)
       return False;
    if (ending_because != JitKept_N)
@@ -416,7 +436,7 @@ Bool ML_(jit_kept_retired) ( const JitFn* f, const HChar* why )
    }
    if (k->size > KEEP_BLOCK)
       ML_(dinfo_free)(k->sums.many);
-   VG_(OSetGen_FreeNode)(kept, k);
+   VG_(freeEltPA)(kept_nodes, k);
    return True;
 }
 
@@ -424,8 +444,7 @@ void ML_(jit_kept_end_range) ( Addr a, SizeT len, JitKeptEnd why )
 {
    XArray*  todo;
    Word     i;
-   if (kept == NULL || VG_(OSetGen_Size)(kept) == 0 || len == 0
-       || a >= kept_hi || a + len <= kept_lo)
+   if (n_kept() == 0 || len == 0 || a >= kept_hi || a + len <= kept_lo)
       return;
    if (a + len < a)
       len = ~(Addr)0 - a;
@@ -456,7 +475,7 @@ void ML_(jit_kept_at_safe_point) ( void )
       KeptChange c    = *(const KeptChange*)VG_(indexXA)(changes, last);
       KeptFn*    k;
       VG_(dropTailXA)(changes, 1);
-      k = kept ? VG_(OSetGen_Lookup)(kept, &c.start) : NULL;
+      k = kept ? VG_(HT_lookup)(kept, c.start) : NULL;
       if (k == NULL || !k->changed)
          continue;   /* ended meanwhile */
       /* Gone when the change was seen, before the tool translated the
