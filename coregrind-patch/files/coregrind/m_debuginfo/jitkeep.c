@@ -110,7 +110,7 @@ typedef
 
 /* The kept functions by start, their nodes from kept_nodes.  Each is
    also a live function of the store, whose order serves the walks over
-   a range (collect_in_range): an insert costs no search, where a tree
+   a range (kept_in_range): an insert costs no search, where a tree
    of kept functions took about 35 instructions a level. */
 static VgHashTable* kept       = NULL;   /* of KeptFn */
 static PoolAlloc*   kept_nodes = NULL;
@@ -146,19 +146,33 @@ static inline const UInt* sums_of ( const KeptFn* k )
    return k->size <= KEEP_BLOCK ? &k->sums.one : k->sums.many;
 }
 
-/* Appends copies of the kept functions intersecting [a, a+len) (len >
-   0, not wrapping) to todo (of KeptFn): removing them calls out, and
-   the set changes meanwhile. */
-static void collect_in_range ( Addr a, SizeT len, XArray* todo )
+/* How many functions are kept. */
+static inline UInt n_kept ( void )
 {
+   return kept == NULL ? 0 : VG_(HT_count_nodes)(kept);
+}
+
+/* Copies of the kept functions intersecting [a, a+*len) (of KeptFn, in
+   address order; the caller deletes it), or NULL if none can: removing
+   them calls out, and the set changes meanwhile.  A range that wraps
+   is cut at the top of the address space (*len is set to what is
+   left). */
+static XArray* kept_in_range ( Addr a, /*MOD*/SizeT* len )
+{
+   XArray*  todo;
+   Addr     lo, hi;
+   JitFnPos p;
+   if (n_kept() == 0 || *len == 0 || a >= kept_hi || a + *len <= kept_lo)
+      return NULL;
+   if (a + *len < a)
+      *len = ~(Addr)0 - a;
+   todo = VG_(newXA)(ML_(dinfo_zalloc), "di.jitkeep.todo", ML_(dinfo_free),
+                     sizeof(KeptFn));
    /* Every kept function lies in [kept_lo, kept_hi) and is a live
       function of the store: the store's functions intersecting both
       ranges, in address order, are asked about. */
-   Addr     lo = a > kept_lo ? a : kept_lo;
-   Addr     hi = a + len < kept_hi ? a + len : kept_hi;
-   JitFnPos p;
-   if (lo >= hi)
-      return;
+   lo = a > kept_lo ? a : kept_lo;
+   hi = a + *len < kept_hi ? a + *len : kept_hi;
    for (p = ML_(jit_first_intersecting)(lo, hi - lo);
         p.c != NULL && ML_(jit_fn_at)(p)->start < hi; ) {
       KeptFn* k = VG_(HT_lookup)(kept, ML_(jit_fn_at)(p)->start);
@@ -169,12 +183,7 @@ static void collect_in_range ( Addr a, SizeT len, XArray* todo )
          p.i = 0;
       }
    }
-}
-
-/* How many functions are kept. */
-static inline UInt n_kept ( void )
-{
-   return kept == NULL ? 0 : VG_(HT_count_nodes)(kept);
+   return todo;
 }
 
 ULong ML_(jit_n_kept) ( void )
@@ -378,15 +387,10 @@ void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f, Addr a )
 
 void VG_(jit_note_code_changed) ( Addr a, SizeT len )
 {
-   XArray* todo;
+   XArray* todo = kept_in_range(a, &len);
    Word    i;
-   if (n_kept() == 0 || len == 0 || a >= kept_hi || a + len <= kept_lo)
+   if (todo == NULL)
       return;
-   if (a + len < a)
-      len = ~(Addr)0 - a;
-   todo = VG_(newXA)(ML_(dinfo_zalloc), "di.jitkeep.todo", ML_(dinfo_free),
-                     sizeof(KeptFn));
-   collect_in_range(a, len, todo);
    for (i = 0; i < VG_(sizeXA)(todo); i++) {
       const KeptFn* t = VG_(indexXA)(todo, i);
       UWord b, lo, hi;
@@ -442,15 +446,10 @@ Bool ML_(jit_kept_retired) ( const JitFn* f, const HChar* why )
 
 void ML_(jit_kept_end_range) ( Addr a, SizeT len, JitKeptEnd why )
 {
-   XArray*  todo;
-   Word     i;
-   if (n_kept() == 0 || len == 0 || a >= kept_hi || a + len <= kept_lo)
+   XArray* todo = kept_in_range(a, &len);
+   Word    i;
+   if (todo == NULL)
       return;
-   if (a + len < a)
-      len = ~(Addr)0 - a;
-   todo = VG_(newXA)(ML_(dinfo_zalloc), "di.jitkeep.todo", ML_(dinfo_free),
-                     sizeof(KeptFn));
-   collect_in_range(a, len, todo);
    /* Removing calls out (discards): the set changes under us, so work
       from the copies. */
    for (i = 0; i < VG_(sizeXA)(todo); i++) {
