@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace vgjit {
@@ -70,17 +71,21 @@ private:
     void cost(const Position& pos, const Costs& c) override {
         add(fn_->self, c);
         add(p_.self_total_, c);
+        std::optional<std::uint64_t> instr, line;
         for (std::size_t i = 0; i < p_.positions_.size(); ++i) {
             if (p_.positions_[i] == "line") {
+                line = pos.subpos[i];
                 Costs& l = fn_->lines[{pos.file, pos.subpos[i]}];
                 if (l.empty()) l = zero();
                 add(l, c);
             } else if (p_.positions_[i] == "instr" || p_.positions_[i] == "addr") {
+                instr = pos.subpos[i];
                 Costs& a = fn_->instrs[pos.subpos[i]];
                 if (a.empty()) a = zero();
                 add(a, c);
             }
         }
+        if (instr && line) fn_->instr_lines[*instr] = *line;
     }
 
     void call(const Call& c) override {

@@ -50,6 +50,10 @@ struct FunctionCosts {
     /// Self costs per instruction address.  Empty unless "positions:"
     /// includes "instr" (Callgrind's --dump-instr=yes).
     std::map<std::uint64_t, Costs> instrs;
+    /// Source line of each instruction address with a cost line (0: no
+    /// line information; the last one given if an address has several).
+    /// Empty unless "positions:" includes both "instr" and "line".
+    std::map<std::uint64_t, std::uint64_t> instr_lines;
 };
 
 /// Calls from one function to another, summed over all call sites.

@@ -16,6 +16,8 @@
 #ifndef BOOST_TEST_DYN_LINK
 #define BOOST_TEST_DYN_LINK
 #endif
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include "callgrind_profile.hpp"
@@ -665,13 +667,43 @@ NamedShare named_share(const cg::Profile& p, const std::string& object) {
     return s;
 }
 
+/// Names V8 gives fib of fib.js, at any tier; Callgrind may add a
+/// recursion depth ("'2").  Node 24 marks some tiers' names with a quote:
+/// "JS:*'fib".
+const std::regex& v8_fib_name() {
+    static const std::regex name(R"((JS:|LazyCompile:)[*~^+]?'?fib \S*/fib\.js:29:\d+('\d+)?)");
+    return name;
+}
+
 /// The functions of `object` named like V8 names fib in fib.js.
 std::vector<const cg::FunctionCosts*> v8_fib(const cg::Profile& p, const std::string& object) {
-    // Node 24 marks some tiers' names with a quote: "JS:*'fib".
-    static const std::regex name(R"((JS:|LazyCompile:)[*~^+]?'?fib \S*/fib\.js:29:\d+('\d+)?)");
     std::vector<const cg::FunctionCosts*> out;
     for (const auto& [key, f] : p.functions())
-        if (key.object == object && std::regex_match(key.name, name)) out.push_back(&f);
+        if (key.object == object && std::regex_match(key.name, v8_fib_name())) out.push_back(&f);
+    return out;
+}
+
+/// One CODE_LOAD of a jitdump: [start, start + size) named `name`.
+struct CodeLoad {
+    std::uint64_t start = 0, size = 0;
+    std::string name;
+};
+
+/// The CODE_LOAD records of the jitdump at `path` whose names match
+/// `name`, as `vg-jit dump --json` reads them.
+std::vector<CodeLoad> code_loads(const std::string& path, const std::regex& name) {
+    const Result r = run({vg_jit(), "dump", "--json", path});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    std::istringstream in(r.out);
+    boost::property_tree::ptree doc;
+    boost::property_tree::read_json(in, doc);
+    std::vector<CodeLoad> out;
+    for (const auto& [unused, rec] : doc.get_child("records")) {
+        if (rec.get<std::string>("kind") != "CODE_LOAD") continue;
+        CodeLoad l{std::stoull(rec.get<std::string>("code_addr"), nullptr, 16),
+                   rec.get<std::uint64_t>("code_size"), rec.get<std::string>("name")};
+        if (std::regex_match(l.name, name)) out.push_back(l);
+    }
     return out;
 }
 
@@ -837,11 +869,71 @@ void check_perf_basic_prof_names(const std::string& node) {
     BOOST_TEST(s.unnamed_fns < 100u);
 }
 
+/// Checks that the instructions of `fibs` (a profile taken with
+/// --dump-instr=yes) that have no line are each in the prologue of their
+/// code object, before its first instruction with a line: the part the
+/// producer gave no position.  Code objects are fib's CODE_LOAD records
+/// in `loads`.  How much of fib's cost that prologue takes depends on
+/// which tier V8 runs fib at, which varies from run to run (about 11% in
+/// the optimised code, 16% in Maglev's), so it is not bounded here.
+void check_unlined_only_in_prologues(const std::vector<const cg::FunctionCosts*>& fibs,
+                                     const std::vector<CodeLoad>& loads) {
+    struct Seen {
+        std::uint64_t first_lined = ~0ull, last_unlined = 0, unlined_ir = 0, ir = 0;
+        bool any_unlined = false;
+    };
+    std::map<std::size_t, Seen> by_load;  // index in `loads`
+    std::uint64_t outside = 0;
+    for (const auto* f : fibs) {
+        const std::string name = cg::strip_recursion_suffix(f->key.name);
+        for (const auto& [addr, line] : f->instr_lines) {
+            // The newest load of this name that holds addr (V8 reuses
+            // the space of code it freed).
+            std::size_t at = loads.size();
+            for (std::size_t i = 0; i < loads.size(); ++i)
+                if (loads[i].name == name && addr - loads[i].start < loads[i].size) at = i;
+            const std::uint64_t ir = f->instrs.at(addr).at(0);
+            if (at == loads.size()) {
+                outside += ir;
+                continue;
+            }
+            Seen& s = by_load[at];
+            s.ir += ir;
+            if (line != 0) {
+                s.first_lined = std::min(s.first_lined, addr);
+            } else if (ir > 0) {
+                s.any_unlined = true;
+                s.last_unlined = std::max(s.last_unlined, addr);
+                s.unlined_ir += ir;
+            }
+        }
+    }
+    BOOST_TEST(!by_load.empty(), "no cost in any of fib's " << loads.size() << " code objects");
+    BOOST_TEST(outside == 0u, outside << " Ir of fib outside fib's code objects");
+    for (const auto& [i, s] : by_load) {
+        const CodeLoad& l = loads[i];
+        BOOST_TEST_MESSAGE("node --perf-prof: " << l.name << " at 0x" << std::hex << l.start
+                                                << std::dec << ": " << s.unlined_ir << " of "
+                                                << s.ir << " Ir without a line");
+        BOOST_TEST_CONTEXT(l.name << " at 0x" << std::hex << l.start << std::dec << ", " << l.size
+                                  << " bytes: " << s.unlined_ir << " of " << s.ir
+                                  << " Ir without a line") {
+            BOOST_TEST(s.first_lined != ~0ull, "no instruction that ran has a line");
+            if (s.any_unlined)
+                BOOST_TEST(s.last_unlined < s.first_lined,
+                           "an instruction without a line at 0x"
+                               << std::hex << s.last_unlined << std::dec
+                               << " follows one with a line at 0x" << std::hex << s.first_lined
+                               << std::dec);
+        }
+    }
+}
+
 /// `unlined_prologue`: the producer gives no position to the prologue of
 /// optimised code (Node 24).
 void check_perf_prof_names(const std::string& node, bool unlined_prologue) {
     TempDir dir;
-    const NodeRun r = run_node(node, dir, "--perf-prof", {});
+    const NodeRun r = run_node(node, dir, "--perf-prof", {"--dump-instr=yes"});
     const std::string dump = dir.path() + "/jit-" + r.pid + ".dump";
     const auto fibs = v8_fib(r.profile, dump);
     BOOST_TEST_REQUIRE(!fibs.empty(), "fib is not named in " << dump);
@@ -858,10 +950,9 @@ void check_perf_prof_names(const std::string& node, bool unlined_prologue) {
     // that size and takes their file from the code's name ("JS:*fib
     // /path/fib.js:29:13"), so fib's cost lands on fib's lines (29..31) of
     // fib.js, and no junk ever appears as a file name.
-    // Node 24's V8 (13.6) gives the optimised code's prologue, before its
-    // first line entry (0x4b bytes into fib's code), no position: that
-    // part of fib's cost has no line (11.6% of it, measured), and what has
-    // a line is on fib's lines.
+    // Node 24's V8 (13.6) gives each code object's prologue, before its
+    // first line entry, no position: that part of fib's cost has no line,
+    // and what has a line is on fib's lines.
     std::uint64_t on_lines = 0, elsewhere = 0, no_line = 0, self = 0;
     for (const auto* f : fibs) {
         self += f->self.at(0);
@@ -875,7 +966,7 @@ void check_perf_prof_names(const std::string& node, bool unlined_prologue) {
                                             << " Ir on fib.js lines 29..31, " << no_line
                                             << " without a line");
     if (unlined_prologue) {
-        BOOST_TEST(no_line <= self * 15 / 100, no_line << " of " << self << " Ir without a line");
+        check_unlined_only_in_prologues(fibs, code_loads(dump, v8_fib_name()));
         BOOST_TEST(on_lines >= (self - no_line) * 9 / 10,
                    on_lines << " of " << self - no_line << " Ir with a line on fib's lines");
     } else {

@@ -64,6 +64,9 @@ BOOST_AUTO_TEST_CASE(subposition_compression) {
     BOOST_TEST(f.instrs.at(0x80001238) == Costs{6});
     BOOST_TEST(f.lines.at({"???", 90}) == Costs{13});
     BOOST_TEST(f.lines.at({"???", 91}) == Costs{6});
+    const std::map<std::uint64_t, std::uint64_t> lines{
+        {0x80001234, 90}, {0x80001237, 90}, {0x80001238, 91}};
+    BOOST_TEST((f.instr_lines == lines));
     BOOST_TEST(p.self_total() == Costs{19});
     BOOST_TEST(p.totals() == Costs{19});
 }
