@@ -74,6 +74,7 @@ typedef
       /* The .eh_frame of the last CODE_UNWINDING_INFO, for the next
          CODE_LOAD; empty if none. */
       XArray*       pending_unwind;  /* of UChar */
+      Bool          have_unwind;     /* pending_unwind is not empty */
       /* The header flags JITDUMP_FLAG_ARCH_TIMESTAMP: the records'
          timestamps are not on CLOCK_MONOTONIC. */
       Bool          arch_clock;
@@ -84,8 +85,20 @@ typedef
       ULong         clock_seen;
       /* An incomplete header was reported (at exit). */
       Bool          short_header_told;
+      /* The script of the CODE_LOAD being registered, for line entries
+         whose name fields V8 garbled (v8_script_of). */
+      HChar         script[VG_JIT_MAX_STRING + 1];
    }
    JitdumpState;
+
+/* Forgets the .eh_frame kept for the next CODE_LOAD, if any. */
+static void drop_unwinding ( JitdumpState* s )
+{
+   if (!s->have_unwind)
+      return;
+   s->have_unwind = False;
+   VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
+}
 
 /* Keeps the .eh_frame of a CODE_UNWINDING_INFO record for the next
    CODE_LOAD.  The record's data is the .eh_frame followed by its
@@ -99,7 +112,7 @@ static void keep_unwinding ( JitFollower* fl, const JitdumpUnwindingInfo* uw,
 {
    JitdumpState* s = fl->state;
    ULong         eh_size = uw->unwinding_size - uw->eh_frame_hdr_size;
-   VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
+   drop_unwinding(s);
    if (eh_size == 0)
       return;
    if (uw->data == NULL || eh_size > VG_JIT_MAX_EH_FRAME) {
@@ -119,6 +132,7 @@ static void keep_unwinding ( JitFollower* fl, const JitdumpUnwindingInfo* uw,
       return;
    }
    VG_(addBytesToXA)(s->pending_unwind, uw->data, (Word)eh_size);
+   s->have_unwind = True;
 }
 
 /* Reads the kept .eh_frame for the code just registered at [start,
@@ -296,6 +310,40 @@ static ULong load_time ( JitdumpState* s, ULong ts )
    return ts > s->clock_seen ? 0 : ts;
 }
 
+/* Gives reg (the registration of CODE_LOAD ld) the line table of the
+   CODE_DEBUG_INFO record kept for it.  Returns the table, which the
+   caller frees after the registration.  Out of line: code without a line
+   table (most of a jitdump's, and the bench's) keeps a small frame. */
+__attribute__((noinline))
+static JitSrcLine* attach_lines ( JitFollower* fl, JitRegistration* reg,
+                                  const JitdumpCodeLoad* ld )
+{
+   JitdumpState* s = fl->state;
+   Word          i, n = VG_(sizeXA)(s->pending_lines);
+   HChar*        files = VG_(sizeXA)(s->pending_files) > 0
+                            ? VG_(indexXA)(s->pending_files, 0) : NULL;
+   UWord         bias  = line_bias(fl, reg->start, reg->size);
+   JitSrcLine*   lines = ML_(dinfo_zalloc)("di.jitfollow.lines",
+                                           n * sizeof(JitSrcLine));
+   for (i = 0; i < n; i++) {
+      const PendingLine* pl = VG_(indexXA)(s->pending_lines, i);
+      /* >= size if before the code (wraps): dropped */
+      lines[i].offset = pl->addr - reg->start - bias;
+      lines[i].line   = pl->line;
+      if (pl->file_off == FILE_UNKNOWN) {
+         lines[i].file = NULL;   /* reg->file, if any */
+         if (reg->file == NULL)
+            reg->file = v8_script_of(ld->name, s->script,
+                                     sizeof(s->script));
+      } else {
+         lines[i].file = files + pl->file_off;
+      }
+   }
+   reg->lines   = lines;
+   reg->n_lines = n;
+   return lines;
+}
+
 /* Registers a CODE_LOAD stamped ts.  Returns False if it must wait for
    a safe point (not consumed). */
 static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
@@ -305,20 +353,18 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    JitRegistration reg = { 0 };
    JitSrcLine*     lines = NULL;
    JitLineDrops    drops;
-   Word            i, n = 0;
    Int             st;
-   HChar           script[VG_JIT_MAX_STRING + 1];
 
    if (ld->code_size == 0 || ld->name_len == 0) {
       ML_(jit_follow_warn)(fl, where, ld->code_size == 0
                            ? "CODE_LOAD with code_size 0 ignored"
                            : "CODE_LOAD with an empty name ignored");
-      VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
+      drop_unwinding(s);
       return True;
    }
    if (!ML_(jit_follow_fits)(fl, where, "CODE_LOAD", ld->code_addr,
                              ld->code_size)) {
-      VG_(dropTailXA)(s->pending_unwind, VG_(sizeXA)(s->pending_unwind));
+      drop_unwinding(s);
       return True;
    }
    reg.start  = (Addr)ld->code_addr;
@@ -334,28 +380,9 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    /* V8 flushes its last block after it unmapped its code. */
    reg.may_name_unmapped = True;
    if (s->have_pending && s->pending_addr == reg.start
-       && (n = VG_(sizeXA)(s->pending_lines)) > 0) {
-      HChar* files = VG_(sizeXA)(s->pending_files) > 0
-                        ? VG_(indexXA)(s->pending_files, 0) : NULL;
-      UWord  bias  = line_bias(fl, reg.start, reg.size);
-      lines = ML_(dinfo_zalloc)("di.jitfollow.lines",
-                                n * sizeof(JitSrcLine));
-      for (i = 0; i < n; i++) {
-         const PendingLine* pl = VG_(indexXA)(s->pending_lines, i);
-         /* >= size if before the code (wraps): dropped */
-         lines[i].offset = pl->addr - reg.start - bias;
-         lines[i].line   = pl->line;
-         if (pl->file_off == FILE_UNKNOWN) {
-            lines[i].file = NULL;   /* reg.file, if any */
-            if (reg.file == NULL)
-               reg.file = v8_script_of(ld->name, script, sizeof(script));
-         } else {
-            lines[i].file = files + pl->file_off;
-         }
-      }
-      reg.lines   = lines;
-      reg.n_lines = n;
-      reg.drops   = &drops;
+       && VG_(sizeXA)(s->pending_lines) > 0) {
+      lines = attach_lines(fl, &reg, ld);
+      reg.drops = &drops;
    }
    st = ML_(jit_register)(&reg, when);
    if (lines)
@@ -363,19 +390,17 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    if (!ML_(jit_follow_registered)(fl, &reg, st, where))
       return False;
    clear_pending(s);
-   n = VG_(sizeXA)(s->pending_unwind);
-   if (n == 0)
-      return True;
    /* Code named late has no code for its unwinding information. */
-   if (ML_(jit_status_applied)(st))
+   if (s->have_unwind && ML_(jit_status_applied)(st))
       apply_unwinding(fl, reg.start, reg.size, ld->name, where);
    /* An unwinding record describes the next CODE_LOAD only. */
-   VG_(dropTailXA)(s->pending_unwind, n);
+   drop_unwinding(s);
    return True;
 }
 
-/* Handles one decoded event.  Returns False if the record must wait for
-   a safe point. */
+/* Handles a record event but a CODE_LOAD's (jitdump_step hands those to
+   handle_code_load).  Returns False if the record must wait for a safe
+   point. */
 static Bool handle_record ( JitFollower* fl, const JitdumpEvent* ev,
                             JitWhere when )
 {
@@ -398,9 +423,6 @@ static Bool handle_record ( JitFollower* fl, const JitdumpEvent* ev,
          return True;
    }
    switch (ev->rec.id) {
-      case JITDUMP_CODE_LOAD:
-         return handle_code_load(fl, &ev->rec.u.load, ev->rec.timestamp,
-                                 ev->offset, when);
       case JITDUMP_CODE_MOVE: {
          Int st;
          if (when == JitInLookup)
@@ -447,22 +469,6 @@ static Bool handle_record ( JitFollower* fl, const JitdumpEvent* ev,
 }
 
 
-/* The format's handle: the event decoded last. */
-static JitItem jitdump_handle ( JitFollower* fl, JitWhere when )
-{
-   const JitdumpEvent* ev = &((JitdumpState*)fl->state)->ev;
-   if (ev->kind == JITDUMP_EV_HEADER) {
-      ((JitdumpState*)fl->state)->arch_clock
-         = (ev->header.flags & JITDUMP_FLAG_ARCH_TIMESTAMP) != 0;
-      if (ev->header.pid != (UInt)fl->pid && VG_(clo_verbosity) > 1)
-         VG_(umsg)("Warning: %s: header pid %u is not this process "
-                   "(%d)\n", fl->path, ev->header.pid, fl->pid);
-      return JitItem_NOT_ITEM;
-   }
-   return handle_record(fl, ev, when) ? JitItem_DONE : JitItem_WAIT;
-}
-
-
 /*------------------------------------------------------------*/
 /*--- The format's operations                              ---*/
 /*------------------------------------------------------------*/
@@ -492,11 +498,23 @@ static void* jitdump_reader ( JitFollower* fl )
    return &((JitdumpState*)fl->state)->jd;
 }
 
-static JitStep jitdump_decode ( JitFollower* fl, const UChar* buf, SizeT len,
-                                /*OUT*/ULong* n )
+/* The file's header: its flags and pid. */
+static void take_header ( JitFollower* fl, const JitdumpHeader* h )
 {
    JitdumpState* s = fl->state;
-   Int kind = ML_(jitdump_next)(&s->jd, buf, len, &s->ev);
+   s->arch_clock = (h->flags & JITDUMP_FLAG_ARCH_TIMESTAMP) != 0;
+   if (h->pid != (UInt)fl->pid && VG_(clo_verbosity) > 1)
+      VG_(umsg)("Warning: %s: header pid %u is not this process "
+                "(%d)\n", fl->path, h->pid, fl->pid);
+}
+
+/* What is no record: the file's header (kind JITDUMP_EV_HEADER), or
+   bytes the reader needs more of (NEED_MORE) or cannot read past
+   (ERROR). */
+static JitStep step_not_record ( JitFollower* fl, Int kind, SizeT len,
+                                 /*OUT*/ULong* n )
+{
+   JitdumpState* s = fl->state;
    if (kind == JITDUMP_EV_NEED_MORE) {
       /* At exit the whole file is here: a header still incomplete will
          never be read (a producer that died, or a file that only bears
@@ -520,7 +538,31 @@ static JitStep jitdump_decode ( JitFollower* fl, const UChar* buf, SizeT len,
       ML_(jit_follow_stop)(fl, "unreadable");
       return JitStep_STOP;
    }
+   take_header(fl, &s->ev.header);
    *n = s->ev.advance;
+   return JitStep_ADVANCE;   /* not an item */
+}
+
+/* Reads one item: a CODE_LOAD goes straight to handle_code_load. */
+static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
+                              JitWhere where, /*OUT*/ULong* n )
+{
+   JitdumpState*       s  = fl->state;
+   const JitdumpEvent* ev = &s->ev;
+   Int  kind = ML_(jitdump_next)(&s->jd, buf, len, &s->ev);
+   Bool consumed;
+   if (LIKELY(kind == JITDUMP_EV_RECORD && ev->rec.id == JITDUMP_CODE_LOAD))
+      consumed = handle_code_load(fl, &ev->rec.u.load, ev->rec.timestamp,
+                                  ev->offset, where);
+   else if (kind == JITDUMP_EV_NEED_MORE || kind == JITDUMP_EV_ERROR
+            || kind == JITDUMP_EV_HEADER)
+      return step_not_record(fl, kind, len, n);
+   else
+      consumed = handle_record(fl, ev, where);
+   if (!consumed)
+      return JitStep_WAIT;
+   fl->n_items++;
+   *n = ev->advance;
    return JitStep_ADVANCE;
 }
 
@@ -537,8 +579,7 @@ const JitFollowerOps ML_(jit_jitdump_ops) = {
    jitdump_offset,
    jitdump_reader,
    sizeof(JitdumpReader),
-   jitdump_decode,
-   jitdump_handle,
+   jitdump_step,
    NULL,   /* finish: a record is whole or skipped */
    NULL,   /* discover: the client maps its files */
    NULL,

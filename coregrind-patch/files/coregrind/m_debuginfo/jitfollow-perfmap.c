@@ -77,8 +77,9 @@ static Bool predates_this_process ( ULong mtime )
    return started_at > 0 && mtime + 1 < started_at;
 }
 
-/* Registers the line decoded last. */
-static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
+/* Registers the line decoded last.  Returns False if it must wait for a
+   safe point. */
+static Bool handle_line ( JitFollower* fl, JitWhere when )
 {
    PerfmapState*       s  = fl->state;
    const PerfmapEvent* ev = &s->ev;
@@ -86,15 +87,15 @@ static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
    Int st;
    if (ev->kind == PERFMAP_EV_BAD_LINE) {
       ML_(jit_follow_warn)(fl, ev->line, ML_(perfmap_strerror)(ev->error));
-      return JitItem_DONE;
+      return True;
    }
    if (ev->kind != PERFMAP_EV_ENTRY) {
       fl->n_other++;   /* a blank line */
-      return JitItem_DONE;
+      return True;
    }
    if (!ML_(jit_follow_fits)(fl, ev->line, "entry", ev->entry.start,
                              ev->entry.size))
-      return JitItem_DONE;
+      return True;
    vg_assert(ev->entry.name_len <= PERFMAP_LINE_MAX);
    VG_(memcpy)(s->name_buf, ev->entry.name, ev->entry.name_len);
    s->name_buf[ev->entry.name_len] = 0;
@@ -105,8 +106,7 @@ static JitItem perfmap_handle ( JitFollower* fl, JitWhere when )
    reg.object_resolved = ML_(jit_follow_object)(fl);
    reg.may_name_unmapped = True;   /* a map written at exit */
    st = ML_(jit_register)(&reg, when);
-   return ML_(jit_follow_registered)(fl, &reg, st, ev->line)
-          ? JitItem_DONE : JitItem_WAIT;
+   return ML_(jit_follow_registered)(fl, &reg, st, ev->line);
 }
 
 static void perfmap_init ( JitFollower* fl )
@@ -130,14 +130,19 @@ static void* perfmap_reader ( JitFollower* fl )
    return &((PerfmapState*)fl->state)->pm;
 }
 
-static JitStep perfmap_decode ( JitFollower* fl, const UChar* buf, SizeT len,
-                                /*OUT*/ULong* n )
+static JitStep perfmap_step ( JitFollower* fl, const UChar* buf, SizeT len,
+                              JitWhere where, /*OUT*/ULong* n )
 {
    PerfmapState* s = fl->state;
-   Int kind = ML_(perfmap_next)(&s->pm, buf, len, &s->ev);
-   *n = kind == PERFMAP_EV_NEED_MORE ? s->ev.need   /* a line in progress */
-                                     : s->ev.advance;
-   return kind == PERFMAP_EV_NEED_MORE ? JitStep_NEED_MORE : JitStep_ADVANCE;
+   if (ML_(perfmap_next)(&s->pm, buf, len, &s->ev) == PERFMAP_EV_NEED_MORE) {
+      *n = s->ev.need;   /* a line in progress */
+      return JitStep_NEED_MORE;
+   }
+   if (!handle_line(fl, where))
+      return JitStep_WAIT;
+   fl->n_items++;
+   *n = s->ev.advance;
+   return JitStep_ADVANCE;
 }
 
 /* The last line even without its '\n' (a producer that exited without
@@ -162,7 +167,7 @@ static void perfmap_finish ( JitFollower* fl )
    if (ML_(perfmap_finish)(&s->pm, fl->buf, len, &s->ev)
        != PERFMAP_EV_NEED_MORE) {
       fl->n_items++;   /* the final line, without its '\n' */
-      (void)perfmap_handle(fl, JitAtSafePoint);
+      (void)handle_line(fl, JitAtSafePoint);
    }
 }
 
@@ -239,8 +244,7 @@ const JitFollowerOps ML_(jit_perfmap_ops) = {
    perfmap_offset,
    perfmap_reader,
    sizeof(PerfmapReader),
-   perfmap_decode,
-   perfmap_handle,
+   perfmap_step,
    perfmap_finish,
    perfmap_discover,
    perfmap_discovering,

@@ -105,13 +105,6 @@ static void stop_following_in_child ( ThreadId tid )
          formats[i]->forked();
 }
 
-struct _JitObject* ML_(jit_follow_object) ( JitFollower* fl )
-{
-   if (fl->object == NULL)
-      fl->object = ML_(jit_object_named)(fl->path);
-   return fl->object;
-}
-
 JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
                                const HChar* path )
 {
@@ -231,10 +224,10 @@ void ML_(jit_follow_warn) ( JitFollower* fl, ULong where, const HChar* what )
                 where, what);
 }
 
+#if VG_WORDSIZE == 4
 Bool ML_(jit_follow_fits) ( JitFollower* fl, ULong where,
                             const HChar* what, ULong addr, ULong size )
 {
-#  if VG_WORDSIZE == 4
    ULong last = size > 0 ? addr + size - 1 : addr;
    if (last >= addr && last <= 0xFFFFFFFFULL)
       return True;
@@ -244,11 +237,8 @@ Bool ML_(jit_follow_fits) ( JitFollower* fl, ULong where,
                 "beyond the 4 GiB address space of a 32-bit platform\n",
                 fl->path, fl->ops->position, where, what, addr, size);
    return False;
-#  else
-   (void)fl; (void)where; (void)what; (void)addr; (void)size;
-   return True;
-#  endif
 }
+#endif
 
 Bool ML_(jit_follow_answered) ( JitFollower* fl,
                                 const JitRegistration* reg,
@@ -294,35 +284,23 @@ Bool ML_(jit_follow_answered) ( JitFollower* fl,
    return True;
 }
 
-/* Decodes and handles one item of fl from buf[0 .. len-1] (the file's
-   bytes at the reader's offset): the reader is put back as it was if
-   the item must wait for a safe point.  Only a read inside a lookup can
-   be told to wait, so only there is the reader kept before decoding
-   (not once per item of a file read at a safe point). */
+/* Reads one item of fl from buf[0 .. len-1] (the file's bytes at the
+   reader's offset): the reader is put back as it was if the item must
+   wait for a safe point.  Only a read inside a lookup can be told to
+   wait, so only there is the reader kept before the item (not once per
+   item of a file read at a safe point). */
 static JitStep follow_step ( JitFollower* fl, const UChar* buf, SizeT len,
                              JitWhere where, /*OUT*/ULong* n )
 {
-   const JitFollowerOps* ops    = fl->ops;
-   void*                 reader = ops->reader(fl);
+   const JitFollowerOps* ops = fl->ops;
    JitStep               step;
-   if (where == JitInLookup)
-      VG_(memcpy)(fl->snapshot, reader, ops->reader_size);
-   step = ops->decode(fl, buf, len, n);
-   if (step != JitStep_ADVANCE)
-      return step;
-   switch (ops->handle(fl, where)) {
-      case JitItem_WAIT:
-         /* The registry asks for a safe point only from a lookup. */
-         vg_assert(where == JitInLookup);
-         VG_(memcpy)(reader, fl->snapshot, ops->reader_size);
-         return JitStep_WAIT;
-      case JitItem_DONE:
-         fl->n_items++;
-         break;
-      case JitItem_NOT_ITEM:
-         break;
-   }
-   return JitStep_ADVANCE;
+   if (where != JitInLookup)
+      return ops->step(fl, buf, len, where, n);
+   VG_(memcpy)(fl->snapshot, ops->reader(fl), ops->reader_size);
+   step = ops->step(fl, buf, len, where, n);
+   if (step == JitStep_WAIT)
+      VG_(memcpy)(ops->reader(fl), fl->snapshot, ops->reader_size);
+   return step;
 }
 
 

@@ -49,23 +49,11 @@ typedef
                              a skip) */
       JitStep_NEED_MORE,  /* *n: how many bytes, from the reader's offset,
                              the next item needs */
-      JitStep_WAIT,       /* the next item needs a safe point; the reader
-                             is unchanged */
+      JitStep_WAIT,       /* the next item needs a safe point; the
+                             follower puts the reader back as it was */
       JitStep_STOP        /* the file is unreadable: following stopped */
    }
    JitStep;
-
-/* What a format's handle did with the item it decoded. */
-typedef
-   enum {
-      JitItem_DONE,       /* handled: one more item read */
-      JitItem_NOT_ITEM,   /* handled, but counts as no item (a file
-                             header) */
-      JitItem_WAIT        /* needs a safe point: decoded again there
-                             (only when handled JitInLookup: the reader
-                             is kept for this only then) */
-   }
-   JitItem;
 
 /* A format. */
 typedef
@@ -84,18 +72,21 @@ typedef
       /* File offset of the reader's next unconsumed byte. */
       ULong    (*offset) ( const JitFollower* fl );
       /* The parser's state (reader_size bytes in fl->state): copied
-         before each item is decoded and put back if the item must wait
-         for a safe point, so that it is decoded again there. */
+         before an item is read inside a lookup and put back if the item
+         must wait for a safe point, so that it is read again there. */
       void*    (*reader) ( JitFollower* fl );
       SizeT        reader_size;
-      /* Decodes one item from buf[0 .. len-1], the file's bytes at
-         offset(), keeping it in fl->state: JitStep_ADVANCE (*n: how far
-         the reader's offset moved), JitStep_NEED_MORE (*n: the bytes the
-         item needs) or JitStep_STOP (it stopped following fl). */
-      JitStep  (*decode) ( JitFollower* fl, const UChar* buf, SizeT len,
-                           /*OUT*/ULong* n );
-      /* Registers what the item decode kept describes. */
-      JitItem  (*handle) ( JitFollower* fl, JitWhere where );
+      /* Reads one item from buf[0 .. len-1], the file's bytes at
+         offset(), and registers what it describes: JitStep_ADVANCE (*n:
+         how far the reader's offset moved; fl->n_items counts the item
+         unless it is none, as a file's header), JitStep_NEED_MORE (*n:
+         the bytes the item needs), JitStep_WAIT (only when `where` is
+         JitInLookup: the item needs a safe point, and the caller puts
+         the reader back) or JitStep_STOP (it stopped following fl).
+         Decoding and registering are one call: the interface is paid
+         once an item. */
+      JitStep  (*step)   ( JitFollower* fl, const UChar* buf, SizeT len,
+                           JitWhere where, /*OUT*/ULong* n );
       /* The rest may be NULL. */
       /* When the client has exited, at a safe point: reads what is left
          that is no whole item yet but is one at the end of the file (a
@@ -150,8 +141,14 @@ extern JitFollower* ML_(jit_follow) ( const JitFollowerOps* ops, Int fd,
                                       const HChar* path );
 
 /* The object of fl's functions (named fl->path), resolved on the first
-   call: ML_(jit_object_named) once per file, not per item. */
-extern struct _JitObject* ML_(jit_follow_object) ( JitFollower* fl );
+   call: ML_(jit_object_named) once per file, not per item.  Inline: a
+   record pays a load for it. */
+static inline struct _JitObject* ML_(jit_follow_object) ( JitFollower* fl )
+{
+   if (UNLIKELY(fl->object == NULL))
+      fl->object = ML_(jit_object_named)(fl->path);
+   return fl->object;
+}
 
 /* Stops following fl, closing its file, and says why under -v. */
 extern void ML_(jit_follow_stop) ( JitFollower* fl, const HChar* why );
@@ -171,10 +168,21 @@ extern void ML_(jit_follow_warn) ( JitFollower* fl, ULong where,
    32-bit platform a range that reaches past 4 GiB is refused
    (VG_JIT_ERR_BAD_RANGE, counted as ML_(jit_follow_refused) does) with
    a warning under -v naming it, instead of being truncated to another
-   address.  Always True on 64-bit platforms. */
+   address.  Always True on 64-bit platforms (inline there: a record
+   pays nothing for it). */
+#if VG_WORDSIZE == 4
 extern Bool ML_(jit_follow_fits) ( JitFollower* fl, ULong where,
                                    const HChar* what, ULong addr,
                                    ULong size );
+#else
+static inline Bool ML_(jit_follow_fits) ( JitFollower* fl, ULong where,
+                                          const HChar* what, ULong addr,
+                                          ULong size )
+{
+   (void)fl; (void)where; (void)what; (void)addr; (void)size;
+   return True;
+}
+#endif
 
 /* Counts an item of fl refused by the registry with status st (here and
    in the registry's summary). */
