@@ -40,7 +40,7 @@
 //        flipped between writable and executable (flip), or a new page
 //        mapped, made executable, called and unmapped each time (fresh).
 //        Prints loop_ns (the whole loop).
-//   dump N wait|nowait
+//   dump N wait|nowait|read
 //        writes ./jit-<pid>.dump with a header and N CODE_LOAD records for
 //        the N functions, closes it, maps it PROT_READ|PROT_EXEC (which is
 //        how a producer tells profilers, and Valgrind, to follow it), then
@@ -52,8 +52,15 @@
 //        ingest_user_ns and ingest_sys_ns (the process's user and system
 //        CPU time over the same span, getrusage: the system part is the
 //        kernel copying the file out and faulting in new memory),
-//        first_ok, last_ok and file_bytes.  The file is removed before exit; the
-//        code stays mapped until the process ends.
+//        ingest_minor_faults (pages the kernel mapped in over the span,
+//        getrusage), first_ok, last_ok and file_bytes.  The file is removed
+//        before exit; the code stays mapped until the process ends.
+//   dump N read
+//        natively: writes the same file, then reads it back with pread in
+//        pieces of the follower's buffer size (68 KiB), from the page
+//        cache as the follower does.  Prints read_ns and file_bytes: the
+//        kernel's part of reading the file, which row 5 subtracts from its
+//        budget.
 //   gdb N
 //        N relocatable ELF objects of 10 functions each (the functions of
 //        the emitted code, which is already executable), built before the
@@ -136,6 +143,7 @@ std::uint64_t now_ns() {
 // User and system CPU time of the whole process so far (getrusage), in ns.
 struct CpuTimes {
     std::uint64_t user_ns, sys_ns;
+    std::uint64_t minor_faults;  ///< pages the kernel mapped in (ru_minflt)
 };
 CpuTimes cpu_times() {
     rusage ru{};
@@ -144,7 +152,7 @@ CpuTimes cpu_times() {
         return static_cast<std::uint64_t>(tv.tv_sec) * 1000000000ull +
                static_cast<std::uint64_t>(tv.tv_usec) * 1000ull;
     };
-    return {ns(ru.ru_utime), ns(ru.ru_stime)};
+    return {ns(ru.ru_utime), ns(ru.ru_stime), static_cast<std::uint64_t>(ru.ru_minflt)};
 }
 
 // Keeps the compiler from moving memory accesses across this point or
@@ -338,8 +346,24 @@ void write_bytes(int fd, const jitdump_test::JitdumpBuilder& b, const std::strin
     }
 }
 
+// dump N read: reads the file back with pread in pieces of the follower's
+// buffer size, natively, and times that.
+void time_reading(int fd, std::size_t bytes) {
+    std::vector<unsigned char> buf(64 * 1024 + 4096);
+    const std::uint64_t t0 = now_ns();
+    std::size_t off = 0;
+    while (off < bytes) {
+        const ssize_t r = pread(fd, buf.data(), buf.size(), static_cast<off_t>(off));
+        if (r <= 0) die(std::string("pread: ") + std::strerror(errno));
+        off += static_cast<std::size_t>(r);
+    }
+    const std::uint64_t t1 = now_ns();
+    std::printf("read_ns=%llu\nfile_bytes=%zu\n", static_cast<unsigned long long>(t1 - t0), bytes);
+}
+
 int mode_dump(std::size_t n, const std::string& how) {
-    if (how != "wait" && how != "nowait") die("dump: mode must be wait or nowait");
+    if (how != "wait" && how != "nowait" && how != "read")
+        die("dump: mode must be wait, nowait or read");
     Code code(n);
     Names names(n);
     const auto pid = static_cast<std::uint32_t>(getpid());
@@ -351,6 +375,12 @@ int mode_dump(std::size_t n, const std::string& how) {
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) die("open " + path + ": " + std::strerror(errno));
     write_bytes(fd, b, path);
+    if (how == "read") {
+        time_reading(fd, b.bytes.size());
+        close(fd);
+        unlink(path.c_str());
+        return 0;
+    }
 
     const CpuTimes c0 = cpu_times();
     const std::uint64_t t0 = now_ns();
@@ -369,11 +399,13 @@ int mode_dump(std::size_t n, const std::string& how) {
     const CpuTimes c1 = cpu_times();
     const unsigned long first_ok = VALGRIND_JIT_UNREGISTER(code.fn(0));
     std::printf(
-        "ingest_ns=%llu\ningest_user_ns=%llu\ningest_sys_ns=%llu\nfirst_ok=%lu\nlast_ok=%lu\n"
-        "file_bytes=%zu\n",
+        "ingest_ns=%llu\ningest_user_ns=%llu\ningest_sys_ns=%llu\ningest_minor_faults=%llu\n"
+        "first_ok=%lu\nlast_ok=%lu\nfile_bytes=%zu\n",
         static_cast<unsigned long long>(t1 - t0),
         static_cast<unsigned long long>(c1.user_ns - c0.user_ns),
-        static_cast<unsigned long long>(c1.sys_ns - c0.sys_ns), first_ok, last_ok, b.bytes.size());
+        static_cast<unsigned long long>(c1.sys_ns - c0.sys_ns),
+        static_cast<unsigned long long>(c1.minor_faults - c0.minor_faults), first_ok, last_ok,
+        b.bytes.size());
     munmap(map, 4096);
     close(fd);
     unlink(path.c_str());
@@ -636,7 +668,8 @@ int main(int argc, char** argv) {
     const std::string usage =
         "usage: jitbench register N jit|discard|request|unregister|none [keep] | calls N reg|noreg "
         "|"
-        " dump N wait|nowait | late N early|late|freed | mprotect N flip|fresh | gdb N | touch MIB "
+        " dump N wait|nowait|read | late N early|late|freed | mprotect N flip|fresh | gdb N | "
+        "touch MIB "
         "|"
         " native ITERATIONS";
     if (argc < 3) die(usage);
