@@ -994,7 +994,8 @@ double jitdump_instructions() {
 // reading the file from the page cache with pread (jitbench dump N read).
 // What is left, at the rate the ingestion ran its instructions (counted
 // instructions over user CPU time), says how many instructions a record
-// may take for the target: the row's floor on this machine.
+// may take for the target in this run (it moves with the machine's
+// speed from run to run).
 void kernel_part_row(unsigned long n, const std::vector<Sample>& ingest, double per_record) {
     Cmd touch{"touch-128MiB-row5", {g_opt->jitbench, "touch", "128"}};
     Cmd read{"dump-read", {g_opt->jitbench, "dump", std::to_string(n), "read"}};
