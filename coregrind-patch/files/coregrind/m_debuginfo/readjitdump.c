@@ -69,11 +69,17 @@ static unsigned long find_nul(const unsigned char* p,
    0x7E by the carry of adding 1 (0x80 and up have the top bit set
    already).  A borrow or carry crosses into the next byte only from a
    byte that is itself outside. */
-static int word_not_printable(unsigned long w)
+static unsigned long word_not_printable(unsigned long w)
 {
-   return ((((w - WORD_ONES * 0x20) & ~w) | ((w + WORD_ONES) | w))
-           & WORD_HIGHS) != 0;
+   return (((w - WORD_ONES * 0x20) & ~w) | ((w + WORD_ONES) | w))
+          & WORD_HIGHS;
 }
+/* On a little-endian host the lowest flagged byte of word_not_printable
+   is the first byte outside (borrows and carries move only towards
+   higher addresses): its index is known from the flags alone. */
+#  if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#    define JITDUMP_FIRST_FLAGGED(m) ((unsigned long)__builtin_ctzl(m) / 8)
+#  endif
 #endif
 
 /* find_nul for a CODE_LOAD's name, which also tells whether the bytes
@@ -86,12 +92,18 @@ static unsigned long scan_name(const unsigned char* p, unsigned long from,
    unsigned long i = from;
 #if defined(JITDUMP_WORD_SCAN)
    /* Whole words while every byte is printable; the word that holds
-      the NUL (or another byte) is finished byte by byte below. */
+      the NUL (or another byte) is finished byte by byte below, from
+      the byte its flags point at where they tell it. */
    for (; i + sizeof(unsigned long) <= to; i += sizeof(unsigned long)) {
-      unsigned long w;
+      unsigned long w, flags;
       __builtin_memcpy(&w, p + i, sizeof(w));
-      if (word_not_printable(w))
+      flags = word_not_printable(w);
+      if (flags != 0) {
+#  if defined(JITDUMP_FIRST_FLAGGED)
+         i += JITDUMP_FIRST_FLAGGED(flags);
+#  endif
          break;
+      }
    }
 #endif
    for (; i < to; i++)
@@ -292,11 +304,16 @@ void ML_(jitdump_init)(JitdumpReader* r, unsigned long max_hold)
    r->max_hold = max_hold;
 }
 
+/* Each of ev_need, ev_hard and ev_consume sets every field of the
+   event's own (kind, offset, advance, need, error): a record's event is
+   not cleared before it is read. */
 static int ev_need(JitdumpReader* r, JitdumpEvent* ev, unsigned long need)
 {
-   ev->kind   = JITDUMP_EV_NEED_MORE;
-   ev->offset = r->offset;
-   ev->need   = need;
+   ev->kind    = JITDUMP_EV_NEED_MORE;
+   ev->offset  = r->offset;
+   ev->advance = 0;
+   ev->need    = need;
+   ev->error   = 0;
    return ev->kind;
 }
 
@@ -305,9 +322,11 @@ static int ev_hard(JitdumpReader* r, JitdumpEvent* ev, int err)
    r->state        = ST_ERROR;
    r->error        = err;
    r->error_offset = r->offset;
-   ev->kind   = JITDUMP_EV_ERROR;
-   ev->offset = r->offset;
-   ev->error  = err;
+   ev->kind    = JITDUMP_EV_ERROR;
+   ev->offset  = r->offset;
+   ev->advance = 0;
+   ev->need    = 0;
+   ev->error   = err;
    return ev->kind;
 }
 
@@ -318,6 +337,7 @@ static int ev_consume(JitdumpReader* r, JitdumpEvent* ev, int kind,
    ev->kind    = kind;
    ev->offset  = r->offset;
    ev->advance = advance;
+   ev->need    = 0;
    ev->error   = err;
    r->offset  += advance;
    r->n_records++;
@@ -398,11 +418,68 @@ unsigned int ML_(jitdump_fixed_size)(unsigned int id)
    }
 }
 
+/* A CODE_LOAD whose prefix was read into ev->rec: one record of nearly
+   every file, decoded on its own path (no table of sizes, no switch).
+   Sets each field of its member on every outcome but NEED_MORE, where
+   only the name and code pointers are cleared. */
+static int next_code_load(JitdumpReader* r, const unsigned char* buf,
+                          unsigned long len, JitdumpEvent* ev)
+{
+   JitdumpRecord*   rec = &ev->rec;
+   JitdumpCodeLoad* ld  = &rec->u.load;
+   /* r->big_endian, known here at compile time: only files in this
+      host's byte order are read (next_header). */
+   const int        big = jitformats_host_big_endian();
+   unsigned long    window, end, nul;
+
+   if (rec->total_size < JITDUMP_CODE_LOAD_FIXED)
+      return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_SHORT);
+   if (rec->total_size > JITDUMP_RECORD_MAX)
+      return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_LARGE);
+   if (len < JITDUMP_CODE_LOAD_FIXED) {
+      ld->name = 0;
+      ld->code = 0;
+      return ev_need(r, ev, JITDUMP_CODE_LOAD_FIXED);
+   }
+   ld->pid        = jitformats_ld32(buf + JITDUMP_LOAD_PID, big);
+   ld->tid        = jitformats_ld32(buf + JITDUMP_LOAD_TID, big);
+   ld->vma        = jitformats_ld64(buf + JITDUMP_LOAD_VMA, big);
+   ld->code_addr  = jitformats_ld64(buf + JITDUMP_LOAD_CODE_ADDR, big);
+   ld->code_size  = jitformats_ld64(buf + JITDUMP_LOAD_CODE_SIZE, big);
+   ld->code_index = jitformats_ld64(buf + JITDUMP_LOAD_CODE_INDEX, big);
+   /* The name must end within the record and within the name cap. */
+   window = min_ul(rec->total_size,
+                   JITDUMP_CODE_LOAD_FIXED + JITDUMP_NAME_MAX);
+   end    = min_ul(len, window);
+   nul    = scan_name(buf, JITDUMP_CODE_LOAD_FIXED, end, &ld->name_is_ascii);
+   if (nul == end) {
+      ld->name             = 0;
+      ld->name_len         = 0;
+      ld->name_is_ascii    = 0;
+      ld->code             = 0;
+      ld->code_bytes       = 0;
+      ld->code_file_offset = 0;
+      if (len < window)
+         return ev_need(r, ev, window);
+      return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
+                        JITDUMP_ERR_NAME_UNTERMINATED, rec->total_size);
+   }
+   ld->name             = (const char*)(buf + JITDUMP_CODE_LOAD_FIXED);
+   ld->name_len         = nul - JITDUMP_CODE_LOAD_FIXED;
+   ld->code_file_offset = r->offset + nul + 1;
+   ld->code_bytes       = rec->total_size - (nul + 1);
+   ld->code             = len >= rec->total_size ? buf + nul + 1 : 0;
+   if (jitformats_range_wraps(ld->code_addr, ld->code_size))
+      return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
+                        JITDUMP_ERR_CODE_RANGE_WRAPS, rec->total_size);
+   return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK, rec->total_size);
+}
+
 static int next_record(JitdumpReader* r, const unsigned char* buf,
                        unsigned long len, JitdumpEvent* ev)
 {
    JitdumpRecord* rec = &ev->rec;
-   int big = r->big_endian;
+   const int big = jitformats_host_big_endian();   /* = r->big_endian */
    unsigned int fixed;
 
    if (len < JITDUMP_PREFIX_SIZE)
@@ -412,10 +489,10 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
    rec->total_size  = jitformats_ld32(buf + JITDUMP_REC_TOTAL_SIZE, big);
    rec->timestamp   = jitformats_ld64(buf + JITDUMP_REC_TIMESTAMP, big);
    rec->file_offset = r->offset;
-   /* CODE_LOAD, one record of nearly every file, sets each field of its
-      member below; the other kinds start from zeros. */
-   if (rec->id != JITDUMP_CODE_LOAD)
-      jitformats_zero(&rec->u, sizeof(rec->u));
+   if (rec->id == JITDUMP_CODE_LOAD)
+      return next_code_load(r, buf, len, ev);
+   /* The other kinds start from zeros. */
+   jitformats_zero(&rec->u, sizeof(rec->u));
 
    fixed = ML_(jitdump_fixed_size)(rec->id);
    if (rec->total_size < fixed)
@@ -424,45 +501,6 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_LARGE);
 
    switch (rec->id) {
-
-   case JITDUMP_CODE_LOAD: {
-      JitdumpCodeLoad* ld = &rec->u.load;
-      unsigned long window, nul;
-      ld->name             = 0;
-      ld->name_len         = 0;
-      ld->name_is_ascii    = 0;
-      ld->code             = 0;
-      ld->code_bytes       = 0;
-      ld->code_file_offset = 0;
-      if (len < fixed)
-         return ev_need(r, ev, fixed);
-      ld->pid        = jitformats_ld32(buf + JITDUMP_LOAD_PID, big);
-      ld->tid        = jitformats_ld32(buf + JITDUMP_LOAD_TID, big);
-      ld->vma        = jitformats_ld64(buf + JITDUMP_LOAD_VMA, big);
-      ld->code_addr  = jitformats_ld64(buf + JITDUMP_LOAD_CODE_ADDR, big);
-      ld->code_size  = jitformats_ld64(buf + JITDUMP_LOAD_CODE_SIZE, big);
-      ld->code_index = jitformats_ld64(buf + JITDUMP_LOAD_CODE_INDEX, big);
-      /* The name must end within the record and within the name cap. */
-      window = min_ul(rec->total_size, fixed + JITDUMP_NAME_MAX);
-      nul = scan_name(buf, fixed, min_ul(len, window),
-                      &ld->name_is_ascii);
-      if (nul == min_ul(len, window)) {
-         if (len < window)
-            return ev_need(r, ev, window);
-         return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
-                           JITDUMP_ERR_NAME_UNTERMINATED, rec->total_size);
-      }
-      ld->name     = (const char*)(buf + fixed);
-      ld->name_len = nul - fixed;
-      ld->code_file_offset = r->offset + nul + 1;
-      ld->code_bytes = rec->total_size - (nul + 1);
-      ld->code = len >= rec->total_size ? buf + nul + 1 : 0;
-      if (jitformats_range_wraps(ld->code_addr, ld->code_size))
-         return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
-                           JITDUMP_ERR_CODE_RANGE_WRAPS, rec->total_size);
-      return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
-                        rec->total_size);
-   }
 
    case JITDUMP_CODE_MOVE: {
       JitdumpCodeMove* mv = &rec->u.move;
@@ -556,14 +594,8 @@ int ML_(jitdump_next)(JitdumpReader* r, const unsigned char* buf,
       jitformats_zero(ev, sizeof(*ev));
       return next_header(r, buf, len, ev);
    case ST_RECORDS:
-      /* Once per record: the event's own fields only (the header is
-         valid for JITDUMP_EV_HEADER only; next_record sets the
-         record). */
-      ev->kind    = 0;
-      ev->offset  = 0;
-      ev->advance = 0;
-      ev->need    = 0;
-      ev->error   = 0;
+      /* next_record sets the event's own fields and the record (the
+         header is valid for JITDUMP_EV_HEADER only). */
       return next_record(r, buf, len, ev);
    default:
       jitformats_zero(ev, sizeof(*ev));
