@@ -350,7 +350,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
                                ULong ts, ULong where, JitWhere when )
 {
    JitdumpState*   s = fl->state;
-   JitRegistration reg = { 0 };
+   JitRegistration reg;
    JitSrcLine*     lines = NULL;
    JitLineDrops    drops;
    Int             st;
@@ -367,6 +367,8 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
       drop_unwinding(s);
       return True;
    }
+   /* Every field is set here, not cleared first: a CODE_LOAD is the
+      one record of nearly every file. */
    reg.start  = (Addr)ld->code_addr;
    reg.size   = (UWord)ld->code_size;
    reg.name   = ld->name;    /* NUL-terminated in the buffer */
@@ -376,9 +378,13 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    reg.name_is_ascii = ld->name_is_ascii != 0;
    reg.object = fl->path;
    reg.object_resolved = ML_(jit_follow_object)(fl);
-   reg.loaded = load_time(s, ts);
+   reg.file    = NULL;
+   reg.lines   = NULL;
+   reg.n_lines = 0;
+   reg.loaded  = load_time(s, ts);
    /* V8 flushes its last block after it unmapped its code. */
    reg.may_name_unmapped = True;
+   reg.drops = NULL;
    if (s->have_pending && s->pending_addr == reg.start
        && VG_(sizeXA)(s->pending_lines) > 0) {
       lines = attach_lines(fl, &reg, ld);

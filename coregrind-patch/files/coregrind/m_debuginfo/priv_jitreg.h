@@ -287,7 +287,9 @@ extern void ML_(jit_line_drops_text) ( HChar* buf, SizeT cap,
 extern Bool ML_(jit_client_readable) ( Addr a, SizeT len );
 
 /* A function to register.  All strings NUL-terminated and readable; the
-   registry copies what it keeps.  Zero-initialise it, then fill in. */
+   registry copies what it keeps.  Zero-initialise it, then fill in; or,
+   on a path run once a function (a client request, a jitdump
+   CODE_LOAD), set every field. */
 typedef
    struct {
       Addr              start;
