@@ -549,26 +549,38 @@ static JitStep step_not_record ( JitFollower* fl, Int kind, SizeT len,
    return JitStep_ADVANCE;   /* not an item */
 }
 
-/* Reads one item: a CODE_LOAD goes straight to handle_code_load. */
+/* Reads one record (a CODE_LOAD goes straight to handle_code_load);
+   outside a lookup, where no record waits, goes on through the records
+   that lie whole in buf and reports them as one advance. */
 static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
                               JitWhere where, /*OUT*/ULong* n )
 {
-   JitdumpState*       s  = fl->state;
-   const JitdumpEvent* ev = &s->ev;
-   Int  kind = ML_(jitdump_next)(&s->jd, buf, len, &s->ev);
-   Bool consumed;
-   if (LIKELY(kind == JITDUMP_EV_RECORD && ev->rec.id == JITDUMP_CODE_LOAD))
-      consumed = handle_code_load(fl, &ev->rec.u.load, ev->rec.timestamp,
-                                  ev->offset, where);
-   else if (kind == JITDUMP_EV_NEED_MORE || kind == JITDUMP_EV_ERROR
-            || kind == JITDUMP_EV_HEADER)
-      return step_not_record(fl, kind, len, n);
-   else
-      consumed = handle_record(fl, ev, where);
-   if (!consumed)
-      return JitStep_WAIT;
-   fl->n_items++;
-   *n = ev->advance;
+   JitdumpState*       s    = fl->state;
+   const JitdumpEvent* ev   = &s->ev;
+   ULong               done = 0;   /* bytes of buf read so far */
+   for (;;) {
+      Int  kind = ML_(jitdump_next)(&s->jd, buf + done, len - done,
+                                    &s->ev);
+      Bool consumed;
+      if (LIKELY(kind == JITDUMP_EV_RECORD
+                 && ev->rec.id == JITDUMP_CODE_LOAD))
+         consumed = handle_code_load(fl, &ev->rec.u.load,
+                                     ev->rec.timestamp, ev->offset, where);
+      else if (kind == JITDUMP_EV_NEED_MORE && done > 0)
+         break;   /* the reader stays before it: read again there */
+      else if (kind == JITDUMP_EV_NEED_MORE || kind == JITDUMP_EV_ERROR
+               || kind == JITDUMP_EV_HEADER)
+         return step_not_record(fl, kind, len - done, n);
+      else
+         consumed = handle_record(fl, ev, where);
+      if (!consumed)
+         return JitStep_WAIT;   /* in a lookup: done is 0 */
+      fl->n_items++;
+      done += ev->advance;
+      if (where == JitInLookup || done >= len || fl->done)
+         break;
+   }
+   *n = done;
    return JitStep_ADVANCE;
 }
 

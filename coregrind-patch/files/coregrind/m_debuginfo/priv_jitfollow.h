@@ -44,9 +44,9 @@ typedef struct _JitFollower JitFollower;
 /* What a step did with the bytes it was given. */
 typedef
    enum {
-      JitStep_ADVANCE,    /* handled an item; *n: how far the reader's
-                             offset moved (may exceed the bytes given:
-                             a skip) */
+      JitStep_ADVANCE,    /* handled one item or more; *n: how far the
+                             reader's offset moved (may exceed the bytes
+                             given: a skip) */
       JitStep_NEED_MORE,  /* *n: how many bytes, from the reader's offset,
                              the next item needs */
       JitStep_WAIT,       /* the next item needs a safe point; the
@@ -84,7 +84,10 @@ typedef
          JitInLookup: the item needs a safe point, and the caller puts
          the reader back) or JitStep_STOP (it stopped following fl).
          Decoding and registering are one call: the interface is paid
-         once an item. */
+         once an item.  Where no item can wait (`where` is not
+         JitInLookup), a format may go on through the items that follow
+         in buf and report them as one JitStep_ADVANCE (the jitdump
+         follower does: the interface is then paid once a buffer). */
       JitStep  (*step)   ( JitFollower* fl, const UChar* buf, SizeT len,
                            JitWhere where, /*OUT*/ULong* n );
       /* The rest may be NULL. */
