@@ -1156,7 +1156,8 @@ static inline unsigned long long jitformats_ld64(const unsigned char* p,
    /* One 8-byte load (compilers do not join two 4-byte ones). */
    unsigned long long v;
    __builtin_memcpy(&v, p, sizeof(v));
-   return big == jitformats_host_big_endian() ? v : __builtin_bswap64(v);
+   return (big != 0) == jitformats_host_big_endian() ? v
+                                                     : __builtin_bswap64(v);
 #else
    unsigned long long hi, lo;
    if (big) {
