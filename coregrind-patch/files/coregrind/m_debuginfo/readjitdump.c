@@ -123,6 +123,15 @@ static unsigned long min_ul(unsigned long a, unsigned long b)
    return a < b ? a : b;
 }
 
+/* The header and records other than CODE_LOAD are read out of line, so
+   that the frame of a CODE_LOAD's path, the one record of nearly every
+   file, holds only what that path uses. */
+#if defined(__GNUC__)
+#  define JITDUMP_NOINLINE __attribute__((noinline))
+#else
+#  define JITDUMP_NOINLINE
+#endif
+
 /* ------------------------------------------------------------------
    Error texts
    ------------------------------------------------------------------ */
@@ -344,8 +353,9 @@ static int ev_consume(JitdumpReader* r, JitdumpEvent* ev, int kind,
    return kind;
 }
 
-static int next_header(JitdumpReader* r, const unsigned char* buf,
-                       unsigned long len, JitdumpEvent* ev)
+static JITDUMP_NOINLINE int next_header(JitdumpReader* r,
+                                        const unsigned char* buf,
+                                        unsigned long len, JitdumpEvent* ev)
 {
    JitdumpHeader* h = &ev->header;
    int big = r->big_endian;
@@ -475,22 +485,16 @@ static int next_code_load(JitdumpReader* r, const unsigned char* buf,
    return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK, rec->total_size);
 }
 
-static int next_record(JitdumpReader* r, const unsigned char* buf,
-                       unsigned long len, JitdumpEvent* ev)
+/* A record other than CODE_LOAD whose prefix was read into ev->rec. */
+static JITDUMP_NOINLINE int next_other_record(JitdumpReader* r,
+                                              const unsigned char* buf,
+                                              unsigned long len,
+                                              JitdumpEvent* ev)
 {
    JitdumpRecord* rec = &ev->rec;
    const int big = jitformats_host_big_endian();   /* = r->big_endian */
    unsigned int fixed;
 
-   if (len < JITDUMP_PREFIX_SIZE)
-      return ev_need(r, ev, JITDUMP_PREFIX_SIZE);
-
-   rec->id          = jitformats_ld32(buf + JITDUMP_REC_ID, big);
-   rec->total_size  = jitformats_ld32(buf + JITDUMP_REC_TOTAL_SIZE, big);
-   rec->timestamp   = jitformats_ld64(buf + JITDUMP_REC_TIMESTAMP, big);
-   rec->file_offset = r->offset;
-   if (rec->id == JITDUMP_CODE_LOAD)
-      return next_code_load(r, buf, len, ev);
    /* The other kinds start from zeros. */
    jitformats_zero(&rec->u, sizeof(rec->u));
 
@@ -582,6 +586,24 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
       return ev_consume(r, ev, JITDUMP_EV_UNKNOWN, JITDUMP_OK,
                         rec->total_size);
    }
+}
+
+static int next_record(JitdumpReader* r, const unsigned char* buf,
+                       unsigned long len, JitdumpEvent* ev)
+{
+   JitdumpRecord* rec = &ev->rec;
+   const int big = jitformats_host_big_endian();   /* = r->big_endian */
+
+   if (len < JITDUMP_PREFIX_SIZE)
+      return ev_need(r, ev, JITDUMP_PREFIX_SIZE);
+
+   rec->id          = jitformats_ld32(buf + JITDUMP_REC_ID, big);
+   rec->total_size  = jitformats_ld32(buf + JITDUMP_REC_TOTAL_SIZE, big);
+   rec->timestamp   = jitformats_ld64(buf + JITDUMP_REC_TIMESTAMP, big);
+   rec->file_offset = r->offset;
+   if (rec->id == JITDUMP_CODE_LOAD)
+      return next_code_load(r, buf, len, ev);
+   return next_other_record(r, buf, len, ev);
 }
 
 int ML_(jitdump_next)(JitdumpReader* r, const unsigned char* buf,
