@@ -428,10 +428,11 @@ unsigned int ML_(jitdump_fixed_size)(unsigned int id)
    }
 }
 
-/* A CODE_LOAD whose prefix was read into ev->rec: one record of nearly
-   every file, decoded on its own path (no table of sizes, no switch).
-   Sets each field of its member on every outcome but NEED_MORE, where
-   only the name and code pointers are cleared. */
+/* A CODE_LOAD whose prefix was read into ev->rec (and checked against
+   JITDUMP_RECORD_MAX): one record of nearly every file, decoded on its
+   own path (no table of sizes, no switch).  Sets each field of its
+   member on every outcome but NEED_MORE, where only the name and code
+   pointers are cleared. */
 static int next_code_load(JitdumpReader* r, const unsigned char* buf,
                           unsigned long len, JitdumpEvent* ev)
 {
@@ -444,8 +445,6 @@ static int next_code_load(JitdumpReader* r, const unsigned char* buf,
 
    if (rec->total_size < JITDUMP_CODE_LOAD_FIXED)
       return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_SHORT);
-   if (rec->total_size > JITDUMP_RECORD_MAX)
-      return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_LARGE);
    if (len < JITDUMP_CODE_LOAD_FIXED) {
       ld->name = 0;
       ld->code = 0;
@@ -485,7 +484,8 @@ static int next_code_load(JitdumpReader* r, const unsigned char* buf,
    return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK, rec->total_size);
 }
 
-/* A record other than CODE_LOAD whose prefix was read into ev->rec. */
+/* A record other than CODE_LOAD whose prefix was read into ev->rec (and
+   checked against JITDUMP_RECORD_MAX). */
 static JITDUMP_NOINLINE int next_other_record(JitdumpReader* r,
                                               const unsigned char* buf,
                                               unsigned long len,
@@ -501,8 +501,6 @@ static JITDUMP_NOINLINE int next_other_record(JitdumpReader* r,
    fixed = ML_(jitdump_fixed_size)(rec->id);
    if (rec->total_size < fixed)
       return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_SHORT);
-   if (rec->total_size > JITDUMP_RECORD_MAX)
-      return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_LARGE);
 
    switch (rec->id) {
 
@@ -601,6 +599,10 @@ static int next_record(JitdumpReader* r, const unsigned char* buf,
    rec->total_size  = jitformats_ld32(buf + JITDUMP_REC_TOTAL_SIZE, big);
    rec->timestamp   = jitformats_ld64(buf + JITDUMP_REC_TIMESTAMP, big);
    rec->file_offset = r->offset;
+   /* The cap holds for every kind (a record shorter than its kind's
+      fixed part is refused by the kind's reader). */
+   if (rec->total_size > JITDUMP_RECORD_MAX)
+      return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_LARGE);
    if (rec->id == JITDUMP_CODE_LOAD)
       return next_code_load(r, buf, len, ev);
    return next_other_record(r, buf, len, ev);
