@@ -514,16 +514,18 @@ void ML_(jit_count_unregistered) ( UWord n )
 /*--- Adding and moving functions                          ---*/
 /*------------------------------------------------------------*/
 
-/* Adds a live function; [start, start+size) must be free.  Inlined:
-   it is on the path of every registration. */
+/* Adds a live function, valid from epoch first_epoch on (the current
+   one); [start, start+size) must be free.  Inlined: it is on the path
+   of every registration. */
 static inline __attribute__((always_inline))
 void insert_fn ( Addr start, UWord size, JitNameId name,
-                 JitObject* obj, JitLineTab* lines, ULong loaded )
+                 JitObject* obj, JitLineTab* lines, ULong loaded,
+                 UInt first_epoch )
 {
    JitFn f;
    f.start       = start;
    f.size        = (UInt)size;
-   f.first_epoch = VG_(current_DiEpoch)().n;
+   f.first_epoch = first_epoch;
    f.name        = name;
    f.obj         = obj->index;
    f.has_extra   = 0;   /* set by the store */
@@ -811,7 +813,8 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       translation, which noted its page: elsewhere it is not kept. */
    insert_fn(reg->start, reg->size, name, obj, lines,
              reg->loaded != 0 && ML_(jit_ran_unnamed)(reg->start, reg->size)
-                ? reg->loaded : 0);
+                ? reg->loaded : 0,
+             VG_(current_DiEpoch)().n);
    if (ML_(jit_is_exiting)())
       ML_(jit_fn_at)(ML_(jit_fn_starting_at)(reg->start))->first_epoch
          = ML_(jit_first_epoch_for_new)(n_replaced > 0
@@ -824,6 +827,39 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
                 obj->name, lines ? lines->n_lines : 0,
                 n_replaced ? ", replacing earlier code" : "");
    return st;
+}
+
+Bool ML_(jit_register_run) ( const JitRunFn* fns, UInt n, JitObject* obj )
+{
+   Addr lo = fns[0].start, hi = lo;
+   UInt i, epoch;
+   if (VG_(clo_trace_jit) || ML_(jit_is_exiting)() || lo < live_top)
+      return False;
+   for (i = 0; i < n; i++) {
+      const JitRunFn* f = &fns[i];
+      if (f->start < hi || f->size == 0 || f->size > VG_JIT_MAX_CODE_SIZE
+          || f->start + f->size < f->start)
+         return False;
+      hi = f->start + f->size;
+   }
+   if (check_code_range(lo, hi - lo) != VG_JIT_OK)
+      return False;
+   /* The span's bitmaps first: when they cannot tell (a wide span),
+      each function's. */
+   if (VG_(may_have_translations)(lo, hi - lo)
+       || ML_(jit_ran_unnamed)(lo, hi - lo)) {
+      for (i = 0; i < n; i++)
+         if (VG_(may_have_translations)(fns[i].start, fns[i].size)
+             || ML_(jit_ran_unnamed)(fns[i].start, fns[i].size))
+            return False;
+   }
+   ML_(advance_current_DiEpoch_for_jit)();
+   epoch = VG_(current_DiEpoch)().n;
+   for (i = 0; i < n; i++)
+      insert_fn(fns[i].start, fns[i].size,
+                ML_(jit_name_intern)(fns[i].name, fns[i].name_len),
+                obj, NULL, 0, epoch);
+   return True;
 }
 
 Int ML_(jit_move) ( Addr old_start, Addr new_start, ULong moved_at )
@@ -873,7 +909,8 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start, ULong moved_at )
    ML_(advance_current_DiEpoch_for_jit)();
    insert_fn(new_start, size, name, obj, lines,
              loaded != 0 && ML_(jit_ran_unnamed)(new_start, size)
-                ? loaded : 0);
+                ? loaded : 0,
+             VG_(current_DiEpoch)().n);
    if (cfi != NULL)
       ML_(jit_cfi_reattach)(cfi, new_start);
    stats.registered--;   /* a move, not a new function */

@@ -348,6 +348,31 @@ extern struct _JitObject* ML_(jit_object_named) ( const HChar* object );
    for a late name, which changes the epoch). */
 extern Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where );
 
+/* One function of a run that ML_(jit_register_run) registers whole. */
+typedef
+   struct {
+      Addr         start;
+      UWord        size;       /* bytes */
+      const HChar* name;       /* printable ASCII, NUL-terminated */
+      SizeT        name_len;   /* strlen(name), > 0 */
+   }
+   JitRunFn;
+
+/* Registers fns[0 .. n-1] (n >= 1), all of object obj, at a safe point
+   as n calls of ML_(jit_register) would (VG_JIT_OK each), in one pass,
+   if the run is what a JIT filling its code heap upward gives: each
+   function's range is valid (ML_(jit_register)'s VG_JIT_ERR_BAD_RANGE
+   test) and starts at or above the end of the one before it, the first
+   at or above every live function; the run's span is code that may be
+   registered; no code in it was ever translated, and none ran there
+   unnamed (so no load time is kept).  Then the functions share one new
+   epoch (nothing runs between them that could see the epochs apart)
+   and True is returned.  Otherwise, and while tracing or exiting,
+   nothing changes and False is returned: the caller registers them one
+   by one.  The names are copied. */
+extern Bool ML_(jit_register_run) ( const JitRunFn* fns, UInt n,
+                                    struct _JitObject* obj );
+
 /* Unregisters the function starting exactly at start (at a safe point).
    Returns VG_JIT_OK or VG_JIT_ERR_NOT_REGISTERED. */
 extern Int ML_(jit_unregister) ( Addr start );
