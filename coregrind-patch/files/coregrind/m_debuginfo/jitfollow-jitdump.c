@@ -60,6 +60,9 @@ typedef
    }
    PendingLine;
 
+/* The CODE_LOADs registered in one ML_(jit_register_run) at most. */
+#define JITDUMP_RUN_MAX 64
+
 typedef
    struct {
       JitdumpReader jd;
@@ -88,6 +91,17 @@ typedef
       /* The script of the CODE_LOAD being registered, for line entries
          whose name fields V8 garbled (v8_script_of). */
       HChar         script[VG_JIT_MAX_STRING + 1];
+      /* CODE_LOADs of one step at a safe point, not registered yet: a
+         run of plain records (printable names, no line table, no
+         unwinding information) for code placed upward, which
+         flush_run registers together.  Their names point into the
+         step's buffer: the run is flushed before the step returns and
+         before any other record is handled. */
+      JitRunFn      run[JITDUMP_RUN_MAX];
+      ULong         run_ts[JITDUMP_RUN_MAX];      /* their timestamps */
+      ULong         run_offset[JITDUMP_RUN_MAX];  /* and file offsets */
+      UInt          n_run;
+      Addr          run_end;   /* the end of the run's last code */
    }
    JitdumpState;
 
@@ -549,30 +563,105 @@ static JitStep step_not_record ( JitFollower* fl, Int kind, SizeT len,
    return JitStep_ADVANCE;   /* not an item */
 }
 
+/* Registers the run of CODE_LOADs kept since the last flush: together
+   if the registry takes them as a run, else one by one, as they came. */
+static void flush_run ( JitFollower* fl )
+{
+   JitdumpState* s = fl->state;
+   UInt          i, n = s->n_run;
+   if (n == 0)
+      return;
+   s->n_run = 0;
+   if (ML_(jit_register_run)(s->run, n, ML_(jit_follow_object)(fl))) {
+      fl->n_loaded += n;
+      return;
+   }
+   for (i = 0; i < n; i++) {
+      JitdumpCodeLoad ld;
+      VG_(memset)(&ld, 0, sizeof(ld));
+      ld.code_addr     = s->run[i].start;
+      ld.code_size     = s->run[i].size;
+      ld.name          = s->run[i].name;
+      ld.name_len      = s->run[i].name_len;
+      ld.name_is_ascii = 1;
+      (void)handle_code_load(fl, &ld, s->run_ts[i], s->run_offset[i],
+                             JitAtSafePoint);
+   }
+}
+
+/* Keeps CODE_LOAD ld (stamped ts, at file offset `where`) in the run if
+   it is a plain record whose code lies at or above the run's: it needs
+   nothing handle_code_load does but the registration.  Returns whether
+   it was kept. */
+static inline Bool join_run ( JitFollower* fl, const JitdumpCodeLoad* ld,
+                              ULong ts, ULong where )
+{
+   JitdumpState* s = fl->state;
+   JitRunFn*     f;
+   UInt          i = s->n_run;
+   if (!ld->name_is_ascii || ld->name_len == 0 || ld->code_size == 0
+       || ld->code_size > VG_JIT_MAX_CODE_SIZE
+       || ld->code_addr + ld->code_size < ld->code_addr
+       || s->have_pending || s->have_unwind
+       || (i > 0 && ld->code_addr < s->run_end))
+      return False;
+#  if VG_WORDSIZE == 4
+   if (ld->code_addr + ld->code_size - 1 > 0xFFFFFFFFULL)
+      return False;   /* handle_code_load refuses it, with a warning */
+#  endif
+   f = &s->run[i];
+   f->start      = (Addr)ld->code_addr;
+   f->size       = (UWord)ld->code_size;
+   f->name       = ld->name;
+   f->name_len   = ld->name_len;
+   s->run_ts[i]     = ts;
+   s->run_offset[i] = where;
+   s->run_end    = f->start + f->size;
+   s->n_run      = i + 1;
+   if (i + 1 == JITDUMP_RUN_MAX)
+      flush_run(fl);
+   return True;
+}
+
 /* Reads one record (a CODE_LOAD goes straight to handle_code_load);
    outside a lookup, where no record waits, goes on through the records
-   that lie whole in buf and reports them as one advance. */
+   that lie whole in buf and reports them as one advance, registering
+   runs of plain CODE_LOADs together (join_run). */
 static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
                               JitWhere where, /*OUT*/ULong* n )
 {
    JitdumpState*       s    = fl->state;
    const JitdumpEvent* ev   = &s->ev;
    ULong               done = 0;   /* bytes of buf read so far */
+   /* Where the registry would take no run (ML_(jit_register_run)), no
+      record joins one. */
+   Bool                runs = where == JitAtSafePoint
+                              && !ML_(jit_is_exiting)()
+                              && !VG_(clo_trace_jit);
    for (;;) {
       Int  kind = ML_(jitdump_next)(&s->jd, buf + done, len - done,
                                     &s->ev);
-      Bool consumed;
+      Bool consumed = True;
       if (LIKELY(kind == JITDUMP_EV_RECORD
-                 && ev->rec.id == JITDUMP_CODE_LOAD))
-         consumed = handle_code_load(fl, &ev->rec.u.load,
-                                     ev->rec.timestamp, ev->offset, where);
-      else if (kind == JITDUMP_EV_NEED_MORE && done > 0)
-         break;   /* the reader stays before it: read again there */
-      else if (kind == JITDUMP_EV_NEED_MORE || kind == JITDUMP_EV_ERROR
-               || kind == JITDUMP_EV_HEADER)
-         return step_not_record(fl, kind, len - done, n);
-      else
-         consumed = handle_record(fl, ev, where);
+                 && ev->rec.id == JITDUMP_CODE_LOAD)) {
+         if (!runs
+             || !join_run(fl, &ev->rec.u.load, ev->rec.timestamp,
+                          ev->offset)) {
+            flush_run(fl);
+            consumed = handle_code_load(fl, &ev->rec.u.load,
+                                        ev->rec.timestamp, ev->offset,
+                                        where);
+         }
+      } else {
+         flush_run(fl);
+         if (kind == JITDUMP_EV_NEED_MORE && done > 0)
+            break;   /* the reader stays before it: read again there */
+         else if (kind == JITDUMP_EV_NEED_MORE || kind == JITDUMP_EV_ERROR
+                  || kind == JITDUMP_EV_HEADER)
+            return step_not_record(fl, kind, len - done, n);
+         else
+            consumed = handle_record(fl, ev, where);
+      }
       if (!consumed)
          return JitStep_WAIT;   /* in a lookup: done is 0 */
       fl->n_items++;
@@ -580,6 +669,7 @@ static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
       if (where == JitInLookup || done >= len || fl->done)
          break;
    }
+   flush_run(fl);
    *n = done;
    return JitStep_ADVANCE;
 }
