@@ -29,6 +29,12 @@
 //             CODE_MOVE of code nobody loaded; 2 malformed (empty name,
 //             code_size 0); 3 without code (CODE_DEBUG_INFO, an unknown
 //             id, CODE_CLOSE): 23 records after the header
+//   run-gap   five CODE_LOAD records at rising addresses in two writes
+//             (the core registers the records of a write together, and
+//             one by one when it cannot): run_a and run_e (which ran 10 x
+//             before its record was written); then in_gap (its page made
+//             read+write: refused as not code), run_c and run_d; then
+//             each of the four functions runs 10 x (n = 100)
 //   junk-names  what producers write in the wild: a function name with
 //             control characters and a byte that is not UTF-8
 //             (junk_\x01name\x7f\xff), and a line table one of whose file
@@ -785,6 +791,36 @@ int mode_counts() {
     return 0;
 }
 
+int mode_run_gap() {
+    CodeMemory mem(3 * 4096);
+    const Fn a = emit_sum("run_a", mem.at(0), 1);
+    const Fn e = emit_sum("run_e", mem.at(128), 2);
+    const Fn c = emit_sum("run_c", mem.at(2 * 4096), 3);
+    const Fn d = emit_sum("run_d", mem.at(2 * 4096 + 128), 4);
+    if (mprotect(mem.at(4096), 4096, PROT_READ | PROT_WRITE) != 0) die("mprotect");
+    Jitdump dump;
+    long acc = run(e, 100, 10);
+    JitdumpBuilder first, second;
+    for (const Fn* f : {&a, &e}) {
+        const JitdumpBuilder one = dump.load(*f);
+        first.bytes.insert(first.bytes.end(), one.bytes.begin(), one.bytes.end());
+    }
+    dump.put(first);
+    let_time_pass();
+    second.code_load(reinterpret_cast<std::uint64_t>(mem.at(4096)), 64, "in_gap", 200, now_ns(),
+                     dump.pid(), dump.tid(), std::vector<unsigned char>{});
+    for (const Fn* f : {&c, &d}) {
+        const JitdumpBuilder one = dump.load(*f);
+        second.bytes.insert(second.bytes.end(), one.bytes.begin(), one.bytes.end());
+    }
+    dump.put(second);
+    let_time_pass();
+    for (const Fn* f : {&a, &e, &c, &d}) acc += run(*f, 100, 10);
+    dump.close_record();
+    std::printf("run-gap %ld\n", acc);
+    return 0;
+}
+
 int mode_junk_names() {
     CodeMemory mem(4096);
     const std::string junk_name = "junk_\x01name\x7f\xff";
@@ -1081,6 +1117,7 @@ int main(int argc, char** argv) {
     if (mode == "truncate") return mode_truncate();
     if (mode == "garbage") return mode_garbage();
     if (mode == "counts") return mode_counts();
+    if (mode == "run-gap") return mode_run_gap();
     if (mode == "junk-names") return mode_junk_names();
     if (mode == "hold") return mode_hold();
     if (mode == "perfmap") return mode_perfmap();
