@@ -541,17 +541,11 @@ void insert_fn ( Addr start, UWord size, JitNameId name,
    accepted last: a JIT's code heap is one mapping. */
 static JitMappingMemo last_code_mapping;
 
-/* Whether [a, a+len) (not wrapping) is code that may be registered:
-   VG_JIT_OK, or VG_JIT_ERR_NOT_CODE (not executable client memory) or
-   VG_JIT_ERR_OVERLAPS_OBJECT (ELF text).  Code in one anonymous mapping,
-   what JITs register, takes at most one look-up in the segment table
-   between two client system calls. */
-static Int check_code_range ( Addr a, SizeT len )
+/* check_code_range where last_code_mapping does not answer. */
+__attribute__((noinline))
+static Int check_code_range_in_segments ( Addr a, SizeT len )
 {
-   const NSegment* seg;
-   if (ML_(jit_memo_holds)(&last_code_mapping, a, a + len - 1))
-      return VG_JIT_OK;
-   seg = VG_(am_find_nsegment)(a);
+   const NSegment* seg = VG_(am_find_nsegment)(a);
    if (seg != NULL && seg->kind == SkAnonC && seg->hasX
        && a + len - 1 <= seg->end) {
       ML_(jit_memo_set)(&last_code_mapping, seg->start, seg->end);
@@ -562,6 +556,19 @@ static Int check_code_range ( Addr a, SizeT len )
    if (ML_(jit_overlaps_object_text)(a, len) && elf_symbols_name(a, len))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
    return VG_JIT_OK;
+}
+
+/* Whether [a, a+len) (not wrapping) is code that may be registered:
+   VG_JIT_OK, or VG_JIT_ERR_NOT_CODE (not executable client memory) or
+   VG_JIT_ERR_OVERLAPS_OBJECT (ELF text).  Code in one anonymous mapping,
+   what JITs register, takes at most one look-up in the segment table
+   between two client system calls; the test of the one remembered is
+   inline in both registration paths. */
+static inline Int check_code_range ( Addr a, SizeT len )
+{
+   if (ML_(jit_memo_holds)(&last_code_mapping, a, a + len - 1))
+      return VG_JIT_OK;
+   return check_code_range_in_segments(a, len);
 }
 
 /* Whether no byte of [a, a+len) (not wrapping, len > 0) is executable
