@@ -614,6 +614,7 @@ static inline Bool join_run ( JitFollower* fl, const JitdumpCodeLoad* ld,
    f->size       = (UWord)ld->code_size;
    f->name       = ld->name;
    f->name_len   = ld->name_len;
+   f->loaded     = load_time(s, ts);
    s->run_ts[i]     = ts;
    s->run_offset[i] = where;
    s->run_end    = f->start + f->size;

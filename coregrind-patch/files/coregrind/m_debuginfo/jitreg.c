@@ -840,6 +840,7 @@ Bool ML_(jit_register_run) ( const JitRunFn* fns, UInt n, JitObject* obj )
 {
    Addr lo = fns[0].start, hi = lo;
    UInt i, epoch;
+   Bool ran_unnamed;
    if (VG_(clo_trace_jit) || ML_(jit_is_exiting)() || lo < live_top)
       return False;
    for (i = 0; i < n; i++) {
@@ -851,21 +852,23 @@ Bool ML_(jit_register_run) ( const JitRunFn* fns, UInt n, JitObject* obj )
    }
    if (check_code_range(lo, hi - lo) != VG_JIT_OK)
       return False;
-   /* The span's bitmaps first: when they cannot tell (a wide span),
-      each function's. */
-   if (VG_(may_have_translations)(lo, hi - lo)
-       || ML_(jit_ran_unnamed)(lo, hi - lo)) {
-      for (i = 0; i < n; i++)
-         if (VG_(may_have_translations)(fns[i].start, fns[i].size)
-             || ML_(jit_ran_unnamed)(fns[i].start, fns[i].size))
-            return False;
-   }
+   /* Names change in the span: one discard for it (code between the
+      functions is translated again, no more). */
+   ML_(jit_discard_translations)(lo, hi - lo, "jitreg.register_run");
+   if (lo < live_top)
+      return False;   /* the tool registered code meanwhile: one by one */
+   ran_unnamed = ML_(jit_ran_unnamed)(lo, hi - lo);
    ML_(advance_current_DiEpoch_for_jit)();
    epoch = VG_(current_DiEpoch)().n;
-   for (i = 0; i < n; i++)
-      insert_fn(fns[i].start, fns[i].size,
-                ML_(jit_name_intern)(fns[i].name, fns[i].name_len),
-                obj, NULL, 0, epoch);
+   for (i = 0; i < n; i++) {
+      const JitRunFn* f = &fns[i];
+      insert_fn(f->start, f->size,
+                ML_(jit_name_intern)(f->name, f->name_len), obj, NULL,
+                ran_unnamed && f->loaded != 0
+                   && ML_(jit_ran_unnamed)(f->start, f->size)
+                   ? f->loaded : 0,
+                epoch);
+   }
    return True;
 }
 

@@ -355,6 +355,7 @@ typedef
       UWord        size;       /* bytes */
       const HChar* name;       /* printable ASCII, NUL-terminated */
       SizeT        name_len;   /* strlen(name), > 0 */
+      ULong        loaded;     /* as JitRegistration.loaded */
    }
    JitRunFn;
 
@@ -363,13 +364,14 @@ typedef
    if the run is what a JIT filling its code heap upward gives: each
    function's range is valid (ML_(jit_register)'s VG_JIT_ERR_BAD_RANGE
    test) and starts at or above the end of the one before it, the first
-   at or above every live function; the run's span is code that may be
-   registered; no code in it was ever translated, and none ran there
-   unnamed (so no load time is kept).  Then the functions share one new
-   epoch (nothing runs between them that could see the epochs apart)
-   and True is returned.  Otherwise, and while tracing or exiting,
-   nothing changes and False is returned: the caller registers them one
-   by one.  The names are copied. */
+   at or above every live function, and the run's span is code that may
+   be registered.  Then the span's translations are discarded at once
+   (code that ran before its names arrived), the functions share one new
+   epoch (nothing runs between them that could see the epochs apart),
+   each keeps its load time where code ran unnamed, and True is
+   returned.  Otherwise, and while tracing or exiting, nothing changes
+   and False is returned: the caller registers them one by one.  The
+   names are copied. */
 extern Bool ML_(jit_register_run) ( const JitRunFn* fns, UInt n,
                                     struct _JitObject* obj );
 
