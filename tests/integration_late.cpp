@@ -517,6 +517,32 @@ BOOST_AUTO_TEST_CASE(
     BOOST_TEST(!contains(late.vg.err, " 0 pieces named by load time"), late.vg.err);
 }
 
+BOOST_AUTO_TEST_CASE(
+    address_that_hosted_two_functions_named_before_exit_gets_each_its_own_executions) {
+    // Both records written after both functions ran, and read while the
+    // program runs (the core registers records read together in one
+    // pass): each function keeps its load time, and each execution goes
+    // to the function that was at the address when it ran.  The block of
+    // the final `ret`, the same bytes in both and translated once, ran
+    // for both: its instruction of each of reuse_b's 50 calls stays with
+    // reuse_a, in whose context it was first named.
+    const ReuseRun early = run_reuse("callgrind", "early", "dump");
+    const ReuseRun after = run_reuse("callgrind", "after", "dump");
+    BOOST_TEST_REQUIRE(after.self_ir.count("reuse_a") == 1u, after.vg.err);
+    BOOST_TEST_REQUIRE(after.self_ir.count("reuse_b") == 1u, after.vg.err);
+    BOOST_TEST(after.self_ir.at("reuse_a") == kReuseAIr + 50u);
+    BOOST_TEST(after.self_ir.at("reuse_b") == kReuseBIr - 50u);
+    BOOST_TEST((after.calls == early.calls));
+    BOOST_TEST_REQUIRE(after.calls.count("reuse_a") == 1u);
+    BOOST_TEST_REQUIRE(after.calls.count("reuse_b") == 1u);
+    BOOST_TEST(after.calls.at("reuse_a") == 30u);
+    BOOST_TEST(after.calls.at("reuse_b") == 50u);
+    BOOST_TEST(after.address_named_ir == 0u);
+    BOOST_TEST(after.address_named_calls == 0u);
+    BOOST_TEST(contains(after.vg.err, "pieces named by load time"), after.vg.err);
+    BOOST_TEST(!contains(after.vg.err, " 0 pieces named by load time"), after.vg.err);
+}
+
 BOOST_AUTO_TEST_CASE(reused_address_named_late_gets_the_lines_of_the_function_that_ran) {
     // As above, each function with a line table (CODE_DEBUG_INFO): reuse_a
     // on lines 100-102 of reuse_a.src, reuse_b on 200-202 of reuse_b.src,

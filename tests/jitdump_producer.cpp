@@ -87,7 +87,9 @@
 //             reuse_b (k = 2) is emitted over it at X and called 50 x with
 //             n = 25.  Each record is made when its code is emitted (its
 //             CODE_LOAD timestamp is then, CLOCK_MONOTONIC) and written
-//             then (WHEN = early) or both at exit (late).  FILE = dump (a
+//             then (WHEN = early), both after the two ran, read while
+//             the program still runs (after), or both at exit (late).
+//             FILE = dump (a
 //             jitdump), dump-tsc (a jitdump whose header flags
 //             architecture timestamps), dump-realtime (a jitdump whose
 //             timestamps are CLOCK_REALTIME), dump-lines (a jitdump with
@@ -906,14 +908,15 @@ int mode_chained(const std::string& when) {
 
 int mode_reuse(const std::string& when, const std::string& file) {
     const bool late = when == "late";
+    const bool after = when == "after";
     const bool map = file == "map" || file == "map-same";
     const bool same = file == "map-same";
     const bool realtime = file == "dump-realtime";
     const bool with_lines = file == "dump-lines";
-    if ((!late && when != "early") ||
+    if ((!late && !after && when != "early") ||
         (!map && file != "dump" && file != "dump-tsc" && !realtime && !with_lines)) {
         std::fprintf(stderr,
-                     "jitdump_producer: reuse early|late "
+                     "jitdump_producer: reuse early|late|after "
                      "dump|dump-tsc|dump-realtime|dump-lines|map|map-same\n");
         return 2;
     }
@@ -977,16 +980,21 @@ int mode_reuse(const std::string& when, const std::string& file) {
     };
     const Fn a = emit_sum(name_a, mem.at(0), 1);
     loaded(a);
-    if (!late) announce(0);
+    if (!late && !after) announce(0);
     let_time_pass();
     const long ra = run(a, 40, 30);
     // Other code at the same address: the first instruction differs.
     const Fn b = emit_sum(name_b, mem.at(0), 2);
     loaded(b);
-    if (!late) announce(1);
+    if (!late && !after) announce(1);
     let_time_pass();
     const long rb = run(b, 25, 50);
     let_time_pass();
+    if (after) {
+        announce(0);
+        announce(1);
+        let_time_pass();
+    }
     std::printf("reuse %ld %ld\n", ra, rb);
     if (late) {
         std::fflush(stdout);
