@@ -98,8 +98,7 @@ typedef
          step's buffer: the run is flushed before the step returns and
          before any other record is handled. */
       JitRunFn      run[JITDUMP_RUN_MAX];
-      ULong         run_ts[JITDUMP_RUN_MAX];      /* their timestamps */
-      ULong         run_offset[JITDUMP_RUN_MAX];  /* and file offsets */
+      ULong         run_offset[JITDUMP_RUN_MAX];  /* their file offsets */
       UInt          n_run;
       Addr          run_end;   /* the end of the run's last code */
    }
@@ -358,10 +357,11 @@ static JitSrcLine* attach_lines ( JitFollower* fl, JitRegistration* reg,
    return lines;
 }
 
-/* Registers a CODE_LOAD stamped ts.  Returns False if it must wait for
-   a safe point (not consumed). */
+/* Registers a CODE_LOAD whose load time (load_time of its timestamp) is
+   `loaded`.  Returns False if it must wait for a safe point (not
+   consumed). */
 static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
-                               ULong ts, ULong where, JitWhere when )
+                               ULong loaded, ULong where, JitWhere when )
 {
    JitdumpState*   s = fl->state;
    JitRegistration reg;
@@ -395,7 +395,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
    reg.file    = NULL;
    reg.lines   = NULL;
    reg.n_lines = 0;
-   reg.loaded  = load_time(s, ts);
+   reg.loaded  = loaded;
    /* V8 flushes its last block after it unmapped its code. */
    reg.may_name_unmapped = True;
    reg.drops = NULL;
@@ -584,7 +584,7 @@ static void flush_run ( JitFollower* fl )
       ld.name          = s->run[i].name;
       ld.name_len      = s->run[i].name_len;
       ld.name_is_ascii = 1;
-      (void)handle_code_load(fl, &ld, s->run_ts[i], s->run_offset[i],
+      (void)handle_code_load(fl, &ld, s->run[i].loaded, s->run_offset[i],
                              JitAtSafePoint);
    }
 }
@@ -615,7 +615,6 @@ static inline Bool join_run ( JitFollower* fl, const JitdumpCodeLoad* ld,
    f->name       = ld->name;
    f->name_len   = ld->name_len;
    f->loaded     = load_time(s, ts);
-   s->run_ts[i]     = ts;
    s->run_offset[i] = where;
    s->run_end    = f->start + f->size;
    s->n_run      = i + 1;
@@ -650,8 +649,8 @@ static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
                           ev->offset)) {
             flush_run(fl);
             consumed = handle_code_load(fl, &ev->rec.u.load,
-                                        ev->rec.timestamp, ev->offset,
-                                        where);
+                                        load_time(s, ev->rec.timestamp),
+                                        ev->offset, where);
          }
       } else {
          flush_run(fl);
