@@ -271,7 +271,8 @@ static fn_node* bind_found_name(fn_node* fn, DiEpoch ep, DebugInfo* di,
 /* Binds fn as CLG_(late_bound_fn) says, looking the name up. */
 static fn_node* look_up_late_name(fn_node* fn)
 {
-    const HChar *fnname;
+    const HChar *fnname, *filename, *dirname;
+    UInt        line;
     DebugInfo*  di;
     Addr        a;
     DiEpoch     ep;
@@ -303,10 +304,13 @@ static fn_node* look_up_late_name(fn_node* fn)
            code). */
         ep = VG_(jit_late_name_epoch)(a);
     }
-    di = VG_(find_DebugInfo)(ep, a);
-    if (di == 0 || !VG_(get_fnname)(ep, a, &fnname))
+    /* Code outside every object: only the JIT code registry can name
+       it, and asking it alone spares a search of every object's
+       tables per look-up. */
+    if (!VG_(jit_get_fnname_linenum)(ep, a, &di, &fnname, &filename,
+                                     &dirname, &line))
 	return bind_creator_name(fn, a);
-    return bind_found_name(fn, ep, di, a, fnname);
+    return bind_late_name(fn, ep, di, dirname, filename, fnname);
 }
 
 /* Names change only with the debug info epoch (every JIT registration
