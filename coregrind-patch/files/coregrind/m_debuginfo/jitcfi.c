@@ -556,7 +556,8 @@ DebugInfo* ML_(jit_cfi_search) ( Addr ip, /*OUT*/Word* ix )
       asked for the code's name).  Read the followed files, as the
       symbol lookups do (the unwinder caches misses per address, so a
       frame without CFI costs this once). */
-   if (r == NULL && !ML_(jit_overlaps_object_text)(ip, 1)
+   if (r == NULL && ML_(jit_lookup_miss_may_read)()
+       && !ML_(jit_overlaps_object_text)(ip, 1)
        && ML_(jit_read_on_lookup_miss)(ip))
       r = range_containing(ip);
    if (r == NULL || r->di->cfsi_used == 0

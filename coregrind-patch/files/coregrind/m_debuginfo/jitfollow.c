@@ -432,13 +432,19 @@ void VG_(jit_note_client_syscall) ( void )
    ML_(jit_client_syscalls)++;
 }
 
+Bool ML_(jit_lookup_miss_may_read) ( void )
+{
+   return !(reading || (followers == NULL && !discovering())
+            || ML_(jit_is_exiting)()    /* read to their end already */
+            /* no file can have grown since: */
+            || ML_(jit_client_syscalls) == n_client_syscalls_at_miss_read);
+}
+
 Bool ML_(jit_read_on_lookup_miss) ( Addr a )
 {
    const NSegment* seg;
-   if (reading || (followers == NULL && !discovering())
-       || ML_(jit_is_exiting)()    /* read to their end already */
-       || ML_(jit_client_syscalls) == n_client_syscalls_at_miss_read)
-      return False;                /* no file can have grown since */
+   if (!ML_(jit_lookup_miss_may_read)())
+      return False;
    seg = VG_(am_find_nsegment)(a);
    if (seg == NULL || !seg->hasX
        || !(seg->kind == SkAnonC || seg->kind == SkFileC

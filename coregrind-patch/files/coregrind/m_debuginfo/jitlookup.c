@@ -66,6 +66,7 @@ static const JitFn* find_fn ( DiEpoch ep, Addr a )
       ELF code that merely lacks a line here.  A read happens at most
       once per client syscall (jitfollow.c). */
    if (p.c == NULL && ep.n == VG_(current_DiEpoch)().n
+       && ML_(jit_lookup_miss_may_read)()
        && (!ML_(jit_overlaps_object_text)(a, 1)
            || !ML_(jit_elf_symbol_covers)(a))
        && ML_(jit_read_on_lookup_miss)(a)) {

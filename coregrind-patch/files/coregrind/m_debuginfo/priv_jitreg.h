@@ -498,6 +498,13 @@ extern void ML_(jit_catch_up_epoch) ( void );
    registered. */
 extern Bool ML_(jit_read_on_lookup_miss) ( Addr a );
 
+/* Whether ML_(jit_read_on_lookup_miss) could read anything now: False
+   while reading, with no file followed or to look for, at exit, and
+   until the client's next system call after a miss read the files.
+   Callers test it before their own checks of the address (a tool's
+   lookups of code without a name miss several times per translation). */
+extern Bool ML_(jit_lookup_miss_may_read) ( void );
+
 /* How many client system calls have completed (see
    VG_(jit_note_client_syscall), which alone changes it; read inline on
    every registration). */
