@@ -586,10 +586,10 @@ void row_nojit() {
         const auto [lo, hi] = median_interval(wall_ratios, 0.95);
         // With the counted lines (self-hosting builds present), an
         // interval that spans the target leaves the verdict to them.
-        const std::string v = hi <= 1.01                     ? verdict(true)
-                              : lo > 1.01                    ? verdict(false)
+        const std::string v = hi <= 1.01                    ? verdict(true)
+                              : lo > 1.01                   ? verdict(false)
                               : !g_opt->inner_stock.empty() ? kWithinNoise
-                                                             : std::string("**NOT RESOLVED**");
+                                                            : std::string("**NOT RESOLVED**");
         g_rows.push_back({"1" + std::string(1, static_cast<char>('a' + k++)),
                           "No JIT code: `bzip2 -9` of 2 MiB of text under " + tool +
                               ", wall time of the whole run; median of the per-pair "
