@@ -197,7 +197,19 @@ for arch in arm64 i386; do
       fi ;;
   esac
 done
-$sudo apt-get update
+# A mirror caught mid-sync fails an index ("File has unexpected size"):
+# try again, then go on with the indexes that did arrive and let
+# apt-get install say whether a package is really missing.
+tries=0
+until $sudo apt-get update; do
+  tries=$((tries + 1))
+  if [ $tries -ge 3 ]; then
+    echo "install-deps: warning: apt-get update failed $tries times; installing from the indexes it has" >&2
+    break
+  fi
+  echo "install-deps: apt-get update failed; trying again in 20 s" >&2
+  sleep 20
+done
 # shellcheck disable=SC2086
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
 install_profiler_cli "${1:-}"
