@@ -34,13 +34,14 @@
    second often garbage, and never main.
 
    VG_(jit_unwind_without_cfi) is asked by the amd64 unwinder after CFI
-   failed and before it guesses, and only answers for code outside
-   every ELF object's text (anonymous or shared memory, JIT code with
-   no CFI): ELF code unwinds exactly as upstream's does.  It accepts a
-   return address only if the bytes before it are a call instruction in
-   executable client memory (a direct call E8 rel32, or an indirect FF
-   /2 with its ModRM, SIB and displacement bytes, with or without a REX
-   prefix):
+   failed and before it guesses, and only answers for executable client
+   code outside every ELF object's text (anonymous or shared memory, JIT
+   code with no CFI): ELF code, and frames at addresses that are not
+   code (the guesses past the outermost frame), unwind exactly as
+   upstream's do.  It accepts a return address only if the bytes before
+   it are a call instruction in executable client memory (a direct call
+   E8 rel32, or an indirect FF /2 with its ModRM, SIB and displacement
+   bytes, with or without a REX prefix):
 
    1. the frame pointer's frame: when %rbp points into the stack at or
       above %rsp and [%rbp+8] is such a return address, the frame is
@@ -124,6 +125,12 @@ Bool VG_(jit_unwind_without_cfi) ( /*MOD*/D3UnwindRegs* uregs,
    Addr sp = uregs->xsp, bp = uregs->xbp, w, limit;
 
    if (!VG_(clo_jit_unwind_scan))
+      return False;
+   /* A frame at an address that is not client code is a guess already
+      (upstream's word at %rsp, taken past the outermost frame): a scan
+      from it would find nothing but cost a segment lookup a word. */
+   if (uregs->xip < 0x10000 || uregs->xip > 0x7FFFFFFFFFFFULL
+       || !VG_(am_is_valid_for_client)(uregs->xip, 1, VKI_PROT_EXEC))
       return False;
    if (ML_(jit_overlaps_object_text)(uregs->xip, 1))
       return False;   /* ELF code: upstream's rules */
