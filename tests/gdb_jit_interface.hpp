@@ -34,7 +34,15 @@ struct jit_descriptor {
 jit_descriptor __jit_debug_descriptor = {1, JIT_NOACTION, nullptr, nullptr};
 
 /// Called after each change of the list; debuggers (and Valgrind)
-/// intercept it.
+/// intercept it.  With GDB_JIT_REGISTER_CODE_ALIAS defined it is an alias
+/// of a function with a shorter name, which Valgrind's symbol table then
+/// keeps as the primary name and this one as a secondary name
+/// (tests/gdbjit_alias).
+#ifdef GDB_JIT_REGISTER_CODE_ALIAS
+void __attribute__((noinline)) jit_hook() { asm volatile("" ::: "memory"); }
+void __jit_debug_register_code() noexcept __attribute__((alias("jit_hook")));
+#else
 void __attribute__((noinline)) __jit_debug_register_code() { asm volatile("" ::: "memory"); }
+#endif
 
 }  // extern "C"

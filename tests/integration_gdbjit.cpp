@@ -326,6 +326,27 @@ BOOST_AUTO_TEST_CASE(callgrind_names_functions_of_registered_objects_with_exact_
     BOOST_TEST(cg::calls_to_any_depth(p, "gj_fib") == fib_calls(20));
 }
 
+// __jit_debug_register_code as an alias of a function with a shorter name:
+// the symbol table keeps the shorter as the primary name, and the core's
+// wrap must find the interface under its secondary name.
+BOOST_AUTO_TEST_CASE(the_interface_is_found_under_a_secondary_name) {
+    TempDir dir;
+    Result r;
+    const cg::Profile p =
+        callgrind(dir, {tests_builddir() + "/gdbjit_alias", "run", module_a(), module_b()},
+                  {"--trace-redir=yes"}, &r);
+    // The binding names the function by its primary name, jit_hook.
+    BOOST_TEST_REQUIRE(
+        std::regex_search(r.err, std::regex(R"(\(jit_hook +\) W-> .*__jit_debug_register_code)")),
+        r);
+    for (const std::string fn : {"gj_run_a", "gj_fib"}) {
+        const auto keys = named(p, fn);
+        BOOST_TEST_REQUIRE(!keys.empty(), fn << " is not in the profile");
+        for (const auto& k : keys) BOOST_TEST(k.object == "module_a.c", fn);
+    }
+    BOOST_TEST(cg::calls_to_any_depth(p, "gj_fib") == fib_calls(20));
+}
+
 BOOST_AUTO_TEST_CASE(reused_code_memory_and_entry_get_the_new_names) {
     TempDir dir;
     const cg::Profile p = callgrind(dir, program("reuse"));
