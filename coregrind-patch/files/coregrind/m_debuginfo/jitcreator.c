@@ -81,6 +81,7 @@
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
 #include "pub_core_debuginfo.h"
+#include "pub_core_demangle.h"     /* VG_(demangle) */
 #include "pub_core_libcbase.h"
 #include "pub_core_libcassert.h"
 #include "pub_core_libcprint.h"
@@ -108,9 +109,10 @@
 /* A creator: the synthetic function name and the JIT object. */
 typedef
    struct {
-      HChar* name;      /* "[JIT code of F]", owned */
+      HChar* name;      /* "[JIT code of F]", F demangled, owned */
+      HChar* key;       /* F as the symbol table has it, owned */
       UInt   obj;       /* JIT object index (ML_(jit_object_at)) */
-      UInt   hash;      /* of name, for the search in creators */
+      UInt   hash;      /* of key, for the search in creators */
       ULong  ranges;    /* ranges that got it (for v.info jit) */
    }
    Creator;
@@ -280,24 +282,39 @@ static Bool is_creator_object ( const HChar* name )
    return n >= 5 && VG_(strcmp)(name + n - 5, "[jit]") == 0;
 }
 
-static UInt creator_index ( const HChar* fn, const HChar* obj_path )
+/* The creator "[JIT code of FN]" in the object at obj_path.  FN is
+   found as the symbol table has it (raw: VG_(get_fnname_raw)) and
+   demangled, as VG_(get_fnname) would, only for a new creator: a JIT
+   making memory executable from the same function again pays no
+   demangling. */
+static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path )
 {
-   SizeT  fn_len = VG_(strlen)(fn), obj_len = VG_(strlen)(obj_path);
-   HChar  name[fn_len + 15];
-   HChar  objname[obj_len + 6];
-   UInt   hash, obj, i;
-   Creator c;
+   SizeT        obj_len = VG_(strlen)(obj_path);
+   HChar        objname[obj_len + 6];
+   UInt         hash, obj, i;
+   const HChar* shown = fn;
+   Creator      c;
 
-   VG_(sprintf)(name, "[JIT code of %s]", fn);
    VG_(sprintf)(objname, "%s[jit]", obj_path);
-   hash = ML_(jit_hash_bytes)(name, VG_(strlen)(name));
+   hash = ML_(jit_hash_bytes)(fn, VG_(strlen)(fn));
    obj  = ML_(jit_object_get)(objname)->index;
    for (i = 0; i < VG_(sizeXA)(creators); i++) {
       const Creator* e = VG_(indexXA)(creators, i);
-      if (e->hash == hash && e->obj == obj && VG_(strcmp)(e->name, name) == 0)
+      if (e->hash == hash && e->obj == obj && VG_(strcmp)(e->key, fn) == 0)
          return i;
    }
-   c.name   = ML_(dinfo_strdup)("di.jitcreator.name", name);
+   c.key = ML_(dinfo_strdup)("di.jitcreator.key", fn);
+   if (raw) {
+      VG_(demangle)(True/*C++*/, True/*Z*/, c.key, &shown);
+      if (!VG_(clo_show_below_main)
+          && VG_(get_fnname_kind)(shown) == Vg_FnNameBelowMain)
+         shown = "(below main)";
+   }
+   {
+      HChar name[VG_(strlen)(shown) + 15];
+      VG_(sprintf)(name, "[JIT code of %s]", shown);
+      c.name = ML_(dinfo_strdup)("di.jitcreator.name", name);
+   }
    c.obj    = obj;
    c.hash   = hash;
    c.ranges = 0;
@@ -330,7 +347,7 @@ static UInt find_creator ( void )
       }
    }
    if (at < 0)
-      return creator_index("unknown code", "???");
+      return creator_index("unknown code", False, "???");
 
    /* The object's path stays valid: copy it before the next lookup. */
    (void)VG_(get_objname)(ep, ips[at], &obj);
@@ -341,10 +358,10 @@ static UInt find_creator ( void )
          const HChar* o;
          if (!VG_(get_objname)(ep, ips[j], &o) || VG_(strcmp)(o, obj_path) != 0)
             break;
-         if (VG_(get_fnname)(ep, ips[j], &fn) && fn[0] != 0)
-            return creator_index(fn, obj_path);
+         if (VG_(get_fnname_raw)(ep, ips[j], &fn) && fn[0] != 0)
+            return creator_index(fn, True, obj_path);
       }
-      return creator_index(base_name(obj_path), obj_path);
+      return creator_index(base_name(obj_path), False, obj_path);
    }
 }
 
