@@ -613,7 +613,8 @@ void row_nojit() {
 // time.  Target: at most 1% more time.
 void row_creator() {
     const bool simultaneous = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
-    const int reps = std::max(5, g_opt->repeats);
+    // Nine pairs at least: the median's 95% interval needs six.
+    const int reps = std::max(9, g_opt->repeats);
     const std::string n = "100000";
     int k = 0;
     for (const std::string how : {"flip", "fresh"}) {
