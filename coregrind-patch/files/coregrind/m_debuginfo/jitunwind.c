@@ -93,14 +93,19 @@ static UInt modrm_len ( const UChar* m )
    return len;
 }
 
+/* Whether a may be a user-space code address (no segment lookup). */
+static Bool in_user_range ( Addr a )
+{
+   return a >= 0x10000 && a <= 0x7FFFFFFFFFFFULL;
+}
+
 /* Whether ra is a return address: the bytes just before it, in
    executable client memory, are a call instruction. */
 static Bool is_return_address ( Addr ra )
 {
    const UChar* b;
    UInt k;
-   /* Not a user-space code address: no segment lookup. */
-   if (ra < 0x10000 || ra > 0x7FFFFFFFFFFFULL)
+   if (!in_user_range(ra))
       return False;
    if (!VG_(am_is_valid_for_client)(ra - 8, 9, VKI_PROT_READ | VKI_PROT_EXEC))
       return False;
@@ -129,7 +134,7 @@ Bool VG_(jit_unwind_without_cfi) ( /*MOD*/D3UnwindRegs* uregs,
    /* A frame at an address that is not client code is a guess already
       (upstream's word at %rsp, taken past the outermost frame): a scan
       from it would find nothing but cost a segment lookup a word. */
-   if (uregs->xip < 0x10000 || uregs->xip > 0x7FFFFFFFFFFFULL
+   if (!in_user_range(uregs->xip)
        || !VG_(am_is_valid_for_client)(uregs->xip, 1, VKI_PROT_EXEC))
       return False;
    if (ML_(jit_overlaps_object_text)(uregs->xip, 1))
