@@ -153,6 +153,20 @@ BOOST_AUTO_TEST_CASE(without_the_options_it_is_stock_valgrind) {
     BOOST_TEST(!has(named, "main"), r.err);
 }
 
+// A C++ creator is named demangled, as Memcheck names ELF code, both when
+// the creator is new and each time it is found again (by its raw name).
+BOOST_AUTO_TEST_CASE(a_cxx_creator_is_named_demangled_each_time) {
+    const Result r =
+        run_valgrind({"--tool=none", "--trace-jit=yes"}, {tests_builddir() + "/creator_cxx"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    const std::string name = "[JIT code of jit::Emitter::make(int)]";
+    std::size_t n = 0;
+    for (std::size_t at = r.err.find(name); at != std::string::npos; at = r.err.find(name, at + 1))
+        ++n;
+    BOOST_TEST(n == 3u, r.err);
+    BOOST_TEST(!contains(r.err, "JIT code of _Z"), r.err);
+}
+
 BOOST_AUTO_TEST_CASE(announced_names_win) {
     Result r = memcheck_creatorjit("announce");
     const auto frames = names(stack_trace_after(r.err, "depends on uninitialised value"));
