@@ -40,11 +40,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,9 @@ struct Arch {
     /// The executables the cases need, as (what, path): the Valgrind, the
     /// test JIT, an emulator.
     std::vector<std::pair<std::string, std::string>> needs;
+    /// Debian packages of install-deps.sh's step for the architecture
+    /// that only some cases need (their own preconditions check them).
+    std::vector<std::string> case_packages;
 };
 
 /// The architecture's description (defined by the harness).
@@ -102,8 +107,21 @@ inline std::string named(const std::string& what) { return name() + "_" + what; 
 /// Whether `path` is an executable file.
 inline bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
+/// The Debian packages of build-aux/install-deps.sh's step for the
+/// architecture that are not installed (its `--missing` list).
+inline std::vector<std::string> missing_packages() {
+    const Result r =
+        test::run({"/bin/sh", test::srcdir() + "/build-aux/install-deps.sh", "--missing", name()});
+    std::vector<std::string> missing;
+    std::istringstream in(r.status == 0 ? r.out : "");
+    for (std::string p; in >> p;) missing.push_back(p);
+    return missing;
+}
+
 /// Boost.Test precondition of the suite: every one of Arch::needs is
-/// executable, else a message naming them all and saying how to build them.
+/// executable and the Debian packages of the architecture are installed
+/// (but Arch::case_packages), else a message naming what is missing and
+/// saying how to build or install it.
 inline boost::test_tools::assertion_result available(boost::unit_test::test_unit_id) {
     bool all = true;
     std::string list;
@@ -113,10 +131,21 @@ inline boost::test_tools::assertion_result available(boost::unit_test::test_unit
         if (i > 0) list += i + 1 < needs.size() ? ", " : " and ";
         list += needs[i].first + " (" + needs[i].second + ")";
     }
+    std::string packages;
+    for (const std::string& p : missing_packages()) {
+        const auto& optional = arch().case_packages;
+        all = all && std::find(optional.begin(), optional.end(), p) != optional.end();
+        packages += (packages.empty() ? "" : " ") + p;
+    }
     boost::test_tools::assertion_result ok(all);
-    if (!ok)
+    if (!ok) {
+        if (!packages.empty())
+            ok.message() << "the Debian packages " << packages
+                         << " are not installed (build-aux/install-deps.sh installs them or says "
+                            "why it cannot); ";
         ok.message() << "needs " << list << ": `make check-" << name()
                      << "` builds them after build-aux/install-deps.sh";
+    }
     return ok;
 }
 

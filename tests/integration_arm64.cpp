@@ -92,6 +92,7 @@ const Arch& arch() {
         x.needs = {{"qemu-aarch64", qemu()},
                    {"the arm64 Valgrind", tree() + "/.in_place/memcheck-arm64-linux"},
                    {"the arm64 test programs", x.jit}};
+        x.case_packages = {"libllvm14:arm64"};  // lli_available
         return x;
     }();
     return a;
