@@ -239,9 +239,20 @@ typedef enum {
    VG_JIT_WARN_REPLACED       = 64, /* registered; it overlapped earlier
                                        registrations, which were dropped
                                        (the JIT reused the memory) */
-   VG_JIT_WARN_LINES_DROPPED  = 65  /* registered; some line-table entries
+   VG_JIT_WARN_LINES_DROPPED  = 65, /* registered; some line-table entries
                                        were dropped (offset >= size, line
                                        0, or unreadable file name) */
+   VG_JIT_WARN_PENDING        = 66  /* accepted, not yet registered: part
+                                       of the range is not executable
+                                       client memory yet (a W^X JIT that
+                                       announces code before its mprotect
+                                       to PROT_EXEC); the name, lines and
+                                       unwind information take effect
+                                       when the whole range becomes
+                                       executable, unless a later
+                                       registration covers it first.  At
+                                       most 65536 names wait; past that,
+                                       VG_JIT_ERR_NOT_CODE */
 } Vg_JitStatus;
 
 /* One line-table entry: the code from `offset` up to the next entry's

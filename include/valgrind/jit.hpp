@@ -95,7 +95,8 @@ enum class status : int {
     bad_unwind = VG_JIT_ERR_BAD_UNWIND,        ///< unwind description refused
     bad_inline = VG_JIT_ERR_BAD_INLINE,        ///< inline table refused
     replaced = VG_JIT_WARN_REPLACED,           ///< recorded; earlier overlapping code dropped
-    lines_dropped = VG_JIT_WARN_LINES_DROPPED  ///< recorded; some line entries dropped
+    lines_dropped = VG_JIT_WARN_LINES_DROPPED, ///< recorded; some line entries dropped
+    pending = VG_JIT_WARN_PENDING              ///< accepted; takes effect when the range is executable
 };
 
 /// The name of `s` as written in the enumeration ("ok", "bad_range",
@@ -118,12 +119,14 @@ constexpr std::string_view to_string(status s) noexcept {
     case status::bad_inline: return "bad_inline";
     case status::replaced: return "replaced";
     case status::lines_dropped: return "lines_dropped";
+    case status::pending: return "pending";
     }
     return "unknown";
 }
 
 /// Whether a registering request with status `s` took effect (ok, or a
-/// warning: replaced, lines_dropped).
+/// warning: replaced, lines_dropped, or pending: recorded once its range
+/// is executable).
 constexpr bool recorded(status s) noexcept {
     return s == status::ok || static_cast<int>(s) >= VG_JIT_WARN_REPLACED;
 }

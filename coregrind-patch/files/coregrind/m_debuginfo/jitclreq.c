@@ -46,6 +46,7 @@
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"          /* unwind information */
 #include "priv_jitkeep.h"         /* code that stays after unregistration */
+#include "priv_jitpending.h"      /* names that wait for their code */
 
 /* Status of each thread's most recent JIT request, indexed by ThreadId
    (VG_N_THREADS entries, allocated on the first request). */
@@ -689,8 +690,13 @@ Int register_from_client ( Addr start, UWord size, Addr name,
       }
       ML_(jit_cfi_finish_reading)(cfi);
    }
-   st = ML_(jit_register)(&reg, JitAtSafePoint);
-   if (UNLIKELY(st == VG_JIT_WARN_LINES_DROPPED)) {
+   /* A W^X JIT may announce code before it makes it executable. */
+   st = ML_(jit_register_or_wait)(&reg, JitAtSafePoint, &cfi);
+   if (UNLIKELY(st == JIT_STATUS_WAITING)) {
+      st = VG_JIT_WARN_PENDING;
+      *why_out = "the range is not executable client memory yet: the name"
+                 " takes effect when it becomes so";
+   } else if (UNLIKELY(st == VG_JIT_WARN_LINES_DROPPED)) {
       static HChar drops_why[400];
       ML_(jit_line_drops_text)(drops_why, sizeof(drops_why), &drops, size);
       *why_out = drops_why;

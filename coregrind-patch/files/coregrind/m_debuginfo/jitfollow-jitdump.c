@@ -50,6 +50,7 @@
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"         /* CODE_UNWINDING_INFO */
 #include "priv_jitfollow.h"
+#include "priv_jitpending.h"     /* names that wait for their code */
 
 /* One entry of a CODE_DEBUG_INFO record waiting for its CODE_LOAD. */
 typedef
@@ -404,7 +405,7 @@ static Bool handle_code_load ( JitFollower* fl, const JitdumpCodeLoad* ld,
       lines = attach_lines(fl, &reg, ld);
       reg.drops = &drops;
    }
-   st = ML_(jit_register)(&reg, when);
+   st = ML_(jit_register_or_wait)(&reg, when, NULL);
    if (lines)
       ML_(dinfo_free)(lines);
    if (!ML_(jit_follow_registered)(fl, &reg, st, where))

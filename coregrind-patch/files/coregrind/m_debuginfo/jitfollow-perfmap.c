@@ -55,6 +55,7 @@
 #include "priv_jitformats.h"     /* the shared parser */
 #include "priv_jitreg.h"
 #include "priv_jitfollow.h"
+#include "priv_jitpending.h"     /* names that wait for their code */
 
 typedef
    struct {
@@ -105,7 +106,7 @@ static Bool handle_line ( JitFollower* fl, JitWhere when )
    reg.object = fl->path;
    reg.object_resolved = ML_(jit_follow_object)(fl);
    reg.may_name_unmapped = True;   /* a map written at exit */
-   st = ML_(jit_register)(&reg, when);
+   st = ML_(jit_register_or_wait)(&reg, when, NULL);
    return ML_(jit_follow_registered)(fl, &reg, st, ev->line);
 }
 

@@ -57,6 +57,7 @@
 #include "priv_misc.h"           /* dinfo_zalloc/free/strdup */
 #include "priv_jitreg.h"
 #include "priv_jitfollow.h"      /* self */
+#include "priv_jitpending.h"     /* JIT_STATUS_WAITING */
 
 static XArray* followers = NULL;        /* of JitFollower* */
 
@@ -185,10 +186,11 @@ void ML_(jit_follow_print_summary) ( void )
       HChar prefix[VG_(strlen)(fl->path) + 48];
       VG_(umsg)("JIT: %s %s: %llu %s read: %llu loaded, %llu moved, "
                 "%llu refused, %llu malformed, %llu without code, "
-                "%llu late names for unmapped code\n",
+                "%llu late names for unmapped code, %llu waited for "
+                "executable code\n",
                 fl->ops->kind, fl->path, fl->n_items, fl->ops->items,
                 fl->n_loaded, fl->n_moved, fl->n_refused, fl->n_bad,
-                fl->n_other, fl->n_named_late);
+                fl->n_other, fl->n_named_late, fl->n_waiting);
       VG_(sprintf)(prefix, "JIT: %s %s refused: ", fl->ops->kind, fl->path);
       ML_(jit_print_refusals)(prefix, fl->refused_by);
       if (fl->n_warned > MAX_FILE_WARNINGS)
@@ -206,11 +208,12 @@ void ML_(jit_follow_print_files) ( void )
       const JitFollower* fl = *(JitFollower**)VG_(indexXA)(followers, i);
       VG_(printf)("JIT: %s %s %s: %llu %s read: %llu loaded, %llu moved, "
                   "%llu refused, %llu malformed, %llu without code, "
-                  "%llu late names for unmapped code\n",
+                  "%llu late names for unmapped code, %llu waited for "
+                  "executable code\n",
                   fl->done ? "no longer following" : "following",
                   fl->ops->kind, fl->path, fl->n_items, fl->ops->items,
                   fl->n_loaded, fl->n_moved, fl->n_refused, fl->n_bad,
-                  fl->n_other, fl->n_named_late);
+                  fl->n_other, fl->n_named_late, fl->n_waiting);
    }
    if (n == 0)
       VG_(printf)("JIT: no producer file followed\n");
@@ -250,6 +253,10 @@ Bool ML_(jit_follow_answered) ( JitFollower* fl,
       return False;   /* replaces code: needs a discard first */
    if (st == JIT_STATUS_NAMED_LATE) {
       fl->n_named_late++;
+      return True;
+   }
+   if (st == JIT_STATUS_WAITING) {
+      fl->n_waiting++;   /* registered when its code is executable */
       return True;
    }
    if (ML_(jit_status_applied)(st)) {

@@ -50,6 +50,7 @@
 #include "priv_jitstore.h"
 #include "priv_jitcreator.h"
 #include "priv_jitkeep.h"         /* ML_(jit_kept_note_lookup) */
+#include "priv_jitpending.h"      /* names that wait for their code */
 
 /* The function describing (ep, a): the live one if it was registered by
    epoch ep, else an archived one valid at ep. */
@@ -70,6 +71,15 @@ static const JitFn* find_fn ( DiEpoch ep, Addr a )
        && (!ML_(jit_overlaps_object_text)(a, 1)
            || !ML_(jit_elf_symbol_covers)(a))
        && ML_(jit_read_on_lookup_miss)(a)) {
+      p = ML_(jit_fn_containing)(a);
+      if (p.c != NULL && ML_(jit_fn_at)(p)->first_epoch <= ep.n)
+         return ML_(jit_fn_at)(p);
+   }
+   /* A name that waited for its code, which became executable without
+      an mmap or mprotect the core saw. */
+   if (p.c == NULL && UNLIKELY(ML_(jit_n_pending) > 0)
+       && ep.n == VG_(current_DiEpoch)().n
+       && ML_(jit_pending_on_lookup_miss)(a)) {
       p = ML_(jit_fn_containing)(a);
       if (p.c != NULL && ML_(jit_fn_at)(p)->first_epoch <= ep.n)
          return ML_(jit_fn_at)(p);

@@ -59,6 +59,7 @@
 #include "priv_jitcfi.h"         /* CFI of registered functions */
 #include "priv_jitcreator.h"     /* code nobody announced */
 #include "priv_jitkeep.h"        /* functions kept after unregistration */
+#include "priv_jitpending.h"     /* names that wait for their code */
 
 static struct {
    ULong registered;     /* functions added */
@@ -117,6 +118,9 @@ const HChar* ML_(jit_status_text) ( Int st )
                                               " point)";
       case JIT_STATUS_NAMED_LATE:      return "named code that ran there"
                                               " before it was unmapped";
+      case VG_JIT_WARN_PENDING:
+      case JIT_STATUS_WAITING:         return "waits for its range to"
+                                              " become executable";
       default:                         return "unknown status";
    }
 }
@@ -535,6 +539,9 @@ void insert_fn ( Addr start, UWord size, JitNameId name,
    if (start + size > live_top)
       live_top = start + size;
    stats.registered++;
+   /* Names waiting for code here are older than this one. */
+   if (UNLIKELY(ML_(jit_n_pending) > 0))
+      ML_(jit_pending_forget)(start, size);
 }
 
 /* The anonymous executable client mapping that check_code_range
@@ -1043,7 +1050,8 @@ void VG_(jit_print_summary) ( void )
 {
    if (VG_(clo_verbosity) < 2)
       return;
-   if (stats.registered + stats.refused > 0 || VG_(clo_trace_jit)) {
+   if (stats.registered + stats.refused + stats.named_late > 0
+       || VG_(clo_trace_jit)) {
       VG_(umsg)("JIT: %llu registered, %llu unregistered, %llu replaced, "
                 "%llu unmapped, %llu refused, %llu line entries dropped, "
                 "%llu live at exit\n",
@@ -1067,6 +1075,7 @@ void VG_(jit_print_summary) ( void )
                    stats.names_escaped, stats.bad_files);
    }
    ML_(jit_kept_print_summary)();
+   ML_(jit_pending_print_summary)();
    ML_(jit_clreq_print_summary)();
    ML_(jit_cfi_print_summary)();
    ML_(jit_follow_print_summary)();

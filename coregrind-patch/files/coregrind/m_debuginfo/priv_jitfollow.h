@@ -133,6 +133,8 @@ struct _JitFollower {
       which ran unnamed: JIT_STATUS_NAMED_LATE). */
    ULong  n_items;
    ULong  n_loaded, n_moved, n_refused, n_bad, n_other, n_named_late;
+   ULong  n_waiting;   /* items whose code was not executable yet: they
+                          wait (priv_jitpending.h) */
    ULong  refused_by[JIT_N_STATUS_SLOTS];
    ULong  n_warned;     /* problems seen under -v, printed or not */
    void*  snapshot;     /* ops->reader_size bytes: the reader before the
