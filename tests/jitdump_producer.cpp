@@ -40,9 +40,12 @@
 //             (junk_\x01name\x7f\xff), and a line table one of whose file
 //             names is junk (\x01\xfeSY:JS:^): run each 100 x (n = 1000)
 //   hold      two functions (hold_a with a 3-entry line table, hold_b) in a
-//             jitdump file; prints "ready" to stderr, then runs until a file
-//             "stop" appears in the current directory (at most 120 s), so
-//             that a test can query the running process through vgdb
+//             jitdump file, and a CODE_LOAD of hold_wait for a page that is
+//             not executable (its name waits); hold_kept registered by a
+//             client request and unregistered while its code stays (kept);
+//             prints "ready" to stderr, then runs until a file "stop"
+//             appears in the current directory (at most 120 s), so that a
+//             test can query the running process through vgdb
 //   perfmap   /tmp/perf-<pid>.map written line by line, one line in two
 //             writes with code running in between; no jitdump
 //   perfmap-symlink  /tmp/perf-<pid>.map is a symlink to a map file in
@@ -135,6 +138,8 @@
 #include "jitdump_builder.hpp"
 
 #include "xbyak_emit.hpp"
+
+#include <valgrind/jit.h>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -854,8 +859,19 @@ int mode_hold() {
     dump.put(rec);
     dump.put(dump.load(a));
     dump.put(dump.load(b));
+    // A name for a page that stays writable and not executable: it waits.
+    void* data = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (data == MAP_FAILED) die("mmap data");
+    JitdumpBuilder waiting;
+    waiting.code_load(reinterpret_cast<std::uint64_t>(data), 64, "hold_wait", 3, now_ns(),
+                      dump.pid(), dump.tid(), std::vector<unsigned char>{});
+    dump.put(waiting);
+    // Unregistered while its code stays mapped: kept.
+    const Fn c = emit_sum("hold_kept", mem.at(512), 3);
+    (void)VALGRIND_JIT_REGISTER(c.addr, c.size, "hold_kept");
+    (void)VALGRIND_JIT_UNREGISTER(c.addr);
     let_time_pass();
-    long acc = run(a, 10, 1) + run(b, 10, 1);
+    long acc = run(a, 10, 1) + run(b, 10, 1) + run(c, 10, 1);
     std::fprintf(stderr, "ready\n");
     const std::uint64_t start = now_ns();
     while (::access("stop", F_OK) != 0 && now_ns() - start < 120000000000ull) {

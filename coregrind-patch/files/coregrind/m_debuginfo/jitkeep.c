@@ -432,6 +432,14 @@ Bool ML_(jit_kept_retired) ( const JitFn* f, const HChar* why )
    else
       e = JitKeptOther;
    stats.ended[e]++;
+   if (VG_(clo_trace_jit)) {
+      static const HChar* const because[JitKept_N] = {
+         "its memory was unmapped", "new code was announced there",
+         "its code was written or made writable", "it was removed"
+      };
+      VG_(dmsg)("jit: kept %#lx-%#lx %s ends: %s\n", f->start,
+                f->start + f->size, ML_(jit_name_str)(f->name), because[e]);
+   }
    g = k->group;
    if (g != NULL && --g->n_left == 0) {
       if (g->has_cfi)

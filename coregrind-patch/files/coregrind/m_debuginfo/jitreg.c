@@ -969,11 +969,14 @@ void ML_(jit_at_safe_point) ( void )
 #define MAX_LISTED 1000
 
 /* Lists the live functions intersecting [a, a+len) (len > 0) whose
-   object is objname (NULL: any). */
+   object is objname (NULL: any): registered ones, and those kept after
+   their unregistration (priv_jitkeep.h) marked as such; then the names
+   waiting for their code there (priv_jitpending.h). */
 static void list_fns ( Addr a, SizeT len, const HChar* objname )
 {
    JitFnPos p = ML_(jit_first_intersecting)(a, len);
    ULong    n_match = 0;
+   ULong    n_kept  = ML_(jit_n_kept)();
    Addr     end = a + len - 1;   /* inclusive: len may reach the top */
    while (p.c != NULL) {
       const JitFn*      f   = ML_(jit_fn_at)(p);
@@ -984,10 +987,13 @@ static void list_fns ( Addr a, SizeT len, const HChar* objname )
       if (objname == NULL || VG_(strcmp)(obj->name, objname) == 0) {
          n_match++;
          if (n_match <= MAX_LISTED)
-            VG_(printf)("%#lx-%#lx %s (%s), %u line entries\n", f->start,
+            VG_(printf)("%#lx-%#lx %s (%s), %u line entries%s\n", f->start,
                         f->start + f->size, ML_(jit_name_str)(f->name),
                         obj->name, ML_(jit_fn_lines)(f)
-                                   ? ML_(jit_fn_lines)(f)->n_lines : 0);
+                                   ? ML_(jit_fn_lines)(f)->n_lines : 0,
+                        n_kept > 0 && ML_(jit_is_kept)(f->start)
+                           ? ", kept after its unregistration (code still"
+                             " mapped)" : "");
       }
       if (p.i + 1 < p.c->n) {
          p.i++;
@@ -1001,8 +1007,14 @@ static void list_fns ( Addr a, SizeT len, const HChar* objname )
    if (n_match > MAX_LISTED)
       VG_(printf)("... %llu more (give an address range or an object)\n",
                   n_match - MAX_LISTED);
-   VG_(printf)("JIT: %llu functions live, %llu listed here\n",
-               ML_(jit_n_live)(), n_match);
+   if (n_kept == 0)
+      VG_(printf)("JIT: %llu functions live, %llu listed here\n",
+                  ML_(jit_n_live)(), n_match);
+   else
+      VG_(printf)("JIT: %llu functions live and %llu kept after their "
+                  "unregistration, %llu listed here\n",
+                  ML_(jit_n_live)() - n_kept, n_kept, n_match);
+   ML_(jit_pending_print_info)(a, len, objname);
 }
 
 void VG_(jit_info_command) ( HChar** ssaveptr )
