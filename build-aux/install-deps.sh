@@ -47,6 +47,9 @@
 # into npm-tools/ for the producer tests, which run it beside Debian's
 # Node 20.
 # erlang-base: Erlang/OTP, whose JIT the GDB JIT interface tests run.
+# php8.2-cli, postgresql-15: PHP's opcache JIT and PostgreSQL's LLVM JIT,
+# which tests/integration_runtimes.cpp runs as their users do (the PCRE2
+# tests run PHP's preg_match too).
 # clang-format-14: `make format` and `make check-format` (.clang-format).
 #
 # arm64 step: gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu,
@@ -139,6 +142,7 @@ erlang-base
 libpcre2-dev
 libglib2.0-dev
 php8.2-cli
+postgresql-15
 "
 arm64_packages="
 gcc-aarch64-linux-gnu

@@ -1,0 +1,250 @@
+// integration_runtimes.cpp - the runtimes of README.md's table that no
+// other suite runs, run as their users run them under the staged
+// Valgrind, each with the flag that makes it name its code: PHP 8.2's
+// opcache JIT with a perf map (opcache.jit_debug=0x10, written while its
+// JIT buffer is writable and not executable: the names wait for the
+// mprotect that makes it executable, m_debuginfo/jitpending.c) and with a
+// jitdump (0x20); PostgreSQL 15's LLVM JIT in a throw-away cluster, with
+// a jitdump (jit_profiling_support, through LLVM's perf listener) and
+// through the GDB JIT interface (jit_debugging_support).  Every file a
+// producer writes goes to the case's own directory or is removed by it.
+
+#define BOOST_TEST_MODULE integration_runtimes
+#ifndef BOOST_TEST_DYN_LINK
+#define BOOST_TEST_DYN_LINK
+#endif
+#include <boost/test/unit_test.hpp>
+
+#include "callgrind_profile.hpp"
+#include "test_support.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+using namespace vgjit::test;
+using vgjit::callgrind::Profile;
+
+namespace {
+
+boost::test_tools::assertion_result php_available(boost::unit_test::test_unit_id) {
+    Result r = run({"/bin/sh", "-c", "php -d opcache.enable_cli=1 -r 'exit(function_exists(\"opcache_get_status\") ? 0 : 1);'"});
+    boost::test_tools::assertion_result res(r.status == 0);
+    res.message() << "php with opcache is missing: build-aux/install-deps.sh installs php8.2-cli";
+    return res;
+}
+
+/// fib(n) makes this many calls of fib, the first included.
+std::uint64_t fib_calls(unsigned n) {
+    std::uint64_t a = 0, b = 1;  // fib(0), fib(1)
+    for (unsigned i = 0; i < n + 1; ++i) {
+        const std::uint64_t c = a + b;
+        a = b;
+        b = c;
+    }
+    return 2 * a - 1;  // 2 fib(n+1) - 1
+}
+
+/// Removes the producer files of process `pid` that PHP writes to /tmp.
+void remove_producer_files(const std::string& pid) {
+    std::remove(("/tmp/perf-" + pid + ".map").c_str());
+    std::remove(("/tmp/jit-" + pid + ".dump").c_str());
+}
+
+/// The numbers of the -v line "JIT: N names waited for their code to
+/// become executable: N became code, N replaced by newer names, N refused
+/// then, N never became code"; empty if absent.
+std::vector<unsigned long> waited_line(const std::string& err) {
+    static const std::regex re(
+        R"(JIT: (\d+) names waited for their code to become executable: (\d+) became code, )"
+        R"((\d+) replaced by newer names, (\d+) refused then, (\d+) never became code)");
+    std::smatch m;
+    std::vector<unsigned long> v;
+    if (std::regex_search(err, m, re))
+        for (std::size_t i = 1; i < m.size(); ++i) v.push_back(std::stoul(m[i]));
+    return v;
+}
+
+/// PHP running `script` with opcache's function JIT (compile every
+/// function when the script loads: opcache.jit=1205) and
+/// opcache.jit_debug=`debug`, under Callgrind with `extra` options.
+struct PhpRun {
+    Result vg;
+    Profile profile;
+    std::string pid;
+};
+
+PhpRun run_php(const TempDir& dir, const std::string& debug, const std::vector<std::string>& extra) {
+    const std::string out = dir.file("callgrind.out");
+    std::vector<std::string> args = {"--tool=callgrind", "-v", "--callgrind-out-file=" + out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    PhpRun r;
+    r.vg = run_valgrind(args,
+                        {find_on_path("php"), "-d", "opcache.enable_cli=1", "-d", "opcache.jit=1205",
+                         "-d", "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=" + debug,
+                         // The script was just written: cache (and compile) it anyway.
+                         "-d", "opcache.file_update_protection=0",
+                         dir.file("fib.php")},
+                        RunOptions{600, dir.path(), {}});
+    BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
+    r.profile = Profile::parse_file(out);
+    r.pid = r.profile.header().at("pid");
+    return r;
+}
+
+const unsigned kFibN = 20;
+
+void write_fib_script(const TempDir& dir) {
+    write_file(dir.file("fib.php"),
+               "<?php\nfunction fib($n) { return $n < 2 ? $n : fib($n - 1) + fib($n - 2); }\n"
+               "echo fib(" + std::to_string(kFibN) + "), \"\\n\";\n");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(php_opcache_perf_map_names_jit_fib_exactly_under_w_xor_x,
+                     *boost::unit_test::precondition(php_available)) {
+    // PHP flips its JIT buffer between RW and RX around each compilation
+    // and writes each perf map line while it is RW: every line waits for
+    // the mprotect, then names its code.
+    TempDir dir;
+    write_fib_script(dir);
+    PhpRun r = run_php(dir, "0x10", {"--jit-perf-map=yes"});
+    const std::string map = read_file("/tmp/perf-" + r.pid + ".map");
+    remove_producer_files(r.pid);
+    BOOST_TEST(contains(r.vg.out, "6765"), r.vg);
+    // That PHP compiled fib at all is PHP's business: the map says so.
+    BOOST_TEST_REQUIRE(contains(map, " JIT$fib\n"), map);
+    BOOST_TEST(calls_to_any_depth(r.profile, "JIT$fib") == fib_calls(kFibN));
+    const auto fs = r.profile.functions_named("JIT$fib", true);
+    BOOST_TEST_REQUIRE(!fs.empty());
+    BOOST_TEST(fs.front()->key.object == "/tmp/perf-" + r.pid + ".map");
+    // Every line waited (the buffer was RW when it was read) and became
+    // code; none was refused.
+    const auto waited = waited_line(r.vg.err);
+    BOOST_TEST_REQUIRE(waited.size() == 5u, r.vg.err);
+    BOOST_TEST(waited[0] == line_count(map));
+    BOOST_TEST(waited[1] == waited[0]);
+    BOOST_TEST(waited[4] == 0u);
+    BOOST_TEST(!contains(r.vg.err, "refused: range is not executable"), r.vg.err);
+}
+
+BOOST_AUTO_TEST_CASE(php_opcache_jitdump_names_jit_fib_exactly,
+                     *boost::unit_test::precondition(php_available)) {
+    TempDir dir;
+    write_fib_script(dir);
+    PhpRun r = run_php(dir, "0x20", {});
+    remove_producer_files(r.pid);
+    BOOST_TEST(contains(r.vg.out, "6765"), r.vg);
+    BOOST_TEST(calls_to_any_depth(r.profile, "JIT$fib") == fib_calls(kFibN));
+    const auto fs = r.profile.functions_named("JIT$fib", true);
+    BOOST_TEST_REQUIRE(!fs.empty(), r.vg.err);
+    BOOST_TEST(fs.front()->key.object == "/tmp/jit-" + r.pid + ".dump");
+    BOOST_TEST(contains(r.vg.err, "0 refused, 0 malformed"), r.vg.err);
+}
+
+namespace {
+
+const std::string kPostgresBin = "/usr/lib/postgresql/15/bin";
+
+boost::test_tools::assertion_result postgres_available(boost::unit_test::test_unit_id) {
+    const bool have = access((kPostgresBin + "/postgres").c_str(), X_OK) == 0 &&
+                      (getuid() != 0 || !find_on_path("runuser").empty());
+    boost::test_tools::assertion_result res(have);
+    res.message() << kPostgresBin << "/postgres is missing: build-aux/install-deps.sh installs "
+                                     "postgresql-15";
+    return res;
+}
+
+/// argv run as the user `postgres` when we are root (the server refuses
+/// root), else as ourselves.
+std::vector<std::string> as_server_user(std::vector<std::string> argv) {
+    if (getuid() != 0) return argv;
+    argv.insert(argv.begin(), {find_on_path("runuser"), "-u", "postgres", "--"});
+    return argv;
+}
+
+/// A throw-away cluster in dir/data, owned by the server's user; the
+/// query script dir/q.sql.  Returns false if initdb failed.
+bool make_cluster(const TempDir& dir) {
+    if (getuid() == 0) {
+        const passwd* pw = getpwnam("postgres");
+        if (pw == nullptr || chown(dir.path().c_str(), pw->pw_uid, pw->pw_gid) != 0) return false;
+    }
+    const Result r = run(as_server_user({kPostgresBin + "/initdb", "-D", dir.file("data"), "-A",
+                                         "trust", "--no-sync", "-U", "postgres"}),
+                         RunOptions{300, dir.path(), {}});
+    BOOST_TEST(r.status == 0, r);
+    return r.status == 0;
+}
+
+/// Runs the single-user server on `query` under Callgrind with the
+/// server options `settings`; its producer files go to dir (JITDUMPDIR,
+/// HOME), never to a shared place.
+Result run_postgres(const TempDir& dir, const std::string& query,
+                    const std::vector<std::string>& settings, const std::string& out) {
+    write_file(dir.file("q.sql"), query);
+    std::vector<std::string> argv = {valgrind(), "--tool=callgrind", "-v",
+                                     "--callgrind-out-file=" + out,
+                                     kPostgresBin + "/postgres", "--single", "-D", dir.file("data")};
+    for (const auto& s : settings) {
+        argv.push_back("-c");
+        argv.push_back(s);
+    }
+    argv.push_back("postgres");
+    // stdin is the script: a shell reads it for us.
+    std::string cmd;
+    for (const auto& a : as_server_user(argv)) cmd += "'" + a + "' ";
+    cmd += "< '" + dir.file("q.sql") + "'";
+    return run({"/bin/sh", "-c", cmd},
+               RunOptions{600, dir.path(), {{"JITDUMPDIR", dir.path()}, {"HOME", dir.path()}}});
+}
+
+/// Calls of the functions named evalexpr_* in p, by name.
+std::map<std::string, std::uint64_t> evalexpr_calls(const Profile& p) {
+    std::map<std::string, std::uint64_t> n;
+    for (const auto& [keys, edge] : p.calls())
+        if (keys.second.name.rfind("evalexpr_", 0) == 0) n[keys.second.name] += edge.count;
+    return n;
+}
+
+// 1000 rows, of which 334 pass the filter: the JIT-compiled filter runs
+// once per row and the aggregate's transition once per passing row.
+const std::string kQuery =
+    "SET jit_above_cost = 0;\nSET jit_inline_above_cost = 0;\nSET jit_optimize_above_cost = 0;\n"
+    "SELECT sum(g * 2 + 1) FROM generate_series(1, 1000) g WHERE g % 3 = 1;\n";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(postgresql_llvm_jit_named_exactly_from_jitdump_and_gdb_interface,
+                     *boost::unit_test::precondition(postgres_available)) {
+    TempDir dir("vgjit-pg");
+    BOOST_TEST_REQUIRE(make_cluster(dir));
+    for (const std::string how : {"jit_profiling_support=on", "jit_debugging_support=on"}) {
+        BOOST_TEST_CONTEXT(how) {
+            const std::string out = dir.file("callgrind.out." + how.substr(0, 6));
+            const Result r = run_postgres(dir, kQuery, {how}, out);
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            BOOST_TEST(contains(r.out, "sum = \"334668\""), r);
+            const Profile p = Profile::parse_file(out);
+            const auto calls = evalexpr_calls(p);
+            std::vector<std::uint64_t> counts;
+            for (const auto& [name, n] : calls) counts.push_back(n);
+            std::sort(counts.begin(), counts.end());
+            BOOST_TEST_REQUIRE(!counts.empty(), r.err);
+            // The filter once per row, the transition once per passing row.
+            BOOST_TEST(std::count(counts.begin(), counts.end(), 1000u) == 1, r.err);
+            BOOST_TEST(std::count(counts.begin(), counts.end(), 334u) == 1, r.err);
+            BOOST_TEST(!contains(r.err, " refused: "), r.err);
+        }
+    }
+    // The producer wrote under the test's directory, nowhere shared.
+    BOOST_TEST(std::filesystem::exists(dir.file(".debug/jit")));
+}
