@@ -582,18 +582,20 @@ BOOST_AUTO_TEST_CASE(vgdb_v_info_jit_lists_live_kept_and_waiting_functions_and_f
     // counted apart from registered code.
     BOOST_TEST(contains(all.out, kept), all);
     BOOST_TEST(
-        contains(all.out, "JIT: 2 functions live and 1 kept after their unregistration, 3 listed here"),
+        contains(all.out,
+                 "JIT: 2 functions live and 1 kept after their unregistration, 3 listed here"),
         all);
     // The name whose page is not executable waits.
     static const std::regex waiting(
         R"(0x[0-9a-f]+-0x[0-9a-f]+ hold_wait \(.*\), waiting: not executable yet\n)");
     BOOST_TEST(std::regex_search(all.out, waiting), all);
     BOOST_TEST(contains(all.out, "JIT: 1 names waiting for their code, listed here"), all);
-    BOOST_TEST(contains(all.out, "JIT: following jitdump file " + dump +
-                                     ": 4 records read: "
-                                     "2 loaded, 0 moved, 0 refused, 0 malformed, 1 without code, "
-                                     "0 late names for unmapped code, 1 waited for executable code"),
-               all);
+    BOOST_TEST(
+        contains(all.out, "JIT: following jitdump file " + dump +
+                              ": 4 records read: "
+                              "2 loaded, 0 moved, 0 refused, 0 malformed, 1 without code, "
+                              "0 late names for unmapped code, 1 waited for executable code"),
+        all);
 
     char range[64];
     std::snprintf(range, sizeof range, "0x%llx",
@@ -602,13 +604,22 @@ BOOST_AUTO_TEST_CASE(vgdb_v_info_jit_lists_live_kept_and_waiting_functions_and_f
     BOOST_TEST(one.status == 0, one);
     BOOST_TEST(!contains(one.out, a), one);
     BOOST_TEST(contains(one.out, b), one);
-    BOOST_TEST(contains(one.out, "JIT: 2 functions live and 1 kept after their unregistration, 1 listed here"), one);
+    BOOST_TEST(
+        contains(one.out,
+                 "JIT: 2 functions live and 1 kept after their unregistration, 1 listed here"),
+        one);
 
     const Result by_object = query({"object", dump});
     BOOST_TEST(contains(by_object.out, a), by_object);
-    BOOST_TEST(contains(by_object.out, "JIT: 2 functions live and 1 kept after their unregistration, 2 listed here"), by_object);
+    BOOST_TEST(
+        contains(by_object.out,
+                 "JIT: 2 functions live and 1 kept after their unregistration, 2 listed here"),
+        by_object);
     const Result other_object = query({"object", "/nonexistent"});
-    BOOST_TEST(contains(other_object.out, "JIT: 2 functions live and 1 kept after their unregistration, 0 listed here"), other_object);
+    BOOST_TEST(
+        contains(other_object.out,
+                 "JIT: 2 functions live and 1 kept after their unregistration, 0 listed here"),
+        other_object);
     const Result bad = query({"nonsense"});
     BOOST_TEST(contains(bad.out, "v.info jit: malformed address nonsense"), bad);
 

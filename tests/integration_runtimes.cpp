@@ -35,7 +35,9 @@ using vgjit::callgrind::Profile;
 namespace {
 
 boost::test_tools::assertion_result php_available(boost::unit_test::test_unit_id) {
-    Result r = run({"/bin/sh", "-c", "php -d opcache.enable_cli=1 -r 'exit(function_exists(\"opcache_get_status\") ? 0 : 1);'"});
+    Result r = run({"/bin/sh", "-c",
+                    "php -d opcache.enable_cli=1 -r 'exit(function_exists(\"opcache_get_status\") "
+                    "? 0 : 1);'"});
     boost::test_tools::assertion_result res(r.status == 0);
     res.message() << "php with opcache is missing: build-aux/install-deps.sh installs php8.2-cli";
     return res;
@@ -81,18 +83,19 @@ struct PhpRun {
     std::string pid;
 };
 
-PhpRun run_php(const TempDir& dir, const std::string& debug, const std::vector<std::string>& extra) {
+PhpRun run_php(const TempDir& dir, const std::string& debug,
+               const std::vector<std::string>& extra) {
     const std::string out = dir.file("callgrind.out");
     std::vector<std::string> args = {"--tool=callgrind", "-v", "--callgrind-out-file=" + out};
     args.insert(args.end(), extra.begin(), extra.end());
     PhpRun r;
-    r.vg = run_valgrind(args,
-                        {find_on_path("php"), "-d", "opcache.enable_cli=1", "-d", "opcache.jit=1205",
-                         "-d", "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=" + debug,
-                         // The script was just written: cache (and compile) it anyway.
-                         "-d", "opcache.file_update_protection=0",
-                         dir.file("fib.php")},
-                        RunOptions{600, dir.path(), {}});
+    r.vg =
+        run_valgrind(args,
+                     {find_on_path("php"), "-d", "opcache.enable_cli=1", "-d", "opcache.jit=1205",
+                      "-d", "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=" + debug,
+                      // The script was just written: cache (and compile) it anyway.
+                      "-d", "opcache.file_update_protection=0", dir.file("fib.php")},
+                     RunOptions{600, dir.path(), {}});
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     r.profile = Profile::parse_file(out);
     r.pid = r.profile.header().at("pid");
@@ -104,7 +107,8 @@ const unsigned kFibN = 20;
 void write_fib_script(const TempDir& dir) {
     write_file(dir.file("fib.php"),
                "<?php\nfunction fib($n) { return $n < 2 ? $n : fib($n - 1) + fib($n - 2); }\n"
-               "echo fib(" + std::to_string(kFibN) + "), \"\\n\";\n");
+               "echo fib(" +
+                   std::to_string(kFibN) + "), \"\\n\";\n");
 }
 
 }  // namespace
@@ -158,8 +162,9 @@ boost::test_tools::assertion_result postgres_available(boost::unit_test::test_un
     const bool have = access((kPostgresBin + "/postgres").c_str(), X_OK) == 0 &&
                       (getuid() != 0 || !find_on_path("runuser").empty());
     boost::test_tools::assertion_result res(have);
-    res.message() << kPostgresBin << "/postgres is missing: build-aux/install-deps.sh installs "
-                                     "postgresql-15";
+    res.message() << kPostgresBin
+                  << "/postgres is missing: build-aux/install-deps.sh installs "
+                     "postgresql-15";
     return res;
 }
 
@@ -191,9 +196,14 @@ bool make_cluster(const TempDir& dir) {
 Result run_postgres(const TempDir& dir, const std::string& query,
                     const std::vector<std::string>& settings, const std::string& out) {
     write_file(dir.file("q.sql"), query);
-    std::vector<std::string> argv = {valgrind(), "--tool=callgrind", "-v",
+    std::vector<std::string> argv = {valgrind(),
+                                     "--tool=callgrind",
+                                     "-v",
                                      "--callgrind-out-file=" + out,
-                                     kPostgresBin + "/postgres", "--single", "-D", dir.file("data")};
+                                     kPostgresBin + "/postgres",
+                                     "--single",
+                                     "-D",
+                                     dir.file("data")};
     for (const auto& s : settings) {
         argv.push_back("-c");
         argv.push_back(s);
