@@ -60,7 +60,8 @@ int main(void)
    free(uninit);
 
    /* Refused: size 0 (VG_JIT_ERR_BAD_RANGE), a NULL name
-      (VG_JIT_ERR_BAD_NAME), a range that is not code (VG_JIT_ERR_NOT_CODE). */
+      (VG_JIT_ERR_BAD_NAME).  A range that is not code yet waits for it
+      (VG_JIT_WARN_PENDING): the stack never becomes code. */
    r = VALGRIND_JIT_REGISTER(code + 64, 0, "empty");
    printf("register size 0: %lu, status %d\n", r, (int)VALGRIND_JIT_LAST_ERROR());
    r = VALGRIND_JIT_REGISTER(code + 64, 16, NULL);

@@ -9,8 +9,9 @@
    address), then everything dropped by one range.  Refused: a name
    longer than VG_JIT_MAX_STRING, ranges of size 0 and above
    VG_JIT_MAX_CODE_SIZE, an unreadable line table and one that is too
-   long, a descriptor of a bad size, an unreadable object name, code
-   that is not executable and code over the program's own text.  A
+   long, a descriptor of a bad size, an unreadable object name and code
+   over the program's own text; a name for memory that is not executable
+   waits for it (and never sees it: -v lists it at exit).  A
    line table with an entry of line 0 registers the code without it. */
 
 #include <stdio.h>
@@ -101,8 +102,8 @@ int main(void)
    desc.object      = (const char*)data;
    report("register unreadable object", VALGRIND_JIT_REGISTER_CODE(&desc));
 
-   /* Not executable (VG_JIT_ERR_NOT_CODE), the program's own text
-      (VG_JIT_ERR_OVERLAPS_OBJECT). */
+   /* Not executable: waits (VG_JIT_WARN_PENDING); the program's own
+      text (VG_JIT_ERR_OVERLAPS_OBJECT). */
    report("register data", VALGRIND_JIT_REGISTER(&desc, 16, "data"));
    report("register main",
           VALGRIND_JIT_REGISTER((const void*)(unsigned long)main, 16, "main"));
