@@ -18,7 +18,8 @@
 // into the tool find no functions: "VG_USERREQ__CLIENT_CALL1: func=0x0",
 // and every malloc returns NULL).  The CPU model is
 // cortex-a72: QEMU's default ("max") reports 32-byte cache lines in
-// CTR_EL0, which upstream Valgrind refuses at start (README, "Platforms").
+// CTR_EL0, which upstream Valgrind refuses at start (HACKING.md, patch
+// 0009).
 //
 // A real arm64 JIT: Debian's arm64 lli-14 (build-aux/fetch-lli-arm64.sh;
 // MCJIT, whose objects carry R_AARCH64_* relocations in their DWARF) runs
