@@ -366,20 +366,36 @@ static UInt cxt_recursions(const fn_node* top)
     return top->separate_recursions < 1 ? 1 : top->separate_recursions;
 }
 
-static Bool same_fns(const Context* a, const Context* b)
+/* Orders contexts by hash, then size, then function list: contexts
+ * listing the same functions are neighbours. */
+static Int cmp_fns(const void* x, const void* y)
 {
+    const Context* a = *(const Context* const*)x;
+    const Context* b = *(const Context* const*)y;
     UInt i;
-    if (a->hash != b->hash || a->size != b->size) return False;
+    if (a->hash != b->hash) return a->hash < b->hash ? -1 : 1;
+    if (a->size != b->size) return a->size < b->size ? -1 : 1;
     for (i = 0; i < a->size; i++)
-	if (a->fn[i] != b->fn[i]) return False;
-    return True;
+	if (a->fn[i] != b->fn[i]) return a->fn[i] < b->fn[i] ? -1 : 1;
+    return 0;
 }
 
-static Bool is_in(Context* const* list, UInt n, const Context* cxt)
+static Int cmp_ptr(const void* x, const void* y)
 {
-    UInt i;
-    for (i = 0; i < n; i++)
-	if (list[i] == cxt) return True;
+    const Context* a = *(const Context* const*)x;
+    const Context* b = *(const Context* const*)y;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* Whether cxt is in sorted[0 .. n-1] (sorted by address). */
+static Bool is_in(Context* const* sorted, UInt n, const Context* cxt)
+{
+    UInt lo = 0, hi = n;
+    while (lo < hi) {
+	UInt mid = lo + (hi - lo) / 2;
+	if (sorted[mid] == cxt) return True;
+	if (sorted[mid] < cxt) lo = mid + 1; else hi = mid;
+    }
     return False;
 }
 
@@ -390,23 +406,58 @@ static Bool is_in(Context* const* list, UInt n, const Context* cxt)
  * the output, a range of as many as the context has recursion levels;
  * contexts whose range no longer fits their top function (odd: its
  * recursion levels are set apart by name, see --separate-recs-<fn>)
- * neither take nor give a number. */
+ * neither take nor give a number.
+ *
+ * Contexts listing the same functions share a hash, so a bucket holds
+ * all of them: each bucket that holds a rebound context is sorted once
+ * by function list and every run of equal lists takes its smallest
+ * number.  The cost is O(c log c) for the c contexts of those buckets,
+ * whatever the number of contexts that became one (creator names merge
+ * tens of thousands of contexts of a Scheme system's code into a few
+ * lists; comparing each rebound context with its whole bucket cost
+ * minutes). */
 static void share_dump_numbers(cxt_hash* cxts, Context** rebound, UInt n,
 			       Context** misfit, UInt n_misfit)
 {
-    UInt i;
+    UChar*    seen;
+    Context** run;
+    UInt      i, cap = 0;
+
+    if (n == 0) return;
+    VG_(ssort)(misfit, n_misfit, sizeof(Context*), cmp_ptr);
+    seen = (UChar*) CLG_MALLOC("cl.latenames.sdn.1", cxts->size);
+    VG_(memset)(seen, 0, cxts->size);
     for (i = 0; i < n; i++) {
-	Context *cxt = rebound[i], *other;
-	Context **bucket = &cxts->table[cxt->hash % cxts->size];
-	UInt number = cxt->base_number;
-	for (other = *bucket; other; other = other->next)
-	    if (other->base_number < number && same_fns(other, cxt)
-		&& !is_in(misfit, n_misfit, other))
-		number = other->base_number;
-	for (other = *bucket; other; other = other->next)
-	    if (same_fns(other, cxt) && !is_in(misfit, n_misfit, other))
-		other->base_number = number;
+	UInt b = (UInt) (rebound[i]->hash % cxts->size);
+	if (!seen[b] && cxts->table[b] && cxts->table[b]->next) {
+	    seen[b] = 1;
+	    cap++;
+	}
     }
+    run = NULL;
+    for (i = 0; i < n && cap > 0; i++) {
+	UInt     b = (UInt) (rebound[i]->hash % cxts->size), m = 0, j, k;
+	Context* other;
+	if (seen[b] != 1) continue;
+	seen[b] = 2;   /* once per bucket */
+	for (other = cxts->table[b]; other; other = other->next)
+	    if (!is_in(misfit, n_misfit, other)) m++;
+	if (m < 2) continue;
+	run = (Context**) VG_(realloc)("cl.latenames.sdn.2", run,
+				       m * sizeof(Context*));
+	m = 0;
+	for (other = cxts->table[b]; other; other = other->next)
+	    if (!is_in(misfit, n_misfit, other)) run[m++] = other;
+	VG_(ssort)(run, m, sizeof(Context*), cmp_fns);
+	for (j = 0; j < m; j = k) {
+	    UInt number = run[j]->base_number;
+	    for (k = j + 1; k < m && cmp_fns(&run[j], &run[k]) == 0; k++)
+		if (run[k]->base_number < number) number = run[k]->base_number;
+	    for (; j < k; j++) run[j]->base_number = number;
+	}
+    }
+    if (run) VG_(free)(run);
+    VG_(free)(seen);
 }
 
 /* Every context entry that is an address-named function with a name
