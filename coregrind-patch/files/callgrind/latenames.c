@@ -241,16 +241,30 @@ static fn_node* bind_late_name(fn_node* fn, DiEpoch ep, DebugInfo* di,
 }
 
 /* Code that no late name reached: named after the code that made its
- * memory executable, if the core knows ("[JIT code of F]", see
- * VG_(jit_defer_creator_names)), else it keeps its address name. */
+ * memory executable, if the core knows (VG_(jit_defer_creator_names)),
+ * else it keeps its address name.  Each address-named function keeps
+ * its own node, as stock Callgrind splits unknown code at the
+ * addresses calls entered it at, and its name says where:
+ * "[JIT code of F] 0xADDR".  A profile of a large runtime's unannounced
+ * code keeps its hot spots and call graph, and a wildcard
+ * ("[JIT code of F]*") still selects all of it.  These functions are no
+ * late-named blocks (CLG_(charge_late_named_blocks)): blocks entered by
+ * a jump stay with the function that jumped, as in stock Callgrind. */
 static fn_node* bind_creator_name(fn_node* fn, Addr a)
 {
     const HChar* fnname;
     DebugInfo*   di;
+    fn_node*     bound;
 
     if (!VG_(jit_creator_name_at)(a, fn->jit_time, &fnname, &di))
 	return fn;
-    return bind_late_name(fn, VG_(current_DiEpoch)(), di, "", "???", fnname);
+    {
+	HChar name[VG_(strlen)(fnname) + 24];
+	VG_(sprintf)(name, "%s %#lx", fnname, a);
+	bound = bind_late_name(fn, VG_(current_DiEpoch)(), di, "", "???", name);
+    }
+    fn->late_named = False;
+    return bound;
 }
 
 /* Binds fn to fnname, the function of di at a in epoch ep, with a's
