@@ -38,7 +38,9 @@
    preload libraries.  Its function names the code (or, when that frame
    has no symbol, as in a stripped library's static functions, the
    first frame further down in the same object that has one; or else
-   the object's file name), and its object names the object:
+   the object's file name; or the object's file name too when that
+   function is memory management, is_memory_routine, as a large
+   runtime's page allocator is), and its object names the object:
 
       function "[JIT code of pcre2_jit_compile_8]"
       object   "/usr/lib/x86_64-linux-gnu/libpcre2-8.so.0.11.2[jit]"
@@ -275,6 +277,34 @@ static Bool is_system_object ( const HChar* path )
           || starts_with(b, "vgpreload_");
 }
 
+/* Whether the (raw or demangled) function name fn reads as memory
+   management: a word of "alloc", "mmap", "commit", "protect",
+   "permission", "reserve", "getmem" or "memory" in it, in any case.
+   Large runtimes make their code executable from their page allocator
+   (V8's v8::base::OS::SetPermissions, HotSpot's os::pd_commit_memory,
+   JavaScriptCore's WTF::OSAllocator::tryReserveUncommitted, Mono's
+   mono_valloc, Chez Scheme's S_getmem): that names memory, not the
+   JIT, so the object's name is used instead. */
+static Bool is_memory_routine ( const HChar* fn )
+{
+   static const HChar* const words[] = {
+      "alloc", "mmap", "commit", "protect", "permission", "reserve",
+      "getmem", "memory"
+   };
+   SizeT i, k, n = VG_(strlen)(fn);
+   for (i = 0; i < n; i++)
+      for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+         const HChar* w = words[k];
+         SizeT        m = 0;
+         while (w[m] != 0 && i + m < n
+                && VG_(tolower)(fn[i + m]) == w[m])
+            m++;
+         if (w[m] == 0)
+            return True;
+      }
+   return False;
+}
+
 /* Whether name is a creator object's ("...[jit]"). */
 static Bool is_creator_object ( const HChar* name )
 {
@@ -358,8 +388,13 @@ static UInt find_creator ( void )
          const HChar* o;
          if (!VG_(get_objname)(ep, ips[j], &o) || VG_(strcmp)(o, obj_path) != 0)
             break;
-         if (VG_(get_fnname_raw)(ep, ips[j], &fn) && fn[0] != 0)
+         if (VG_(get_fnname_raw)(ep, ips[j], &fn) && fn[0] != 0) {
+            /* A runtime's own page allocator names no JIT: its object
+               does ("node", "libjvm.so"). */
+            if (is_memory_routine(fn))
+               break;
             return creator_index(fn, True, obj_path);
+         }
       }
       return creator_index(base_name(obj_path), False, obj_path);
    }
