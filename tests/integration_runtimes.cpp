@@ -6,8 +6,11 @@
 // mprotect that makes it executable, m_debuginfo/jitpending.c) and with a
 // jitdump (0x20); PostgreSQL 15's LLVM JIT in a throw-away cluster, with
 // a jitdump (jit_profiling_support, through LLVM's perf listener) and
-// through the GDB JIT interface (jit_debugging_support).  Every file a
-// producer writes goes to the case's own directory or is removed by it.
+// through the GDB JIT interface (jit_debugging_support).  And runtimes
+// run without such a flag (Node, HotSpot, Chez Scheme, Guile, PyPy,
+// Mono), whose code is named after its creator, against stock
+// Callgrind.  Every file a producer writes goes to the case's own
+// directory or is removed by it.
 
 #define BOOST_TEST_MODULE integration_runtimes
 #ifndef BOOST_TEST_DYN_LINK
@@ -26,6 +29,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -257,4 +261,185 @@ BOOST_AUTO_TEST_CASE(postgresql_llvm_jit_named_exactly_from_jitdump_and_gdb_inte
     }
     // The producer wrote under the test's directory, nowhere shared.
     BOOST_TEST(std::filesystem::exists(dir.file(".debug/jit")));
+}
+
+// Runtimes run without the flag that would make them name their code:
+// their JIT code is named after its creator.  Callgrind keeps stock
+// Callgrind's structure (one function per address a call entered the
+// code at, "[JIT code of CREATOR] 0xADDR") and the creator is the
+// runtime's object, never its page allocator (jitcreator.c's
+// is_memory_routine).
+
+namespace {
+
+struct Unannounced {
+    std::string label;
+    std::vector<std::string> argv;  ///< argv[0] looked up on PATH
+    std::string creator;            ///< the expected "[JIT code of ...]"
+    std::string script;             ///< file name, written into the case's directory
+    std::string source;
+    std::string output;  ///< what the program prints
+};
+
+std::vector<Unannounced> unannounced_runtimes() {
+    const std::string java = find_on_path("java");
+    std::vector<Unannounced> v = {
+        {"node",
+         {"node", "--single-threaded", "fib.js"},
+         "[JIT code of node]",
+         "fib.js",
+         "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+         "let s = 0; for (let i = 0; i < 30; i++) s += fib(18); console.log(s);\n",
+         "77520"},
+        {"chezscheme",
+         {"scheme", "--script", "fib.scm"},
+         "[JIT code of chezscheme]",
+         "fib.scm",
+         "(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))\n"
+         "(display (fib 20)) (newline)\n",
+         "6765"},
+        {"guile",
+         {"guile", "--no-auto-compile", "fib.scm"},
+         "[JIT code of libguile-3.0.so.1.5.0]",
+         "fib.scm",
+         "(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))\n"
+         "(display (fib 20)) (newline)\n",
+         "6765"},
+        {"pypy3",
+         {"pypy3", "fib.py"},
+         "[JIT code of libpypy3.9-c.so]",
+         "fib.py",
+         "def fib(n): return n if n < 2 else fib(n-1) + fib(n-2)\n"
+         "print(sum(fib(15) for i in range(200)))\n",
+         "122000"},
+    };
+    v.push_back({"mono",
+                 {"mono", "Hot.exe"},
+                 "[JIT code of mono-sgen]",
+                 "Hot.cs",
+                 "class Hot { static int Fib(int n) { return n < 2 ? n : Fib(n-1) + Fib(n-2); }\n"
+                 "  static void Main() { int s = 0; for (int i = 0; i < 50; i++) s += Fib(15);\n"
+                 "    System.Console.WriteLine(s); } }\n",
+                 "30500"});
+    if (!java.empty()) {
+        v.push_back({"hotspot",
+                     {std::filesystem::canonical(java).string(), "-Xbatch", "-cp", ".", "JitWork"},
+                     "[JIT code of libjvm.so]",
+                     "JitWork.java",
+                     "public class JitWork {\n"
+                     "  static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+                     "  public static void main(String[] a) {\n"
+                     "    int s = 0; for (int i = 0; i < 200; i++) s += fib(15);\n"
+                     "    System.out.println(s); } }\n",
+                     "122000"});
+    }
+    return v;
+}
+
+boost::test_tools::assertion_result unannounced_available(boost::unit_test::test_unit_id) {
+    std::string missing;
+    for (const char* p : {"node", "scheme", "guile", "pypy3", "mono", "mcs", "java", "javac"})
+        if (find_on_path(p).empty()) missing += std::string(" ") + p;
+    boost::test_tools::assertion_result res(missing.empty());
+    res.message() << "missing:" << missing
+                  << " (build-aux/install-deps.sh installs nodejs, chezscheme, guile-3.0, "
+                     "pypy3, mono-runtime, mono-mcs, openjdk-17-jdk-headless)";
+    return res;
+}
+
+/// The entry addresses of the functions of `p` named "CREATOR 0xADDR"
+/// (recursion levels aside).
+std::set<std::uint64_t> creator_entries(const Profile& p, const std::string& creator) {
+    static const std::regex entry(R"( 0x([0-9a-f]+)$)");
+    std::set<std::uint64_t> out;
+    for (const auto& [key, f] : p.functions()) {
+        const std::string name = vgjit::callgrind::strip_recursion_suffix(key.name);
+        std::smatch m;
+        const std::string rest = name.substr(std::min(name.size(), creator.size()));
+        if (name.rfind(creator, 0) == 0 && std::regex_match(rest, m, entry))
+            out.insert(std::stoull(m[1], nullptr, 16));
+    }
+    return out;
+}
+
+/// The addresses of the address-named functions of `p` in no object
+/// ("0x..." in "???").
+std::set<std::uint64_t> address_named(const Profile& p) {
+    std::set<std::uint64_t> out;
+    for (const auto& [key, f] : p.functions())
+        if ((key.object.empty() || key.object == "???") && key.name.rfind("0x", 0) == 0)
+            out.insert(
+                std::stoull(vgjit::callgrind::strip_recursion_suffix(key.name), nullptr, 16));
+    return out;
+}
+
+/// Every "[JIT code of X]" name of `p`, without the entry address.
+std::set<std::string> creator_names(const Profile& p) {
+    static const std::regex name(R"((\[JIT code of .*\])( 0x[0-9a-f]+)?('\d+)?$)");
+    std::set<std::string> out;
+    for (const auto& [key, f] : p.functions()) {
+        std::smatch m;
+        if (std::regex_match(key.name, m, name)) out.insert(m[1]);
+    }
+    return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(unannounced_runtime_code_keeps_stock_structure_named_after_the_runtime,
+                     *boost::unit_test::precondition(unannounced_available) *
+                         boost::unit_test::precondition(stock_valgrind_available)) {
+    for (const Unannounced& rt : unannounced_runtimes()) {
+        BOOST_TEST_CONTEXT(rt.label) {
+            TempDir dir;
+            write_file(dir.file(rt.script), rt.source);
+            // Compiled languages: their compiler first.
+            const std::string ext = std::filesystem::path(rt.script).extension().string();
+            if (ext == ".java" || ext == ".cs") {
+                const Result c = run({find_on_path(ext == ".java" ? "javac" : "mcs"), rt.script},
+                                     RunOptions{300, dir.path(), {}});
+                BOOST_TEST_REQUIRE(c.status == 0, c);
+            }
+            std::vector<std::string> argv = rt.argv;
+            if (argv[0].find('/') == std::string::npos) argv[0] = find_on_path(argv[0]);
+            Profile prof[2];
+            for (int stock = 0; stock < 2; ++stock) {
+                const std::string out = dir.file(stock ? "stock.out" : "patched.out");
+                std::vector<std::string> cmd = {stock ? stock_valgrind() : valgrind(),
+                                                "--tool=callgrind", "--callgrind-out-file=" + out};
+                cmd.insert(cmd.end(), argv.begin(), argv.end());
+                const Result r = run(cmd, RunOptions{600, dir.path(), {}});
+                BOOST_TEST_REQUIRE(r.status == 0, r);
+                BOOST_TEST_REQUIRE(contains(r.out, rt.output), r);
+                prof[stock] = Profile::parse_file(out);
+            }
+            const auto entries = creator_entries(prof[0], rt.creator);
+            const auto stock_split = address_named(prof[1]);
+            auto kept = address_named(prof[0]);  // PLT stubs: address-named in both
+            kept.insert(entries.begin(), entries.end());
+            // One creator, the runtime's object: no memory routine.
+            BOOST_TEST(creator_names(prof[0]) == std::set<std::string>{rt.creator});
+            BOOST_TEST(entries.size() >= 2u);
+            // The code at the addresses stock named: the same JIT code,
+            // within the noise of two runs of a runtime with threads (a
+            // method compiled in one run and not the other).
+            std::size_t same = 0;
+            for (const std::uint64_t a : entries) same += stock_split.count(a);
+            BOOST_TEST(10 * same >= 9 * entries.size(), same << " of " << entries.size());
+            if (rt.label != "node") {
+                // As many functions as stock's split: what stock named by
+                // address is named here, but for the address-named PLT
+                // stubs of the objects, which stay so.
+                BOOST_TEST(10 * kept.size() >= 9 * stock_split.size(),
+                           kept.size() << " of stock's " << stock_split.size());
+            } else {
+                // V8's baseline code calls a prologue builtin that returns
+                // below its caller's frame; stock Callgrind takes the return
+                // for a second call and splits there, Callgrind here counts
+                // one call (jitret.c): fewer functions than stock's split.
+                BOOST_TEST(10 * kept.size() >= 7 * stock_split.size(),
+                           kept.size() << " of stock's " << stock_split.size());
+            }
+        }
+    }
 }
