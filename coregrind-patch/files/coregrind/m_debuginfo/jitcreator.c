@@ -116,6 +116,8 @@ typedef
       UInt   obj;       /* JIT object index (ML_(jit_object_at)) */
       UInt   hash;      /* of key, for the search in creators */
       ULong  ranges;    /* ranges that got it (for v.info jit) */
+      Bool   named;     /* a lookup or a tool's binding gave its name to
+                           code (for the hints at exit) */
    }
    Creator;
 
@@ -348,6 +350,7 @@ static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path )
    c.obj    = obj;
    c.hash   = hash;
    c.ranges = 0;
+   c.named  = False;
    return (UInt)VG_(addToXA)(creators, &c);
 }
 
@@ -590,13 +593,14 @@ Bool ML_(jit_creator_search) ( DiEpoch ep, Addr a,
                                /*OUT*/UInt* obj_index )
 {
    const LiveRange* r;
-   const Creator*   c;
+   Creator*         c;
    if (deferred || live == NULL)
       return False;
    r = VG_(OSetGen_LookupWithCmp)(live, &a, cmp_addr_range);
    if (r == NULL || r->first_epoch > ep.n)
       return False;
    c = VG_(indexXA)(creators, r->creator);
+   c->named = True;
    *start     = r->start;
    *size      = r->last - r->start + 1;
    *name      = c->name;
@@ -614,7 +618,7 @@ Bool VG_(jit_creator_name_at) ( Addr a, ULong when,
                                 /*OUT*/DebugInfo** di )
 {
    const LiveRange* r;
-   const Creator*   c = NULL;
+   Creator*         c = NULL;
    Word             i, it = -1;
 
    if (live == NULL || !VG_(clo_jit_creator_names))
@@ -638,6 +642,7 @@ Bool VG_(jit_creator_name_at) ( Addr a, ULong when,
    }
    if (c == NULL)
       return False;
+   c->named = True;
    *fnname = c->name;
    *di     = ML_(jit_object_at)(c->obj)->di;
    return True;
@@ -673,6 +678,76 @@ void ML_(jit_creator_print_info) ( Addr a, SizeT len )
    }
    if (total > shown)
       VG_(printf)("  ... and %llu more\n", total - shown);
+}
+
+/* Runtimes that name their own JIT code when asked, recognised by the
+   file name of the object that made their code executable (its creator
+   object, without "[jit]"), and how to ask. */
+static const struct {
+   const HChar* object_prefix;
+   const HChar* runtime;
+   const HChar* how;
+} hints[] = {
+   { "node", "Node.js",
+     "node --perf-basic-prof with valgrind --jit-perf-map=yes, or"
+     " node --perf-prof (a jitdump, with lines)" },
+   { "libnode", "Node.js",
+     "node --perf-basic-prof with valgrind --jit-perf-map=yes, or"
+     " node --perf-prof (a jitdump, with lines)" },
+   { "deno", "Deno",
+     "deno run --v8-flags=--perf-basic-prof with valgrind"
+     " --jit-perf-map=yes" },
+   { "libjvm.so", "HotSpot",
+     "java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit with"
+     " valgrind --jit-perf-map=yes" },
+   { "mono-sgen", "Mono", "mono --jitmap with valgrind --jit-perf-map=yes" },
+   { "libmonosgen", "Mono",
+     "mono --jitmap with valgrind --jit-perf-map=yes" },
+   { "libpython3.", "CPython 3.12+",
+     "python3 -X perf with valgrind --jit-perf-map=yes, or -X perf_jit"
+     " (3.13+, a jitdump)" },
+   { "python3.", "CPython 3.12+",
+     "python3 -X perf with valgrind --jit-perf-map=yes, or -X perf_jit"
+     " (3.13+, a jitdump)" },
+   { "opcache.so", "PHP",
+     "php -d opcache.jit_debug=0x10 with valgrind --jit-perf-map=yes, or"
+     " 0x20 (a jitdump)" },
+   { "qemu-", "QEMU",
+     "qemu -perfmap with valgrind --jit-perf-map=yes, or -jitdump" },
+};
+
+void ML_(jit_creator_print_hints) ( Bool announced )
+{
+   Bool shown[sizeof(hints) / sizeof(hints[0])];
+   Word i;
+   UInt k;
+   if (VG_(clo_verbosity) < 1 || announced || creators == NULL)
+      return;
+   VG_(memset)(shown, 0, sizeof(shown));
+   for (i = 0; i < VG_(sizeXA)(creators); i++) {
+      const Creator* c = VG_(indexXA)(creators, i);
+      const HChar*   b;
+      if (!c->named)
+         continue;
+      b = base_name(ML_(jit_object_at)(c->obj)->name);
+      for (k = 0; k < sizeof(hints) / sizeof(hints[0]); k++) {
+         Bool seen = False;
+         UInt j;
+         if (shown[k] || !starts_with(b, hints[k].object_prefix))
+            continue;
+         /* One line per runtime, whichever of its objects made code. */
+         for (j = 0; j < k; j++)
+            if (shown[j] && VG_(strcmp)(hints[j].runtime,
+                                        hints[k].runtime) == 0)
+               seen = True;
+         shown[k] = True;
+         if (!seen)
+            VG_(umsg)("JIT: %s's code ran without names (named after the"
+                      " object that made it); %s names each function:"
+                      " %s\n", hints[k].runtime, hints[k].runtime,
+                      hints[k].how);
+      }
+   }
 }
 
 void ML_(jit_creator_print_summary) ( void )

@@ -1060,6 +1060,9 @@ void VG_(jit_info_command) ( HChar** ssaveptr )
 
 void VG_(jit_print_summary) ( void )
 {
+   ML_(jit_creator_print_hints)(stats.registered + stats.refused
+                                + stats.named_late > 0
+                                || ML_(jit_n_pending) > 0);
    if (VG_(clo_verbosity) < 2)
       return;
    if (stats.registered + stats.refused + stats.named_late > 0

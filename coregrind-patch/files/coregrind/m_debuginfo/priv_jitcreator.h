@@ -68,6 +68,14 @@ extern Bool ML_(jit_creator_search) ( DiEpoch ep, Addr a,
    "v.info jit" (at most 1000), under a heading of their own. */
 extern void ML_(jit_creator_print_info) ( Addr a, SizeT len );
 
+/* At exit, unless -q and unless the program announced code (announced):
+   one line per runtime that names its own JIT code when asked (Node.js,
+   HotSpot, Mono, CPython, PHP, QEMU, Deno), recognised by the object
+   that made code executable, whose creator name was given to code,
+   with the flag that makes it name its code and the Valgrind option
+   that reads what it writes. */
+extern void ML_(jit_creator_print_hints) ( Bool announced );
+
 /* The -v summary's line: ranges named, creators, stacks taken. */
 extern void ML_(jit_creator_print_summary) ( void );
 
