@@ -113,6 +113,8 @@ private:
 /// One part as read.
 struct RawPart {
     std::string thread = "1";
+    std::string pid, command;  // the file's "pid:" and "cmd:" so far
+    std::size_t file = 0;      // index into the paths converted
     std::vector<Node> nodes;
     std::vector<Edge> edges;
     PairIndex edge_index;  // of edges, by (from, to)
@@ -144,6 +146,8 @@ bool non_elf_file(const std::string& object) {
     return r;
 }
 
+}  // namespace
+
 Kind classify(const std::string& object, const std::string& name) {
     if (is_address_name(name) || object == "???") return Kind::Unnamed;
     if (object.empty()) return Kind::Native;  // Cachegrind names no objects
@@ -155,34 +159,61 @@ Kind classify(const std::string& object, const std::string& name) {
     return Kind::Native;
 }
 
+std::string process_name(const std::string& command) {
+    const std::vector<std::string> words = callgrind::split_words(command);
+    if (words.empty()) return "";
+    auto file_name = [](const std::string& w) {
+        const std::size_t slash = w.find_last_of('/');
+        return slash == std::string::npos || slash + 1 == w.size() ? w : w.substr(slash + 1);
+    };
+    std::string name = file_name(words[0]);
+    if (words.size() < 2) return name;
+    const auto type = std::find_if(words.begin() + 1, words.end(), [](const std::string& w) {
+        return w.compare(0, 7, "--type=") == 0;
+    });
+    std::string arg = file_name(type != words.end() ? *type : words[1]);
+    if (arg.size() > 40) arg = arg.substr(0, 37) + "...";
+    return name + " " + arg;
+}
+
+namespace {
+
 /// Collects the parts of one file.
 class Collector : public callgrind::Handler {
 public:
-    Collector(Converted& c, std::vector<RawPart>& parts, const std::string& event,
+    Collector(Converted& c, std::vector<RawPart>& parts, std::size_t file,
               std::map<std::tuple<std::string, std::string, std::string>, std::size_t>& functions)
-        : c_(c), parts_(parts), event_(event), functions_(functions) {}
+        : c_(c), parts_(parts), event_(c.event), file_(file), functions_(functions) {}
     void set_reader(callgrind::Reader* r) { reader_ = r; }
 
     void part() override {
         finish_part();
         parts_.emplace_back();
         cur_ = &parts_.back();
+        // Parts appended to a file (--combine-dumps=yes) have no header
+        // of their own: the file's pid and command hold for them.
+        cur_->pid = file_pid_;
+        cur_->command = file_command_;
+        cur_->file = file_;
         ev_ = -1;
         nodes_.clear();
         node_ = kNoStack;
     }
     void header(const std::string& key, const std::string& value, const std::string&) override {
-        if (key == "cmd" && c_.command.empty())
-            c_.command = value;
-        else if (key == "pid" && c_.pid.empty())
-            c_.pid = value;
-        else if (key == "creator" && c_.creator.empty())
+        if (key == "cmd") {
+            if (c_.command.empty()) c_.command = value;
+            cur_->command = file_command_ = value;
+        } else if (key == "pid") {
+            if (c_.pid.empty()) c_.pid = value;
+            cur_->pid = file_pid_ = value;
+        } else if (key == "creator" && c_.creator.empty())
             c_.creator = value;
         else if (key == "thread")
             cur_->thread = value;
         else if (key == "events") {
             const auto& ev = reader_->events();
             if (c_.events.empty()) c_.events = ev;
+            if (event_.empty() && !ev.empty()) c_.event = event_ = ev[0];
             for (std::size_t i = 0; i < ev.size(); ++i)
                 if (ev[i] == event_) ev_ = static_cast<int>(i);
             if (ev_ < 0) {
@@ -354,6 +385,8 @@ private:
     Converted& c_;
     std::vector<RawPart>& parts_;
     std::string event_;
+    std::size_t file_;
+    std::string file_pid_, file_command_;
     std::map<std::tuple<std::string, std::string, std::string>, std::size_t>& functions_;
     callgrind::Reader* reader_ = nullptr;
     RawPart* cur_ = nullptr;
@@ -644,28 +677,59 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
     c.event = opts.event;
     std::vector<RawPart> parts;
     std::map<std::tuple<std::string, std::string, std::string>, std::size_t> functions;
-    for (const std::string& path : paths) {
+    for (std::size_t fi = 0; fi < paths.size(); ++fi) {
+        const std::string& path = paths[fi];
         std::ifstream in(path, std::ios::binary);
         if (!in) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-        Collector col(c, parts, opts.event, functions);
+        Collector col(c, parts, fi, functions);
         callgrind::Reader reader(col, path);
         col.set_reader(&reader);
         reader.read(in);
         col.finish(path, reader.line_number());
     }
+    // The processes, by pid as a number, and their threads, in the order
+    // of their first parts.
+    std::map<std::string, std::size_t> process_index;
+    for (const RawPart& p : parts)
+        if (process_index.emplace(p.pid, c.processes.size()).second) {
+            Process proc;
+            proc.pid = p.pid;
+            proc.command = p.command;
+            proc.name = process_name(p.command);
+            c.processes.push_back(std::move(proc));
+        }
+    auto pid_order = [](const Process& a, const Process& b) {
+        auto number = [](const std::string& pid) {
+            std::uint64_t v = 0;
+            const auto r = std::from_chars(pid.data(), pid.data() + pid.size(), v);
+            const bool ok = !pid.empty() && r.ec == std::errc() && r.ptr == pid.data() + pid.size();
+            return std::make_tuple(pid.empty() ? 0 : ok ? 1 : 2, v, pid);
+        };
+        return number(a.pid) < number(b.pid);
+    };
+    std::sort(c.processes.begin(), c.processes.end(), pid_order);
+    for (std::size_t i = 0; i < c.processes.size(); ++i) process_index[c.processes[i].pid] = i;
+    std::map<std::pair<std::size_t, std::string>, std::size_t> thread_index;
+    for (std::size_t pi = 0; pi < c.processes.size(); ++pi)
+        for (const RawPart& p : parts)
+            if (process_index[p.pid] == pi &&
+                thread_index.emplace(std::make_pair(pi, p.thread), c.threads.size()).second) {
+                c.processes[pi].threads.push_back(c.threads.size());
+                c.threads.push_back(Thread{p.thread, pi, {}, 0, {}});
+            }
     StackBuilder sb(c);
-    std::map<std::string, std::size_t> thread_index;
     bool any_edge = false;
     for (const RawPart& p : parts) {
-        auto it = thread_index.find(p.thread);
-        if (it == thread_index.end()) {
-            it = thread_index.emplace(p.thread, c.threads.size()).first;
-            c.threads.push_back(Thread{p.thread, {}, 0, {}});
-        }
+        const std::size_t pi = process_index[p.pid];
+        Process& proc = c.processes[pi];
+        if (proc.files.empty() || proc.files.back() != paths[p.file])
+            proc.files.push_back(paths[p.file]);
         if (!p.edges.empty()) any_edge = true;
-        convert_part(c, sb, p, c.threads[it->second]);
-        if (__builtin_add_overflow(c.total, p.sum, &c.total))
-            throw std::runtime_error("the profile's total of " + opts.event + " exceeds 2^64");
+        convert_part(c, sb, p, c.threads[thread_index.at({pi, p.thread})]);
+        if (__builtin_add_overflow(c.total, p.sum, &c.total) ||
+            __builtin_add_overflow(proc.total, p.sum, &proc.total))
+            throw std::runtime_error("the profile's total of " + c.event + " exceeds 2^64");
+        ++proc.parts;
         ++c.parts;
     }
     if (!any_edge)
@@ -856,6 +920,9 @@ void write_firefox(const Converted& c, std::ostream& out) {
         {{"label", "Total " + c.event}, {"format", "string"}, {"value", std::to_string(c.total)}},
         {{"label", "Parts (dumps)"}, {"format", "integer"}, {"value", c.parts}},
     });
+    if (c.processes.size() > 1)
+        extra_entries.push_back(
+            {{"label", "Processes"}, {"format", "integer"}, {"value", c.processes.size()}});
     for (std::size_t i = 0; i < c.events.size() && i < c.event_totals.size(); ++i)
         if (c.events[i] != c.event)
             extra_entries.push_back({{"label", "Total " + c.events[i]},
@@ -969,16 +1036,24 @@ void write_firefox(const Converted& c, std::ostream& out) {
         // readers (doubles) keep every weight exact.
         std::size_t ns = 0;
         for (const Sample& s : t.samples) ns += (s.weight + kMaxExactDouble - 1) / kMaxExactDouble;
+        const Process& proc = c.processes.at(t.process);
+        const bool main_thread = t.id == "1" || proc.threads.size() == 1;
+        const std::string pid = proc.pid.empty() ? std::string("0") : proc.pid;
+        // The profiler names a process's track after its main thread.
+        std::string name = proc.threads.size() > 1 ? "Thread " + t.id : std::string("Main thread");
+        if (c.processes.size() > 1 && main_thread)
+            name = proc.name.empty() ? "Process " + pid : proc.name;
         const json head = {
             {"processType", "default"},
+            {"processName", proc.name.empty() ? "Process " + pid : proc.name},
             {"processStartupTime", 0},
             {"processShutdownTime", static_cast<double>(t.total) / 1e6},
             {"registerTime", 0},
             {"unregisterTime", nullptr},
             {"pausedRanges", json::array()},
-            {"name", c.threads.size() > 1 ? "Thread " + t.id : std::string("Main thread")},
-            {"isMainThread", t.id == "1"},
-            {"pid", c.pid.empty() ? std::string("0") : c.pid},
+            {"name", name},
+            {"isMainThread", main_thread},
+            {"pid", pid},
             {"tid", t.id},
             {"markers",
              {{"data", json::array()},
@@ -1025,18 +1100,22 @@ void write_firefox(const Converted& c, std::ostream& out) {
 // ---------------------------------------------------------------------------
 
 void write_folded(const Converted& c, std::ostream& out) {
-    // Function names as folded stacks write them, and one id per name.
-    std::vector<std::string> names;
-    std::unordered_map<std::string, std::size_t> name_ids;
-    std::vector<std::size_t> name_of(c.functions.size());
-    for (std::size_t i = 0; i < c.functions.size(); ++i) {
-        std::string n = c.functions[i].name;
+    // Names as folded stacks write them.
+    auto folded_name = [](std::string n) {
         for (char& ch : n) {
             if (ch == ';')
                 ch = ':';
             else if (ch == '\n' || ch == '\r')
                 ch = ' ';
         }
+        return n;
+    };
+    // Function names, and one id per name.
+    std::vector<std::string> names;
+    std::unordered_map<std::string, std::size_t> name_ids;
+    std::vector<std::size_t> name_of(c.functions.size());
+    for (std::size_t i = 0; i < c.functions.size(); ++i) {
+        std::string n = folded_name(c.functions[i].name);
         const auto it = name_ids.emplace(n, names.size());
         if (it.second) names.push_back(std::move(n));
         name_of[i] = it.first->second;
@@ -1059,22 +1138,36 @@ void write_folded(const Converted& c, std::ostream& out) {
         path_of[i] = path_index.insert({parent, name}, paths.size(), path_key);
         if (path_of[i] == paths.size()) paths.push_back({parent, name});
     }
-    // 128 bits: a stack's sum over many parts may pass 2^64.
-    std::vector<unsigned __int128> sums(paths.size(), 0);
-    for (const Thread& t : c.threads)
-        for (const Sample& s : t.samples) sums[path_of[s.stack]] += s.weight;
+    // Each process in turn (one pass over all threads when there is one);
+    // with several, each stack starts with its process's frame.
     std::vector<std::pair<std::string, unsigned __int128>> lines;
     std::vector<std::size_t> chain;
-    for (std::size_t i = 0; i < paths.size(); ++i) {
-        if (!sums[i]) continue;
-        chain.clear();
-        for (std::size_t p = i; p != kNoStack; p = paths[p].parent) chain.push_back(paths[p].name);
-        std::string text;
-        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-            if (!text.empty() || it != chain.rbegin()) text += ';';
-            text += names[*it];
+    // 128 bits: a stack's sum over many parts may pass 2^64.
+    std::vector<unsigned __int128> sums(paths.size(), 0);
+    const std::size_t nprocs = std::max<std::size_t>(c.processes.size(), 1);
+    for (std::size_t pi = 0; pi < nprocs; ++pi) {
+        std::string prefix;
+        if (nprocs > 1) {
+            const Process& proc = c.processes[pi];
+            prefix = folded_name((proc.name.empty() ? std::string("process") : proc.name) + " [" +
+                                 (proc.pid.empty() ? std::string("?") : proc.pid) + "]");
         }
-        lines.emplace_back(std::move(text), sums[i]);
+        std::fill(sums.begin(), sums.end(), 0);
+        for (const Thread& t : c.threads)
+            if (nprocs == 1 || t.process == pi)
+                for (const Sample& s : t.samples) sums[path_of[s.stack]] += s.weight;
+        for (std::size_t i = 0; i < paths.size(); ++i) {
+            if (!sums[i]) continue;
+            chain.clear();
+            for (std::size_t p = i; p != kNoStack; p = paths[p].parent)
+                chain.push_back(paths[p].name);
+            std::string text = prefix;
+            for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+                if (!text.empty() || it != chain.rbegin()) text += ';';
+                text += names[*it];
+            }
+            lines.emplace_back(std::move(text), sums[i]);
+        }
     }
     std::sort(lines.begin(), lines.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });

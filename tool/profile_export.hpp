@@ -4,8 +4,11 @@
 //
 // A profile is read with callgrind::Reader (callgrind_format.hpp).  Each
 // part (one per dump) becomes samples of one thread (Callgrind's
-// "thread:" header; 1 without it), placed on a time line by the event's
-// count: a part starts where the parts before it of the same thread ended.
+// "thread:" header; 1 without it) of one process (its file's "pid:"
+// header: the files of a run under --trace-children=yes are processes,
+// the parts and dumps with one pid one process), placed on a time line by
+// the event's count: a part starts where the parts before it of the same
+// thread ended; each process's time line starts at 0.
 //
 // Stacks.  Each function of a part (one fn=, i.e. one context under
 // --separate-callers) is a node; calls= lines are edges from the caller to
@@ -76,6 +79,22 @@ inline constexpr const char* kUnknownCallers = "[unknown callers]";
 /// The category name of `k` ("JIT", "Native", "Unnamed", "Other").
 const char* kind_name(Kind k);
 
+/// What kind of code the function `name` of object `object` (ob=, "" for
+/// Cachegrind) is: the one rule of the JIT category, which `vg-jit
+/// profiles` counts too.
+Kind classify(const std::string& object, const std::string& name);
+
+/// A process's name from its command line (Callgrind's "cmd:", the
+/// arguments joined by blanks): the program's file name (the first word
+/// after its last '/'), then its first argument, or the first argument
+/// that starts with "--type=" if there is one (the process type of
+/// Chromium, Electron and other Chromium-based programs), itself cut to
+/// its file name if it is a path and to 40 characters ("..." at the end)
+/// if longer.  "/usr/lib/chromium/chromium --no-sandbox --type=renderer
+/// --lang=en" is "chromium --type=renderer", "/usr/bin/python3
+/// /srv/app/main.py -v" is "python3 main.py", "" is "".
+std::string process_name(const std::string& command);
+
 /// One function, the same in every part: Callgrind's object (ob=, "" for
 /// Cachegrind), source file (fl=, "???" if unknown) and name without
 /// context or recursion suffix.
@@ -113,6 +132,7 @@ struct Sample {
 /// One thread of the profile.
 struct Thread {
     std::string id;                          ///< Callgrind's "thread:" value ("1" without)
+    std::size_t process = 0;                 ///< index into Converted::processes
     std::vector<Sample> samples;             ///< in time order
     std::uint64_t total = 0;                 ///< sum of the samples' weights
     std::vector<std::uint64_t> part_starts;  ///< time of each part's first sample
@@ -125,9 +145,21 @@ enum class Stacks {
     Flat,     ///< no call edges at all (Cachegrind): one frame per sample
 };
 
+/// One process: the parts with one "pid:" value, in the order read.
+struct Process {
+    std::string pid;                   ///< "pid:" ("" for parts without one)
+    std::string command;               ///< "cmd:" of its first part
+    std::string name;                  ///< process_name(command)
+    std::vector<std::size_t> threads;  ///< indices into Converted::threads
+    std::vector<std::string> files;    ///< the files its parts came from, in order
+    std::size_t parts = 0;
+    std::uint64_t total = 0;  ///< of the event, over its parts
+};
+
 /// Options of the conversion.
 struct ExportOptions {
-    std::string event = "Ir";  ///< the event whose counts are the weights
+    std::string event = "Ir";  ///< the event whose counts are the weights; "": the
+                               ///< first event of the first part
 };
 
 /// A profile converted into weighted stack samples.
@@ -147,14 +179,18 @@ struct Converted {
     std::vector<Function> functions;  ///< the marker's too, if a stack has it
     std::vector<Frame> frames;
     std::vector<Stack> stack_table;
-    std::vector<Thread> threads;
+    std::vector<Thread> threads;  ///< grouped by process, in the processes' order
+    /// By pid, as numbers (parts without "pid:" first, pids that are not
+    /// numbers last); one process (pid "") for profiles without "pid:".
+    std::vector<Process> processes;
     std::uint64_t total = 0;  ///< the profile's total of the event (all parts)
     std::size_t parts = 0;
 };
 
 /// Reads the profiles at `paths` (files of one run: the parts of
 /// --dump-every-bb or `callgrind_control -d` dumps, in this order, each
-/// file with any number of parts) and converts them.  Every part must end
+/// file with any number of parts; the processes of a run under
+/// --trace-children=yes, told apart by their "pid:") and converts them.  Every part must end
 /// with its "totals:" (Callgrind) or "summary:" (Cachegrind) line, equal
 /// to the sum of its cost lines.  Throws callgrind::ParseError (with the
 /// file and line) for a malformed, truncated or inconsistent profile,
@@ -162,7 +198,10 @@ struct Converted {
 Converted convert(const std::vector<std::string>& paths, const ExportOptions& opts);
 
 /// Writes `c` as a Firefox Profiler processed profile (JSON, version
-/// kFirefoxProcessedVersion) to `out`.
+/// kFirefoxProcessedVersion) to `out`: its threads carry their process's
+/// pid and name (processName), so that the profiler shows a track per
+/// process; with several processes, each process's main thread is named
+/// after the process.
 void write_firefox(const Converted& c, std::ostream& out);
 
 /// The processed-profile format version write_firefox() writes: the one
@@ -171,7 +210,9 @@ constexpr int kFirefoxProcessedVersion = 75;
 
 /// Writes `c` as folded stacks: one line "ROOT;...;LEAF WEIGHT" per
 /// distinct stack of function names (summed over threads and parts),
-/// sorted; ';' and line breaks in names become ':' and ' '.
+/// sorted; ';' and line breaks in names become ':' and ' '.  With several
+/// processes each stack starts with its process, "NAME [PID]"
+/// ("chromium --type=renderer [1234];main;...").
 void write_folded(const Converted& c, std::ostream& out);
 
 }  // namespace exporting
