@@ -12,6 +12,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../tool/analyze.hpp"
+#include "../tool/profile_export.hpp"
 #include "../tool/text.hpp"
 #include "../examples/src/eh_frame.hpp"
 #include "fixtures/jitdump_fixtures.hpp"
@@ -131,6 +132,9 @@ BOOST_AUTO_TEST_CASE(usage_errors_say_what_was_wrong) {
         {{"export", "--format=svg", "x.out"},
          "vg-jit: export: --format: svg not in {firefox,folded}\n"},
         {{"export", "--event=", "x.out"}, "vg-jit: export: option '--event=' has an empty value\n"},
+        {{"profiles"}, "vg-jit: profiles: no PROFILE given\n"},
+        {{"profiles", "--event=", "x.out"},
+         "vg-jit: profiles: option '--event=' has an empty value\n"},
         {{"help", "frobnicate"}, "vg-jit: help: unknown command 'frobnicate'\n"},
     };
     for (const auto& [args, message] : cases) {
@@ -468,6 +472,42 @@ BOOST_AUTO_TEST_CASE(pid_in_file_names) {
     BOOST_TEST(vgjit::pid_from_file_name("jit-12a.dump") == -1);
     BOOST_TEST(vgjit::pid_from_file_name("perf-12.map.old") == -1);
     BOOST_TEST(vgjit::pid_from_file_name("good.dump") == -1);
+}
+
+// A process's name: the program's file name and its first argument, or
+// its "--type=" argument (Chromium's process types), a path cut to its
+// file name, an argument cut to 40 characters.
+BOOST_AUTO_TEST_CASE(process_names_from_commands) {
+    using vgjit::exporting::process_name;
+    BOOST_TEST(process_name("/usr/lib/chromium/chromium --type=renderer --foo --bar=1") ==
+               "chromium --type=renderer");
+    BOOST_TEST(process_name("/usr/lib/chromium/chromium --no-sandbox --type=gpu-process --x") ==
+               "chromium --type=gpu-process");
+    BOOST_TEST(process_name(" /work/main/examples/minijit /work/main/examples/calls.mj") ==
+               "minijit calls.mj");  // Callgrind's "cmd:" starts with a blank
+    BOOST_TEST(process_name("/usr/bin/node --perf-basic-prof app.js") == "node --perf-basic-prof");
+    BOOST_TEST(process_name("/usr/bin/python3") == "python3");
+    BOOST_TEST(process_name("./a.out x") == "a.out x");
+    BOOST_TEST(process_name("prog /srv/data/") == "prog /srv/data/");  // no file name: as is
+    BOOST_TEST(process_name("prog " + std::string(50, 'a')) ==
+               "prog " + std::string(37, 'a') + "...");
+    BOOST_TEST(process_name("") == "");
+    BOOST_TEST(process_name("   ") == "");
+}
+
+// The JIT category: objects that are not ELF files; address-named code
+// and "???" are Unnamed, whatever their object.
+BOOST_AUTO_TEST_CASE(jit_category_rule) {
+    using vgjit::exporting::classify;
+    using vgjit::exporting::Kind;
+    BOOST_TEST((classify("[jit]", "jit_sum") == Kind::Jit));
+    BOOST_TEST((classify("minijit:calls.mj", "fib") == Kind::Jit));
+    BOOST_TEST((classify("/tmp/perf-12.map", "JS:~f") == Kind::Jit));
+    BOOST_TEST((classify("/tmp/jit-12.dump", "f") == Kind::Jit));
+    BOOST_TEST((classify("???", "f") == Kind::Unnamed));
+    BOOST_TEST((classify("[jit]", "0x0000000004855100") == Kind::Unnamed));
+    BOOST_TEST((classify("", "main") == Kind::Native));  // Cachegrind names no objects
+    BOOST_TEST((classify("/bin/sh", "main") == Kind::Native));
 }
 
 BOOST_AUTO_TEST_CASE(format_detection) {

@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(man_page_has_the_words_of_help, *utf::precondition(have_gro
 BOOST_AUTO_TEST_CASE(help_command_prints_its_synopsis_and_entry) {
     const Result all = run_tool({"--help"});
     BOOST_REQUIRE(all.status == 0);
-    for (const char* cmd : {"check", "dump", "annotate", "export", "help"}) {
+    for (const char* cmd : {"check", "dump", "annotate", "export", "profiles", "help"}) {
         const Result h = run_tool({"help", cmd});
         BOOST_TEST(h.status == 0, cmd);
         // Its synopsis line is one of the manual's usage lines.

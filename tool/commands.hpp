@@ -61,6 +61,20 @@ struct ExportCmdOptions {
 /// written (kExitProblems).
 int run_export(const ExportCmdOptions& opts);
 
+/// Options of `vg-jit profiles`.
+struct ProfilesOptions {
+    std::vector<std::string> inputs;  ///< profiles, and directories holding them
+    std::string event;                ///< "": the first event of the first profile
+    bool json = false;
+};
+
+/// `vg-jit profiles`: lists the processes of the profiles (one per
+/// "pid:") with their total cost and the part of it in JIT code (the
+/// category of `vg-jit export`), by that part, as a table or JSON.  A
+/// malformed or unreadable profile is reported and nothing is listed
+/// (kExitProblems).
+int run_profiles(const ProfilesOptions& opts, std::ostream& out);
+
 /// Whether `path` starts with the ELF magic (an object of the GDB JIT
 /// interface); false if it cannot be read.
 bool is_elf_file(const std::string& path);

@@ -34,6 +34,7 @@ struct Request {
     std::string dump_file;
     AnnotateOptions annotate;
     ExportCmdOptions export_cmd;
+    ProfilesOptions profiles;
     std::string help_topic;
     std::string check_format = "auto", dump_format = "auto";
     std::vector<std::string> check_files;
@@ -120,7 +121,24 @@ void make_cli(CLI::App& app, Request& r) {
     exp->add_flag("-v,--verbose", r.export_cmd.verbose,
                   "Print what was read and written to stderr.");
     exp->add_option("PROFILE", r.export_cmd.profiles,
-                    "Callgrind or Cachegrind profiles of one run, in order.")
+                    "Callgrind or Cachegrind profiles of one run, in order (of one or "
+                    "several processes).")
+        ->required();
+
+    CLI::App* profiles =
+        app.add_subcommand("profiles", "List the processes of profiles by their JIT code.");
+    profiles->footer(kProfilesText);
+    profiles->add_flag("--json", r.profiles.json, "Print one JSON object instead of a table.");
+    profiles
+        ->add_option("--event", r.profiles.event,
+                     "The event to count (default: the first event of the first profile, Ir "
+                     "for Callgrind).")
+        ->type_name("EV")
+        ->check(kNonEmpty);
+    profiles
+        ->add_option("PROFILE", r.profiles.inputs,
+                     "Callgrind or Cachegrind profiles, or directories holding them "
+                     "(callgrind.out.*, cachegrind.out.*).")
         ->required();
 
     CLI::App* help = app.add_subcommand("help", "Print the manual.");
@@ -328,6 +346,7 @@ int main(int argc, char** argv) {
     }
     if (name == "annotate") return run_annotate(r.annotate);
     if (name == "export") return run_export(r.export_cmd);
+    if (name == "profiles") return run_profiles(r.profiles, std::cout);
     // help [COMMAND]
     if (r.help_topic.empty()) {
         std::cout << manual(app);

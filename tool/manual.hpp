@@ -199,10 +199,44 @@ each part's samples follow those of the part before it, placed by the
 event's count (the time axis counts millions of the event).  Parts of
 different threads (--separate-threads=yes) become threads.
 
+The profiles of several processes (valgrind --trace-children=yes
+writes a callgrind.out.<pid> per process), told apart by their "pid:"
+lines, become one profile with a process per pid, in the order of
+the pids, each with its own time line: the Firefox Profiler shows a
+track per process, named after its command ("cmd:"): the program's
+file name and its first argument, or an argument "--type=..." if there
+is one (Chromium's process types), a path cut to its file name, as in
+"chromium --type=renderer" for "/usr/lib/chromium/chromium
+--no-sandbox --type=renderer --lang=en".  Folded stacks then start with
+the process, "NAME [PID]".  Parts with one pid (dumps, parts of a
+file) stay one process.
+
 A malformed, truncated (no "totals:" line at the end of a part) or
 inconsistent profile (totals that differ from the sum of the cost
 lines) is an error with its file and line number, and nothing is
 written: OUT is written through a temporary file and renamed.)";
+
+inline constexpr const char* kProfilesText =
+    R"(List the processes of Callgrind (or Cachegrind) profiles, one per
+"pid:" (the files of one process, its dumps and parts, count as one),
+with each process's pid, total cost of the event, the part of it in
+JIT code and in unnamed code, and its name (as export names its
+track), sorted by the share of JIT code: which process of a
+multi-process run (valgrind --trace-children=yes) ran the JIT.  A
+DIR stands for its files named callgrind.out* and cachegrind.out*.
+
+JIT code is what export puts in its category JIT: functions whose
+object is not an ELF file (a client-request object such as [jit] or
+"minijit:calls.mj", a jitdump file, a perf map, a GDB JIT object, a
+--dump-jit-code file).  Unnamed code (address-named functions, object
+???) is counted apart: code nobody named, JIT or not.  The counts are
+the self costs of the functions, exact, and add up to the total.
+
+--json prints {"event", "processes": [{"pid", "command" (the whole
+"cmd:"), "name", "total", "jit", "jit_share", "unnamed",
+"unnamed_share", "threads", "parts", "files"}]} in the same order,
+shares as fractions (0 to 1).  A malformed or truncated profile is an
+error with its file and line, and nothing is listed.)";
 
 inline constexpr const char* kHelpText = R"(Print this manual, or the part about COMMAND.)";
 
@@ -211,12 +245,15 @@ inline constexpr const char* kExitText =
     R"(  0   every FILE is clean (check: no errors, and with --strict no
       warnings), or was listed without errors (dump), or the profile was
       rewritten and every map read cleanly (annotate), or the profile
-      was converted and written (export).
+      was converted and written (export), or the processes were listed
+      (profiles).
   1   a problem was found: an error (or, with --strict, a warning) in a
       FILE, or a FILE could not be read; annotate: the profile is
       malformed or unreadable, OUT cannot be written, or a map had errors
       or named no code; export: a profile is malformed, truncated or
-      unreadable, or OUT cannot be written (nothing is written).
+      unreadable, or OUT cannot be written (nothing is written);
+      profiles: a profile is malformed, truncated or unreadable, or a
+      DIR holds no profile.
   2   usage error: unknown command or option, a missing or bad argument,
       missing FILE; the message says which.)";
 
@@ -229,6 +266,8 @@ inline constexpr const char* kExamples = R"(  $ node --perf-prof app.js && vg-ji
   $ callgrind_annotate named.out
   $ valgrind --tool=callgrind --separate-callers=50 ./minijit calls.mj
   $ vg-jit export --format=firefox callgrind.out.1234 -o profile.json
-  $ vg-jit export --format=folded callgrind.out.1234 | inferno-flamegraph > fg.svg)";
+  $ vg-jit export --format=folded callgrind.out.1234 | inferno-flamegraph > fg.svg
+  $ valgrind --tool=callgrind --trace-children=yes chromium --no-sandbox
+  $ vg-jit profiles . && vg-jit export callgrind.out.* -o browser.json)";
 
 }  // namespace vgjit::manual_text
