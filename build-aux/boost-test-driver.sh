@@ -13,7 +13,9 @@
 # program that is not a Boost.Test program is simply judged by its exit
 # status like Automake's own driver does (0 PASS, 77 SKIP, 99 ERROR, else
 # FAIL).  A Boost.Test program that exits non-zero although every case passed
-# (a crash after the last case, say) gets an extra ERROR result.
+# (a crash after the last case, say) gets an extra ERROR result, and failed
+# assertions of a suite's fixtures (the check of tests/test_support.cpp's
+# global fixture, after the last case) a FAIL result of their own.
 set -u
 
 test_name= log_file= trs_file= color_tests=no expect_failure=no
@@ -64,13 +66,25 @@ if test -s "$report"; then
       if (match(s, a "=\"[^\"]*\"")) return substr(s, RSTART + length(a) + 2, RLENGTH - length(a) - 3)
       return ""
     }
-    /^<TestSuite / { depth++; if (depth > 1) path[depth] = attr($0, "name"); next }
-    /^<\/TestSuite>/ { depth--; next }
+    # own[d]: the failed assertions of the suite at depth d not counted
+    # in its test cases and suites, i.e. those of its fixtures (the global
+    # fixture of test_support.cpp for the module): a FAIL of their own.
+    function prefix_to(d,   i, p) { p = ""; for (i = 2; i <= d; i++) p = p path[i] "/"; return p }
+    /^<TestSuite / {
+      if (depth > 0) own[depth] -= attr($0, "assertions_failed")
+      depth++; if (depth > 1) path[depth] = attr($0, "name")
+      own[depth] = attr($0, "assertions_failed"); next
+    }
+    /^<\/TestSuite>/ {
+      if (own[depth] > 0)
+        print "FAIL", prefix_to(depth) (depth > 1 ? "(suite fixture)" : "(module fixture)")
+      depth--; next
+    }
     /^<TestCase / {
-      name = attr($0, "name"); r = attr($0, "result"); prefix = ""
-      for (i = 2; i <= depth; i++) prefix = prefix path[i] "/"
+      name = attr($0, "name"); r = attr($0, "result")
+      own[depth] -= attr($0, "assertions_failed")
       res = (r == "passed") ? "PASS" : (r == "skipped") ? "SKIP" : (r == "failed") ? "FAIL" : "ERROR"
-      print res, prefix name
+      print res, prefix_to(depth) name
     }' > "$trs_file.results"
 else
   : > "$trs_file.results"

@@ -4,18 +4,21 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -182,6 +185,7 @@ Result run(const std::vector<std::string>& argv, const RunOptions& options) {
     const std::string out_path = capture.file("out"), err_path = capture.file("err");
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid > 0) note_started(pid);
     if (pid == 0) {
         const int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         const int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -199,6 +203,7 @@ Result run(const std::vector<std::string>& argv, const RunOptions& options) {
         _exit(127);
     }
     Result r;
+    r.pid = pid;
     int status = 0;
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_seconds);
@@ -236,6 +241,109 @@ Result run_valgrind(const std::vector<std::string>& valgrind_args,
     argv.insert(argv.end(), program.begin(), program.end());
     return run(argv, options);
 }
+
+namespace {
+
+std::mutex started_mutex;
+std::vector<pid_t> started;  // every process run() or note_started() knows
+
+}  // namespace
+
+void note_started(pid_t pid) {
+    std::lock_guard<std::mutex> lock(started_mutex);
+    started.push_back(pid);
+}
+
+std::vector<std::string> tmp_files_of(pid_t pid) {
+    const std::string p = std::to_string(pid);
+    std::vector<std::string> files;
+    for (const std::string& f : {"/tmp/perf-" + p + ".map", "/tmp/jit-" + p + ".dump"})
+        if (::access(f.c_str(), F_OK) == 0) files.push_back(f);
+    const std::string pattern = "/tmp/.debug/jit/*/jit-" + p + ".dump";
+    glob_t g{};
+    if (::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g) == 0)
+        for (std::size_t i = 0; i < g.gl_pathc; ++i) files.push_back(g.gl_pathv[i]);
+    ::globfree(&g);
+    return files;
+}
+
+namespace {
+
+void remove_tmp_file(const std::string& f) {
+    ::unlink(f.c_str());
+    // LLVM's perf listener makes a directory for each process
+    // (/tmp/.debug/jit/llvm-IR-jit-DATE-RANDOM): rmdir keeps it if anything
+    // else is in it.
+    if (f.rfind("/tmp/.debug/jit/", 0) == 0)
+        ::rmdir(std::filesystem::path(f).parent_path().c_str());
+}
+
+}  // namespace
+
+void remove_tmp_files_of(pid_t pid) {
+    for (const std::string& f : tmp_files_of(pid)) remove_tmp_file(f);
+}
+
+namespace {
+
+bool exists(const char* path) { return ::access(path, F_OK) == 0; }
+
+/// The check of issue #56: a producer run with its defaults writes where
+/// every user of the machine does (/tmp/perf-PID.map, /tmp/jit-PID.dump,
+/// and LLVM's /tmp/.debug/jit, made 0750 and owned by whoever came first,
+/// which then keeps everybody else's jit_profiling_support from writing
+/// there).  After the last case, each process this program started
+/// (run(), note_started()) must have left none of tmp_files_of(its pid);
+/// one that did fails the program with the file's name, and the file is
+/// removed so that the next run does not report it again.  Under Valgrind
+/// the client's pid is the one run() started (Valgrind does not fork to
+/// run it), and an exec keeps the pid (erl execs beam.smp), so the check
+/// covers the programs tests run under Valgrind and natively.  It does
+/// not cover the children of those processes (a fork, or a child traced
+/// with --trace-children=yes): their pids are not known here, and a test
+/// whose producer forks must clean up after its children itself.  A file
+/// older than the program's start, or of a pid that is running again
+/// (another process's now), is left alone: it is not this program's.
+/// /tmp/.debug and /tmp/.debug/jit are removed again if this program's
+/// run made them and they are empty.
+struct NoSharedTmpFiles {
+    std::filesystem::file_time_type start;
+    bool had_debug = false, had_debug_jit = false;
+
+    void setup() {
+        start = std::filesystem::file_time_type::clock::now() - std::chrono::seconds(2);
+        had_debug = exists("/tmp/.debug");
+        had_debug_jit = exists("/tmp/.debug/jit");
+    }
+
+    void teardown() {
+        std::vector<pid_t> pids;
+        {
+            std::lock_guard<std::mutex> lock(started_mutex);
+            pids = started;
+        }
+        std::sort(pids.begin(), pids.end());
+        pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+        for (const pid_t pid : pids) {
+            if (::kill(pid, 0) == 0 || errno == EPERM) continue;
+            for (const std::string& f : tmp_files_of(pid)) {
+                std::error_code ec;
+                const auto written = std::filesystem::last_write_time(f, ec);
+                if (ec || written < start) continue;
+                BOOST_ERROR("process " << pid << ", started by a test, left " << f
+                                       << " (a test removes what its producers write in /tmp, "
+                                          "or gives them their own directory); removed");
+                remove_tmp_file(f);
+            }
+        }
+        if (!had_debug_jit) ::rmdir("/tmp/.debug/jit");
+        if (!had_debug) ::rmdir("/tmp/.debug");
+    }
+};
+
+}  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(NoSharedTmpFiles);
 
 std::vector<StackFrame> stack_trace_after(const std::string& log, const std::string& what,
                                           std::size_t max) {

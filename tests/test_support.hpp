@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/types.h>
+
 #include <boost/test/detail/global_typedef.hpp>
 #include <boost/test/tools/assertion_result.hpp>
 
@@ -113,6 +115,7 @@ private:
 /// The outcome of run().
 struct Result {
     int status = -1;  ///< exit status, or 128 + signal number
+    pid_t pid = -1;   ///< the process's pid (under Valgrind, the client's)
     bool timed_out = false;
     std::string out;  ///< everything written to stdout
     std::string err;  ///< everything written to stderr
@@ -138,6 +141,24 @@ Result run_checked(const std::vector<std::string>& argv, int timeout_seconds = 3
 /// Runs a program under the staged Valgrind: valgrind TOOL-ARGS -- PROGRAM.
 Result run_valgrind(const std::vector<std::string>& valgrind_args,
                     const std::vector<std::string>& program, const RunOptions& options = {});
+
+/// Records a process a test started other than through run() (which
+/// records its own), for the check at the end of the test program: see
+/// tmp_files_of().
+void note_started(pid_t pid);
+
+/// The files a producer running as `pid` writes in shared places when it
+/// is given no directory of its own, those that exist: /tmp/perf-PID.map,
+/// /tmp/jit-PID.dump and /tmp/.debug/jit/*/jit-PID.dump (LLVM's perf
+/// listener without $JITDUMPDIR).  Every Boost.Test program that links
+/// test_support checks, once its cases have run, that no process it
+/// started left one: each such file fails the program, named, and is
+/// removed.  A test that lets a producer write one removes it
+/// (remove_tmp_files_of()) or gives the producer its own directory.
+std::vector<std::string> tmp_files_of(pid_t pid);
+/// Removes tmp_files_of(pid), and the directory under /tmp/.debug/jit
+/// that held a jitdump if it is left empty.
+void remove_tmp_files_of(pid_t pid);
 
 /// One frame of a stack trace in a Valgrind log, a line
 /// "==PID==    at 0xADDR: FUNCTION (WHERE)" (or "by").
