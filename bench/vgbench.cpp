@@ -178,10 +178,12 @@ Sample finish(const Cmd& cmd, int status, const rusage& ru, double wall_s,
 }
 
 // Runs cmd in the work directory; throws with the log's path on failure.
-Sample run_once(const Cmd& cmd) {
+// *started, if given, is the pid it ran as.
+Sample run_once(const Cmd& cmd, pid_t* started = nullptr) {
     const double t0 = now_s();
     int out_fd = -1;
     const pid_t pid = spawn(cmd, -1, &out_fd);
+    if (started) *started = pid;
     std::string text;
     char buf[4096];
     for (;;) {
@@ -1431,7 +1433,18 @@ void row_export() {
         } else {
             take.insert(take.end(), {program, "--perf-prof", "--no-sparkplug", p.script});
         }
-        run_once({"export-take-" + p.label, take, true});
+        // CPython writes /tmp/jit-PID.dump whatever its directory (Node its
+        // jit-PID.dump in the work directory); under Valgrind PID is the pid
+        // spawn() started.  Removed, taken or not: no file is left where
+        // every user's profilers write.
+        pid_t taker = -1;
+        try {
+            run_once({"export-take-" + p.label, take, true}, &taker);
+        } catch (...) {
+            if (taker > 0) std::filesystem::remove("/tmp/jit-" + std::to_string(taker) + ".dump");
+            throw;
+        }
+        std::filesystem::remove("/tmp/jit-" + std::to_string(taker) + ".dump");
         const double in_mb = static_cast<double>(std::filesystem::file_size(prof)) / 1e6;
         std::vector<Cmd> cmds;
         for (const std::string format : {"firefox", "folded"})
