@@ -379,6 +379,24 @@ BOOST_AUTO_TEST_CASE(summary_counts_every_record_once_and_add_up) {
         r.vg.err);
 }
 
+BOOST_AUTO_TEST_CASE(a_jitdump_mapped_before_its_header_is_followed_once_it_has_one) {
+    // JavaScriptCore maps jit-<N>-<pid>.dump while it is empty and writes
+    // the header after: the file is looked at again until it has one.
+    // empty.bin, mapped executable and never written, goes unmentioned.
+    TempDir dir;
+    const std::string out = dir.file("callgrind.out");
+    const ProducerRun r = run_producer(dir, "header-after-mapping", callgrind_args(out, {"-v"}));
+    const cg::Profile p = cg::Profile::parse_file(out);
+    for (const std::string name : {"late_header_a", "late_header_b"}) {
+        const cg::FunctionCosts* f = function_named(p, name);
+        BOOST_TEST_REQUIRE(f != nullptr, name + "\n" + r.vg.err);
+        BOOST_TEST(f->self.at(0) == 10 * sum_call(100), name);
+        static const std::regex bun_like(R"(/jit-\d+-\d+\.dump$)");
+        BOOST_TEST(std::regex_search(f->key.object, bun_like), f->key.object);
+    }
+    BOOST_TEST(!contains(r.vg.err, "empty.bin"), r.vg.err);
+}
+
 BOOST_AUTO_TEST_CASE(records_written_together_are_each_named_or_refused_as_alone) {
     // jitdump_producer run-gap writes five CODE_LOADs at rising addresses
     // in two writes: run_a, run_e (which ran before its record); in_gap
@@ -495,6 +513,7 @@ public:
         if (old[0] && chdir(old) != 0) throw std::runtime_error("chdir back");
         posix_spawn_file_actions_destroy(&fa);
         if (rc != 0) throw std::runtime_error(std::string("posix_spawn: ") + std::strerror(rc));
+        note_started(pid_);
     }
     ~Background() {
         if (pid_ > 0) {

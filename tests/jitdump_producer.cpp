@@ -46,6 +46,12 @@
 //             prints "ready" to stderr, then runs until a file "stop"
 //             appears in the current directory (at most 120 s), so that a
 //             test can query the running process through vgdb
+//   header-after-mapping  late_header_a and late_header_b in a jitdump
+//             named as JavaScriptCore names them (jit-<N>-<pid>.dump),
+//             mapped executable while still empty and only then given
+//             its header, as JavaScriptCore does; and empty.bin, mapped
+//             executable and never written; each function runs 10 x
+//             (n = 100)
 //   perfmap   /tmp/perf-<pid>.map written line by line, one line in two
 //             writes with code running in between; no jitdump
 //   perfmap-symlink  /tmp/perf-<pid>.map is a symlink to a map file in
@@ -270,17 +276,20 @@ class Jitdump {
 public:
     /// `flags`: the header's flags (1: JITDUMP_FLAGS_ARCH_TIMESTAMP).
     explicit Jitdump(std::uint64_t flags = 0)
+        : Jitdump(jitdump_path(static_cast<std::uint32_t>(getpid())), false, flags) {}
+    /// The file `path`, mapped before its header is written if
+    /// `map_first` (as JavaScriptCore does).
+    Jitdump(const std::string& path, bool map_first, std::uint64_t flags = 0)
         : pid_(static_cast<std::uint32_t>(getpid())),
           tid_(static_cast<std::uint32_t>(syscall(SYS_gettid))) {
-        const std::string path = jitdump_path(pid_);
         fd_ = ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0644);
         if (fd_ < 0) die("open jitdump");
+        page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        if (map_first) map_marker();
         JitdumpBuilder b;
         b.header(1, pid_, now_ns(), flags);
         put(b);
-        page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-        marker_ = mmap(nullptr, page_, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd_, 0);
-        if (marker_ == MAP_FAILED) die("mmap jitdump");
+        if (!map_first) map_marker();
     }
     ~Jitdump() {
         munmap(marker_, page_);
@@ -310,6 +319,11 @@ public:
     static std::uint64_t addr(const Fn& f) { return reinterpret_cast<std::uint64_t>(f.addr); }
 
 private:
+    void map_marker() {
+        marker_ = mmap(nullptr, page_, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd_, 0);
+        if (marker_ == MAP_FAILED) die("mmap jitdump");
+    }
+
     std::uint32_t pid_, tid_;
     int fd_ = -1;
     std::size_t page_ = 0;
@@ -849,6 +863,30 @@ int mode_junk_names() {
     return 0;
 }
 
+int mode_header_after_mapping() {
+    CodeMemory mem(4096);
+    const Fn a = emit_sum("late_header_a", mem.at(0), 1);
+    const Fn b = emit_sum("late_header_b", mem.at(256), 2);
+    // A file mapped executable that never becomes a jitdump.
+    const int other = ::open("empty.bin", O_CREAT | O_TRUNC | O_RDWR, 0644);
+    if (other < 0) die("open empty.bin");
+    void* other_map = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, other, 0);
+    if (other_map == MAP_FAILED) die("mmap empty.bin");
+    // JavaScriptCore's name and order: jit-<tid>-<pid>.dump, mapped empty.
+    const std::string path =
+        "jit-" + std::to_string(syscall(SYS_gettid) + 1) + "-" + std::to_string(getpid()) + ".dump";
+    Jitdump dump(path, true);
+    dump.put(dump.load(a));
+    dump.put(dump.load(b));
+    let_time_pass();
+    long acc = run(a, 100, 10) + run(b, 100, 10);
+    dump.close_record();
+    munmap(other_map, 4096);
+    ::close(other);
+    std::printf("header-after-mapping %ld\n", acc);
+    return 0;
+}
+
 int mode_hold() {
     CodeMemory mem(4096);
     const Fn a = emit_sum("hold_a", mem.at(0), 1);
@@ -1144,6 +1182,7 @@ int main(int argc, char** argv) {
     if (mode == "run-gap") return mode_run_gap();
     if (mode == "junk-names") return mode_junk_names();
     if (mode == "hold") return mode_hold();
+    if (mode == "header-after-mapping") return mode_header_after_mapping();
     if (mode == "perfmap") return mode_perfmap();
     if (mode == "perfmap-symlink") return mode_perfmap_symlink();
     if (mode == "perfmap-foreign") return mode_perfmap_foreign();

@@ -675,6 +675,10 @@ static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
    return JitStep_ADVANCE;
 }
 
+static void jitdump_discover ( void );
+static Bool jitdump_discovering ( void );
+static void jitdump_forked ( void );
+
 const JitFollowerOps ML_(jit_jitdump_ops) = {
    "jitdump file",
    "offset ",
@@ -690,9 +694,11 @@ const JitFollowerOps ML_(jit_jitdump_ops) = {
    sizeof(JitdumpReader),
    jitdump_step,
    NULL,   /* finish: a record is whole or skipped */
-   NULL,   /* discover: the client maps its files */
-   NULL,
-   NULL
+   /* The client maps its files; a file mapped before its header was
+      written is looked at again (candidates, below). */
+   jitdump_discover,
+   jitdump_discovering,
+   jitdump_forked
 };
 
 
@@ -762,29 +768,124 @@ static Int open_regular ( const HChar* path )
    return fd;
 }
 
-/* A file mapped executable under another name than jit-<pid>.dump (Bun
-   writes jit-<N>-<pid>.dump, other producers add prefixes or use other
-   directories): followed if it holds a whole jitdump header for this
-   process, else ignored without a word, as perf does. */
-static void follow_by_content ( const HChar* filename )
+/* Files mapped executable under another name than jit-<pid>.dump while
+   too short to hold a jitdump header: JavaScriptCore (Bun, WebKit)
+   opens jit-<tid>-<pid>.dump, maps it while it is still empty, and only
+   then writes the header.  Each is looked at again whenever the files
+   are polled or read after a client system call completed (a file
+   grows only through one), and at exit, until it holds a header: then
+   followed if the header is this process's, else forgotten.  At most
+   MAX_CANDIDATES (the oldest make room); silent, as perf is about files
+   that are no jitdumps. */
+#define MAX_CANDIDATES 16
+
+typedef
+   struct {
+      Int    fd;
+      HChar* path;   /* owned */
+   }
+   Candidate;
+
+static XArray* candidates = NULL;        /* of Candidate, oldest first */
+static ULong   syscalls_at_check = ~0ULL;
+
+static void drop_candidate ( Word i, Bool close_fd )
+{
+   Candidate* c = VG_(indexXA)(candidates, i);
+   if (close_fd)
+      VG_(close)(c->fd);
+   ML_(dinfo_free)(c->path);
+   VG_(removeIndexXA)(candidates, i);
+}
+
+static Bool is_candidate ( const HChar* filename )
+{
+   Word i;
+   for (i = 0; candidates != NULL && i < VG_(sizeXA)(candidates); i++)
+      if (VG_(strcmp)(((Candidate*)VG_(indexXA)(candidates, i))->path,
+                      filename) == 0)
+         return True;
+   return False;
+}
+
+/* What fd (of filename) holds: followed if a jitdump header of this
+   process, True if it must be looked at again (too short yet); fd is
+   the follower's or closed when False is returned for anything else. */
+static Bool follow_if_ours ( Int fd, const HChar* filename )
 {
    JitdumpHeader h;
-   Int           err = 0, fd;
+   Int           err = 0;
    SizeT         have;
-   if (ML_(jit_is_followed)(filename))
-      return;
-   fd = open_regular(filename);
-   if (fd < 0)
-      return;
-   if (peek_header(fd, &h, &err, &have, NULL, 0) != JITDUMP_EV_HEADER
-       || h.pid != (UInt)VG_(getpid)()) {
+   Int           kind = peek_header(fd, &h, &err, &have, NULL, 0);
+   if (kind == JITDUMP_EV_NEED_MORE)
+      return True;
+   if (kind != JITDUMP_EV_HEADER || h.pid != (UInt)VG_(getpid)()) {
       VG_(close)(fd);
-      return;
+      return False;
    }
    if (VG_(clo_trace_jit))
       VG_(dmsg)("jit: %s is a jitdump file of this process (found by its"
                 " header)\n", filename);
    (void)ML_(jit_follow)(&ML_(jit_jitdump_ops), fd, filename);
+   return False;
+}
+
+/* A file mapped executable under another name than jit-<pid>.dump (Bun
+   writes jit-<N>-<pid>.dump, other producers add prefixes or use other
+   directories): followed if it holds a whole jitdump header for this
+   process, a candidate while it is too short to hold one, else ignored
+   without a word, as perf does. */
+static void follow_by_content ( const HChar* filename )
+{
+   Candidate c;
+   Int       fd;
+   if (ML_(jit_is_followed)(filename) || is_candidate(filename))
+      return;
+   fd = open_regular(filename);
+   if (fd < 0 || !follow_if_ours(fd, filename))
+      return;
+   if (candidates == NULL)
+      candidates = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfollow.candidates",
+                              ML_(dinfo_free), sizeof(Candidate));
+   if (VG_(sizeXA)(candidates) >= MAX_CANDIDATES)
+      drop_candidate(0, True);
+   c.fd   = fd;
+   c.path = ML_(dinfo_strdup)("di.jitfollow.candidate", filename);
+   VG_(addToXA)(candidates, &c);
+   syscalls_at_check = ~0ULL;
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit: %s is too short for a jitdump header yet: looked at"
+                " again\n", filename);
+}
+
+static void jitdump_discover ( void )
+{
+   Word i;
+   if (candidates == NULL || VG_(sizeXA)(candidates) == 0
+       || (syscalls_at_check == ML_(jit_client_syscalls)
+           && !ML_(jit_is_exiting)()))
+      return;
+   syscalls_at_check = ML_(jit_client_syscalls);
+   for (i = 0; i < VG_(sizeXA)(candidates); ) {
+      Candidate c = *(Candidate*)VG_(indexXA)(candidates, i);
+      if (follow_if_ours(c.fd, c.path)) {
+         i++;
+         continue;
+      }
+      drop_candidate(i, False);   /* fd followed or closed */
+   }
+}
+
+static Bool jitdump_discovering ( void )
+{
+   return candidates != NULL && VG_(sizeXA)(candidates) > 0;
+}
+
+/* The candidates describe the parent. */
+static void jitdump_forked ( void )
+{
+   while (candidates != NULL && VG_(sizeXA)(candidates) > 0)
+      drop_candidate(VG_(sizeXA)(candidates) - 1, True);
 }
 
 void ML_(jit_notify_mapped_file) ( const HChar* filename, Bool exec )
