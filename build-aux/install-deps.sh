@@ -274,11 +274,34 @@ install_node24() {
   fi
 }
 
+# Bun (JavaScriptCore), whose jitdump is mapped before its header is
+# written: the npm registry's build (pinned) into npm-tools/, for
+# tests/integration_runtimes.cpp.  Only on x86-64 hosts.
+bun_version=1.4.5
+install_bun() {
+  [ "$(uname -m)" = x86_64 ] || return 0
+  bin=$top/npm-tools/node_modules/bun/bin/bun.exe
+  if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "$bun_version" ]; then
+    echo "install-deps: Bun $bun_version is installed in npm-tools/"
+    return 0
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "install-deps: warning: no npm; the Bun test will skip" >&2
+    return 0
+  fi
+  echo "install-deps: installing bun@$bun_version into npm-tools/"
+  if ! npm_install "Bun $bun_version" "bun@$bun_version" ||
+     [ "$("$bin" --version 2>/dev/null)" != "$bun_version" ]; then
+    echo "install-deps: warning: npm could not install Bun $bun_version; its test will skip" >&2
+  fi
+}
+
 install_npm_tools() {
   [ "$gui" = yes ] && return 0
   [ -n "$simulate" ] && return 0
   install_profiler_cli
   install_node24
+  install_bun
 }
 
 main_missing=$(missing_of "$main_packages")

@@ -458,3 +458,51 @@ BOOST_AUTO_TEST_CASE(unannounced_runtime_code_keeps_stock_structure_named_after_
         }
     }
 }
+
+namespace {
+
+std::string bun_binary() {
+    return env_or("VGJIT_BUN", srcdir() + "/npm-tools/node_modules/bun/bin/bun.exe");
+}
+
+boost::test_tools::assertion_result bun_available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(::access(bun_binary().c_str(), X_OK) == 0);
+    if (!ok)
+        ok.message() << bun_binary()
+                     << " is not installed (build-aux/install-deps.sh installs Bun from npm; "
+                        "or set VGJIT_BUN)";
+    return ok;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(bun_jitdump_mapped_before_its_header_names_its_code,
+                     *boost::unit_test::precondition(bun_available)) {
+    // JavaScriptCore writes DIR/jit-<tid>-<pid>.dump, mapped executable
+    // while still empty: followed once its header is there.  Bun's records
+    // name thunks and inline caches ("JSC-Thunk: ...").
+    TempDir dir;
+    write_file(dir.file("fib.js"),
+               "function fib(n){return n<2?n:fib(n-1)+fib(n-2)}\n"
+               "let s=0; for(let i=0;i<20;i++) s+=fib(18); console.log(s)\n");
+    const std::string out = dir.file("callgrind.out");
+    const Result r = run_valgrind(
+        {"--tool=callgrind", "-v", "--callgrind-out-file=" + out},
+        {bun_binary(), dir.file("fib.js")},
+        RunOptions{600,
+                   dir.path(),
+                   {{"BUN_JSC_useJITDump", "1"}, {"BUN_JSC_jitDumpDirectory", dir.path()}}});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST(contains(r.out, "51680"), r);
+    static const std::regex followed(
+        R"(JIT: jitdump file (\S+/jit-\d+-\d+\.dump): (\d+) records read: (\d+) loaded, 0 moved, 0 refused, 0 malformed)");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(r.err, m, followed), r.err);
+    BOOST_TEST(std::stoul(m[3]) > 0u);
+    const std::string dump = m[1];
+    const Profile p = Profile::parse_file(out);
+    std::size_t named = 0;
+    for (const auto& [key, f] : p.functions())
+        if (key.object == dump && key.name.rfind("JSC-", 0) == 0) ++named;
+    BOOST_TEST(named > 0u, r.err);
+}
