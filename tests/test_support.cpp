@@ -245,13 +245,19 @@ Result run_valgrind(const std::vector<std::string>& valgrind_args,
 namespace {
 
 std::mutex started_mutex;
-std::vector<pid_t> started;  // every process run() or note_started() knows
+// Every process run() or note_started() knows, with the test case that
+// started it ("" outside one).
+std::vector<std::pair<pid_t, std::string>> started;
 
 }  // namespace
 
 void note_started(pid_t pid) {
+    namespace ut = boost::unit_test;
+    const ut::test_unit_id id = ut::framework::current_test_case_id();
+    std::string by =
+        id == ut::INV_TEST_UNIT_ID ? "" : ut::framework::get(id, ut::TUT_ANY).full_name();
     std::lock_guard<std::mutex> lock(started_mutex);
-    started.push_back(pid);
+    started.emplace_back(pid, std::move(by));
 }
 
 std::vector<std::string> tmp_files_of(pid_t pid) {
@@ -317,20 +323,22 @@ struct NoSharedTmpFiles {
     }
 
     void teardown() {
-        std::vector<pid_t> pids;
+        std::vector<std::pair<pid_t, std::string>> pids;
         {
             std::lock_guard<std::mutex> lock(started_mutex);
             pids = started;
         }
         std::sort(pids.begin(), pids.end());
         pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-        for (const pid_t pid : pids) {
+        for (const auto& [pid, by] : pids) {
             if (::kill(pid, 0) == 0 || errno == EPERM) continue;
             for (const std::string& f : tmp_files_of(pid)) {
                 std::error_code ec;
                 const auto written = std::filesystem::last_write_time(f, ec);
                 if (ec || written < start) continue;
-                BOOST_ERROR("process " << pid << ", started by a test, left " << f
+                BOOST_ERROR("process " << pid << ", started by "
+                                       << (by.empty() ? "a test" : "test case " + by) << ", left "
+                                       << f
                                        << " (a test removes what its producers write in /tmp, "
                                           "or gives them their own directory); removed");
                 remove_tmp_file(f);
