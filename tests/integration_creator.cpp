@@ -257,6 +257,7 @@ BOOST_AUTO_TEST_CASE(late_perf_map_names_bind_over_the_creator) {
             Result r = run_valgrind({std::string("--tool=") + tool, "--jit-perf-map=yes",
                                      std::string("--") + tool + "-out-file=" + out},
                                     {creatorjit(), "perfmap", "40"});
+            remove_tmp_files_of(r.pid);  // creatorjit's /tmp/perf-PID.map
             BOOST_TEST_REQUIRE(r.status == 0, r);
             const Profile p = Profile::parse_file(out);
             BOOST_TEST(self_ir(p, "jit_leaf") > 0u);
