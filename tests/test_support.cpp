@@ -265,11 +265,14 @@ std::vector<std::string> tmp_files_of(pid_t pid) {
     std::vector<std::string> files;
     for (const std::string& f : {"/tmp/perf-" + p + ".map", "/tmp/jit-" + p + ".dump"})
         if (::access(f.c_str(), F_OK) == 0) files.push_back(f);
-    const std::string pattern = "/tmp/.debug/jit/*/jit-" + p + ".dump";
-    glob_t g{};
-    if (::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g) == 0)
-        for (std::size_t i = 0; i < g.gl_pathc; ++i) files.push_back(g.gl_pathv[i]);
-    ::globfree(&g);
+    // JavaScriptCore (Bun) names its jitdump jit-TID-PID.dump.
+    for (const std::string& pattern :
+         {"/tmp/jit-*-" + p + ".dump", "/tmp/.debug/jit/*/jit-" + p + ".dump"}) {
+        glob_t g{};
+        if (::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g) == 0)
+            for (std::size_t i = 0; i < g.gl_pathc; ++i) files.push_back(g.gl_pathv[i]);
+        ::globfree(&g);
+    }
     return files;
 }
 

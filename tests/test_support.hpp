@@ -149,8 +149,9 @@ void note_started(pid_t pid);
 
 /// The files a producer running as `pid` writes in shared places when it
 /// is given no directory of its own, those that exist: /tmp/perf-PID.map,
-/// /tmp/jit-PID.dump and /tmp/.debug/jit/*/jit-PID.dump (LLVM's perf
-/// listener without $JITDUMPDIR).  Every Boost.Test program that links
+/// /tmp/jit-PID.dump, /tmp/jit-TID-PID.dump (JavaScriptCore's) and
+/// /tmp/.debug/jit/*/jit-PID.dump (LLVM's perf listener without
+/// $JITDUMPDIR).  Every Boost.Test program that links
 /// test_support checks, once its cases have run, that no process it
 /// started left one: each such file fails the program, named, and is
 /// removed.  A test that lets a producer write one removes it
