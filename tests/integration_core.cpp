@@ -638,13 +638,6 @@ std::string stripped_map_program(const TempDir& dir) {
     return stripped;
 }
 
-/// Removes the perf map of the process whose Valgrind output is err.
-void remove_perf_map(const std::string& err) {
-    std::smatch m;
-    static const std::regex pid(R"(==(\d+)==)");
-    if (std::regex_search(err, m, pid)) std::remove(("/tmp/perf-" + m[1].str() + ".map").c_str());
-}
-
 BOOST_AUTO_TEST_CASE(memcheck_names_a_stripped_executables_own_code_from_its_perf_map) {
     // A perf map written just before the code runs names the first error
     // there (read when the lookup misses in text the ELF has no symbol
@@ -652,7 +645,7 @@ BOOST_AUTO_TEST_CASE(memcheck_names_a_stripped_executables_own_code_from_its_per
     TempDir dir;
     const std::string prog = stripped_map_program(dir);
     const Result e = run_valgrind({"--jit-perf-map=yes", "--leak-check=full"}, {prog, "early"});
-    remove_perf_map(e.err);
+    remove_tmp_files_of(e.pid);
     BOOST_TEST_REQUIRE(e.status == 0, e);
     const std::string in = " (in " + prog + ")";
     static const std::regex read_frames(
@@ -667,7 +660,7 @@ BOOST_AUTO_TEST_CASE(memcheck_names_a_stripped_executables_own_code_from_its_per
     BOOST_TEST(m[1].str() == "SM:sm_alloc" + in);
 
     const Result l = run_valgrind({"--jit-perf-map=yes", "--leak-check=full"}, {prog, "late"});
-    remove_perf_map(l.err);
+    remove_tmp_files_of(l.pid);
     BOOST_TEST_REQUIRE(l.status == 0, l);
     BOOST_TEST_REQUIRE(std::regex_search(l.err, m, leak), l.err);
     BOOST_TEST(m[1].str() == "SM:sm_alloc" + in);
@@ -682,7 +675,7 @@ BOOST_AUTO_TEST_CASE(cachegrind_binds_late_names_of_a_stripped_executables_own_c
     const Result r = run_valgrind({"--tool=cachegrind", "--cache-sim=no", "--jit-perf-map=yes",
                                    "-v", "--cachegrind-out-file=" + out},
                                   {prog, "late"});
-    remove_perf_map(r.err);
+    remove_tmp_files_of(r.pid);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const cg::Profile p = cg::Profile::parse_file(out);
     // sm_leaf: a load and ret, 10 calls; sm_loop: 1000 iterations of a
@@ -1131,7 +1124,7 @@ Result callgrind_stripped(const std::string& prog, const std::string& how, const
                                   "--callgrind-out-file=" + out};
     args.insert(args.end(), extra.begin(), extra.end());
     const Result r = run_valgrind(args, {prog, how});
-    remove_perf_map(r.err);
+    remove_tmp_files_of(r.pid);
     return r;
 }
 
@@ -1187,7 +1180,7 @@ BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_co
     const std::string stock_out = dir.file("callgrind.stock");
     const Result s = run({stock_valgrind(), "--tool=callgrind", "--callgrind-out-file=" + stock_out,
                           "--", prog, "late"});
-    remove_perf_map(s.err);
+    remove_tmp_files_of(s.pid);
     BOOST_TEST_REQUIRE(s.status == 0, s);
     const cg::Profile stock = cg::Profile::parse_file(stock_out);
     std::uint64_t stock_calls = 0, patched_calls = 0;
@@ -1220,7 +1213,7 @@ BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_co
     const Result n =
         run_valgrind({"--tool=callgrind", "--jit-perf-map=no", "--callgrind-out-file=" + none_out},
                      {prog, "late"});
-    remove_perf_map(n.err);
+    remove_tmp_files_of(n.pid);
     BOOST_TEST_REQUIRE(n.status == 0, n);
     const cg::Profile none = cg::Profile::parse_file(none_out);
     BOOST_TEST(sum(calls_into_by_caller(none, "SM:sm_leaf")) == 0u);

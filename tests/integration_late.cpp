@@ -285,16 +285,6 @@ CachegrindRun run_cachegrind(const std::string& when, const std::string& file,
     return r;
 }
 
-/// Removes /tmp/perf-<pid>.map files the producer left (their pids are in
-/// the "==PID==" prefixes of Valgrind's stderr).
-void remove_perf_map_of(const Result& r) {
-    const auto at = r.err.find("==");
-    if (at == std::string::npos) return;
-    const auto end = r.err.find("==", at + 2);
-    if (end == std::string::npos) return;
-    ::unlink(("/tmp/perf-" + r.err.substr(at + 2, end - at - 2) + ".map").c_str());
-}
-
 }  // namespace
 
 /// Self Ir of jd_dispatch and jd_chained in a run of
@@ -340,8 +330,8 @@ BOOST_AUTO_TEST_CASE(cachegrind_binds_names_that_arrive_late) {
         BOOST_TEST_CONTEXT("announced in a " << file) {
             const CachegrindRun early = run_cachegrind("early", file);
             const CachegrindRun late = run_cachegrind("late", file, {"-v"});
-            remove_perf_map_of(early.vg);
-            remove_perf_map_of(late.vg);
+            remove_tmp_files_of(early.vg.pid);
+            remove_tmp_files_of(late.vg.pid);
             BOOST_TEST(early.self.size() >= kJitted.size(), "early run names every function");
             for (const auto& [k, c] : early.self) {
                 BOOST_TEST(late.self.count(k) == 1u,
@@ -468,7 +458,7 @@ ReuseRun run_reuse(const std::string& tool, const std::string& when, const std::
     if (file.rfind("map", 0) == 0) args.push_back("--jit-perf-map=yes");
     ReuseRun r;
     r.vg = run_valgrind(args, {producer(), "reuse", when, file}, opt);
-    remove_perf_map_of(r.vg);
+    remove_tmp_files_of(r.vg.pid);
     BOOST_TEST_REQUIRE(r.vg.status == 0, r.vg);
     BOOST_TEST(contains(r.vg.out, "reuse 24630 16350"), r.vg.out);
     const std::uint64_t x = reuse_address(r.vg.err);
@@ -722,7 +712,7 @@ BOOST_AUTO_TEST_CASE(name_read_after_its_code_was_unmapped_names_the_code_that_r
                                               "-v"};
                 if (file == "map") args.push_back("--jit-perf-map=yes");
                 const Result vg = run_valgrind(args, {producer(), "unmapped", when, file}, opt);
-                remove_perf_map_of(vg);
+                remove_tmp_files_of(vg.pid);
                 BOOST_TEST_REQUIRE(vg.status == 0, vg);
                 BOOST_TEST(contains(vg.out, "unmapped 18760"), vg.out);
                 const auto ranges = jitted_ranges(vg.err);
