@@ -62,11 +62,15 @@ const std::string kClang = "/usr/bin/clang-14";
 Result run_arm64(const std::string& tool, const std::vector<std::string>& args,
                  const std::vector<std::string>& prog, const std::string& cwd,
                  const std::string& cpu) {
+    // JITDUMPDIR: lli's LLVM perf listener writes its jitdump under
+    // DIR/.debug/jit, by default /tmp/.debug/jit (0750, its creator's),
+    // which would keep every other user's LLVM JIT from writing there.
     return run_launched(
         {qemu(), "-cpu", cpu, tree() + "/.in_place/" + tool + "-arm64-linux", "--tool=" + tool},
         args, prog, cwd,
         {{"VALGRIND_LIB", tree() + "/.in_place"},
-         {"VALGRIND_LAUNCHER", tree() + "/coregrind/valgrind"}},
+         {"VALGRIND_LAUNCHER", tree() + "/coregrind/valgrind"},
+         {"JITDUMPDIR", cwd}},
         600);
 }
 
