@@ -70,6 +70,7 @@ void check_guest_named(const std::string& qemu_flag, const std::vector<std::stri
                                      "--callgrind-out-file=" + dir.file("cg.out")};
     args.insert(args.end(), vg_args.begin(), vg_args.end());
     const Result vg = run_valgrind(args, {qemu(), qemu_flag, guest()}, opt);
+    remove_tmp_files_of(vg.pid);  // -perfmap's /tmp/perf-PID.map, read during the run
     BOOST_TEST_REQUIRE(vg.status == 0, vg);
     BOOST_TEST(vg.out == native.out);
     BOOST_TEST(contains(vg.err, "JIT: "));
@@ -87,7 +88,6 @@ void check_guest_named(const std::string& qemu_flag, const std::vector<std::stri
             unnamed_anonymous += ir;
         }
     }
-    if (producer.rfind("/tmp/perf-", 0) == 0) std::filesystem::remove(producer);
     BOOST_TEST_MESSAGE(qemu_flag << ": " << named << " Ir named by " << producer << ", "
                                  << unnamed_anonymous << " Ir of anonymous code unnamed; "
                                  << fib_name << ": " << fib_ir << " Ir");
