@@ -16,12 +16,21 @@
  *   announce  as mmap, then VALGRIND_JIT_REGISTER names both functions
  *   perfmap   as mmap, and /tmp/perf-<pid>.map names both functions only
  *             at exit (after the code ran)
+ *   image:FILE       FILE, which holds the code (written before the program
+ *             started by `creatorjit write-image FILE`), mapped
+ *             read-execute: code of a file, as SBCL maps its core
+ *   image-over:FILE  as image:, mapped with MAP_FIXED over an anonymous
+ *             read-execute reservation made first
+ *   image-new:FILE   FILE written by the program itself, then mapped
+ *             read-execute: JIT code
+ *   write-image FILE  writes the code to FILE and exits
  * Prints "result N calls". */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -74,10 +83,44 @@ static unsigned char* map_or_die(void* at, int prot, int flags, int fd)
     return p;
 }
 
+static void write_image(const char* path)
+{
+    static unsigned char buf[CODE_SIZE];
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    write_code(buf);
+    if (fd < 0 || write(fd, buf, CODE_SIZE) != CODE_SIZE || close(fd) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+static unsigned char* map_image(const char* path, void* at)
+{
+    int fd = open(path, O_RDONLY);
+    unsigned char* code;
+    if (fd < 0) {
+        perror(path);
+        exit(1);
+    }
+    code = map_or_die(at, PROT_READ | PROT_EXEC, MAP_PRIVATE | (at ? MAP_FIXED : 0), fd);
+    close(fd);
+    return code;
+}
+
 /* The JIT's code generator: what the code is named after. */
 __attribute__((noinline)) unsigned char* make_code(const char* how)
 {
     unsigned char* code;
+    if (strncmp(how, "image:", 6) == 0)
+        return map_image(how + 6, NULL);
+    if (strncmp(how, "image-over:", 11) == 0) {
+        void* at = map_or_die(NULL, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+        return map_image(how + 11, at);
+    }
+    if (strncmp(how, "image-new:", 10) == 0) {
+        write_image(how + 10);
+        return map_image(how + 10, NULL);
+    }
     if (strcmp(how, "memfd") == 0) {
         int fd = memfd_create("creatorjit", 0);
         unsigned char* rw;
@@ -143,8 +186,14 @@ static void write_perf_map(const unsigned char* code)
 int main(int argc, char** argv)
 {
     const char* how = argc > 1 ? argv[1] : "mmap";
-    int n = argc > 2 ? atoi(argv[2]) : 10;
-    unsigned char* code = make_code(how);
+    int n;
+    unsigned char* code;
+    if (strcmp(how, "write-image") == 0 && argc > 2) {
+        write_image(argv[2]);
+        return 0;
+    }
+    n = argc > 2 ? atoi(argv[2]) : 10;
+    code = make_code(how);
     unsigned char* uninit = malloc(1); /* never written */
     int i;
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -384,4 +385,40 @@ BOOST_AUTO_TEST_CASE(gregex_and_php_preg_match_under_callgrind,
             BOOST_TEST(object_of(p, kPcre).find("libpcre2-8.so") != std::string::npos);
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(code_mapped_from_a_file_of_code_keeps_the_file_name) {
+    // A file of compiled code the program did not write (as SBCL's
+    // sbcl.core), mapped executable, also over an anonymous reservation:
+    // named after the file, in the file's object, in Memcheck and
+    // Callgrind; a file the program wrote itself is JIT code.
+    TempDir dir;
+    const std::string image = dir.file("image.bin");
+    Result w = run({creatorjit(), "write-image", image});
+    BOOST_TEST_REQUIRE(w.status == 0, w);
+    // Older than the run by more than a second of file time stamps.
+    std::filesystem::last_write_time(
+        image, std::filesystem::last_write_time(image) - std::chrono::seconds(5));
+    for (const std::string how : {"image:", "image-over:"}) {
+        BOOST_TEST_CONTEXT(how) {
+            Result r = memcheck_creatorjit(how + image);
+            const auto frames = stack_trace_after(r.err, "depends on uninitialised value");
+            BOOST_TEST_REQUIRE(frames.size() >= 2u, r.err);
+            BOOST_TEST(frames[0].function == "[code of image.bin]", r.err);
+            BOOST_TEST(frames[0].where == "in " + image, r.err);
+            const std::string out = dir.file("callgrind.out");
+            r = run_valgrind({"--tool=callgrind", "--callgrind-out-file=" + out},
+                             {creatorjit(), how + image, "5"});
+            BOOST_TEST_REQUIRE(r.status == 0, r);
+            const Profile p = Profile::parse_file(out);
+            BOOST_TEST(calls(p, "call_jit", "[code of image.bin]") == 5u);
+            BOOST_TEST(object_of(p, "[code of image.bin]") == image);
+        }
+    }
+    const std::string fresh = dir.file("fresh.bin");
+    Result r = memcheck_creatorjit("image-new:" + fresh);
+    const auto frames = stack_trace_after(r.err, "depends on uninitialised value");
+    BOOST_TEST_REQUIRE(!frames.empty(), r.err);
+    // The function that mapped it made it.
+    BOOST_TEST(frames[0].function == "[JIT code of map_image]", r.err);
 }

@@ -51,6 +51,15 @@
    pcre2_jit_compile_8]" match the frame.  The whole range is one
    function: nothing tells where one piece of unannounced code ends.
 
+   Code of a file.  A file of compiled code a program ships and maps
+   executable, that is no ELF object (SBCL's sbcl.core, the images of
+   Smalltalk, Lisp and Scheme systems), names its own code: a regular
+   file, not a memfd, not in /dev/shm, not deleted, and not modified
+   since the program started (else the program wrote it: JIT code) gets
+   the creator "[code of sbcl.core]" in the object "/usr/lib/sbcl/
+   sbcl.core", whatever the stack, so every tool names the code after
+   its file, as stock Memcheck's "??? (in /usr/lib/sbcl/sbcl.core)" did.
+
    What wins.  Announced names always do: jitlookup.c asks here only
    after the registry (client requests, jitdump, perf map, GDB JIT
    interface) has no function at the address.  Tools that bind names
@@ -88,6 +97,7 @@
 #include "pub_core_libcassert.h"
 #include "pub_core_libcprint.h"
 #include "pub_core_libcfile.h"
+#include "pub_core_libcproc.h"     /* VG_(gettimeofday) */
 #include "pub_core_aspacemgr.h"
 #include "pub_core_options.h"
 #include "pub_core_oset.h"
@@ -146,6 +156,9 @@ static XArray* creators = NULL;   /* of Creator */
 static OSet*   live     = NULL;   /* of LiveRange, by start */
 static XArray* archived = NULL;   /* of ArchivedRange, oldest first */
 static Bool    deferred = False;  /* VG_(jit_defer_creator_names) */
+/* Wall-clock seconds when the first mapping was seen (the program's
+   start, near enough): files modified since were written by it. */
+static ULong   started_sec = 0;
 
 static struct {
    ULong ranges;        /* ranges that got a creator */
@@ -171,8 +184,11 @@ static Word cmp_addr_range ( const void* key, const void* elem )
 
 static void init ( void )
 {
+   struct vki_timeval tv;
    if (live != NULL)
       return;
+   if (VG_(gettimeofday)(&tv, NULL) == 0)
+      started_sec = (ULong)tv.tv_sec;
    live = VG_(OSetGen_Create)(offsetof(LiveRange, start), cmp_addr_range,
                               ML_(dinfo_zalloc), "di.jitcreator.live",
                               ML_(dinfo_free));
@@ -319,7 +335,8 @@ static Bool is_creator_object ( const HChar* name )
    demangled, as VG_(get_fnname) would, only for a new creator: a JIT
    making memory executable from the same function again pays no
    demangling. */
-static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path )
+static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path,
+                            Bool of_file )
 {
    SizeT        obj_len = VG_(strlen)(obj_path);
    HChar        objname[obj_len + 6];
@@ -327,7 +344,8 @@ static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path )
    const HChar* shown = fn;
    Creator      c;
 
-   VG_(sprintf)(objname, "%s[jit]", obj_path);
+   /* Code of a file is the file's; JIT code goes to "OBJECT[jit]". */
+   VG_(sprintf)(objname, of_file ? "%s" : "%s[jit]", obj_path);
    hash = ML_(jit_hash_bytes)(fn, VG_(strlen)(fn));
    obj  = ML_(jit_object_get)(objname)->index;
    for (i = 0; i < VG_(sizeXA)(creators); i++) {
@@ -344,7 +362,8 @@ static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path )
    }
    {
       HChar name[VG_(strlen)(shown) + 15];
-      VG_(sprintf)(name, "[JIT code of %s]", shown);
+      VG_(sprintf)(name, of_file ? "[code of %s]" : "[JIT code of %s]",
+                   shown);
       c.name = ML_(dinfo_strdup)("di.jitcreator.name", name);
    }
    c.obj    = obj;
@@ -370,8 +389,13 @@ static UInt find_creator ( void )
       stats.stacks++;
    }
    for (i = 0; i < n; i++) {
-      if (!VG_(get_objname)(ep, ips[i], &obj) || is_creator_object(obj))
-         continue;   /* code with no object, or unannounced JIT code */
+      if (!VG_(get_objname)(ep, ips[i], &obj) || is_creator_object(obj)
+          || (live != NULL
+              && VG_(OSetGen_LookupWithCmp)(live, &ips[i], cmp_addr_range)
+                 != NULL))
+         continue;   /* code with no object, or code named here (JIT
+                        code, or the code of a file such as a Lisp
+                        image) */
       if (at < 0)
          at = (Int)i;   /* the fallback: the innermost frame of an object */
       if (!is_system_object(obj)) {
@@ -380,7 +404,7 @@ static UInt find_creator ( void )
       }
    }
    if (at < 0)
-      return creator_index("unknown code", False, "???");
+      return creator_index("unknown code", False, "???", False);
 
    /* The object's path stays valid: copy it before the next lookup. */
    (void)VG_(get_objname)(ep, ips[at], &obj);
@@ -396,10 +420,10 @@ static UInt find_creator ( void )
                does ("node", "libjvm.so"). */
             if (is_memory_routine(fn))
                break;
-            return creator_index(fn, True, obj_path);
+            return creator_index(fn, True, obj_path, False);
          }
       }
-      return creator_index(base_name(obj_path), False, obj_path);
+      return creator_index(base_name(obj_path), False, obj_path, False);
    }
 }
 
@@ -429,6 +453,24 @@ static Bool file_may_hold_jit_code ( const NSegment* seg )
    return got != (Int)sizeof(magic)
           || magic[0] != 0x7F || magic[1] != 'E' || magic[2] != 'L'
           || magic[3] != 'F';
+}
+
+/* The creator of a file mapping of code that is the file's own (an
+   image of compiled code a program ships, as SBCL's sbcl.core): a
+   regular file, not a memfd, not in /dev/shm, not deleted, and not
+   modified since the program started (a JIT that writes its code to a
+   file of its own and maps it is a JIT: -1). */
+static Int file_creator ( const NSegment* seg )
+{
+   const HChar*   fname = VG_(am_get_filename)(seg);
+   struct vg_stat st;
+   if (fname == NULL || starts_with(fname, "/memfd:")
+       || starts_with(fname, "/dev/shm/")
+       || VG_(strstr)(fname, " (deleted)") != NULL
+       || sr_isError(VG_(stat)(fname, &st))
+       || !VKI_S_ISREG(st.mode) || st.mtime >= started_sec)
+      return -1;
+   return (Int)creator_index(base_name(fname), False, fname, True);
 }
 
 static Bool segment_may_hold_jit_code ( const NSegment* seg )
@@ -490,7 +532,7 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
                                     Bool fresh )
 {
    Addr  p, last;
-   Int   creator = -1;
+   Int   creator = -1, used = -1;
    UInt  added = 0;
    ULong made;
 
@@ -506,17 +548,24 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
          break;
       hi = seg->end < last ? seg->end : last;
       if (segment_may_hold_jit_code(seg)) {
+         Int  of_file = seg->kind == SkFileC ? file_creator(seg) : -1;
+         Int* which   = of_file >= 0 ? &of_file : &creator;
+         UInt n;
          if (fresh)
             (void)end_ranges(p, hi);
-         added += name_gaps(p, hi, &creator, made);
+         n = name_gaps(p, hi, which, made);
+         if (n > 0) {
+            ((Creator*)VG_(indexXA)(creators, (Word)*which))->ranges += n;
+            used = *which;
+         }
+         added += n;
       }
       if (hi == last)
          break;
       p = hi + 1;
    }
    if (added > 0) {
-      Creator* c = VG_(indexXA)(creators, (Word)creator);
-      c->ranges += added;
+      Creator* c = VG_(indexXA)(creators, (Word)used);
       stats.ranges += added;
       /* Lookups that missed here are cached for the current epoch. */
       ML_(advance_current_DiEpoch_for_jit)();
