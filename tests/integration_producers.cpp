@@ -1172,13 +1172,13 @@ BOOST_AUTO_TEST_CASE(garbage_perf_map_counts_every_line_it_reads) {
     const Result r = run_valgrind(
         {"--tool=none", "-v", "--jit-perf-map=yes"},
         {"/bin/sh", "-c", "printf 'garbage line\\nmore garbage here\\nzz' > /tmp/perf-$$.map"});
+    remove_tmp_files_of(r.pid);
     BOOST_TEST_REQUIRE(r.status == 0, r);
     static const std::regex summary(
         R"(JIT: perf map (/tmp/perf-\d+\.map): (\d+) lines read: 0 loaded, 0 moved, 0 refused, )"
         R"((\d+) malformed, 0 without code)");
     std::smatch m;
     BOOST_TEST_REQUIRE(std::regex_search(r.err, m, summary), r.err);
-    std::filesystem::remove(m[1].str());
     BOOST_TEST(m[2].str() == "3");
     BOOST_TEST(m[3].str() == "3");
 }
@@ -1208,11 +1208,8 @@ void check_stripped_builtins(const std::string& node) {
             const Result r = run_valgrind(
                 {"--tool=callgrind", "--jit-perf-map=yes", "--callgrind-out-file=" + out},
                 {stripped, mode, "--single-threaded", script}, opt);
+            remove_tmp_files_of(r.pid);  // Node leaves its map behind
             BOOST_TEST_REQUIRE(r.status == 0, r);
-            static const std::regex pid(R"(==(\d+)==)");
-            std::smatch m;
-            if (std::regex_search(r.err, m, pid))  // Node leaves its map behind
-                std::filesystem::remove("/tmp/perf-" + m[1].str() + ".map");
             BOOST_TEST(contains(r.out, "18300"), r.out);
             const cg::Profile p = cg::Profile::parse_file(out);
             std::size_t n = 0;
@@ -1240,11 +1237,8 @@ void check_stripped_builtins(const std::string& node) {
         run_valgrind({"--tool=cachegrind", "--cache-sim=no", "--jit-perf-map=yes",
                       "--cachegrind-out-file=" + out},
                      {stripped, "--perf-basic-prof", "--single-threaded", script}, opt);
+    remove_tmp_files_of(c.pid);
     BOOST_TEST_REQUIRE(c.status == 0, c);
-    static const std::regex pid(R"(==(\d+)==)");
-    std::smatch m;
-    if (std::regex_search(c.err, m, pid))
-        std::filesystem::remove("/tmp/perf-" + m[1].str() + ".map");
     const cg::Profile p = cg::Profile::parse_file(out);
     BOOST_TEST(!p.functions_named("Builtin:InterpreterEntryTrampoline").empty());
 }
@@ -1301,9 +1295,9 @@ void check_baseline_call_counts(const std::string& node) {
             const Result r = run_valgrind({"--tool=callgrind", "--jit-perf-map=yes",
                                            "--separate-callers=2", "--callgrind-out-file=" + out},
                                           prog, opt);
+            remove_tmp_files_of(r.pid);
             BOOST_TEST_REQUIRE(r.status == 0, r);
             const cg::Profile p = cg::Profile::parse_file(out);
-            std::filesystem::remove("/tmp/perf-" + p.header().at("pid") + ".map");
             static const std::regex counted(R"(fib calls (\d+) sum 2880)");
             std::smatch m;
             BOOST_TEST_REQUIRE(std::regex_search(r.out, m, counted), r.out);
