@@ -77,14 +77,20 @@
 # libc6-dbg:i386, its symbols (Memcheck's mandatory strlen redirection, as
 # on arm64).
 #
-# usage: install-deps.sh [--gui] [--require-cross] [--missing STEP]
+# usage: install-deps.sh [--gui] [--producers] [--require-cross] [--missing STEP]
 #   --gui            install only what `make check-gui` and `make
 #                    screenshot` need besides the above: KCachegrind, Xvfb
 #                    and a D-Bus session, and for the screenshot xwd
 #                    (x11-apps) and netpbm's PNG writer (make check needs
 #                    none of them)
+#   --producers      install only what `make check-producers` needs besides
+#                    the above: Debian's chromium (tests/integration_chromium;
+#                    chromium and chromium-common alone take 350 MB
+#                    installed, which make check does not need; the QEMU it
+#                    runs comes from build-aux/fetch-qemu.sh)
 #   --require-cross  exit 2 when the arm64 or x86 step fails (.ci/run)
-#   --missing STEP   print the packages of STEP (main, arm64, x86 or gui)
+#   --missing STEP   print the packages of STEP (main, arm64, x86, gui or
+#                    producers)
 #                    that are not installed, on one line, and exit (the
 #                    tests' preconditions name them)
 #
@@ -97,13 +103,14 @@
 # npm.
 set -eu
 
-gui=no require_cross=no missing_step=
+gui=no producers=no require_cross=no missing_step=
 while [ $# -gt 0 ]; do
   case $1 in
     --gui) gui=yes ;;
+    --producers) producers=yes ;;
     --require-cross) require_cross=yes ;;
     --missing) missing_step=${2:-none}; [ $# -gt 1 ] && shift ;;
-    *) echo "usage: $0 [--gui] [--require-cross] [--missing main|arm64|x86|gui]" >&2; exit 64 ;;
+    *) echo "usage: $0 [--gui] [--producers] [--require-cross] [--missing main|arm64|x86|gui|producers]" >&2; exit 64 ;;
   esac
   shift
 done
@@ -168,6 +175,7 @@ libc6:i386
 libc6-dbg:i386
 "
 gui_packages="kcachegrind xvfb dbus binutils x11-apps netpbm"
+producers_packages="chromium"
 
 if [ -n "${VGJIT_DEPS_MAIN+set}" ]; then
   main_packages=$VGJIT_DEPS_MAIN
@@ -185,6 +193,8 @@ arm64_packages=${VGJIT_DEPS_ARM64-$arm64_packages}
 x86_packages=${VGJIT_DEPS_X86-$x86_packages}
 if [ "$gui" = yes ]; then
   main_packages=$gui_packages arm64_packages='' x86_packages=''
+elif [ "$producers" = yes ]; then
+  main_packages=$producers_packages arm64_packages='' x86_packages=''
 fi
 simulate=${VGJIT_DEPS_SIMULATE:-}
 
@@ -210,7 +220,8 @@ if [ -n "$missing_step" ]; then
     arm64) list=$arm64_packages ;;
     x86) list=$x86_packages ;;
     gui) list=$gui_packages ;;
-    *) echo "usage: $0 --missing main|arm64|x86|gui" >&2; exit 64 ;;
+    producers) list=$producers_packages ;;
+    *) echo "usage: $0 --missing main|arm64|x86|gui|producers" >&2; exit 64 ;;
   esac
   command -v dpkg-query >/dev/null 2>&1 || exit 0
   missing_of "$list"
@@ -298,6 +309,7 @@ install_bun() {
 
 install_npm_tools() {
   [ "$gui" = yes ] && return 0
+  [ "$producers" = yes ] && return 0
   [ -n "$simulate" ] && return 0
   install_profiler_cli
   install_node24
