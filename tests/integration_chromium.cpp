@@ -5,7 +5,9 @@
 // in a perf map (--js-flags=--perf-basic-prof) or a jitdump
 // (--js-flags=--perf-prof); the renderer's profile must name the page's
 // fib ("JS:~fib file:///DIR/page.html:5:13" and its other tiers) and count
-// exactly as many calls as the page did.
+// exactly as many calls as the page did.  A last case runs Memcheck on the
+// renderers, where a page's out-of-bounds WebAssembly read is reported
+// with a stack of JS: frames.
 //
 // V8 also runs --interpreted-frames-native-stack: without it an
 // interpreted function runs in the one InterpreterEntryTrampoline builtin,
@@ -21,7 +23,8 @@
 // /usr/bin/chromium, which under --trace-children=yes would add sh, grep,
 // findmnt and more processes, with HOME set to the case's directory (the
 // crash handler's database and anything else Chromium keeps under $HOME)
-// and with tests/chromium_keep_children.so preloaded (see
+// and, when the browser runs under Valgrind too, with
+// tests/chromium_keep_children.so preloaded (see
 // fixtures/chromium/keep_children.c: Chromium kills its children 2 s
 // after asking them to end, which cut the renderer's profile mid-write).
 // Each case removes what Chromium leaves in /tmp: the perf maps of every
@@ -330,4 +333,92 @@ BOOST_AUTO_TEST_CASE(chromium_renderer_cmd_prefix_names_the_page,
         BOOST_TEST(fc.calls == calls);
     }
     BOOST_TEST(naming.size() == 1u, naming.size() << " profiles name the page's fib");
+}
+
+/// A page that reads its WebAssembly memory in bounds and past its end
+/// (which throws a RuntimeError); prints "in=read 0 out=RuntimeError".
+const char* const kWasmPage = R"(<!DOCTYPE html>
+<html><body><p id="out">pending</p>
+<script>
+var bytes = new Uint8Array([0x00,0x61,0x73,0x6d,0x01,0x00,0x00,0x00,
+  0x01,0x06,0x01,0x60,0x01,0x7f,0x01,0x7f, 0x03,0x02,0x01,0x00,
+  0x05,0x03,0x01,0x00,0x01, 0x07,0x08,0x01,0x04,0x6c,0x6f,0x61,0x64,0x00,0x00,
+  0x0a,0x09,0x01,0x07,0x00,0x20,0x00,0x28,0x02,0x00,0x0b]);
+var inst = new WebAssembly.Instance(new WebAssembly.Module(bytes));
+function probe(i) { try { return "read " + inst.exports.load(i); } catch (e) { return e.constructor.name; } }
+document.getElementById("out").textContent = "in=" + probe(8) + " out=" + probe(70000);
+</script></body></html>
+)";
+
+// Memcheck on the renderers through --renderer-cmd-prefix.  The page's
+// WebAssembly function (one i32.load from a memory of one page) reads
+// 70,000, past the memory's end: V8 compiles the load without a bounds
+// check and lets the access fault in the guard region it reserved behind
+// the memory (PROT_NONE), where its SIGSEGV handler turns it into a
+// RuntimeError.  Memcheck reports the read, the one error a page
+// provokes in code that JavaScript calls, and its stack must name the
+// WebAssembly function and the page's JavaScript caller.
+//
+// Chromium exports its own allocator (malloc, free, operator new, ...
+// from PartitionAlloc); Memcheck replacing some of them and not others
+// made every renderer read address 0x9 in its IO thread, and the crash
+// handler's re-raise of that SIGSEGV (rt_tgsigqueueinfo with the fault's
+// siginfo) then ended Valgrind with "Valgrind received a signal 11".
+// --soname-synonyms=somalloc=nouserintercepts leaves Chromium's allocator
+// alone (Memcheck then sees none of its heap blocks).
+BOOST_AUTO_TEST_CASE(chromium_memcheck_names_js_frames,
+                     *boost::unit_test::precondition(chromium_available)) {
+    Scene scene;
+    write_file(scene.page, kWasmPage);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string prefix = "--renderer-cmd-prefix=" + valgrind() +
+                               " --tool=memcheck --jit-perf-map=yes"
+                               " --soname-synonyms=somalloc=nouserintercepts --log-file=" +
+                               scene.dir.file("renderer.%p.log");
+    const Result r =
+        run(chromium_command(scene, "--perf-basic-prof", {prefix}), options_for(scene, false));
+    const std::set<pid_t> pids = logged_pids(scene.dir.path(), "renderer");
+    const auto log_of = [&](pid_t pid) {
+        return scene.dir.file("renderer." + std::to_string(pid) + ".log");
+    };
+    // Memcheck's log is complete when it has its error summary.
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(kProfileWaitSeconds);
+    std::vector<pid_t> incomplete;
+    do {
+        incomplete.clear();
+        for (const pid_t pid : pids)
+            if (!contains(read_file(log_of(pid)), "ERROR SUMMARY:")) incomplete.push_back(pid);
+        if (!incomplete.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    } while (!incomplete.empty() && std::chrono::steady_clock::now() < deadline);
+    const double all_s = seconds_since(start);
+    clean_tmp(pids);
+    BOOST_TEST_REQUIRE(!r.timed_out, r);
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    BOOST_TEST_REQUIRE(contains(r.out, "in=read 0 out=RuntimeError"), r.out);
+    BOOST_TEST_MESSAGE("Memcheck: " << pids.size() << " renderers, the last log complete after "
+                                    << all_s << " s");
+    BOOST_TEST_REQUIRE(!pids.empty(), "no renderer ran under Valgrind: " << r.err);
+    for (const pid_t pid : incomplete)
+        BOOST_ERROR("no error summary in " << log_of(pid) << ":\n" << read_file(log_of(pid)));
+    std::size_t reporting = 0;
+    for (const pid_t pid : pids) {
+        const std::string log = read_file(log_of(pid));
+        BOOST_TEST(!contains(log, "Valgrind received a signal"), log);
+        const std::vector<StackFrame> frames = stack_trace_after(log, "Invalid read of size 4");
+        if (frames.empty()) continue;
+        ++reporting;
+        std::ostringstream trace;
+        for (const auto& f : frames) trace << "\n  " << f.function << " (" << f.where << ")";
+        BOOST_TEST_MESSAGE("pid " << pid << ": Invalid read of size 4" << trace.str());
+        BOOST_TEST(frames[0].function.rfind("JS:wasm-function[0]", 0) == 0, trace.str());
+        BOOST_TEST(contains(frames[0].where, "/tmp/perf-" + std::to_string(pid) + ".map"),
+                   trace.str());
+        bool caller = false;
+        for (const auto& f : frames)
+            caller = caller || (f.function.rfind("JS:", 0) == 0 && contains(f.function, "probe") &&
+                                contains(f.function, scene.url));
+        BOOST_TEST(caller, "no JS:*probe " << scene.url << " frame:" << trace.str());
+    }
+    BOOST_TEST(reporting == 1u, reporting << " renderers report the read");
 }
