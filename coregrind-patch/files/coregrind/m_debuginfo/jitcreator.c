@@ -128,6 +128,8 @@ typedef
       ULong  ranges;    /* ranges that got it (for v.info jit) */
       Bool   named;     /* a lookup or a tool's binding gave its name to
                            code (for the hints at exit) */
+      Bool   memory;    /* F is memory management (is_memory_routine):
+                           its object names the code instead */
    }
    Creator;
 
@@ -370,6 +372,8 @@ static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path,
    c.hash   = hash;
    c.ranges = 0;
    c.named  = False;
+   /* Decided once per creator, not per range made. */
+   c.memory = raw && is_memory_routine(c.key);
    return (UInt)VG_(addToXA)(creators, &c);
 }
 
@@ -416,11 +420,12 @@ static UInt find_creator ( void )
          if (!VG_(get_objname)(ep, ips[j], &o) || VG_(strcmp)(o, obj_path) != 0)
             break;
          if (VG_(get_fnname_raw)(ep, ips[j], &fn) && fn[0] != 0) {
+            UInt ci = creator_index(fn, True, obj_path, False);
             /* A runtime's own page allocator names no JIT: its object
                does ("node", "libjvm.so"). */
-            if (is_memory_routine(fn))
+            if (((const Creator*)VG_(indexXA)(creators, ci))->memory)
                break;
-            return creator_index(fn, True, obj_path, False);
+            return ci;
          }
       }
       return creator_index(base_name(obj_path), False, obj_path, False);
