@@ -115,8 +115,6 @@
 #define N_CREATOR_IPS 24
 /* Ranges archived for the tools' late binding, at most. */
 #define MAX_ARCHIVED  65536
-/* Ranges v.info jit lists, at most. */
-#define MAX_LISTED    1000
 
 /* A creator: the synthetic function name and the JIT object. */
 typedef
@@ -543,7 +541,7 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
 
    if (!VG_(clo_jit_creator_names) || !(prot & VKI_PROT_EXEC) || len == 0)
       return;
-   last = a + len - 1 < a ? ~(Addr)0 : a + len - 1;
+   last = ML_(jit_range_last)(a, len);
    init();
    made = deferred ? ML_(jit_now)() : 0;
    for (p = a; p <= last; ) {
@@ -585,7 +583,7 @@ void ML_(jit_creator_notify_munmap) ( Addr a, SizeT len )
 {
    if (live == NULL || len == 0 || VG_(OSetGen_Size)(live) == 0)
       return;
-   (void)end_ranges(a, a + len - 1 < a ? ~(Addr)0 : a + len - 1);
+   (void)end_ranges(a, ML_(jit_range_last)(a, len));
 }
 
 void ML_(jit_creator_notify_mremap) ( Addr old_a, SizeT old_len,
@@ -709,7 +707,7 @@ Bool VG_(jit_creator_name_at) ( Addr a, ULong when,
 void ML_(jit_creator_print_info) ( Addr a, SizeT len )
 {
    const LiveRange* r;
-   Addr   last = a + len - 1 < a ? ~(Addr)0 : a + len - 1;
+   Addr   last = ML_(jit_range_last)(a, len);
    UInt   shown = 0;
    ULong  total = 0;
 
@@ -721,7 +719,7 @@ void ML_(jit_creator_print_info) ( Addr a, SizeT len )
       if (r->last < a)
          continue;
       total++;
-      if (shown >= MAX_LISTED)
+      if (shown >= JIT_MAX_LISTED)
          continue;
       if (shown == 0)
          VG_(printf)("JIT code nobody announced, named after its creator:\n");

@@ -237,7 +237,7 @@ Int ML_(jit_register_or_wait) ( const JitRegistration* reg, JitWhere where,
    clipped at the top of memory). */
 static void collect_intersecting ( Addr a, SizeT len, XArray* out )
 {
-   Addr     last = a + len - 1 < a ? ~(Addr)0 : a + len - 1;
+   Addr     last = ML_(jit_range_last)(a, len);
    Addr     from = a > max_size ? a - max_size : 0;
    Pending* p;
    VG_(OSetGen_ResetIterAt)(pending, &from);

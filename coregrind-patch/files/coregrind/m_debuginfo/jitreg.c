@@ -965,9 +965,6 @@ void ML_(jit_at_safe_point) ( void )
 /*--- The gdbserver monitor command v.info jit              ---*/
 /*------------------------------------------------------------*/
 
-/* At most this many functions are listed by one command. */
-#define MAX_LISTED 1000
-
 /* Lists the live functions intersecting [a, a+len) (len > 0) whose
    object is objname (NULL: any): registered ones, and those kept after
    their unregistration (priv_jitkeep.h) marked as such; then the names
@@ -986,7 +983,7 @@ static void list_fns ( Addr a, SizeT len, const HChar* objname )
       obj = ML_(jit_object_at)(f->obj);
       if (objname == NULL || VG_(strcmp)(obj->name, objname) == 0) {
          n_match++;
-         if (n_match <= MAX_LISTED)
+         if (n_match <= JIT_MAX_LISTED)
             VG_(printf)("%#lx-%#lx %s (%s), %u line entries%s\n", f->start,
                         f->start + f->size, ML_(jit_name_str)(f->name),
                         obj->name, ML_(jit_fn_lines)(f)
@@ -1004,9 +1001,9 @@ static void list_fns ( Addr a, SizeT len, const HChar* objname )
             p.c = p.c->next;
       }
    }
-   if (n_match > MAX_LISTED)
+   if (n_match > JIT_MAX_LISTED)
       VG_(printf)("... %llu more (give an address range or an object)\n",
-                  n_match - MAX_LISTED);
+                  n_match - JIT_MAX_LISTED);
    if (n_kept == 0)
       VG_(printf)("JIT: %llu functions live, %llu listed here\n",
                   ML_(jit_n_live)(), n_match);

@@ -217,6 +217,18 @@ static inline Int ML_(jit_status_slot) ( Int st )
    return st > 0 && st < JIT_N_STATUS_SLOTS ? st : 0;
 }
 
+/* The last byte of [a, a+len) (len > 0), clipped at the top of the
+   address space where a+len wraps: the inclusive end every walk over a
+   client's range uses. */
+static inline Addr ML_(jit_range_last) ( Addr a, SizeT len )
+{
+   return a + len - 1 < a ? ~(Addr)0 : a + len - 1;
+}
+
+/* v.info jit lists at most this many functions, and as many ranges of
+   code named after its creator, per command. */
+#define JIT_MAX_LISTED 1000
+
 /* A short English text for a status code. */
 extern const HChar* ML_(jit_status_text) ( Int st );
 
