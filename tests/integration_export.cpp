@@ -21,6 +21,7 @@
 
 #include "callgrind_format.hpp"
 #include "callgrind_profile.hpp"
+#include "profiler_cli.hpp"
 #include "test_support.hpp"
 
 #include <nlohmann/json.hpp>
@@ -50,6 +51,8 @@ using vgjit::test::builddir;
 using vgjit::test::contains;
 using vgjit::test::env_or;
 using vgjit::test::minijit;
+using vgjit::test::profiler_cli_available;
+using vgjit::test::ProfilerCli;
 using vgjit::test::read_file;
 using vgjit::test::Result;
 using vgjit::test::run_checked;
@@ -61,26 +64,9 @@ using vgjit::test::vg_jit;
 namespace {
 
 std::string example(const std::string& name) { return srcdir() + "/examples/" + name; }
-std::string profiler_cli() {
-    return env_or("VGJIT_PROFILER_CLI", srcdir() + "/npm-tools/node_modules/.bin/profiler-cli");
-}
 
 /// The object minijit gives the functions it compiles from `file`.
 std::string jit_object(const std::string& file) { return "minijit:" + file; }
-
-/// Precondition: profiler-cli is installed and node is on $PATH.
-boost::test_tools::assertion_result profiler_cli_available(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result r(true);
-    if (vgjit::test::find_on_path("node").empty()) {
-        r = false;
-        r.message() << "no node on $PATH";
-    } else if (::access(profiler_cli().c_str(), X_OK) != 0) {
-        r = false;
-        r.message() << profiler_cli()
-                    << " is not installed (build-aux/install-deps.sh installs it)";
-    }
-    return r;
-}
 
 const TempDir& tmp() {
     static TempDir dir("vgjit-export");
@@ -115,42 +101,6 @@ Result export_profile(const std::vector<std::string>& args) {
     argv.insert(argv.end(), args.begin(), args.end());
     return run_checked(argv);
 }
-
-/// A profiler-cli session on one profile, in its own session directory;
-/// stopped on destruction.
-class ProfilerCli {
-public:
-    explicit ProfilerCli(const std::string& profile) : dir_("vgjit-profiler-cli") {
-        options_.timeout_seconds = 180;
-        options_.env["PROFILER_CLI_SESSION_DIR"] = dir_.path();
-        const Result load = cli({"load", profile});
-        // The daemon may answer after load's own wait: ask until it does.
-        bool ready = load.status == 0;
-        for (int i = 0; i < 120 && !ready; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
-            ready = cli({"status"}).status == 0 && cli({"thread", "info"}).status == 0;
-        }
-        BOOST_TEST_REQUIRE(ready, "profiler-cli did not load " << profile << ": " << load);
-    }
-    ~ProfilerCli() { cli({"stop"}); }
-
-    Result cli(const std::vector<std::string>& args) {
-        std::vector<std::string> argv = {vgjit::test::find_on_path("node"), profiler_cli()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return vgjit::test::run(argv, options_);
-    }
-    /// Runs a command with --json and parses its output.
-    json query(std::vector<std::string> args) {
-        args.push_back("--json");
-        const Result r = cli(args);
-        BOOST_TEST_REQUIRE(r.status == 0, r);
-        return json::parse(r.out);
-    }
-
-private:
-    TempDir dir_;
-    RunOptions options_;
-};
 
 /// Per function of a Callgrind profile, as the export names it
 /// ("OBJECT!NAME"): the Callgrind profile's own numbers.

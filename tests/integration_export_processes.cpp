@@ -22,6 +22,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "callgrind_profile.hpp"
+#include "profiler_cli.hpp"
 #include "test_support.hpp"
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,8 @@
 namespace cg = vgjit::callgrind;
 using nlohmann::json;
 using vgjit::test::env_or;
+using vgjit::test::profiler_cli_available;
+using vgjit::test::ProfilerCli;
 using vgjit::test::Result;
 using vgjit::test::run_checked;
 using vgjit::test::RunOptions;
@@ -50,24 +53,7 @@ using vgjit::test::vg_jit;
 
 namespace {
 
-std::string profiler_cli() {
-    return env_or("VGJIT_PROFILER_CLI", srcdir() + "/npm-tools/node_modules/.bin/profiler-cli");
-}
 std::string multiproc() { return env_or("VGJIT_MULTIPROC", tests_builddir() + "/multiproc"); }
-
-/// Precondition: profiler-cli is installed and node is on $PATH.
-boost::test_tools::assertion_result profiler_cli_available(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result r(true);
-    if (vgjit::test::find_on_path("node").empty()) {
-        r = false;
-        r.message() << "no node on $PATH";
-    } else if (::access(profiler_cli().c_str(), X_OK) != 0) {
-        r = false;
-        r.message() << profiler_cli()
-                    << " is not installed (build-aux/install-deps.sh installs it)";
-    }
-    return r;
-}
 
 /// One process of the run, from its own profile.
 struct Process {
@@ -123,40 +109,6 @@ Result tool(std::vector<std::string> args) {
     args.insert(args.begin(), vg_jit());
     return run_checked(args);
 }
-
-/// A profiler-cli session on one profile, in its own session directory;
-/// stopped on destruction.
-class ProfilerCli {
-public:
-    explicit ProfilerCli(const std::string& profile) : dir_("vgjit-profiler-cli") {
-        options_.timeout_seconds = 180;
-        options_.env["PROFILER_CLI_SESSION_DIR"] = dir_.path();
-        const Result load = cli({"load", profile});
-        bool ready = load.status == 0;
-        for (int i = 0; i < 120 && !ready; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
-            ready = cli({"status"}).status == 0 && cli({"thread", "info"}).status == 0;
-        }
-        BOOST_TEST_REQUIRE(ready, "profiler-cli did not load " << profile << ": " << load);
-    }
-    ~ProfilerCli() { cli({"stop"}); }
-
-    Result cli(const std::vector<std::string>& args) {
-        std::vector<std::string> argv = {vgjit::test::find_on_path("node"), profiler_cli()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return vgjit::test::run(argv, options_);
-    }
-    json query(std::vector<std::string> args) {
-        args.push_back("--json");
-        const Result r = cli(args);
-        BOOST_TEST_REQUIRE(r.status == 0, r);
-        return json::parse(r.out);
-    }
-
-private:
-    TempDir dir_;
-    RunOptions options_;
-};
 
 std::uint64_t category_samples(const json& samples, const std::string& category) {
     for (const json& c : samples.at("categoryBreakdown").at("categories"))
