@@ -366,17 +366,30 @@ Bool ML_(jit_pending_on_lookup_miss) ( Addr a )
    return True;
 }
 
+/* The waiting name with the lowest start that intersects [a, last], or
+   NULL: no allocation, for the registration path. */
+static Pending* first_intersecting ( Addr a, Addr last )
+{
+   Addr     from = a > max_size ? a - max_size : 0;
+   Pending* p;
+   VG_(OSetGen_ResetIterAt)(pending, &from);
+   while ((p = VG_(OSetGen_Next)(pending)) != NULL && p->start <= last)
+      if (p->start + p->size - 1 >= a)
+         return p;
+   return NULL;
+}
+
 void ML_(jit_pending_forget) ( Addr a, SizeT len )
 {
-   XArray* hits;
-   Word    i;
+   Addr     last;
+   Pending* p;
    if (ML_(jit_n_pending) == 0 || len == 0)
       return;
-   hits = VG_(newXA)(ML_(dinfo_zalloc), "di.jitpending.forget",
-                     ML_(dinfo_free), sizeof(Pending*));
-   collect_intersecting(a, len, hits);
-   for (i = 0; i < VG_(sizeXA)(hits); i++) {
-      Pending* p = *(Pending**)VG_(indexXA)(hits, i);
+   /* Called for every registration while names wait: each hit is
+      dropped as it is found (the set changes, so the walk starts
+      again), and a registration that covers none costs one walk. */
+   last = ML_(jit_range_last)(a, len);
+   while ((p = first_intersecting(a, last)) != NULL) {
       if (VG_(clo_trace_jit))
          VG_(dmsg)("jit: %#lx-%#lx %s (%s): the waiting name is dropped: "
                    "code was registered there\n", p->start,
@@ -384,7 +397,6 @@ void ML_(jit_pending_forget) ( Addr a, SizeT len )
       (void)drop_at(p->start);
       stats.replaced++;
    }
-   VG_(deleteXA)(hits);
 }
 
 void ML_(jit_pending_print_summary) ( void )
