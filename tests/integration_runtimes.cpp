@@ -459,23 +459,6 @@ BOOST_AUTO_TEST_CASE(unannounced_runtime_code_keeps_stock_structure_named_after_
     }
 }
 
-namespace {
-
-std::string bun_binary() {
-    return env_or("VGJIT_BUN", srcdir() + "/npm-tools/node_modules/bun/bin/bun.exe");
-}
-
-boost::test_tools::assertion_result bun_available(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result ok(::access(bun_binary().c_str(), X_OK) == 0);
-    if (!ok)
-        ok.message() << bun_binary()
-                     << " is not installed (build-aux/install-deps.sh installs Bun from npm; "
-                        "or set VGJIT_BUN)";
-    return ok;
-}
-
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(bun_jitdump_mapped_before_its_header_names_its_code,
                      *boost::unit_test::precondition(bun_available)) {
     // JavaScriptCore writes DIR/jit-<tid>-<pid>.dump, mapped executable

@@ -91,6 +91,19 @@ boost::test_tools::assertion_result node24_available(boost::unit_test::test_unit
     return ok;
 }
 
+std::string bun_binary() {
+    return env_or("VGJIT_BUN", srcdir() + "/npm-tools/node_modules/bun/bin/bun.exe");
+}
+
+boost::test_tools::assertion_result bun_available(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result ok(::access(bun_binary().c_str(), X_OK) == 0);
+    if (!ok)
+        ok.message() << bun_binary()
+                     << " is not installed (build-aux/install-deps.sh installs Bun from npm; "
+                        "or set VGJIT_BUN)";
+    return ok;
+}
+
 std::string python313() {
     if (const char* p = std::getenv("VGJIT_PYTHON313")) return p;
     const char* home = std::getenv("HOME");

@@ -70,6 +70,12 @@ std::string node24_binary();
 /// Precondition: node24_binary() is executable.
 boost::test_tools::assertion_result node24_available(boost::unit_test::test_unit_id);
 
+/// Bun (JavaScriptCore) from the npm registry, as build-aux/install-deps.sh
+/// installs it into npm-tools/; $VGJIT_BUN overrides it.
+std::string bun_binary();
+/// Precondition: bun_binary() is executable.
+boost::test_tools::assertion_result bun_available(boost::unit_test::test_unit_id);
+
 /// python3.13 of the pyenv installation (the highest 3.13.x under
 /// $PYENV_ROOT/versions, default ~/.pyenv), "" if none; $VGJIT_PYTHON313
 /// overrides.
