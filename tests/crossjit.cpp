@@ -404,8 +404,8 @@ public:
         fd_ = open(path_.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0666);
         if (fd_ < 0) die("open jitdump");
         jitdump_test::JitdumpBuilder b;
-        b.header(1, static_cast<std::uint32_t>(getpid()), now_ns(), 0, 0, std::nullopt, 0x4A695444u,
-                 kElfMachine);
+        b.header(1, static_cast<std::uint32_t>(getpid()), now_ns(), 0, 0, std::nullopt,
+                 JITDUMP_MAGIC, kElfMachine);
         put(b);
         marker_ = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd_, 0);
         if (marker_ == MAP_FAILED) die("mmap jitdump");

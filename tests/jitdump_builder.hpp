@@ -71,7 +71,7 @@ public:
                            std::uint64_t timestamp = 1000, std::uint64_t flags = 0,
                            std::uint32_t extra = 0,
                            std::optional<std::uint32_t> total_size = std::nullopt,
-                           std::uint32_t magic = 0x4A695444u, std::uint32_t elf_mach = 62) {
+                           std::uint32_t magic = JITDUMP_MAGIC, std::uint32_t elf_mach = 62) {
         std::vector<unsigned char> h(JITDUMP_HEADER_SIZE);
         set32(h, JITDUMP_HDR_MAGIC, magic);
         set32(h, JITDUMP_HDR_VERSION, version);
