@@ -480,7 +480,7 @@ BOOST_AUTO_TEST_CASE(code_unregistered_while_not_executable_has_no_name_when_it_
     // executable ("[JIT code of F]").
     std::uint64_t unnamed = 0;
     for (const auto& [key, f] : p.functions())
-        if (key.name.rfind("0x", 0) == 0 || key.name.rfind("[JIT code of ", 0) == 0)
+        if (address_named(key.name) || key.name.rfind("[JIT code of ", 0) == 0)
             unnamed += f.self.at(0);
     BOOST_TEST(unnamed >= 2u * 2003);
 }
@@ -872,7 +872,7 @@ BOOST_AUTO_TEST_CASE(many_functions_are_each_named) {
     BOOST_TEST_REQUIRE(std::regex_search(r.err, m, range), r.err);
     const std::uint64_t lo = std::stoull(m[1], nullptr, 16), hi = std::stoull(m[2], nullptr, 16);
     for (const auto& [key, f] : p.functions()) {
-        if (key.name.rfind("0x", 0) != 0) continue;
+        if (!address_named(key.name)) continue;
         const std::uint64_t a = std::stoull(key.name, nullptr, 16);
         BOOST_TEST(!(lo <= a && a < hi), "unnamed block " << key.name << " in JIT code");
     }
@@ -1065,7 +1065,7 @@ std::map<std::vector<std::string>, std::uint64_t> elf_edges(const cg::Profile& p
     for (const auto& [edge, e] : p.calls()) {
         const auto& [from, to] = edge;
         if (from.object.rfind('/', 0) != 0 || to.object.rfind('/', 0) != 0 ||
-            from.name.rfind("0x", 0) == 0 || to.name.rfind("0x", 0) == 0)
+            address_named(from.name) || address_named(to.name))
             continue;
         out[{from.object, from.name, to.object, to.name}] += e.count;
     }
@@ -1232,10 +1232,10 @@ BOOST_AUTO_TEST_CASE(callgrind_binds_late_names_of_a_stripped_executables_own_co
     };
     const auto none_all = client_edges(none), stock_all = client_edges(stock);
     // (The comparison covers the executable's address-named calls.)
-    std::size_t address_named = 0;
+    std::size_t address_named_edges = 0;
     for (const auto& [key, calls] : stock_all)
-        address_named += key[2] == prog && key[3].rfind("0x", 0) == 0;
-    BOOST_TEST(address_named >= 4u);
+        address_named_edges += key[2] == prog && address_named(key[3]);
+    BOOST_TEST(address_named_edges >= 4u);
     BOOST_TEST(none_all.size() == stock_all.size());
     for (const auto& [key, calls] : stock_all) {
         const auto it = none_all.find(key);

@@ -230,7 +230,7 @@ BOOST_AUTO_TEST_CASE(callgrind_counts_calls_into_the_creator_named_code) {
         BOOST_TEST_REQUIRE(r.status == 0, r);
         const Profile p = Profile::parse_file(out);
         for (const auto& [key, f] : p.functions())
-            if ((key.object.empty() || key.object == "???") && key.name.rfind("0x", 0) == 0) {
+            if ((key.object.empty() || key.object == "???") && address_named(key.name)) {
                 unnamed[off] += f.self.at(p.event_index("Ir"));
                 n_unnamed[off]++;
             }

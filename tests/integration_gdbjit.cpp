@@ -61,10 +61,9 @@ std::vector<cg::FunctionKey> named(const cg::Profile& p, const std::string& name
 /// address, or after the code that made their memory executable
 /// ("[JIT code of F]").
 std::size_t unnamed(const cg::Profile& p) {
-    static const std::regex hex("^0x[0-9a-f]+$");
     std::size_t n = 0;
     for (const auto& [key, f] : p.functions())
-        if (std::regex_match(key.name, hex) || key.name.rfind("[JIT code of ", 0) == 0) ++n;
+        if (address_named(key.name) || key.name.rfind("[JIT code of ", 0) == 0) ++n;
     return n;
 }
 

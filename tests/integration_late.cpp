@@ -88,8 +88,7 @@ Reduced reduce(const cg::Profile& p, const std::string& producer_file,
     Reduced r;
     for (const auto& [key, f] : p.functions()) {
         const cg::FunctionKey k = normalize(key, producer_file);
-        if (k.name.rfind("0x", 0) == 0 &&
-            k.name.find_first_not_of("0123456789abcdef", 2) == std::string::npos) {
+        if (address_named(k.name)) {
             const std::uint64_t a = std::stoull(k.name, nullptr, 16);
             for (const auto& [lo, hi] : jitted)
                 if (lo <= a && a < hi) r.address_named_ir += f.self.at(0);
@@ -442,9 +441,7 @@ std::uint64_t reuse_address(const std::string& err) {
 
 /// The address of an address-named function ("0x..."), or nullopt.
 std::optional<std::uint64_t> address_of(const std::string& name) {
-    if (name.rfind("0x", 0) != 0 || name.size() <= 2 ||
-        name.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
-        return std::nullopt;
+    if (!address_named(name)) return std::nullopt;
     return std::stoull(name, nullptr, 16);
 }
 

@@ -755,7 +755,7 @@ NamedShare named_share(const cg::Profile& p, const std::string& object) {
     NamedShare s;
     s.named = p.object_cost(object, "Ir");
     for (const auto& [key, f] : p.functions()) {
-        if (key.object != "???" || key.name.rfind("0x", 0) != 0) continue;
+        if (key.object != "???" || !address_named(key.name)) continue;
         s.unnamed += f.self.at(0);
         ++s.unnamed_fns;
     }

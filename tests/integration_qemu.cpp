@@ -43,12 +43,6 @@ boost::test_tools::assertion_result qemu_available(boost::unit_test::test_unit_i
     return ok;
 }
 
-/// Whether `name` is Callgrind's name for code it knows only by address.
-bool address_named(const std::string& name) {
-    return name.rfind("0x", 0) == 0 &&
-           name.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
-}
-
 /// Runs QEMU with `qemu_flag` on the guest under the staged Callgrind in
 /// `dir` and checks what the producer's records name.  `producer_file`
 /// matches the object Callgrind gives the named code (the perf map's or

@@ -374,7 +374,7 @@ std::set<std::uint64_t> creator_entries(const Profile& p, const std::string& cre
 std::set<std::uint64_t> address_named(const Profile& p) {
     std::set<std::uint64_t> out;
     for (const auto& [key, f] : p.functions())
-        if ((key.object.empty() || key.object == "???") && key.name.rfind("0x", 0) == 0)
+        if ((key.object.empty() || key.object == "???") && vgjit::test::address_named(key.name))
             out.insert(
                 std::stoull(vgjit::callgrind::strip_recursion_suffix(key.name), nullptr, 16));
     return out;

@@ -2,6 +2,8 @@
 
 #include "test_support.hpp"
 
+#include "callgrind_profile.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -405,6 +407,12 @@ std::vector<StackFrame> stack_trace_after(const std::string& log, const std::str
         frames.push_back(f);
     }
     return frames;
+}
+
+bool address_named(const std::string& name) {
+    const std::string base = callgrind::strip_recursion_suffix(name);
+    return base.size() > 2 && base.compare(0, 2, "0x") == 0 &&
+           base.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
 }
 
 }  // namespace test

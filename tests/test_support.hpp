@@ -1,6 +1,7 @@
 // test_support.hpp - shared helpers of the integration tests: where the
-// staged Valgrind and the source tree are, scratch directories, and running
-// a program with captured output and a time limit.
+// staged Valgrind and the source tree are, scratch directories, running
+// a program with captured output and a time limit, stack traces in logs,
+// and whether a profile's function is named after its address.
 //
 // Environment (defaults compiled in by tests/Makefile.am):
 //   VGJIT_STAGE           the staged Valgrind (bin/valgrind inside)
@@ -180,6 +181,11 @@ struct StackFrame {
 /// `what` does not occur or no frame follows it.
 std::vector<StackFrame> stack_trace_after(const std::string& log, const std::string& what,
                                           std::size_t max = 12);
+
+/// Whether `name` is Callgrind's name for code it knows only by its
+/// address: "0x" and hex digits, at any recursion depth ("0x4a3f",
+/// "0x4a3f'2"; callgrind::strip_recursion_suffix()).
+bool address_named(const std::string& name);
 
 }  // namespace test
 }  // namespace vgjit

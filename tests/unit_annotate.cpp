@@ -69,8 +69,7 @@ std::uint64_t self_of(const cg::Profile& p, const std::string& name, const std::
 /// True for Callgrind's names of code without symbols: 0xHEX['N].
 bool pseudo_address(const std::string& name, std::uint64_t& addr) {
     const std::string base = cg::strip_recursion_suffix(name);
-    if (base.size() < 3 || base.compare(0, 2, "0x") != 0) return false;
-    if (base.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos) return false;
+    if (!address_named(base)) return false;
     addr = std::stoull(base.substr(2), nullptr, 16);
     return true;
 }
