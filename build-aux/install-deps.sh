@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps.sh: install the Debian packages that building and testing
-# valgrind-jit need, if any is missing.  Runs `apt-get update` once, and only
-# when something must be installed; uses sudo when not run as root.
+# valgrind-jit need, if any is missing.  Runs `apt-get update` only when
+# something must be installed (once more after adding the arm64 or i386
+# architecture to dpkg); uses sudo when not run as root.
 #
 # Three steps, each one `apt-get install` of its own:
 #   main   building, `make demo` and the amd64 tests of `make check`; a
@@ -338,20 +339,18 @@ fi
 tmp=$(mktemp -d /tmp/install-deps-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "install-deps: installing $missing"
-if [ -z "$simulate" ]; then
-  for arch in arm64 i386; do
-    case " $missing " in
-      *:$arch\ *)
-        if ! dpkg --print-foreign-architectures | grep -qx $arch; then
-          echo "install-deps: adding the $arch architecture to dpkg (multiarch)"
-          $sudo dpkg --add-architecture $arch
-        fi ;;
-    esac
-  done
-  # A mirror caught mid-sync fails an index ("File has unexpected size"):
-  # try again, then go on with the indexes that did arrive and let
-  # apt-get install say whether a package is really missing.
+# apt-get update.  A mirror caught mid-sync fails an index ("File has
+# unexpected size"): try again, then go on with the indexes apt has and
+# let apt-get install say whether a package is really missing.  apt keeps
+# a suite's indexes or drops them together: when one fails, every index of
+# that suite stays as it was before the update (none, on a fresh machine).
+# Hence the first update runs before any foreign architecture is added:
+# a foreign index the mirror serves broken (bookworm-security's i386 one
+# once, for days) would otherwise leave a fresh machine without
+# bookworm-security's amd64 index, and the main step could not install
+# the -dev packages and apt-utils that match the security updates already
+# installed (libpcre2-dev for libpcre2-8-0, apt-utils for apt).
+update_indexes() {
   tries=0
   until $sudo apt-get update; do
     tries=$((tries + 1))
@@ -362,6 +361,11 @@ if [ -z "$simulate" ]; then
     echo "install-deps: apt-get update failed; trying again in 20 s" >&2
     sleep 20
   done
+}
+
+echo "install-deps: installing $missing"
+if [ -z "$simulate" ]; then
+  update_indexes
 fi
 
 # apt-get install with arguments "$@", shown and kept in $tmp/log; its
@@ -511,6 +515,25 @@ if [ -n "$main_missing" ]; then
     echo "install-deps: error: the main step failed: $main_missing" >&2
     printf '%s\n' "$reason" | sed 's/^/install-deps:   /' >&2
     exit 1
+  fi
+fi
+
+# The foreign architectures the cross steps need, added to dpkg after the
+# main step (see update_indexes), with the indexes they bring.
+if [ -z "$simulate" ]; then
+  added=
+  for arch in arm64 i386; do
+    case " $arm64_missing $x86_missing " in
+      *:$arch\ *)
+        if ! dpkg --print-foreign-architectures | grep -qx $arch; then
+          echo "install-deps: adding the $arch architecture to dpkg (multiarch)"
+          $sudo dpkg --add-architecture $arch
+          added=yes
+        fi ;;
+    esac
+  done
+  if [ -n "$added" ]; then
+    update_indexes
   fi
 fi
 
