@@ -51,9 +51,12 @@
 # php8.2-cli, postgresql-15: PHP's opcache JIT and PostgreSQL's LLVM JIT,
 # which tests/integration_runtimes.cpp runs as their users do (the PCRE2
 # tests run PHP's preg_match too).
-# chezscheme, guile-3.0, pypy3, mono-runtime, mono-mcs: runtimes whose JIT
-# code nobody announces (with openjdk-17-jdk-headless and Node), which
-# tests/integration_runtimes.cpp runs against stock Callgrind's split.
+# rakudo: Raku on MoarVM, whose JIT writes a perf map
+# (MVM_JIT_PERF_MAP=1), run by tests/integration_runtimes.cpp.
+# chezscheme, guile-3.0, pypy3, mono-runtime, mono-mcs,
+# libjavascriptcoregtk-4.0-bin (jsc), libmozjs-102-dev (js102): runtimes
+# whose JIT code nobody announces (with openjdk-17-jdk-headless and Node),
+# which tests/integration_runtimes.cpp runs against stock Callgrind's split.
 # clang-format-14: `make format` and `make check-format` (.clang-format).
 #
 # arm64 step: gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu,
@@ -154,11 +157,14 @@ libpcre2-dev
 libglib2.0-dev
 php8.2-cli
 postgresql-15
+rakudo
 chezscheme
 guile-3.0
 pypy3
 mono-runtime
 mono-mcs
+libjavascriptcoregtk-4.0-bin
+libmozjs-102-dev
 "
 arm64_packages="
 gcc-aarch64-linux-gnu
