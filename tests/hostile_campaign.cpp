@@ -62,11 +62,15 @@
 #include <thread>
 #include <vector>
 
+#include "byte_io.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
+using byte_io::get_le;
+using byte_io::put_le;
 
 /// Cases per block: a block has one family and one tool.
 constexpr std::uint64_t kBlock = 20;
@@ -185,20 +189,6 @@ struct Rng {
     std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
     bool chance(unsigned percent) { return below(100) < percent; }
 };
-
-// ---------------------------------------------------------------------
-// Little-endian access to a byte buffer (bounds checked by the callers).
-
-std::uint64_t get_le(const Bytes& b, std::size_t at, int width) {
-    std::uint64_t v = 0;
-    for (int i = width - 1; i >= 0; --i) v = (v << 8) | b[at + static_cast<std::size_t>(i)];
-    return v;
-}
-
-void put_le(Bytes& b, std::size_t at, int width, std::uint64_t v) {
-    for (int i = 0; i < width && at + static_cast<std::size_t>(i) < b.size(); ++i)
-        b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
-}
 
 /// Reads a ULEB128 at `at` (advanced past it); false past the end.
 bool uleb(const Bytes& b, std::size_t& at, std::size_t end, std::uint64_t* v) {

@@ -11,6 +11,7 @@
 #endif
 #include <boost/test/unit_test.hpp>
 
+#include "byte_io.hpp"
 #include "jitdump_builder.hpp"
 #include "parser_driver.hpp"
 
@@ -599,12 +600,6 @@ BOOST_AUTO_TEST_CASE(truncated_final_record_needs_more_and_keeps_earlier_records
 
 namespace {
 
-std::uint64_t le_bytes(const std::vector<unsigned char>& b, std::size_t at, int n) {
-    std::uint64_t v = 0;
-    for (int i = n - 1; i >= 0; --i) v = v << 8 | b[at + i];
-    return v;
-}
-
 /// What the reader reported for one garbage stream, checked event by event
 /// against the bytes (little-endian host): every record is reported at the
 /// offset where the previous one ended (header, then id/total_size/
@@ -650,9 +645,9 @@ std::map<std::string, int> check_garbage_events(const std::vector<unsigned char>
                 ++tally["END"];
                 return tally;
             }
-            const auto id = static_cast<std::uint32_t>(le_bytes(b, off, 4));
-            const std::uint64_t size = le_bytes(b, off + 4, 4);
-            const std::uint64_t ts = le_bytes(b, off + 8, 8);
+            const auto id = static_cast<std::uint32_t>(byte_io::get_le(b, off, 4));
+            const std::uint64_t size = byte_io::get_le(b, off + 4, 4);
+            const std::uint64_t ts = byte_io::get_le(b, off + 8, 8);
             const auto k = known.find(id);
             const std::uint32_t fixed = k == known.end() ? JITDUMP_PREFIX_SIZE : k->second.second;
             if (size < fixed || size > JITDUMP_RECORD_MAX) {
