@@ -766,6 +766,12 @@ static const struct {
      " 0x20 (a jitdump)" },
    { "qemu-", "QEMU",
      "qemu -perfmap with valgrind --jit-perf-map=yes, or -jitdump" },
+   { "libjavascriptcoregtk", "JavaScriptCore",
+     "JSC_useJITDump=1 in the environment (a jitdump, written into"
+     " JSC_jitDumpDirectory and read with no option)" },
+   { "bun", "Bun",
+     "BUN_JSC_useJITDump=1 in the environment (a jitdump, written into"
+     " BUN_JSC_jitDumpDirectory and read with no option)" },
 };
 
 void ML_(jit_creator_print_hints) ( Bool announced )
