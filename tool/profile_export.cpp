@@ -1,9 +1,9 @@
 // profile_export.cpp: reading Callgrind/Cachegrind profiles into weighted
 // stack samples (convert): each file's parts read (Collector), their
 // functions classified (classify), and the parts grouped into processes and
-// threads, each part's stacks made by profile_stacks.cpp, the Firefox
-// Profiler's form by profile_firefox.cpp; and folded stacks (rules in
-// profile_export.hpp).
+// threads; the stacks of each part are made by profile_stacks.cpp, the
+// Firefox Profiler's form by profile_firefox.cpp, folded stacks by
+// profile_folded.cpp (rules in profile_export.hpp).
 #include "profile_export.hpp"
 
 #include "callgrind_format.hpp"
@@ -375,102 +375,6 @@ Converted convert(const std::vector<std::string>& paths, const ExportOptions& op
     else
         c.stacks = c.ambiguous == 0 ? Stacks::Exact : Stacks::Rebuilt;
     return c;
-}
-
-// ---------------------------------------------------------------------------
-// Folded stacks
-// ---------------------------------------------------------------------------
-
-void write_folded(const Converted& c, std::ostream& out) {
-    // Names as folded stacks write them.
-    auto folded_name = [](std::string n) {
-        for (char& ch : n) {
-            if (ch == ';')
-                ch = ':';
-            else if (ch == '\n' || ch == '\r')
-                ch = ' ';
-        }
-        return n;
-    };
-    // Function names, and one id per name.
-    std::vector<std::string> names;
-    std::unordered_map<std::string, std::size_t> name_ids;
-    std::vector<std::size_t> name_of(c.functions.size());
-    for (std::size_t i = 0; i < c.functions.size(); ++i) {
-        std::string n = folded_name(c.functions[i].name);
-        const auto it = name_ids.emplace(n, names.size());
-        if (it.second) names.push_back(std::move(n));
-        name_of[i] = it.first->second;
-    }
-    // Stacks of the same names (differing in lines or functions' objects)
-    // are one line: each stack's path of names, as a tree.
-    struct Path {
-        std::size_t parent, name;
-    };
-    std::vector<Path> paths;
-    PairIndex path_index;
-    auto path_key = [&paths](std::size_t k) -> PairIndex::Key {
-        return {paths[k].parent, paths[k].name};
-    };
-    std::vector<std::size_t> path_of(c.stack_table.size());
-    for (std::size_t i = 0; i < c.stack_table.size(); ++i) {
-        const Stack& s = c.stack_table[i];
-        const std::size_t parent = s.parent == kNoStack ? kNoStack : path_of[s.parent];
-        const std::size_t name = name_of[c.frames[s.frame].function];
-        path_of[i] = path_index.insert({parent, name}, paths.size(), path_key);
-        if (path_of[i] == paths.size()) paths.push_back({parent, name});
-    }
-    // Each process in turn (one pass over all threads when there is one);
-    // with several, each stack starts with its process's frame.
-    std::vector<std::pair<std::string, unsigned __int128>> lines;
-    std::vector<std::size_t> chain;
-    // 128 bits: a stack's sum over many parts may pass 2^64.
-    std::vector<unsigned __int128> sums(paths.size(), 0);
-    const std::size_t nprocs = std::max<std::size_t>(c.processes.size(), 1);
-    for (std::size_t pi = 0; pi < nprocs; ++pi) {
-        std::string prefix;
-        if (nprocs > 1) {
-            const Process& proc = c.processes[pi];
-            prefix = folded_name((proc.name.empty() ? std::string("process") : proc.name) + " [" +
-                                 (proc.pid.empty() ? std::string("?") : proc.pid) + "]");
-        }
-        std::fill(sums.begin(), sums.end(), 0);
-        for (const Thread& t : c.threads)
-            if (nprocs == 1 || t.process == pi)
-                for (const Sample& s : t.samples) sums[path_of[s.stack]] += s.weight;
-        for (std::size_t i = 0; i < paths.size(); ++i) {
-            if (!sums[i]) continue;
-            chain.clear();
-            for (std::size_t p = i; p != kNoStack; p = paths[p].parent)
-                chain.push_back(paths[p].name);
-            std::string text = prefix;
-            for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-                if (!text.empty() || it != chain.rbegin()) text += ';';
-                text += names[*it];
-            }
-            lines.emplace_back(std::move(text), sums[i]);
-        }
-    }
-    std::sort(lines.begin(), lines.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::string buf;
-    for (const auto& [stack, w] : lines) {
-        std::string digits;
-        unsigned __int128 v = w;
-        do {
-            digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-            v /= 10;
-        } while (v);
-        buf += stack;
-        buf += ' ';
-        buf += digits;
-        buf += '\n';
-        if (buf.size() >= (1 << 16)) {
-            out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-            buf.clear();
-        }
-    }
-    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
 }  // namespace exporting
