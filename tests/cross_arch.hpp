@@ -195,12 +195,7 @@ inline cg::Profile profile(const TempDir& dir, const std::string& tool, const st
     return p;
 }
 
-/// Self Ir of the functions named `name`.
-inline std::uint64_t self_ir(const cg::Profile& p, const std::string& name) {
-    std::uint64_t n = 0;
-    for (const auto* f : p.functions_named(name, true)) n += f->self.at(0);
-    return n;
-}
+using test::self_ir;
 
 /// Self Ir per line: (file's last path component, line) -> Ir.
 using LineIr = std::map<std::pair<std::string, std::uint64_t>, std::uint64_t>;

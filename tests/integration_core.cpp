@@ -508,13 +508,6 @@ std::uint64_t calls_into(const cg::Profile& p, const std::string& callee) {
     return n;
 }
 
-/// Self Ir of the functions named `name` in p (0 if none).
-std::uint64_t self_ir(const cg::Profile& p, const std::string& name) {
-    std::uint64_t n = 0;
-    for (const auto* f : p.functions_named(name)) n += f->self.at(0);
-    return n;
-}
-
 /// Runs testjit withdrawn `end` under Callgrind (with `extra`).
 cg::Profile withdrawn_profile(const TempDir& dir, const std::string& end,
                               std::vector<std::string> extra = {}) {

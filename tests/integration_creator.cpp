@@ -117,7 +117,7 @@ std::vector<const vgjit::callgrind::FunctionCosts*> creator_fns(const Profile& p
 }
 
 /// Self Ir of the creator-named code `creator` in `p`.
-std::uint64_t self_ir(const Profile& p, const std::string& creator) {
+std::uint64_t creator_self_ir(const Profile& p, const std::string& creator) {
     std::uint64_t ir = 0;
     const std::size_t col = p.event_index("Ir");
     for (const auto* f : creator_fns(p, creator))
@@ -235,10 +235,10 @@ BOOST_AUTO_TEST_CASE(callgrind_counts_calls_into_the_creator_named_code) {
                 n_unnamed[off]++;
             }
         if (off) {
-            BOOST_TEST(self_ir(p, kMakeCode) == 0u);
+            BOOST_TEST(creator_self_ir(p, kMakeCode) == 0u);
             continue;
         }
-        named = self_ir(p, kMakeCode);
+        named = creator_self_ir(p, kMakeCode);
         n_named = creator_fns(p, kMakeCode).size();
         BOOST_TEST(calls(p, "call_jit", kMakeCode) == 250u);
         BOOST_TEST(named > 250u * 10);
@@ -261,9 +261,9 @@ BOOST_AUTO_TEST_CASE(late_perf_map_names_bind_over_the_creator) {
             remove_tmp_files_of(r.pid);  // creatorjit's /tmp/perf-PID.map
             BOOST_TEST_REQUIRE(r.status == 0, r);
             const Profile p = Profile::parse_file(out);
-            BOOST_TEST(self_ir(p, "jit_leaf") > 0u);
-            BOOST_TEST(self_ir(p, "jit_outer") > 0u);
-            BOOST_TEST(self_ir(p, kMakeCode) == 0u);
+            BOOST_TEST(creator_self_ir(p, "jit_leaf") > 0u);
+            BOOST_TEST(creator_self_ir(p, "jit_outer") > 0u);
+            BOOST_TEST(creator_self_ir(p, kMakeCode) == 0u);
             if (std::string(tool) == "callgrind")
                 BOOST_TEST(calls(p, "call_jit", "jit_outer") == 40u);
         }
@@ -278,7 +278,7 @@ BOOST_AUTO_TEST_CASE(every_tool_names_the_code) {
     Result r = run_valgrind({"--tool=cachegrind", "--cachegrind-out-file=" + out, "-v"},
                             {creatorjit(), "mmap", "20"});
     BOOST_TEST_REQUIRE(r.status == 0, r);
-    BOOST_TEST(self_ir(Profile::parse_file(out), kMakeCode) > 0u);
+    BOOST_TEST(creator_self_ir(Profile::parse_file(out), kMakeCode) > 0u);
     BOOST_TEST(
         std::regex_search(
             r.err, std::regex(R"(JIT: 1 ranges of unannounced code named after their creator)")),
@@ -357,7 +357,8 @@ BOOST_AUTO_TEST_CASE(grep_p_under_callgrind_and_cachegrind,
             const Profile p = Profile::parse_file(out);
             const std::uint64_t total = p.totals().at(p.event_index("Ir"));
             // The matcher is the JIT code: a fifth of the run at least.
-            BOOST_TEST(self_ir(p, kPcre) * 5 > total, self_ir(p, kPcre) << " of " << total);
+            BOOST_TEST(creator_self_ir(p, kPcre) * 5 > total, creator_self_ir(p, kPcre)
+                                                                  << " of " << total);
         }
     }
 }
@@ -381,7 +382,7 @@ BOOST_AUTO_TEST_CASE(gregex_and_php_preg_match_under_callgrind,
             BOOST_TEST_REQUIRE(r.status == 0, r);
             BOOST_TEST(contains(r.out, "matches 2000"), r);
             const Profile p = Profile::parse_file(out);
-            BOOST_TEST(self_ir(p, kPcre) > 100000u, self_ir(p, kPcre));
+            BOOST_TEST(creator_self_ir(p, kPcre) > 100000u, creator_self_ir(p, kPcre));
             BOOST_TEST(object_of(p, kPcre).find("libpcre2-8.so") != std::string::npos);
         }
     }

@@ -80,14 +80,6 @@ std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> line_costs(const 
     return out;
 }
 
-/// Self cost (event 0) of the functions named `name` (any recursion level).
-std::uint64_t self_cost(const cg::Profile& p, const std::string& name) {
-    std::uint64_t n = 0;
-    for (const auto& [key, f] : p.functions())
-        if (cg::strip_recursion_suffix(key.name) == name) n += f.self.at(0);
-    return n;
-}
-
 /// Runs `prog` under Cachegrind (no cache simulation) and parses its output.
 cg::Profile cachegrind(const TempDir& dir, const std::vector<std::string>& prog) {
     const std::string out = dir.file("cachegrind.out");
@@ -161,7 +153,7 @@ void check_fib_lines(const cg::Profile& p) {
         }
         sum += cost;
     }
-    BOOST_TEST(sum == self_cost(p, "fib"));
+    BOOST_TEST(sum == self_ir(p, "fib"));
     for (const std::uint64_t line : {5u, 6u, 7u})
         BOOST_TEST(lines.count({"fib.c", line}) == 1u, "no cost on line " << line);
 }
@@ -786,7 +778,7 @@ BOOST_AUTO_TEST_CASE(llvm_code_run_after_its_engine_is_disposed_keeps_names_cost
     // Every call, before and after the disposal, is charged to the names.
     BOOST_TEST(cg::calls_between_any_depth(p, "keep_work", "keep_leaf") == 101000u);
     const auto leaf = line_costs(p, "keep_leaf");
-    BOOST_TEST(self_cost(p, "keep_leaf") == 3u * 101000);
+    BOOST_TEST(self_ir(p, "keep_leaf") == 3u * 101000);
     BOOST_TEST((leaf.count({"keep.c", 5}) ? leaf.at({"keep.c", 5}) : 0) == 2u * 101000);
     const auto work = line_costs(p, "keep_work");
     BOOST_TEST((work.count({"keep.c", 10}) ? work.at({"keep.c", 10}) : 0) >= 10u * 101000);
@@ -796,7 +788,7 @@ BOOST_AUTO_TEST_CASE(llvm_code_run_after_its_engine_is_disposed_keeps_names_cost
                r.err);
     // Cachegrind too.
     const cg::Profile c = cachegrind(dir, prog);
-    BOOST_TEST(self_cost(c, "keep_leaf") == 3u * 101000);
+    BOOST_TEST(self_ir(c, "keep_leaf") == 3u * 101000);
 }
 
 BOOST_AUTO_TEST_CASE(memcheck_unwinds_llvm_code_run_after_its_engine_is_disposed,
@@ -818,7 +810,7 @@ BOOST_AUTO_TEST_CASE(kept_llvm_code_loses_its_name_when_its_bytes_are_written,
     TempDir dir;
     Result run_r;
     const cg::Profile ran = callgrind(dir, keep_program(dir, "run"), {"-v"}, &run_r);
-    const std::uint64_t work_cost = self_cost(ran, "keep_work");
+    const std::uint64_t work_cost = self_ir(ran, "keep_work");
     BOOST_TEST_REQUIRE(work_cost > 100000u);
     // rewrite: mprotect to writable, `mov eax, 7; ret` over keep_work,
     // executable again, 100000 calls (200000 instructions).  rwx: the same
@@ -831,7 +823,7 @@ BOOST_AUTO_TEST_CASE(kept_llvm_code_loses_its_name_when_its_bytes_are_written,
             const cg::Profile p = callgrind(d, keep_program(d, mode), {"-v"}, &r);
             BOOST_TEST(contains(r.out, "rewritten 700000"), r.out);
             // keep_work has its own costs only, not those of the new code.
-            BOOST_TEST(self_cost(p, "keep_work") == work_cost);
+            BOOST_TEST(self_ir(p, "keep_work") == work_cost);
             const auto kept = kept_summary(r.err);
             BOOST_TEST_REQUIRE(kept.size() == 7u, r.err);
             // rewrite ends both (the mprotect covers keep_leaf too), rwx

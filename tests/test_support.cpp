@@ -415,5 +415,11 @@ bool address_named(const std::string& name) {
            base.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
 }
 
+std::uint64_t self_ir(const callgrind::Profile& p, const std::string& name) {
+    std::uint64_t n = 0;
+    for (const auto* f : p.functions_named(name, true)) n += f->self.at(0);
+    return n;
+}
+
 }  // namespace test
 }  // namespace vgjit

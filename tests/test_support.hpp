@@ -1,7 +1,8 @@
 // test_support.hpp - shared helpers of the integration tests: where the
 // staged Valgrind and the source tree are, scratch directories, running
 // a program with captured output and a time limit, stack traces in logs,
-// and whether a profile's function is named after its address.
+// and two readings of a profile's functions: whether one is named after
+// its address, and their self Ir.
 //
 // Environment (defaults compiled in by tests/Makefile.am):
 //   VGJIT_STAGE           the staged Valgrind (bin/valgrind inside)
@@ -15,6 +16,7 @@
 #ifndef VGJIT_TEST_SUPPORT_HPP
 #define VGJIT_TEST_SUPPORT_HPP
 
+#include <cstdint>
 #include <map>
 #include <ostream>
 #include <string>
@@ -26,6 +28,10 @@
 #include <boost/test/tools/assertion_result.hpp>
 
 namespace vgjit {
+namespace callgrind {
+class Profile;
+}
+
 namespace test {
 
 /// The value of environment variable `name`, or `fallback` if unset/empty.
@@ -186,6 +192,10 @@ std::vector<StackFrame> stack_trace_after(const std::string& log, const std::str
 /// address: "0x" and hex digits, at any recursion depth ("0x4a3f",
 /// "0x4a3f'2"; callgrind::strip_recursion_suffix()).
 bool address_named(const std::string& name);
+
+/// Self cost of the first event (Ir) of the functions named `name` in `p`,
+/// at every recursion depth ("fib" and "fib'2").
+std::uint64_t self_ir(const callgrind::Profile& p, const std::string& name);
 
 }  // namespace test
 }  // namespace vgjit
