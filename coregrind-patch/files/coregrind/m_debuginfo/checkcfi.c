@@ -37,10 +37,11 @@
 
    Portable C99 without libc and without Valgrind headers: this file is
    compiled into Valgrind's core and into user-space programs alike
-   (vg-jit, the fuzz target tests/fuzz/fuzz_cfi.c).  See priv_jitformats.h
+   (vg-jit, the fuzz target tests/fuzz/fuzz_cfi.c).  See priv_checkcfi.h
    for the API. */
 
-#include "priv_jitformats.h"
+#include "priv_jitbytes.h"
+#include "priv_checkcfi.h"
 
 /* Steps over an unsigned LEB128 at *p (below end); 0 if it runs off. */
 static int skip_leb128(const unsigned char** p, const unsigned char* end)

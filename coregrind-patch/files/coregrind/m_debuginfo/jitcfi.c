@@ -63,7 +63,7 @@
 #include "priv_jitreg.h"         /* ML_(alloc_unlisted_DebugInfo) */
 #include "priv_jitstore.h"       /* ML_(jit_overlaps_object_text) */
 #include "priv_jitguard.h"
-#include "priv_jitformats.h"     /* ML_(jit_cfi_check_records) */
+#include "priv_checkcfi.h"       /* ML_(jit_cfi_check_records) */
 #include "priv_jitcfi.h"         /* self */
 
 /* VG_JIT_UNWIND_* come from jit.h, through priv_jitreg.h. */

@@ -46,7 +46,7 @@
 #include "pub_core_xarray.h"
 
 #include "priv_misc.h"           /* dinfo_zalloc/free */
-#include "priv_jitformats.h"     /* the shared parsers */
+#include "priv_readjitdump.h"    /* the shared reader */
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"         /* CODE_UNWINDING_INFO */
 #include "priv_jitfollow.h"

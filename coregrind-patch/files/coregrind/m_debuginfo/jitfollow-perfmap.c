@@ -52,7 +52,7 @@
 #include "pub_core_options.h"
 
 #include "priv_misc.h"           /* dinfo_zalloc */
-#include "priv_jitformats.h"     /* the shared parser */
+#include "priv_readperfmap.h"    /* the shared reader */
 #include "priv_jitreg.h"
 #include "priv_jitfollow.h"
 #include "priv_jitpending.h"     /* names that wait for their code */

@@ -103,7 +103,8 @@
 #include "priv_jitcfi.h"         /* the CFI store */
 #include "priv_jitkeep.h"        /* code kept after unregistration */
 #include "priv_jitgdb.h"         /* self */
-#include "priv_jitformats.h"     /* BEAMJIT_*, the ELF object rules */
+#include "priv_readbeamjit.h"    /* BEAMJIT_* */
+#include "priv_readgdbelf.h"     /* the ELF object rules */
 
 
 /* Limits on what a client may hand in. */

@@ -26,7 +26,7 @@
 */
 
 /* Erlang/OTP's JIT registers each module it loads with the GDB JIT
-   interface, as an entry in a format of its own (priv_jitformats.h,
+   interface, as an entry in a format of its own (priv_readbeamjit.h,
    read by readbeamjit.c) rather than an ELF object.  jitgdb.c hands
    every entry that is not ELF to ML_(jit_gdb_beam_read), which turns a
    module's entry into its functions: one per code range, named as the
@@ -44,7 +44,7 @@
 #include "pub_core_deduppoolalloc.h"
 
 #include "priv_misc.h"           /* dinfo_zalloc/free/strdup */
-#include "priv_jitformats.h"     /* the shared reader */
+#include "priv_readbeamjit.h"    /* the shared reader */
 #include "priv_jitreg.h"
 #include "priv_jitgdb.h"         /* self */
 

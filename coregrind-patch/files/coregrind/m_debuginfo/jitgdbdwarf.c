@@ -46,7 +46,7 @@
       sections are read, which are refused and which relocations are
       applied is decided by readgdbelf.c (ML_(gdbelf_dwarf_sections),
       ML_(gdbelf_dwarf_section_problem), ML_(gdbelf_dwarf_relocations),
-      rules in priv_jitformats.h), which vg-jit's checker shares; this
+      rules in priv_readgdbelf.h), which vg-jit's checker shares; this
       file writes the relocations it hands over.
    3. Line tables: m_debuginfo's own DWARF line reader
       (ML_(read_debuginfo_dwarf3)) reads the buffer into a temporary
@@ -90,7 +90,8 @@
 #include "priv_jitreg.h"
 #include "priv_jitcfi.h"         /* the checks of CFI records */
 #include "priv_jitguard.h"
-#include "priv_jitformats.h"     /* ML_(jit_cfi_check_records) */
+#include "priv_readgdbelf.h"     /* the DWARF sections and relocations */
+#include "priv_checkcfi.h"       /* ML_(jit_cfi_check_records) */
 #include "priv_jitgdb.h"         /* self */
 
 /* The sections the readers use (readgdbelf.c's GDBELF_DW_*). */

@@ -44,6 +44,7 @@
 #include "priv_misc.h"           /* dinfo_zalloc/free */
 #include "priv_jitreg.h"
 #include "priv_jitstore.h"       /* self */
+#include "priv_jitbytes.h"       /* jitformats_ld64, jitformats_st64 */
 
 /* A JitNameId is 1 + (chunk index << NAME_OFFSET_BITS | byte offset / 4)
    in the pool. */
@@ -97,26 +98,6 @@ static struct {
    struct { UInt hash; JitNameId id; } recent[RECENT_NAMES];
 } names;
 
-/* The 8 bytes at p as a little-endian word, whatever p's alignment
-   (compilers turn this into one load where unaligned loads are legal). */
-static inline ULong load_le64 ( const UChar* p )
-{
-   return (ULong)p[0] | ((ULong)p[1] << 8) | ((ULong)p[2] << 16)
-          | ((ULong)p[3] << 24) | ((ULong)p[4] << 32) | ((ULong)p[5] << 40)
-          | ((ULong)p[6] << 48) | ((ULong)p[7] << 56);
-}
-
-/* Stores w at p as 8 little-endian bytes, whatever p's alignment (the
-   counterpart of load_le64, and like it one store where unaligned
-   stores are legal; together they copy 8 bytes in any byte order). */
-static inline void store_le64 ( UChar* p, ULong w )
-{
-   p[0] = (UChar)w;         p[1] = (UChar)(w >> 8);
-   p[2] = (UChar)(w >> 16); p[3] = (UChar)(w >> 24);
-   p[4] = (UChar)(w >> 32); p[5] = (UChar)(w >> 40);
-   p[6] = (UChar)(w >> 48); p[7] = (UChar)(w >> 56);
-}
-
 /* The hash of ML_(jit_hash_bytes), a word at a time: each 8 bytes are
    mixed in with one multiply (the constants are the 64-bit golden ratio
    and MurmurHash3's finalizer multiplier), so a registration's name costs
@@ -149,7 +130,7 @@ UInt ML_(jit_hash_bytes) ( const HChar* s, SizeT len )
    ULong        w = 0;
    SizeT        i = 0;
    for (; i + 8 <= len; i += 8)
-      h = hash_word(h, load_le64(p + i));
+      h = hash_word(h, jitformats_ld64(p + i, 0));
    for (; i < len; i++)
       w = (w << 8) | p[i];
    return hash_end(h, w);
@@ -167,8 +148,8 @@ UInt hash_bytes_copy ( HChar* d, const HChar* s, SizeT len )
    ULong        w = 0;
    SizeT        i = 0;
    for (; i + 8 <= len; i += 8) {
-      ULong v = load_le64(p + i);
-      store_le64((UChar*)d + i, v);
+      ULong v = jitformats_ld64(p + i, 0);
+      jitformats_st64((UChar*)d + i, v, 0);
       h = hash_word(h, v);
    }
    for (; i < len; i++) {

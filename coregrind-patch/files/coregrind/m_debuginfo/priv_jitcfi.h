@@ -59,7 +59,7 @@ extern DebugInfo* ML_(jit_cfi_new_reading_di) ( const HChar* objname,
                                                 Addr code_hi );
 
 /* ML_(jit_cfi_check_records), the checks of CFI records before the
-   reader sees them, is in priv_jitformats.h (checkcfi.c), shared with
+   reader sees them, is in priv_checkcfi.h (checkcfi.c), shared with
    vg-jit and the fuzz targets. */
 
 /* Reads the .eh_frame bytes eh[0..size) (core memory, the caller's;

@@ -149,7 +149,7 @@ typedef
    GdbBeamModule;
 
 /* Reads img[0..n), an entry that is not an ELF object, as one of
-   Erlang/OTP's (priv_jitformats.h).  Returns BEAMJIT_NOT_BEAM (not this
+   Erlang/OTP's (priv_readbeamjit.h).  Returns BEAMJIT_NOT_BEAM (not this
    format), BEAMJIT_EMULATOR (the emulator's entry: no code),
    BEAMJIT_MALFORMED (*why says why; nothing allocated) or
    BEAMJIT_MODULE (*out filled; the caller owns what it holds). */

@@ -25,7 +25,7 @@
    The GNU General Public License is contained in the file COPYING.
 */
 
-/* The format is described in priv_jitformats.h.  Every field is read
+/* The format is described in priv_readbeamjit.h.  Every field is read
    byte by byte (an entry's fields are not aligned: its ranges start
    right after a name), every size is checked against the bytes left
    before anything is read past it, and counts are bounded by those
@@ -35,7 +35,8 @@
    Portable C99 without libc and without Valgrind headers: this file is
    compiled into Valgrind's core and into user-space programs alike. */
 
-#include "priv_jitformats.h"
+#include "priv_jitbytes.h"
+#include "priv_readbeamjit.h"
 
 /* A name of len bytes (its NUL included) at img[at..): inside the
    entry, non-empty, NUL-terminated exactly at its end. */

@@ -25,7 +25,7 @@
    The GNU General Public License is contained in the file COPYING.
 */
 
-/* The rules are stated in priv_jitformats.h.  Every field is decoded
+/* The rules are stated in priv_readgdbelf.h.  Every field is decoded
    byte by byte in the object's byte order, so the image needs no
    alignment and objects of either class can be read.  A range
    [off, off + len) is checked against a size with in_range, which
@@ -36,7 +36,8 @@
    Portable C99 without libc and without Valgrind headers: this file is
    compiled into Valgrind's core and into user-space programs alike. */
 
-#include "priv_jitformats.h"
+#include "priv_jitbytes.h"
+#include "priv_readgdbelf.h"
 
 /* Offsets of the fields read, per class (ELF specification). */
 #define EI_CLASS_AT  4

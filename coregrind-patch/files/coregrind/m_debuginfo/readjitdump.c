@@ -27,13 +27,14 @@
 
 /* Format: Linux tools/perf/Documentation/jitdump-specification.txt
    (versions 1 and 2).  All multi-byte fields are in the writer's byte
-   order, which the magic reveals.  See priv_jitformats.h for the API.
+   order, which the magic reveals.  See priv_readjitdump.h for the API.
 
    Portable C99 without libc and without Valgrind headers: this file is
    compiled into Valgrind's core and into user-space programs alike.
    Every field is read byte by byte, so buffers need no alignment. */
 
-#include "priv_jitformats.h"
+#include "priv_jitbytes.h"
+#include "priv_readjitdump.h"
 
 /* Reader states. */
 #define ST_HEADER   0   /* expecting the file header */
@@ -143,7 +144,7 @@ static unsigned long min_ul(unsigned long a, unsigned long b)
    header's version, {2} the header's total_size, {3}..{6} per code as
    noted there, {7} the reader's limit on a held record; {s0} the
    record's name (ML_(jitdump_record_name)).  Limits are the constants
-   of priv_jitformats.h. */
+   of priv_readjitdump.h. */
 static const JitformatsMessage jitdump_texts[JITDUMP_ERR_MAX + 1] = {
    /* JITDUMP_OK */
    { "no error", "" },

@@ -33,9 +33,10 @@
 
    Portable C99 without libc and without Valgrind headers: this file is
    compiled into Valgrind's core and into user-space programs alike.
-   See priv_jitformats.h for the API. */
+   See priv_readperfmap.h for the API. */
 
-#include "priv_jitformats.h"
+#include "priv_jitbytes.h"
+#include "priv_readperfmap.h"
 
 static int is_blank(unsigned char c)
 {

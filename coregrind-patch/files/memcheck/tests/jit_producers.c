@@ -13,8 +13,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* The jitdump layout as the core's reader names it. */
-#include "../../coregrind/m_debuginfo/priv_jitformats.h"
+/* The jitdump layout as the core's reader names it, and its byte
+   writer. */
+#include "../../coregrind/m_debuginfo/priv_readjitdump.h"
+#include "../../coregrind/m_debuginfo/priv_jitbytes.h"
 
 #if defined(__x86_64__)
 /* int f(const int* p): return *p ? 1 : 2 */
@@ -37,7 +39,7 @@ static void set(unsigned char* buf, unsigned at, unsigned width, uint64_t v)
 /* Writes a jitdump file with its header and one code load record for
    `name` at `code` (perf's tools/perf/Documentation/jitdump-specification.txt,
    version 1, host byte order), each field at the offset the core's reader
-   names (priv_jitformats.h); returns the file's size, or -1. */
+   names (priv_readjitdump.h); returns the file's size, or -1. */
 static long write_jitdump(const char* path, const unsigned char* code,
                           const char* name)
 {
