@@ -95,9 +95,9 @@ bool starts(const std::string& a, const char* p, std::string& rest) {
     std::exit(2);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// The options of the command line; exits through usage() on an unknown
+/// argument.
+Options parse_options(int argc, char** argv) {
     Options opt;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -143,6 +143,12 @@ int main(int argc, char** argv) {
         } else
             usage("unknown argument " + a);
     }
+    return opt;
+}
+
+/// Exits through usage() when an argument is missing or out of range, or
+/// a program is not executable.
+void check_options(const Options& opt) {
     if (opt.patched.empty() || opt.stock.empty() || opt.jitbench.empty() || opt.bzip2.empty() ||
         opt.workdir.empty())
         usage("missing argument");
@@ -154,29 +160,69 @@ int main(int argc, char** argv) {
         usage("--inner-stock needs --inner-patched");
     for (const auto* p : {&opt.inner_stock, &opt.inner_patched})
         if (!p->empty() && access(p->c_str(), X_OK) != 0) usage(*p + " is not executable");
+}
+
+/// Runs the chosen rows, in the order of the table, opt.invocations times
+/// (each invocation's own table left in WORKDIR/bench-table-I.md); g_rows
+/// becomes their combination.  Throws when a run failed.
+void run_invocations(const Options& opt) {
+    std::vector<std::vector<Row>> invocations;
+    for (int inv = 1; inv <= opt.invocations; ++inv) {
+        std::fprintf(stderr, "vgbench: invocation %d of %d\n", inv, opt.invocations);
+        g_rows.clear();
+        if (wanted(1)) row_nojit();
+        if (wanted(2) || wanted(4)) row_register();
+        if (wanted(2) && !g_opt->inner_patched.empty()) row_register_instructions();
+        if (wanted(3)) row_lookup();
+        if (wanted(5)) row_jitdump();
+        if (wanted(6)) row_native();
+        if (wanted(7)) row_gdb();
+        if (wanted(8)) row_late();
+        if (wanted(9)) row_export();
+        if (wanted(10)) row_creator();
+        std::ofstream(opt.workdir + "/bench-table-" + std::to_string(inv) + ".md") << table();
+        invocations.push_back(g_rows);
+    }
+    g_rows = combine(invocations);
+}
+
+/// The combined table under its header: when (`date`) and where it was
+/// measured, how long `make bench` took (`seconds`), and how to read it.
+std::string report(const Options& opt, const std::string& date, double seconds) {
+    std::ostringstream out;
+    out << "Measured " << date << (opt.commit.empty() ? "" : " at commit " + opt.commit)
+        << ".  Machine: " << machine() << ".  `make bench` took " << fmt("%.0f", seconds)
+        << " s.  Baseline: unpatched Valgrind 3.27.1 (build/stock-install) unless the row "
+           "says otherwise; Patched: stage/bin/valgrind.  Figures are medians; Runs = "
+           "invocations x runs per side, alternated; where a row has several figures, they "
+           "are those of invocations 1, 2, ... in order, and its verdict is met only when "
+           "every invocation met the target.\n\n"
+        << table();
+    return out.str();
+}
+
+/// The header line of this run's sections in the results file.
+std::string results_header(const Options& opt, const std::string& date) {
+    const std::string cmd =
+        opt.flags.empty() ? "`make bench`" : "`make bench BENCH_FLAGS='" + opt.flags + "'`";
+    return "Measured " + date + (opt.commit.empty() ? "" : " at commit " + opt.commit) + " with " +
+           cmd + " (" + std::to_string(opt.invocations) + " invocation" +
+           (opt.invocations == 1 ? "" : "s") +
+           "; figures of several invocations in order, met only if met in each). Machine: " +
+           machine() + ".";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options opt = parse_options(argc, argv);
+    check_options(opt);
     mkdir(opt.workdir.c_str(), 0755);
     g_opt = &opt;
 
     const double t0 = now_s();
-    std::vector<std::vector<Row>> invocations;
     try {
-        for (int inv = 1; inv <= opt.invocations; ++inv) {
-            std::fprintf(stderr, "vgbench: invocation %d of %d\n", inv, opt.invocations);
-            g_rows.clear();
-            if (wanted(1)) row_nojit();
-            if (wanted(2) || wanted(4)) row_register();
-            if (wanted(2) && !g_opt->inner_patched.empty()) row_register_instructions();
-            if (wanted(3)) row_lookup();
-            if (wanted(5)) row_jitdump();
-            if (wanted(6)) row_native();
-            if (wanted(7)) row_gdb();
-            if (wanted(8)) row_late();
-            if (wanted(9)) row_export();
-            if (wanted(10)) row_creator();
-            std::ofstream(opt.workdir + "/bench-table-" + std::to_string(inv) + ".md") << table();
-            invocations.push_back(g_rows);
-        }
-        g_rows = combine(invocations);
+        run_invocations(opt);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "vgbench: %s\n", e.what());
         return 1;
@@ -184,30 +230,14 @@ int main(int argc, char** argv) {
     // A row that missed in several invocations left its note once each.
     std::sort(g_notes.begin(), g_notes.end());
     g_notes.erase(std::unique(g_notes.begin(), g_notes.end()), g_notes.end());
-    std::ostringstream out;
     char date[32] = "?";
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    out << "Measured " << date << (opt.commit.empty() ? "" : " at commit " + opt.commit)
-        << ".  Machine: " << machine() << ".  `make bench` took " << fmt("%.0f", now_s() - t0)
-        << " s.  Baseline: unpatched Valgrind 3.27.1 (build/stock-install) unless the row "
-           "says otherwise; Patched: stage/bin/valgrind.  Figures are medians; Runs = "
-           "invocations x runs per side, alternated; where a row has several figures, they "
-           "are those of invocations 1, 2, ... in order, and its verdict is met only when "
-           "every invocation met the target.\n\n"
-        << table();
-    std::cout << out.str();
-    std::ofstream(opt.workdir + "/bench-table.md") << out.str();
+    const std::string out = report(opt, date, now_s() - t0);
+    std::cout << out;
+    std::ofstream(opt.workdir + "/bench-table.md") << out;
     if (!opt.results.empty()) {
-        const std::string cmd =
-            opt.flags.empty() ? "`make bench`" : "`make bench BENCH_FLAGS='" + opt.flags + "'`";
-        const std::string header =
-            "Measured " + std::string(date) +
-            (opt.commit.empty() ? "" : " at commit " + opt.commit) + " with " + cmd + " (" +
-            std::to_string(opt.invocations) + " invocation" + (opt.invocations == 1 ? "" : "s") +
-            "; figures of several invocations in order, met only if met in each). Machine: " +
-            machine() + ".";
-        if (!merge_results(opt.results, header)) return 1;
+        if (!merge_results(opt.results, results_header(opt, date))) return 1;
         std::fprintf(stderr, "vgbench: results merged into %s\n", opt.results.c_str());
     }
     return 0;
