@@ -23,6 +23,9 @@
  *             read-execute reservation made first
  *   image-new:FILE   FILE written by the program itself, then mapped
  *             read-execute: JIT code
+ *   two-sites as mmap, then one more executable page mapped by each of
+ *             first_site() and second_site(), which call mmap themselves:
+ *             two creators reached through the same mmap
  *   write-image FILE  writes the code to FILE and exits
  * Prints "result N calls". */
 #define _GNU_SOURCE
@@ -158,6 +161,24 @@ __attribute__((noinline)) unsigned char* make_code(const char* how)
     return code;
 }
 
+/* Two call sites of mmap of their own, each a creator (the store after
+   the call keeps each a frame of its own: no tail call). */
+static void* volatile site_mapped;
+
+__attribute__((noinline)) void* first_site(void)
+{
+    site_mapped = mmap(NULL, CODE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return site_mapped;
+}
+
+__attribute__((noinline)) void* second_site(void)
+{
+    site_mapped = mmap(NULL, CODE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return site_mapped;
+}
+
 static volatile int calls_made;
 
 __attribute__((noinline)) int call_jit(const unsigned char* p)
@@ -194,6 +215,10 @@ int main(int argc, char** argv)
     }
     n = argc > 2 ? atoi(argv[2]) : 10;
     code = make_code(how);
+    if (strcmp(how, "two-sites") == 0 && (first_site() == MAP_FAILED || second_site() == MAP_FAILED)) {
+        perror("mmap");
+        return 1;
+    }
     unsigned char* uninit = malloc(1); /* never written */
     int i;
 

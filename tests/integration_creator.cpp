@@ -191,6 +191,17 @@ BOOST_AUTO_TEST_CASE(a_cxx_creator_is_named_demangled_each_time) {
     BOOST_TEST(!contains(r.err, "JIT code of _Z"), r.err);
 }
 
+// Two functions that call mmap themselves are two creators, although
+// both reach the kernel through the same instruction of the C library
+// (jitcreator.c remembers a creator by the two innermost frames).
+BOOST_AUTO_TEST_CASE(two_call_sites_of_mmap_are_two_creators) {
+    const Result r = run_valgrind({"--tool=none", "--trace-jit=yes"},
+                                  {tests_builddir() + "/creatorjit", "two-sites", "1"});
+    BOOST_TEST_REQUIRE(r.status == 0, r);
+    for (const char* site : {"[JIT code of first_site]", "[JIT code of second_site]"})
+        BOOST_TEST(count_of(r.err, site) == 1u, site << "\n" << r.err);
+}
+
 BOOST_AUTO_TEST_CASE(announced_names_win) {
     Result r = memcheck_creatorjit("announce");
     const auto frames = names(stack_trace_after(r.err, "depends on uninitialised value"));

@@ -87,7 +87,10 @@
    Cost.  One segment lookup per mmap or mprotect that makes nothing
    executable; per range that gets a creator, a stack trace of at most
    N_CREATOR_IPS frames and a name lookup per frame walked, and no
-   stack trace at all for a range that already has a creator. */
+   stack trace at all for a range that already has a creator.  A
+   creator that the two innermost frames decide is remembered by their
+   addresses (creator_memo): the same call site again costs no stack
+   trace and no name lookup. */
 
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
@@ -103,6 +106,7 @@
 #include "pub_core_oset.h"
 #include "pub_core_xarray.h"
 #include "pub_core_stacktrace.h"
+#include "pub_core_machine.h"      /* VG_(get_IP), VG_(get_SP) */
 #include "pub_core_threadstate.h"
 #include "pub_core_jitreg.h"
 
@@ -189,9 +193,12 @@ static void init ( void )
       return;
    if (VG_(gettimeofday)(&tv, NULL) == 0)
       started_sec = (ULong)tv.tv_sec;
-   live = VG_(OSetGen_Create)(offsetof(LiveRange, start), cmp_addr_range,
-                              ML_(dinfo_zalloc), "di.jitcreator.live",
-                              ML_(dinfo_free));
+   /* Nodes from a pool: a JIT that maps a page per function makes and
+      ends a range per function. */
+   live = VG_(OSetGen_Create_With_Pool)(offsetof(LiveRange, start),
+                                        cmp_addr_range, ML_(dinfo_zalloc),
+                                        "di.jitcreator.live", ML_(dinfo_free),
+                                        256, sizeof(LiveRange));
    creators = VG_(newXA)(ML_(dinfo_zalloc), "di.jitcreator.creators",
                          ML_(dinfo_free), sizeof(Creator));
    archived = VG_(newXA)(ML_(dinfo_zalloc), "di.jitcreator.archived",
@@ -375,7 +382,90 @@ static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path,
    return (UInt)VG_(addToXA)(creators, &c);
 }
 
-/* The creator of memory the running thread makes executable now. */
+/* Creators decided by the two innermost frames alone, by their
+   addresses: a JIT that makes memory executable again and again from
+   the same call site (a new page for each function) pays no stack trace
+   and no name lookup.  An entry is made only when the frames up to the
+   one that decided are ELF code and that frame has a name (see
+   find_creator), and dropped when memory under either address is
+   mapped, unmapped, moved or made executable, which is how the code
+   there could be replaced.
+
+   The second address is found without unwinding where the system call
+   wrappers are leaf functions whose return address is the word at the
+   stack pointer (amd64, x86): an entry is made only when the unwinder
+   found it there, and since where a function keeps its return address
+   depends on the instruction only, the same first address finds it
+   there again.  Elsewhere a two-frame stack trace gives it. */
+typedef
+   struct {
+      Addr ip[2];
+      UInt creator;
+      Bool used;
+   }
+   CreatorMemo;
+
+#define N_CREATOR_MEMO 64   /* a power of two */
+
+static CreatorMemo creator_memo[N_CREATOR_MEMO];
+/* The indices of the used entries, in no order. */
+static UInt memo_used[N_CREATOR_MEMO];
+static UInt n_memo_used = 0;
+
+static CreatorMemo* memo_slot ( const Addr* ip )
+{
+   UWord h = (ip[0] ^ (ip[1] * 0x9E3779B1UL)) >> 4;
+   return &creator_memo[h & (N_CREATOR_MEMO - 1)];
+}
+
+/* Forgets the creators decided by code in [a, last]. */
+static void memo_forget ( Addr a, Addr last )
+{
+   UInt i = 0;
+   while (i < n_memo_used) {
+      CreatorMemo* m = &creator_memo[memo_used[i]];
+      if ((m->ip[0] >= a && m->ip[0] <= last)
+          || (m->ip[1] >= a && m->ip[1] <= last)) {
+         m->used = False;
+         memo_used[i] = memo_used[--n_memo_used];
+      } else {
+         i++;
+      }
+   }
+}
+
+/* Remembers that the two innermost frames key decide creator ci. */
+static void memo_remember ( CreatorMemo* m, const Addr* key, UInt ci )
+{
+   if (!m->used)
+      memo_used[n_memo_used++] = (UInt)(m - creator_memo);
+   m->ip[0]   = key[0];
+   m->ip[1]   = key[1];
+   m->creator = ci;
+   m->used    = True;
+}
+
+/* The addresses of the two innermost frames of thread tid, as the
+   memo's key; False if there are not two. */
+static Bool innermost_two ( ThreadId tid, Addr* key )
+{
+#if defined(VGA_amd64) || defined(VGA_x86)
+   Addr sp = VG_(get_SP)(tid);
+   if (!VG_(am_is_valid_for_client)(sp, sizeof(Addr), VKI_PROT_READ))
+      return False;
+   key[0] = VG_(get_IP)(tid);
+   /* As the unwinder gives it: within the call, not after it. */
+   key[1] = *(const Addr*)sp - 1;
+   return True;
+#else
+   return VG_(get_StackTrace)(tid, key, 2, NULL, NULL, 0) == 2;
+#endif
+}
+
+/* The creator of memory the running thread makes executable now: the
+   first frame outside the system objects (is_system_object) and code
+   named here, then the first frame of that object with a name, unless
+   it names memory management (is_memory_routine), else the object. */
 static UInt find_creator ( void )
 {
    Addr         ips[N_CREATOR_IPS];
@@ -385,10 +475,21 @@ static UInt find_creator ( void )
    Int          at = -1;
    const HChar* obj;
    const HChar* fn;
+   CreatorMemo* memo = NULL;
 
    if (VG_(is_valid_tid)(tid)) {
+      Addr key[2];
+      if (innermost_two(tid, key)) {
+         memo = memo_slot(key);
+         if (memo->used && memo->ip[0] == key[0] && memo->ip[1] == key[1]) {
+            return memo->creator;
+         }
+      }
       n = VG_(get_StackTrace)(tid, ips, N_CREATOR_IPS, NULL, NULL, 0);
       stats.stacks++;
+      /* Remembered only under the key it will be found by. */
+      if (memo != NULL && (n < 2 || key[0] != ips[0] || key[1] != ips[1]))
+         memo = NULL;
    }
    for (i = 0; i < n; i++) {
       if (!VG_(get_objname)(ep, ips[i], &obj) || is_creator_object(obj)
@@ -422,7 +523,14 @@ static UInt find_creator ( void )
             /* A runtime's own page allocator names no JIT: its object
                does ("node", "libjvm.so"). */
             if (((const Creator*)VG_(indexXA)(creators, ci))->memory)
-               break;
+               ci = creator_index(base_name(obj_path), False, obj_path,
+                                  False);
+            /* Decided by the two innermost frames: remembered. */
+            if (memo != NULL && j < 2
+                && ML_(jit_overlaps_object_text)(ips[0], 1)
+                && (j == 0 || ML_(jit_overlaps_object_text)(ips[1], 1))) {
+               memo_remember(memo, ips, ci);
+            }
             return ci;
          }
       }
@@ -542,6 +650,7 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
    if (!VG_(clo_jit_creator_names) || !(prot & VKI_PROT_EXEC) || len == 0)
       return;
    last = ML_(jit_range_last)(a, len);
+   memo_forget(a, last);
    init();
    made = deferred ? ML_(jit_now)() : 0;
    for (p = a; p <= last; ) {
@@ -581,6 +690,8 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
 
 void ML_(jit_creator_notify_munmap) ( Addr a, SizeT len )
 {
+   if (len > 0)
+      memo_forget(a, ML_(jit_range_last)(a, len));
    if (live == NULL || len == 0 || VG_(OSetGen_Size)(live) == 0)
       return;
    (void)end_ranges(a, ML_(jit_range_last)(a, len));
@@ -595,6 +706,10 @@ void ML_(jit_creator_notify_mremap) ( Addr old_a, SizeT old_len,
    Addr       old_last, ext;
    UInt       epoch;
 
+   if (old_len > 0)
+      memo_forget(old_a, ML_(jit_range_last)(old_a, old_len));
+   if (new_len > 0)
+      memo_forget(new_a, ML_(jit_range_last)(new_a, new_len));
    if (live == NULL || VG_(OSetGen_Size)(live) == 0 || old_len == 0
        || new_len == 0 || old_a + old_len - 1 < old_a
        || new_a + new_len - 1 < new_a)
