@@ -445,7 +445,7 @@ std::set<std::uint64_t> creator_entries(const Profile& p, const std::string& cre
 
 /// The addresses of the address-named functions of `p` in no object
 /// ("0x..." in "???").
-std::set<std::uint64_t> address_named(const Profile& p) {
+std::set<std::uint64_t> address_named_entries(const Profile& p) {
     std::set<std::uint64_t> out;
     for (const auto& [key, f] : p.functions())
         if ((key.object.empty() || key.object == "???") && vgjit::test::address_named(key.name))
@@ -530,11 +530,11 @@ BothRuns run_both(const Unannounced& rt, const TempDir& dir) {
 /// creator, and what is left (PLT stubs of objects without symbols for
 /// them, the preloaded core object's _fini) is so in stock's run too.
 void check_nothing_left_by_address(const BothRuns& both) {
-    const auto stock_split = address_named(both.stock);
+    const auto stock_split = address_named_entries(both.stock);
     const std::uint64_t fini = preload_fini(valgrind()),
                         stock_fini = preload_fini(stock_valgrind());
     std::ostringstream left, in_jit_code;
-    for (const std::uint64_t a : address_named(both.patched)) {
+    for (const std::uint64_t a : address_named_entries(both.patched)) {
         if (!stock_split.count(a) && !stock_split.count(a - fini + stock_fini))
             left << " " << std::hex << a;
         for (const auto& [first, last] : both.creator_ranges)
@@ -548,8 +548,8 @@ void check_nothing_left_by_address(const BothRuns& both) {
 /// runtime, as many as stock split.
 void check_stock_structure(const Unannounced& rt, const BothRuns& both) {
     const auto entries = creator_entries(both.patched, rt.creator);
-    const auto stock_split = address_named(both.stock);
-    auto kept = address_named(both.patched);  // PLT stubs: address-named in both
+    const auto stock_split = address_named_entries(both.stock);
+    auto kept = address_named_entries(both.patched);  // PLT stubs: address-named in both
     kept.insert(entries.begin(), entries.end());
     // One creator, the runtime's object: no memory routine.
     BOOST_TEST(creator_names(both.patched) == std::set<std::string>{rt.creator});
