@@ -29,7 +29,7 @@
 //   --stock-lookup-max
 //                 largest N run on the stock side of those rows (default
 //                 100000: stock's time per new function grows with N)
-//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7,8,9,10
+//   --only        comma-separated subset of rows to run: 1,2,3,4,5,6,7,8,9,10,11
 //                 (4 needs 2's largest run and is run with it)
 //   --vg-jit, --python, --node
 //                 row 9: vg-jit, a CPython 3.13 and a Node binary whose
@@ -180,6 +180,8 @@ void run_invocations(const Options& opt) {
         if (wanted(8)) row_late();
         if (wanted(9)) row_export();
         if (wanted(10)) row_creator();
+        if (wanted(10) && !g_opt->inner_patched.empty()) row_creator_instructions();
+        if (wanted(11)) row_contexts();
         std::ofstream(opt.workdir + "/bench-table-" + std::to_string(inv) + ".md") << table();
         invocations.push_back(g_rows);
     }

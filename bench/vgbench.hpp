@@ -150,5 +150,7 @@ void row_gdb();                    ///< 7 (row_gdb.cpp)
 void row_late();                   ///< 8 (row_late.cpp)
 void row_export();                 ///< 9 (row_export.cpp)
 void row_creator();                ///< 10 (row_creator.cpp)
+void row_creator_instructions();   ///< 10, counted (row_creator.cpp)
+void row_contexts();               ///< 11 (row_contexts.cpp)
 
 }  // namespace vgbench
