@@ -10,7 +10,7 @@
 # (none/tests/cmdline1).  Prints one line per commit (built or not, tests
 # passed/failed) and fails on the first commit that does not build or
 # whose tests fail.  The work tree is build/upstream-series-check/valgrind;
-# logs are next to it (series-0013-build.log, series-0013-tests.log).
+# logs are next to it (series-0014-build.log, series-0014-tests.log).
 #
 # Environment (set by Makefile.am): VGJIT_BUILDDIR, VALGRIND_VERSION;
 # optional CHECK_JOBS (make -j, default 2); CHECK_FROM=N starts at the

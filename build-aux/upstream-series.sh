@@ -103,7 +103,7 @@ rm -f "$OUT/body" "$OUT/msg"
 
 # Submissions: "# Part N (AAAA-BBBB): title." comments of the series.
 # AAAA and BBBB are the number prefixes of the part's first and last patch
-# (0011, 0020); the parts cover the series in order, without gaps.
+# (0012, 0021); the parts cover the series in order, without gaps.
 mapfile -t parts < <(sed -n 's/^# Part \([0-9]*\) (\([0-9]\{4\}[a-z]*\)-\([0-9]\{4\}[a-z]*\)): *\(.*\)$/\1 \2 \3 \4/p' "$PATCHDIR/series")
 first=${patches[0]%%-*} last=${patches[$((n - 1))]%%-*}
 [ "${#parts[@]}" -gt 0 ] || parts=("1 $first $last the series")

@@ -1,4 +1,4 @@
-// integration_jitcode.cpp - Callgrind's --dump-jit-code=yes (patch 0026):
+// integration_jitcode.cpp - Callgrind's --dump-jit-code=yes (patch 0027):
 // the machine code of JIT objects written into ELF files next to the
 // profile and named as the profile's objects, so that objdump, run the way
 // KCachegrind's Machine Code view runs it, disassembles the jitted code at
