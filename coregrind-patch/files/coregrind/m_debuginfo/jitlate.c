@@ -97,6 +97,7 @@
 #include "pub_core_vki.h"
 #include "pub_core_libcproc.h"     /* VG_(clock_gettime) */
 #include "pub_core_hashtable.h"
+#include "pub_core_aspacemgr.h"    /* VG_(am_find_nsegment) */
 
 #include "priv_misc.h"           /* dinfo_zalloc */
 #include "priv_jitreg.h"
@@ -267,6 +268,70 @@ Bool ML_(jit_ran_unnamed) ( Addr a, SizeT len )
    }
    return False;
 }
+
+/*------------------------------------------------------------*/
+/*--- Names of code unmapped before they were read         ---*/
+/*------------------------------------------------------------*/
+
+/* Whether no byte of [a, a+len) (not wrapping, len > 0) is executable
+   client memory: the code there was unmapped, or its pages now hold
+   data.  (Code made not executable for a while, as W^X JITs do while
+   they write it, is in a mapping that the registry's check of a code
+   range refuses as a whole: it is still refused.) */
+static Bool range_holds_no_code ( Addr a, SizeT len )
+{
+   Addr p = a, last = a + len - 1;
+   for (;;) {
+      const NSegment* seg = VG_(am_find_nsegment)(p);
+      if (seg == NULL)
+         return True;
+      if (seg->hasX && (seg->kind == SkAnonC || seg->kind == SkFileC
+                        || seg->kind == SkShmC))
+         return False;
+      if (seg->end >= last)
+         return True;
+      p = seg->end + 1;
+   }
+}
+
+Bool ML_(jit_is_late_name_for_unmapped) ( const JitRegistration* reg )
+{
+   return reg->may_name_unmapped
+          && ML_(jit_ran_unnamed)(reg->start, reg->size)
+          && ML_(jit_first_intersecting)(reg->start, reg->size).c == NULL
+          && range_holds_no_code(reg->start, reg->size)
+          && ML_(jit_ran_unnamed_exactly)(reg->start, reg->size);
+}
+
+void ML_(jit_archive_late_name) ( const JitRegistration* reg,
+                                  JitNameId name, JitObject* obj,
+                                  JitLineTab* lines )
+{
+   JitFn f;
+   UInt  now = VG_(current_DiEpoch)().n;
+   f.start       = reg->start;
+   f.size        = (UInt)reg->size;
+   f.first_epoch = ML_(jit_archived_overlaps)(reg->start, reg->size)
+                   ? now : 0;
+   f.name        = name;
+   f.obj         = obj->index;
+   f.has_extra   = 0;   /* set by the archive */
+   f.archived    = 0;
+   ML_(jit_archive_fn)(&f, lines, reg->loaded, now, ML_(jit_now)());
+   /* Lookups of the code's addresses in the epochs it now has a name in
+      found none before: forget those cached answers. */
+   ML_(invalidate_sym_name_cache_for_jit)();
+   ML_(advance_current_DiEpoch_for_jit)();
+   if (VG_(clo_trace_jit))
+      VG_(dmsg)("jit: late name %#lx-%#lx %s (%s), %u lines, for code "
+                "unmapped before its record was read\n", reg->start,
+                reg->start + reg->size, ML_(jit_name_str)(name), obj->name,
+                lines ? lines->n_lines : 0);
+}
+
+/*------------------------------------------------------------*/
+/*--- Code reuse                                           ---*/
+/*------------------------------------------------------------*/
 
 /* One function an address had, as VG_(jit_late_name_epoch_at) weighs
    it. */

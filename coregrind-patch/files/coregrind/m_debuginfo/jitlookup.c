@@ -38,6 +38,8 @@
 #include "pub_core_debuginfo.h"
 #include "pub_core_libcbase.h"
 #include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"   /* VG_(snprintf) */
+#include "pub_core_aspacemgr.h"  /* VG_(am_find_nsegment) */
 #include "pub_core_demangle.h"   /* VG_(demangle) */
 #include "pub_core_options.h"    /* VG_(clo_show_below_main) */
 
@@ -51,6 +53,75 @@
 #include "priv_jitcreator.h"
 #include "priv_jitkeep.h"         /* ML_(jit_kept_note_lookup) */
 #include "priv_jitpending.h"      /* names that wait for their code */
+
+/*------------------------------------------------------------*/
+/*--- ELF objects' text                                    ---*/
+/*------------------------------------------------------------*/
+
+Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len )
+{
+   const DebugInfo* di;
+   const NSegment*  seg = VG_(am_find_nsegment)(a);
+   /* Anonymous memory holds no object's text: a mapping over an
+      object's text discards its DebugInfo (VG_(di_notify_munmap)).  Only
+      code in file mappings needs the walk over the DebugInfos. */
+   if (seg != NULL && seg->kind == SkAnonC && a + len - 1 <= seg->end)
+      return False;
+   for (di = VG_(next_DebugInfo)(NULL); di != NULL;
+        di = VG_(next_DebugInfo)(di)) {
+      Addr  t  = VG_(DebugInfo_get_text_avma)(di);
+      SizeT ts = VG_(DebugInfo_get_text_size)(di);
+      if (!is_DiEpoch_INVALID(di->last_epoch))
+         continue;   /* archived */
+      if (ts > 0 && a < t + ts && t < a + len)
+         return True;
+   }
+   return False;
+}
+
+void ML_(jit_overlap_text) ( Addr a, SizeT len, HChar* buf, SizeT size )
+{
+   const DebugInfo* di;
+   buf[0] = 0;
+   for (di = VG_(next_DebugInfo)(NULL); di != NULL;
+        di = VG_(next_DebugInfo)(di)) {
+      Addr         t  = VG_(DebugInfo_get_text_avma)(di);
+      SizeT        ts = VG_(DebugInfo_get_text_size)(di);
+      Addr         at = a > t ? a : t;   /* the first byte in both */
+      const HChar* fn;
+      if (!is_DiEpoch_INVALID(di->last_epoch) || ts == 0
+          || !(a < t + ts && t < a + len))
+         continue;
+      if (VG_(get_fnname)(VG_(current_DiEpoch)(), at, &fn))
+         VG_(snprintf)(buf, size, "%s, function %s at %#lx",
+                       VG_(DebugInfo_get_filename)(di), fn, at);
+      else
+         VG_(snprintf)(buf, size, "%s at %#lx",
+                       VG_(DebugInfo_get_filename)(di), at);
+      return;
+   }
+}
+
+Bool ML_(jit_elf_symbols_name) ( Addr a, SizeT len )
+{
+   Addr ends[2];
+   Int  i;
+   ends[0] = a;
+   ends[1] = a + len - 1;
+   for (i = 0; i < 2; i++) {
+      /* The ELF object holding the byte, if any (a JIT object's
+         synthetic DebugInfo has no text). */
+      DebugInfo* di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ends[i]);
+      if (di != NULL && VG_(DebugInfo_get_text_size)(di) > 0
+          && ML_(search_one_symtab)(di, ends[i], True) >= 0)
+         return True;
+   }
+   return False;
+}
+
+/*------------------------------------------------------------*/
+/*--- The registry's lookups                               ---*/
+/*------------------------------------------------------------*/
 
 /* The function describing (ep, a): the live one if it was registered by
    epoch ep, else an archived one valid at ep. */
@@ -69,7 +140,7 @@ static const JitFn* find_fn ( DiEpoch ep, Addr a )
    if (p.c == NULL && ep.n == VG_(current_DiEpoch)().n
        && ML_(jit_lookup_miss_may_read)()
        && (!ML_(jit_overlaps_object_text)(a, 1)
-           || !ML_(jit_elf_symbol_covers)(a))
+           || !ML_(jit_elf_symbols_name)(a, 1))
        && ML_(jit_read_on_lookup_miss)(a)) {
       p = ML_(jit_fn_containing)(a);
       if (p.c != NULL && ML_(jit_fn_at)(p)->first_epoch <= ep.n)

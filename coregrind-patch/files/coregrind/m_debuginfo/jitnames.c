@@ -377,6 +377,104 @@ void ML_(jit_names_print_stats) ( void )
              names.compactions, names.bytes_freed);
 }
 
+/*------------------------------------------------------------*/
+/*--- Names that are not clean text                        ---*/
+/*------------------------------------------------------------*/
+
+SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len )
+{
+   UChar c = s[0];
+   UChar lo = 0x80, hi = 0xBF;
+   SizeT n, i;
+   if (c < 0x80)
+      return (c < 0x20 || c == 0x7F) ? 0 : 1;
+   if (c >= 0xC2 && c <= 0xDF) {
+      n = 2;
+      if (c == 0xC2) lo = 0xA0;          /* U+0080..U+009F: C1 controls */
+   } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 3;
+      if (c == 0xE0) lo = 0xA0;          /* overlong */
+      if (c == 0xED) hi = 0x9F;          /* surrogates */
+   } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 4;
+      if (c == 0xF0) lo = 0x90;          /* overlong */
+      if (c == 0xF4) hi = 0x8F;          /* above U+10FFFF */
+   } else {
+      return 0;
+   }
+   if (len < n || s[1] < lo || s[1] > hi)
+      return 0;
+   for (i = 2; i < n; i++)
+      if (s[i] < 0x80 || s[i] > 0xBF)
+         return 0;
+   return n;
+}
+
+Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len )
+{
+   SizeT i = 0;
+   while (i < len) {
+      UChar c = (UChar)s[i];
+      SizeT n;
+      /* Printable ASCII a word at a time where s + i is aligned (an
+         aligned word inside [s, s+len) never reads past the text). */
+      if (((Addr)(s + i) & (sizeof(UWord) - 1)) == 0) {
+         while (i + sizeof(UWord) <= len
+                && ML_(jit_word_is_printable_ascii)(*(const UWord*)(s + i)))
+            i += sizeof(UWord);
+         if (i >= len)
+            break;
+         c = (UChar)s[i];
+      }
+      if (LIKELY(ML_(jit_is_printable_ascii)(c))) {
+         i++;
+         continue;
+      }
+      n = ML_(jit_clean_char_len)((const UChar*)s + i, len - i);
+      if (n == 0)
+         return False;
+      i += n;
+   }
+   return True;
+}
+
+void ML_(jit_printable_copy) ( HChar* buf, const HChar* s )
+{
+   Int i;
+   for (i = 0; s[i] != 0 && i < JIT_PRINTABLE_BUF - 4; i++)
+      buf[i] = ML_(jit_is_printable_ascii)((UChar)s[i]) ? s[i] : '?';
+   if (s[i] != 0)
+      VG_(strcpy)(buf + i, "...");
+   else
+      buf[i] = 0;
+}
+
+HChar* ML_(jit_escaped_copy) ( const HChar* name, SizeT len,
+                              /*OUT*/SizeT* out_len )
+{
+   static const HChar hex[] = "0123456789abcdef";
+   HChar* e = ML_(dinfo_zalloc)("di.jitreg.escaped", 4 * len + 1);
+   SizeT  i = 0, o = 0;
+   while (i < len) {
+      SizeT n = ML_(jit_clean_char_len)((const UChar*)name + i, len - i);
+      if (n == 0) {
+         UChar c = (UChar)name[i];
+         e[o++] = '\\';
+         e[o++] = 'x';
+         e[o++] = hex[c >> 4];
+         e[o++] = hex[c & 15];
+         i++;
+      } else {
+         VG_(memcpy)(e + o, name + i, n);
+         o += n;
+         i += n;
+      }
+   }
+   e[o] = 0;
+   *out_len = o;
+   return e;
+}
+
 /*--------------------------------------------------------------------*/
 /*--- end                                                          ---*/
 /*--------------------------------------------------------------------*/

@@ -125,176 +125,6 @@ const HChar* ML_(jit_status_text) ( Int st )
    }
 }
 
-Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len )
-{
-   const DebugInfo* di;
-   const NSegment*  seg = VG_(am_find_nsegment)(a);
-   /* Anonymous memory holds no object's text: a mapping over an
-      object's text discards its DebugInfo (VG_(di_notify_munmap)).  Only
-      code in file mappings needs the walk over the DebugInfos. */
-   if (seg != NULL && seg->kind == SkAnonC && a + len - 1 <= seg->end)
-      return False;
-   for (di = VG_(next_DebugInfo)(NULL); di != NULL;
-        di = VG_(next_DebugInfo)(di)) {
-      Addr  t  = VG_(DebugInfo_get_text_avma)(di);
-      SizeT ts = VG_(DebugInfo_get_text_size)(di);
-      if (!is_DiEpoch_INVALID(di->last_epoch))
-         continue;   /* archived */
-      if (ts > 0 && a < t + ts && t < a + len)
-         return True;
-   }
-   return False;
-}
-
-void ML_(jit_overlap_text) ( Addr a, SizeT len, HChar* buf, SizeT size )
-{
-   const DebugInfo* di;
-   buf[0] = 0;
-   for (di = VG_(next_DebugInfo)(NULL); di != NULL;
-        di = VG_(next_DebugInfo)(di)) {
-      Addr         t  = VG_(DebugInfo_get_text_avma)(di);
-      SizeT        ts = VG_(DebugInfo_get_text_size)(di);
-      Addr         at = a > t ? a : t;   /* the first byte in both */
-      const HChar* fn;
-      if (!is_DiEpoch_INVALID(di->last_epoch) || ts == 0
-          || !(a < t + ts && t < a + len))
-         continue;
-      if (VG_(get_fnname)(VG_(current_DiEpoch)(), at, &fn))
-         VG_(snprintf)(buf, size, "%s, function %s at %#lx",
-                       VG_(DebugInfo_get_filename)(di), fn, at);
-      else
-         VG_(snprintf)(buf, size, "%s at %#lx",
-                       VG_(DebugInfo_get_filename)(di), at);
-      return;
-   }
-}
-
-/* Whether the symbols of an ELF object whose text overlaps [a, a+len)
-   name its first or last byte.  A producer's name (a perf map's, a
-   jitdump's, a client request's) for code in an object's text is used
-   where the object has no symbol for it (a stripped executable: V8
-   embedders run their builtins from their own text and name them in
-   their perf files); where it has one, the ELF name stays and the
-   registration is refused. */
-static Bool elf_symbols_name ( Addr a, SizeT len )
-{
-   Addr ends[2];
-   Int  i;
-   ends[0] = a;
-   ends[1] = a + len - 1;
-   for (i = 0; i < 2; i++) {
-      /* The ELF object holding the byte, if any (a JIT object's
-         synthetic DebugInfo has no text). */
-      DebugInfo* di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ends[i]);
-      if (di != NULL && VG_(DebugInfo_get_text_size)(di) > 0
-          && ML_(search_one_symtab)(di, ends[i], True) >= 0)
-         return True;
-   }
-   return False;
-}
-
-Bool ML_(jit_elf_symbol_covers) ( Addr a )
-{
-   return elf_symbols_name(a, 1);
-}
-
-SizeT ML_(jit_clean_char_len) ( const UChar* s, SizeT len )
-{
-   UChar c = s[0];
-   UChar lo = 0x80, hi = 0xBF;
-   SizeT n, i;
-   if (c < 0x80)
-      return (c < 0x20 || c == 0x7F) ? 0 : 1;
-   if (c >= 0xC2 && c <= 0xDF) {
-      n = 2;
-      if (c == 0xC2) lo = 0xA0;          /* U+0080..U+009F: C1 controls */
-   } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 3;
-      if (c == 0xE0) lo = 0xA0;          /* overlong */
-      if (c == 0xED) hi = 0x9F;          /* surrogates */
-   } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 4;
-      if (c == 0xF0) lo = 0x90;          /* overlong */
-      if (c == 0xF4) hi = 0x8F;          /* above U+10FFFF */
-   } else {
-      return 0;
-   }
-   if (len < n || s[1] < lo || s[1] > hi)
-      return 0;
-   for (i = 2; i < n; i++)
-      if (s[i] < 0x80 || s[i] > 0xBF)
-         return 0;
-   return n;
-}
-
-Bool ML_(jit_text_is_clean) ( const HChar* s, SizeT len )
-{
-   SizeT i = 0;
-   while (i < len) {
-      UChar c = (UChar)s[i];
-      SizeT n;
-      /* Printable ASCII a word at a time where s + i is aligned (an
-         aligned word inside [s, s+len) never reads past the text). */
-      if (((Addr)(s + i) & (sizeof(UWord) - 1)) == 0) {
-         while (i + sizeof(UWord) <= len
-                && ML_(jit_word_is_printable_ascii)(*(const UWord*)(s + i)))
-            i += sizeof(UWord);
-         if (i >= len)
-            break;
-         c = (UChar)s[i];
-      }
-      if (LIKELY(ML_(jit_is_printable_ascii)(c))) {
-         i++;
-         continue;
-      }
-      n = ML_(jit_clean_char_len)((const UChar*)s + i, len - i);
-      if (n == 0)
-         return False;
-      i += n;
-   }
-   return True;
-}
-
-void ML_(jit_printable_copy) ( HChar* buf, const HChar* s )
-{
-   Int i;
-   for (i = 0; s[i] != 0 && i < JIT_PRINTABLE_BUF - 4; i++)
-      buf[i] = ML_(jit_is_printable_ascii)((UChar)s[i]) ? s[i] : '?';
-   if (s[i] != 0)
-      VG_(strcpy)(buf + i, "...");
-   else
-      buf[i] = 0;
-}
-
-/* A copy of name (len bytes) in which each byte that is not part of a
-   clean character (ML_(jit_clean_char_len)) is written as \xNN;
-   allocated with ML_(dinfo_zalloc), *out_len set. */
-static HChar* escaped_name ( const HChar* name, SizeT len,
-                             /*OUT*/SizeT* out_len )
-{
-   static const HChar hex[] = "0123456789abcdef";
-   HChar* e = ML_(dinfo_zalloc)("di.jitreg.escaped", 4 * len + 1);
-   SizeT  i = 0, o = 0;
-   while (i < len) {
-      SizeT n = ML_(jit_clean_char_len)((const UChar*)name + i, len - i);
-      if (n == 0) {
-         UChar c = (UChar)name[i];
-         e[o++] = '\\';
-         e[o++] = 'x';
-         e[o++] = hex[c >> 4];
-         e[o++] = hex[c & 15];
-         i++;
-      } else {
-         VG_(memcpy)(e + o, name + i, n);
-         o += n;
-         i += n;
-      }
-   }
-   e[o] = 0;
-   *out_len = o;
-   return e;
-}
-
 /* At or above the end of every live function: the highest end
    insert_fn has added (functions only become live there).  Code a JIT
    emits upward through its code heap starts at or above it. */
@@ -560,7 +390,8 @@ static Int check_code_range_in_segments ( Addr a, SizeT len )
    }
    if (!VG_(am_is_valid_for_client)(a, len, VKI_PROT_EXEC))
       return VG_JIT_ERR_NOT_CODE;
-   if (ML_(jit_overlaps_object_text)(a, len) && elf_symbols_name(a, len))
+   if (ML_(jit_overlaps_object_text)(a, len)
+       && ML_(jit_elf_symbols_name)(a, len))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
    return VG_JIT_OK;
 }
@@ -576,74 +407,6 @@ static inline Int check_code_range ( Addr a, SizeT len )
    if (ML_(jit_memo_holds)(&last_code_mapping, a, a + len - 1))
       return VG_JIT_OK;
    return check_code_range_in_segments(a, len);
-}
-
-/* Whether no byte of [a, a+len) (not wrapping, len > 0) is executable
-   client memory: the code there was unmapped, or its pages now hold
-   data.  (Code made not executable for a while, as W^X JITs do while
-   they write it, is in a mapping that check_code_range refuses as a
-   whole: it is still refused.) */
-static Bool range_holds_no_code ( Addr a, SizeT len )
-{
-   Addr p = a, last = a + len - 1;
-   for (;;) {
-      const NSegment* seg = VG_(am_find_nsegment)(p);
-      if (seg == NULL)
-         return True;
-      if (seg->hasX && (seg->kind == SkAnonC || seg->kind == SkFileC
-                        || seg->kind == SkShmC))
-         return False;
-      if (seg->end >= last)
-         return True;
-      p = seg->end + 1;
-   }
-}
-
-/* Whether reg, refused as not code, is a name that arrived after its
-   code was unmapped, for code that a tool translated unnamed there
-   (docs/manual.md, "Names that arrive late"). */
-static Bool is_late_name_for_unmapped ( const JitRegistration* reg )
-{
-   return reg->may_name_unmapped
-          && ML_(jit_ran_unnamed)(reg->start, reg->size)
-          && ML_(jit_first_intersecting)(reg->start, reg->size).c == NULL
-          && range_holds_no_code(reg->start, reg->size)
-          && ML_(jit_ran_unnamed_exactly)(reg->start, reg->size);
-}
-
-/* Keeps the function of reg, whose code is gone, for the code that ran
-   unnamed in its range: archived (never live: nothing runs there now),
-   valid in every epoch up to this one, or only in this one if other
-   functions were archived there (whose epochs it must not take), with
-   its code gone now.  VG_(jit_late_name_epoch_at) then weighs it
-   against the other functions the addresses had, by the same rules as
-   any other.  The epoch advances, so that code placed there later is
-   not described with it, and the cached answers of symbol lookups
-   (which had no name for the code) are forgotten. */
-static void archive_late_name ( const JitRegistration* reg, JitNameId name,
-                                JitObject* obj, JitLineTab* lines )
-{
-   JitFn f;
-   UInt  now = VG_(current_DiEpoch)().n;
-   f.start       = reg->start;
-   f.size        = (UInt)reg->size;
-   f.first_epoch = ML_(jit_archived_overlaps)(reg->start, reg->size)
-                   ? now : 0;
-   f.name        = name;
-   f.obj         = obj->index;
-   f.has_extra   = 0;   /* set by the archive */
-   f.archived    = 0;
-   ML_(jit_archive_fn)(&f, lines, reg->loaded, now, ML_(jit_now)());
-   /* Lookups of the code's addresses in the epochs it now has a name in
-      found none before: forget those cached answers. */
-   ML_(invalidate_sym_name_cache_for_jit)();
-   ML_(advance_current_DiEpoch_for_jit)();
-   stats.named_late++;
-   if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit: late name %#lx-%#lx %s (%s), %u lines, for code "
-                "unmapped before its record was read\n", reg->start,
-                reg->start + reg->size, ML_(jit_name_str)(name), obj->name,
-                lines ? lines->n_lines : 0);
 }
 
 /* Whether the live function at exactly [reg->start, reg->start +
@@ -700,7 +463,7 @@ JitObject* ML_(jit_object_named) ( const HChar* object )
    }
    if (ML_(jit_text_is_clean)(object, VG_(strlen)(object)))
       return ML_(jit_object_get)(object);
-   e = escaped_name(object, VG_(strlen)(object), &e_len);
+   e = ML_(jit_escaped_copy)(object, VG_(strlen)(object), &e_len);
    obj = ML_(jit_object_get)(e);
    ML_(dinfo_free)(e);
    stats.names_escaped++;
@@ -735,7 +498,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       return VG_JIT_ERR_BAD_RANGE;
    st = check_code_range(reg->start, reg->size);
    if (st != VG_JIT_OK) {
-      if (st != VG_JIT_ERR_NOT_CODE || !is_late_name_for_unmapped(reg))
+      if (st != VG_JIT_ERR_NOT_CODE || !ML_(jit_is_late_name_for_unmapped)(reg))
          return st;
       if (where == JitInLookup)
          return JIT_STATUS_RANGE_BUSY;   /* it changes the epoch */
@@ -762,7 +525,7 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    } else {
       /* Never print a producer's control characters: escape them. */
       SizeT  e_len;
-      HChar* e = escaped_name(reg->name, name_len, &e_len);
+      HChar* e = ML_(jit_escaped_copy)(reg->name, name_len, &e_len);
       name = ML_(jit_name_intern)(e, e_len);
       ML_(dinfo_free)(e);
       stats.names_escaped++;
@@ -783,7 +546,8 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       st = VG_JIT_WARN_LINES_DROPPED;
    }
    if (late) {
-      archive_late_name(reg, name, obj, lines);
+      ML_(jit_archive_late_name)(reg, name, obj, lines);
+      stats.named_late++;
       return JIT_STATUS_NAMED_LATE;
    }
 
@@ -900,7 +664,7 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start, ULong moved_at )
    if (!VG_(am_is_valid_for_client)(new_start, size, VKI_PROT_EXEC))
       return VG_JIT_ERR_NOT_CODE;
    if (ML_(jit_overlaps_object_text)(new_start, size)
-       && elf_symbols_name(new_start, size))
+       && ML_(jit_elf_symbols_name)(new_start, size))
       return VG_JIT_ERR_OVERLAPS_OBJECT;
 
    /* Keep what the moved function needs before the old one goes. */
@@ -965,55 +729,6 @@ void ML_(jit_at_safe_point) ( void )
 /*--- The gdbserver monitor command v.info jit              ---*/
 /*------------------------------------------------------------*/
 
-/* Lists the live functions intersecting [a, a+len) (len > 0) whose
-   object is objname (NULL: any): registered ones, and those kept after
-   their unregistration (priv_jitkeep.h) marked as such; then the names
-   waiting for their code there (priv_jitpending.h). */
-static void list_fns ( Addr a, SizeT len, const HChar* objname )
-{
-   JitFnPos p = ML_(jit_first_intersecting)(a, len);
-   ULong    n_match = 0;
-   ULong    n_kept  = ML_(jit_n_kept)();
-   Addr     end = a + len - 1;   /* inclusive: len may reach the top */
-   while (p.c != NULL) {
-      const JitFn*      f   = ML_(jit_fn_at)(p);
-      const JitObject*  obj;
-      if (f->start > end)
-         break;
-      obj = ML_(jit_object_at)(f->obj);
-      if (objname == NULL || VG_(strcmp)(obj->name, objname) == 0) {
-         n_match++;
-         if (n_match <= JIT_MAX_LISTED)
-            VG_(printf)("%#lx-%#lx %s (%s), %u line entries%s\n", f->start,
-                        f->start + f->size, ML_(jit_name_str)(f->name),
-                        obj->name, ML_(jit_fn_lines)(f)
-                                   ? ML_(jit_fn_lines)(f)->n_lines : 0,
-                        n_kept > 0 && ML_(jit_is_kept)(f->start)
-                           ? ", kept after its unregistration (code still"
-                             " mapped)" : "");
-      }
-      if (p.i + 1 < p.c->n) {
-         p.i++;
-      } else {
-         p.c = p.c->next;
-         p.i = 0;
-         while (p.c != NULL && p.c->n == 0)
-            p.c = p.c->next;
-      }
-   }
-   if (n_match > JIT_MAX_LISTED)
-      VG_(printf)("... %llu more (give an address range or an object)\n",
-                  n_match - JIT_MAX_LISTED);
-   if (n_kept == 0)
-      VG_(printf)("JIT: %llu functions live, %llu listed here\n",
-                  ML_(jit_n_live)(), n_match);
-   else
-      VG_(printf)("JIT: %llu functions live and %llu kept after their "
-                  "unregistration, %llu listed here\n",
-                  ML_(jit_n_live)() - n_kept, n_kept, n_match);
-   ML_(jit_pending_print_info)(a, len, objname);
-}
-
 void VG_(jit_info_command) ( HChar** ssaveptr )
 {
    HChar*       w = VG_(strtok_r)(NULL, " ", ssaveptr);
@@ -1049,7 +764,8 @@ void VG_(jit_info_command) ( HChar** ssaveptr )
       len = ~(Addr)0 - a;   /* clipped at the top of the address space */
    if (len == 0)
       len = 1;
-   list_fns(a, len, objname);
+   ML_(jit_print_live_fns)(a, len, objname);
+   ML_(jit_pending_print_info)(a, len, objname);
    if (objname == NULL)
       ML_(jit_creator_print_info)(a, len);
    ML_(jit_follow_print_files)();

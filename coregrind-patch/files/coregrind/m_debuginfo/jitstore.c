@@ -57,12 +57,14 @@
 #include "pub_core_hashtable.h"
 #include "pub_core_libcbase.h"
 #include "pub_core_libcassert.h"
+#include "pub_core_libcprint.h"   /* VG_(printf) */
 #include "pub_core_mallocfree.h" /* VG_(arena_malloc) */
 #include "pub_core_oset.h"
 #include "pub_core_xarray.h"
 
 #include "priv_misc.h"           /* dinfo_zalloc/free */
 #include "priv_jitstore.h"       /* self */
+#include "priv_jitkeep.h"        /* kept functions, for v.info jit */
 
 /* A function removed while --keep-debuginfo=yes: still describes its
    code for epochs fn.first_epoch .. last_epoch.  (Archived records may
@@ -638,6 +640,44 @@ void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) )
       JitArchived* ar = VG_(indexXA)(archived_fns, k);
       ar->fn.name = remap(ar->fn.name);
    }
+}
+
+
+void ML_(jit_print_live_fns) ( Addr a, SizeT len, const HChar* objname )
+{
+   JitFnPos p;
+   ULong    n_match = 0;
+   ULong    n_kept  = ML_(jit_n_kept)();
+   Addr     end = a + len - 1;   /* inclusive: len may reach the top */
+   for (p = ML_(jit_first_intersecting)(a, len); p.c != NULL;
+        p = next_fn(p)) {
+      const JitFn*     f = ML_(jit_fn_at)(p);
+      const JitObject* obj;
+      if (f->start > end)
+         break;
+      obj = ML_(jit_object_at)(f->obj);
+      if (objname == NULL || VG_(strcmp)(obj->name, objname) == 0) {
+         n_match++;
+         if (n_match <= JIT_MAX_LISTED)
+            VG_(printf)("%#lx-%#lx %s (%s), %u line entries%s\n", f->start,
+                        f->start + f->size, ML_(jit_name_str)(f->name),
+                        obj->name, ML_(jit_fn_lines)(f)
+                                   ? ML_(jit_fn_lines)(f)->n_lines : 0,
+                        n_kept > 0 && ML_(jit_is_kept)(f->start)
+                           ? ", kept after its unregistration (code still"
+                             " mapped)" : "");
+      }
+   }
+   if (n_match > JIT_MAX_LISTED)
+      VG_(printf)("... %llu more (give an address range or an object)\n",
+                  n_match - JIT_MAX_LISTED);
+   if (n_kept == 0)
+      VG_(printf)("JIT: %llu functions live, %llu listed here\n",
+                  ML_(jit_n_live)(), n_match);
+   else
+      VG_(printf)("JIT: %llu functions live and %llu kept after their "
+                  "unregistration, %llu listed here\n",
+                  ML_(jit_n_live)() - n_kept, n_kept, n_match);
 }
 
 /*--------------------------------------------------------------------*/

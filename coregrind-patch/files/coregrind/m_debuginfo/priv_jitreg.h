@@ -33,12 +33,16 @@
 #include "jit.h"                 /* Vg_JitStatus */
 
 /* The registry's files and their jobs:
-     jitreg.c      registration, unregistration, moves, epochs, munmap
+     jitreg.c      registration, unregistration, moves, epochs, munmap,
+                   the -v summary and v.info jit
      jitstore.c    the function store (address-ordered chunks, archive)
-     jitnames.c    the name pool
+     jitnames.c    the name pool; text that is not clean
      jitobjects.c  JIT objects: synthetic DebugInfos, source files, line
                    tables
-     jitlookup.c   the lookups m_debuginfo calls after ELF misses
+     jitlookup.c   the lookups m_debuginfo calls after ELF misses, and
+                   what the registry asks of ELF objects' text
+     jitlate.c     names read at exit, code reuse, names of code
+                   unmapped before they were read
      jitclreq.c    the client requests of valgrind/jit.h
      jitfollow*.c  followers of jitdump files and perf maps
    This header is what m_debuginfo's own files and the followers use;
@@ -233,7 +237,7 @@ static inline Addr ML_(jit_range_last) ( Addr a, SizeT len )
 extern const HChar* ML_(jit_status_text) ( Int st );
 
 /* Writes into buf[0..size) which object's text [a, a+len) overlaps
-   first, and the function there (its ELF symbol), e.g.
+   first, and the function there (its ELF symbol; jitlookup.c), e.g.
    "/usr/bin/node, function Builtins_LdaSmi at 0x1c2e340", for the
    refusal VG_JIT_ERR_OVERLAPS_OBJECT; "" if it overlaps none. */
 extern void ML_(jit_overlap_text) ( Addr a, SizeT len, HChar* buf,
@@ -408,6 +412,8 @@ extern UWord ML_(jit_unregister_range) ( Addr start, UWord size );
 extern Int ML_(jit_move) ( Addr old_start, Addr new_start,
                            ULong moved_at );
 
+/* ---- Text a client or producer gave (jitnames.c) ---- */
+
 /* Length in bytes of the character at s[0 .. len-1] if it is well-formed
    UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF)
    and not a control character (C0, DEL or C1); 0 otherwise. */
@@ -462,6 +468,8 @@ static inline UWord ML_(jit_word_unprintable) ( UWord w )
    client's or producer's control characters. */
 #define JIT_PRINTABLE_BUF 84
 extern void ML_(jit_printable_copy) ( HChar* buf, const HChar* s );
+
+/* ---- Refusals (jitreg.c) ---- */
 
 /* Counts one refused registration or move (client request or producer
    record), refused with status st, for the -v summary. */

@@ -83,6 +83,14 @@ extern void ML_(jit_names_maybe_compact) ( void );
 /* Prints the name pool's line of the -v summary. */
 extern void ML_(jit_names_print_stats) ( void );
 
+/* A copy of name (len bytes) in which each byte that is not part of a
+   clean character (ML_(jit_clean_char_len)) is written as \xNN:
+   what the registry keeps of a name or object name that is not clean
+   text.  Allocated with ML_(dinfo_zalloc) (the caller frees it);
+   *out_len set. */
+extern HChar* ML_(jit_escaped_copy) ( const HChar* name, SizeT len,
+                                      /*OUT*/SizeT* out_len );
+
 /* ---- Objects and line tables (jitobjects.c) ---- */
 
 /* A JIT object: the module a function belongs to. */
@@ -311,6 +319,14 @@ extern Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len );
    remap(name) (name pool compaction). */
 extern void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) );
 
+/* For the gdbserver command v.info jit: prints (VG_(printf)) the live
+   functions intersecting [a, a+len) (len > 0, a+len not wrapping)
+   whose object is objname (NULL: any), at most JIT_MAX_LISTED, those
+   kept after their unregistration (priv_jitkeep.h) marked as such, and
+   how many are live and listed. */
+extern void ML_(jit_print_live_fns) ( Addr a, SizeT len,
+                                      const HChar* objname );
+
 /* ---- Lookups (jitlookup.c) ---- */
 
 /* The function that symbol and line lookups of (ep, a) describe: the
@@ -318,16 +334,44 @@ extern void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) );
    NULL if none. */
 extern const JitFn* ML_(jit_fn_for_lookup) ( DiEpoch ep, Addr a );
 
-/* ---- Registration (jitreg.c) ---- */
+/* ---- Names of code unmapped before they were read (jitlate.c) ---- */
+
+/* Whether reg, refused as VG_JIT_ERR_NOT_CODE, is a name that arrived
+   after its code was unmapped, for code that a tool translated unnamed
+   there (docs/manual.md, "Names that arrive late"): a producer file's
+   record (reg->may_name_unmapped), no live function in its range, no
+   byte of the range executable client memory, and code translated
+   unnamed in its pages. */
+extern Bool ML_(jit_is_late_name_for_unmapped) ( const JitRegistration* reg );
+
+/* Keeps the function of reg, whose code is gone, for the code that ran
+   unnamed in its range: archived (never live: nothing runs there now),
+   valid in every epoch up to this one, or only in this one if other
+   functions were archived there (whose epochs it must not take), with
+   its code gone now.  VG_(jit_late_name_epoch_at) then weighs it
+   against the other functions the addresses had, by the same rules as
+   any other.  The epoch advances, so that code placed there later is
+   not described with it, and the cached answers of symbol lookups
+   (which had no name for the code) are forgotten. */
+extern void ML_(jit_archive_late_name) ( const JitRegistration* reg,
+                                         JitNameId name, JitObject* obj,
+                                         JitLineTab* lines );
+
+/* ---- ELF objects' text (jitlookup.c) ---- */
 
 /* Does [a, a+len) overlap the text of an ELF object that m_debuginfo
    knows (and has not archived)? */
 extern Bool ML_(jit_overlaps_object_text) ( Addr a, SizeT len );
 
-/* Whether the byte at a lies in a loaded ELF object's text where that
-   object has a symbol for it (jitreg.c): a producer's name for it is
-   refused, and a lookup that missed there has nothing to read for. */
-extern Bool ML_(jit_elf_symbol_covers) ( Addr a );
+/* Whether the symbols of an ELF object whose text overlaps [a, a+len)
+   name its first or last byte.  A producer's name (a perf map's, a
+   jitdump's, a client request's) for code in an object's text is used
+   where the object has no symbol for it (a stripped executable: V8
+   embedders run their builtins from their own text and name them in
+   their perf files); where it has one, the ELF name stays and the
+   registration is refused, and a lookup that missed there has nothing
+   to read for. */
+extern Bool ML_(jit_elf_symbols_name) ( Addr a, SizeT len );
 
 #endif   // __PRIV_JITSTORE_H
 
