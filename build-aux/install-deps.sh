@@ -54,7 +54,8 @@
 # rakudo: Raku on MoarVM, whose JIT writes a perf map
 # (MVM_JIT_PERF_MAP=1), run by tests/integration_runtimes.cpp.
 # chezscheme, guile-3.0, pypy3, mono-runtime, mono-mcs,
-# libjavascriptcoregtk-4.0-bin (jsc), libmozjs-102-dev (js102): runtimes
+# libjavascriptcoregtk-4.0-bin (jsc), libmozjs-102-dev (js102), racket:
+# runtimes
 # whose JIT code nobody announces (with openjdk-17-jdk-headless and Node),
 # which tests/integration_runtimes.cpp runs against stock Callgrind's split.
 # clang-format-14: `make format` and `make check-format` (.clang-format).
@@ -165,6 +166,7 @@ mono-runtime
 mono-mcs
 libjavascriptcoregtk-4.0-bin
 libmozjs-102-dev
+racket
 "
 arm64_packages="
 gcc-aarch64-linux-gnu

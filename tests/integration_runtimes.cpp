@@ -390,6 +390,16 @@ std::vector<Unannounced> unannounced_runtimes() {
                  true});
     v.push_back(
         {"js102", {"js102", "fib.js"}, "[JIT code of js102]", "fib.js", js, "77520", "", true});
+    // Racket CS, on Chez Scheme: its executable made the code.
+    v.push_back({"racket",
+                 {"racket", "fib.rkt"},
+                 "[JIT code of racket]",
+                 "fib.rkt",
+                 "#lang racket/base\n"
+                 "(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))\n"
+                 "(display (fib 20)) (newline)\n",
+                 "6765",
+                 ""});
     v.push_back({"mono",
                  {"mono", "Hot.exe"},
                  "[JIT code of mono-sgen]",
@@ -417,14 +427,14 @@ std::vector<Unannounced> unannounced_runtimes() {
 
 boost::test_tools::assertion_result unannounced_available(boost::unit_test::test_unit_id) {
     std::string missing;
-    for (const char* p :
-         {"node", "scheme", "guile", "pypy3", "mono", "mcs", "java", "javac", "jsc", "js102"})
+    for (const char* p : {"node", "scheme", "guile", "pypy3", "mono", "mcs", "java", "javac", "jsc",
+                          "js102", "racket", "luajit"})
         if (find_on_path(p).empty()) missing += std::string(" ") + p;
     boost::test_tools::assertion_result res(missing.empty());
     res.message() << "missing:" << missing
                   << " (build-aux/install-deps.sh installs nodejs, chezscheme, guile-3.0, "
                      "pypy3, mono-runtime, mono-mcs, openjdk-17-jdk-headless, "
-                     "libjavascriptcoregtk-4.0-bin, libmozjs-102-dev)";
+                     "libjavascriptcoregtk-4.0-bin, libmozjs-102-dev, racket)";
     return res;
 }
 
