@@ -118,9 +118,10 @@ static XArray*      changes    = NULL;   /* of KeptChange */
 /* [kept_lo, kept_hi) holds every kept function (reset when none is
    left): most lookups and mprotects are decided by it alone. */
 static Addr    kept_lo = 0, kept_hi = 0;
-/* The reason this file gives for the removals it asks for (JitKept_N:
-   none, the registry's own). */
-static JitKeptEnd ending_because = JitKept_N;
+/* True while this file ends a kept function: the lookups that the
+   removal's discard makes describe the code being discarded, not code
+   that may have changed (ML_(jit_kept_note_lookup) ignores them). */
+static Bool ending = False;
 
 static struct {
    ULong kept;
@@ -350,6 +351,16 @@ static Bool block_intact ( const KeptFn* k, UWord b )
           && block_sum(k->start + off, len) == sums_of(k)[b];
 }
 
+/* Ends the kept function [start, start+size) through the registry, for
+   reason why, its code gone at time gone (VG_(jit_time_now)'s clock;
+   0: now). */
+static void end_kept ( Addr start, UWord size, ULong gone, JitKeptEnd why )
+{
+   ending = True;
+   (void)ML_(jit_remove_for_keep)(start, size, gone, why);
+   ending = False;
+}
+
 void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f, Addr a )
 {
    KeptFn*    k;
@@ -361,7 +372,7 @@ void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f, Addr a )
    /* Older epochs describe what ran then; and the lookups made while
       this file ends a function describe the code being discarded. */
    if (k == NULL || k->changed || ep.n != VG_(current_DiEpoch)().n
-       || ending_because != JitKept_N)
+       || ending)
       return;
    if (block_intact(k, (a - k->start) / KEEP_BLOCK)) {
       if (!k->looked_up) {
@@ -406,39 +417,29 @@ void VG_(jit_note_code_changed) ( Addr a, SizeT len )
       if (VG_(clo_trace_jit))
          VG_(dmsg)("jit: kept %#lx-%#lx: its code changed\n",
                    t->start, t->start + t->size);
-      ending_because = JitKeptWritten;
-      (void)ML_(jit_remove_for_keep)(t->start, t->size, 0);
-      ending_because = JitKept_N;
+      end_kept(t->start, t->size, 0, JitKeptWritten);
    }
    VG_(deleteXA)(todo);
 }
 
-Bool ML_(jit_kept_retired) ( const JitFn* f, const HChar* why )
+Bool ML_(jit_kept_retired) ( const JitFn* f, JitKeptEnd why )
 {
    KeptFn*    k;
    KeptGroup* g;
-   JitKeptEnd e;
    if (n_kept() == 0)
       return False;
    k = VG_(HT_remove)(kept, f->start);
    if (k == NULL)
       return False;
-   if (ending_because != JitKept_N)
-      e = ending_because;
-   else if (VG_(strcmp)(why, "unmapped") == 0)
-      e = JitKeptUnmapped;
-   else if (VG_(strcmp)(why, "replaced") == 0)
-      e = JitKeptReused;
-   else
-      e = JitKeptOther;
-   stats.ended[e]++;
+   stats.ended[why]++;
    if (VG_(clo_trace_jit)) {
       static const HChar* const because[JitKept_N] = {
          "its memory was unmapped", "new code was announced there",
          "its code was written or made writable", "it was removed"
       };
       VG_(dmsg)("jit: kept %#lx-%#lx %s ends: %s\n", f->start,
-                f->start + f->size, ML_(jit_name_str)(f->name), because[e]);
+                f->start + f->size, ML_(jit_name_str)(f->name),
+                because[why]);
    }
    g = k->group;
    if (g != NULL && --g->n_left == 0) {
@@ -462,9 +463,7 @@ void ML_(jit_kept_end_range) ( Addr a, SizeT len, JitKeptEnd why )
       from the copies. */
    for (i = 0; i < VG_(sizeXA)(todo); i++) {
       const KeptFn* t = VG_(indexXA)(todo, i);
-      ending_because = why;
-      (void)ML_(jit_remove_for_keep)(t->start, t->size, 0);
-      ending_because = JitKept_N;
+      end_kept(t->start, t->size, 0, why);
    }
    VG_(deleteXA)(todo);
 }
@@ -488,9 +487,7 @@ void ML_(jit_kept_at_safe_point) ( void )
       /* Gone when the change was seen, before the tool translated the
          new code unnamed: VG_(jit_late_name_epoch_at) never gives the
          new code this name. */
-      ending_because = JitKeptWritten;
-      (void)ML_(jit_remove_for_keep)(c.start, c.size, c.seen);
-      ending_because = JitKept_N;
+      end_kept(c.start, c.size, c.seen, JitKeptWritten);
    }
 }
 

@@ -172,51 +172,102 @@ static const HChar* object_name ( const JitFn* f )
    return ML_(jit_object_at)(f->obj)->name;
 }
 
+/* Why live functions are removed (removal_text: the word -v traces
+   print for each). */
+typedef
+   enum {
+      JitRemovedUnmapped,      /* their memory was unmapped */
+      JitRemovedUnregistered,  /* an unregister request */
+      JitRemovedReplaced,      /* a registration or move covered them */
+      JitRemovedMoved,         /* a move took the function elsewhere */
+      JitRemovedKeptEnds       /* jitkeep.c ends a kept function */
+   }
+   JitRemoval;
+
+static const HChar* removal_text ( JitRemoval why )
+{
+   switch (why) {
+      case JitRemovedUnmapped:     return "unmapped";
+      case JitRemovedUnregistered: return "unregister";
+      case JitRemovedReplaced:     return "replaced";
+      case JitRemovedMoved:        return "moved";
+      case JitRemovedKeptEnds:     return "kept name ends";
+   }
+   return "removed";
+}
+
+/* One removal of live functions. */
+typedef
+   struct {
+      JitRemoval why;
+      /* Why a kept function (jitkeep.c) among them ends. */
+      JitKeptEnd kept_end;
+      /* When their code went, in VG_(jit_time_now)'s clock: the load
+         time of the code replacing it (a registration's or a move's),
+         or when jitkeep.c saw it change; 0: not known, then the clock,
+         read when the first function is archived (a munmap of 10^6
+         functions reads it once), and kept here for the others. */
+      ULong      gone;
+   }
+   Removal;
+
+/* A removal for why, its code gone at time gone (0: now). */
+static Removal removal ( JitRemoval why, ULong gone )
+{
+   Removal r;
+   r.why      = why;
+   r.kept_end = why == JitRemovedUnmapped ? JitKeptUnmapped
+                : why == JitRemovedReplaced ? JitKeptReused
+                : JitKeptOther;
+   r.gone     = gone;
+   return r;
+}
+
+/* What a removal removed: registered functions, and kept ones
+   (jitkeep.c), which count as none of its removals (they were counted
+   as unregistered already). */
+typedef
+   struct {
+      UInt registered;
+      UInt kept;
+   }
+   Removed;
+
 /* Archives or frees what live function f holds (its translations are
    already discarded); the caller then removes its record.  Does not
-   advance the epoch: the caller does, once per request. */
-/* True while ML_(jit_notify_munmap) retires functions: they are archived
-   even without --keep-debuginfo=yes, since tools bind names that arrived
-   late to code that ran before (VG_(jit_late_name_epoch)), and runtimes
-   free their code (CPython 3.13 its trampolines) before they exit.  Only
-   code that may have run is archived (VG_(may_have_translations), which
-   errs towards yes): code that never ran is in no profile and no stack
-   trace (an archive record costs about 490 instructions a function,
-   three times what the rest of an unmap costs: code compiled ahead and
-   freed unrun, or a test's heap of code, pays none of it). */
-static Bool archiving_unmapped = False;
+   advance the epoch: the caller does, once per request.  Returns
+   whether f was a kept function.
 
-/* When the code being removed now went, in VG_(jit_time_now)'s clock:
-   the load time of the code replacing it, which ML_(jit_register) sets
-   when it is known, else the clock read once per removal (a munmap of
-   10^6 functions reads it once); 0 between removals. */
-static ULong removal_time = 0;
-
-/* Kept functions (jitkeep.c) that the last remove_range retired: they
-   count as none of its removals (they were unregistered already). */
-static UInt n_retired_kept = 0;
-
-static void retire_fn ( JitFn* f, const HChar* why )
+   f is archived with --keep-debuginfo=yes, where code ran unnamed (it
+   may take this name late, jitlate.c), and, when its memory was
+   unmapped, where its code may have run (VG_(may_have_translations),
+   which errs towards yes), since tools bind names that arrived late to
+   code that ran before (VG_(jit_late_name_epoch)), and runtimes free
+   their code (CPython 3.13 its trampolines) before they exit.  Code
+   that never ran is in no profile and no stack trace (an archive record
+   costs about 490 instructions a function, three times what the rest of
+   an unmap costs: code compiled ahead and freed unrun, or a test's heap
+   of code, pays none of it). */
+static Bool retire_fn ( JitFn* f, Removal* rm )
 {
    ULong       loaded;
    JitLineTab* lines;
-   if (ML_(jit_kept_retired)(f, why))
-      n_retired_kept++;
+   Bool        kept = ML_(jit_kept_retired)(f, rm->kept_end);
    lines = ML_(jit_fn_take_extras)(f, &loaded);
    /* Its CFI, if it came with some, goes with it. */
    (void)ML_(jit_cfi_remove)(f->start, JitCfiFunction, f->start);
    if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit: %s %#lx-%#lx %s (%s)\n", why, f->start,
-                f->start + f->size, ML_(jit_name_str)(f->name),
+      VG_(dmsg)("jit: %s %#lx-%#lx %s (%s)\n", removal_text(rm->why),
+                f->start, f->start + f->size, ML_(jit_name_str)(f->name),
                 object_name(f));
    if (VG_(clo_keep_debuginfo)
-       || (archiving_unmapped
+       || (rm->why == JitRemovedUnmapped
            && VG_(may_have_translations)(f->start, f->size))
        || ML_(jit_ran_unnamed)(f->start, f->size)) {
-      if (removal_time == 0)
-         removal_time = ML_(jit_now)();
+      if (rm->gone == 0)
+         rm->gone = ML_(jit_now)();
       ML_(jit_archive_fn)(f, lines, loaded, VG_(current_DiEpoch)().n,
-                          removal_time);
+                          rm->gone);
       if (VG_(clo_keep_debuginfo))
          VG_(archive_ExeContext_in_range)(VG_(current_DiEpoch)(),
                                           f->start, f->size);
@@ -227,25 +278,23 @@ static void retire_fn ( JitFn* f, const HChar* why )
          ML_(dinfo_free)(lines);
       f->name = 0;
    }
+   return kept;
 }
 
 /* Drops every live function intersecting [a, a+len) (len > 0, a+len
    does not wrap): discards their translations, with one discard for the
    whole span (none if the caller already discarded [a, a+len) and no
    function sticks out of it), then removes them, a chunk's worth at a
-   time.  Returns how many. */
-static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
-                           const HChar* why )
+   time. */
+static Removed remove_range ( Addr a, SizeT len, Bool caller_discarded,
+                              Removal rm )
 {
-   UInt     n = 0;
+   Removed  r = { 0, 0 };
    Addr     lo, hi, end = a + len;
    JitFnPos p = ML_(jit_first_intersecting)(a, len);
    JitFnPos q;
-   n_retired_kept = 0;
-   if (p.c == NULL) {
-      removal_time = 0;
-      return 0;
-   }
+   if (p.c == NULL)
+      return r;
    lo = ML_(jit_fn_at)(p)->start < a ? ML_(jit_fn_at)(p)->start : a;
    hi = end;
    q  = ML_(jit_fn_containing)(end - 1);
@@ -258,41 +307,39 @@ static UInt remove_range ( Addr a, SizeT len, Bool caller_discarded,
       JitFnChunk* c = p.c;
       UInt        j = p.i;
       while (j < c->n && c->fns[j].start < end) {
-         retire_fn(&c->fns[j], why);
+         if (retire_fn(&c->fns[j], &rm))
+            r.kept++;
+         else
+            r.registered++;
          j++;
       }
       ML_(jit_remove_fns)(c, p.i, j);
-      n += j - p.i;
    }
-   removal_time = 0;
-   return n - n_retired_kept;
+   return r;
 }
 
 /* Removes the live function starting at a, whose translations are
    already discarded.  Returns whether there was one. */
-static Bool remove_fn_at ( Addr a, const HChar* why )
+static Bool remove_fn_at ( Addr a, Removal rm )
 {
    JitFnPos p = ML_(jit_fn_starting_at)(a);
    if (p.c == NULL)
       return False;
-   retire_fn(ML_(jit_fn_at)(p), why);
+   (void)retire_fn(ML_(jit_fn_at)(p), &rm);
    ML_(jit_remove_fns)(p.c, p.i, p.i + 1);
-   removal_time = 0;
    return True;
 }
 
 void ML_(jit_notify_munmap) ( Addr a, SizeT len )
 {
-   UInt n;
+   Removed r;
    if (len == 0 || ML_(jit_n_live)() == 0)
       return;
    if (a + len < a)
       len = ~(Addr)0 - a;
-   archiving_unmapped = True;
-   n = remove_range(a, len, False, "unmapped");
-   archiving_unmapped = False;
-   if (n > 0 || n_retired_kept > 0) {
-      stats.unmapped += n;
+   r = remove_range(a, len, False, removal(JitRemovedUnmapped, 0));
+   if (r.registered > 0 || r.kept > 0) {
+      stats.unmapped += r.registered;
       ML_(advance_current_DiEpoch_for_jit)();
    }
 }
@@ -304,7 +351,7 @@ Int ML_(jit_unregister) ( Addr start )
       return VG_JIT_ERR_NOT_REGISTERED;
    ML_(jit_discard_translations)(start, ML_(jit_fn_at)(p)->size,
                              "jitreg.unregister");
-   (void)remove_fn_at(start, "unregister");
+   (void)remove_fn_at(start, removal(JitRemovedUnregistered, 0));
    ML_(advance_current_DiEpoch_for_jit)();
    stats.unregistered++;
    return VG_JIT_OK;
@@ -312,30 +359,32 @@ Int ML_(jit_unregister) ( Addr start )
 
 UWord ML_(jit_unregister_range) ( Addr start, UWord size )
 {
-   UInt n;
+   Removed r;
    if (size == 0)
       return 0;
    if (start + size < start)
       size = ~(Addr)0 - start;
-   n = remove_range(start, size, False, "unregister");
-   if (n > 0 || n_retired_kept > 0) {
+   r = remove_range(start, size, False,
+                    removal(JitRemovedUnregistered, 0));
+   if (r.registered > 0 || r.kept > 0) {
       ML_(advance_current_DiEpoch_for_jit)();
-      stats.unregistered += n;
+      stats.unregistered += r.registered;
    }
-   return n;
+   return r.registered;
 }
 
-UInt ML_(jit_remove_for_keep) ( Addr a, SizeT len, ULong gone )
+UInt ML_(jit_remove_for_keep) ( Addr a, SizeT len, ULong gone,
+                                JitKeptEnd why )
 {
-   UInt n;
+   Removal rm = removal(JitRemovedKeptEnds, gone);
+   Removed r;
    if (len == 0)
       return 0;
-   removal_time = gone;
-   n = remove_range(a, len, False, "kept name ends");
-   n += n_retired_kept;
-   if (n > 0)
+   rm.kept_end = why;
+   r = remove_range(a, len, False, rm);
+   if (r.registered + r.kept > 0)
       ML_(advance_current_DiEpoch_for_jit)();
-   return n;
+   return r.registered + r.kept;
 }
 
 void ML_(jit_count_unregistered) ( UWord n )
@@ -558,12 +607,12 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
       ML_(jit_discard_translations)(reg->start, reg->size, "jitreg.register");
       /* Code emitted above every live function (a JIT's code heap) needs
          no removal. */
-      if (range_is_free(reg->start, reg->size)) {
+      if (range_is_free(reg->start, reg->size))
          n_replaced = 0;
-      } else {
-         removal_time = reg->loaded;
-         n_replaced = remove_range(reg->start, reg->size, True, "replaced");
-      }
+      else
+         n_replaced = remove_range(reg->start, reg->size, True,
+                                   removal(JitRemovedReplaced,
+                                           reg->loaded)).registered;
       if (n_replaced > 0) {
          stats.replaced += n_replaced;
          if (st == VG_JIT_OK)
@@ -681,11 +730,11 @@ Int ML_(jit_move) ( Addr old_start, Addr new_start, ULong moved_at )
    /* Its CFI, if any, moves with it (retire_fn would free it). */
    cfi = ML_(jit_cfi_detach)(old_start, JitCfiFunction, old_start);
    ML_(jit_discard_translations)(old_start, size, "jitreg.move");
-   removal_time = moved_at;
-   (void)remove_fn_at(old_start, "moved");
+   (void)remove_fn_at(old_start, removal(JitRemovedMoved, moved_at));
    ML_(jit_discard_translations)(new_start, size, "jitreg.move");
-   removal_time = moved_at;
-   n_replaced = remove_range(new_start, size, True, "replaced");
+   n_replaced = remove_range(new_start, size, True,
+                             removal(JitRemovedReplaced,
+                                     moved_at)).registered;
    stats.replaced += n_replaced;
    ML_(advance_current_DiEpoch_for_jit)();
    insert_fn(new_start, size, name, obj, lines,

@@ -125,11 +125,13 @@ extern void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f,
                                         Addr a );
 
 /* Called by jitreg.c's retire_fn for every live function it removes:
-   if f is kept, forgets it, counts why it ended (from the removal's
-   `why`: "unmapped", "replaced", "moved"; or the reason jitkeep.c gave
-   when it ended f itself) and removes its object's CFI with its last
-   kept function; returns whether f was kept. */
-extern Bool ML_(jit_kept_retired) ( const JitFn* f, const HChar* why );
+   if f is kept, forgets it, counts why it ended (why: from the
+   removal, JitKeptUnmapped for a munmap, JitKeptReused for a
+   registration or move over it, JitKeptOther for an unregistration or
+   a move of it; or the reason jitkeep.c gave ML_(jit_remove_for_keep))
+   and removes its object's CFI with its last kept function; returns
+   whether f was kept. */
+extern Bool ML_(jit_kept_retired) ( const JitFn* f, JitKeptEnd why );
 
 /* Ends the kept functions intersecting [a, a+len) (len > 0), for
    reason why (at a safe point). */
@@ -151,9 +153,11 @@ extern void ML_(jit_kept_print_summary) ( void );
 
 /* Removes the live functions intersecting [a, a+len) (discarding their
    translations first), with gone as the time their code went
-   (VG_(jit_time_now)'s clock; 0: now), and advances the epoch if any
-   went.  Returns how many. */
-extern UInt ML_(jit_remove_for_keep) ( Addr a, SizeT len, ULong gone );
+   (VG_(jit_time_now)'s clock; 0: now) and why as the reason a kept
+   one among them ends (ML_(jit_kept_retired)), and advances the epoch
+   if any went.  Returns how many. */
+extern UInt ML_(jit_remove_for_keep) ( Addr a, SizeT len, ULong gone,
+                                       JitKeptEnd why );
 
 /* Counts n functions as unregistered for the -v summary. */
 extern void ML_(jit_count_unregistered) ( UWord n );
