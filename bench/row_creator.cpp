@@ -34,9 +34,12 @@ void row_creator() {
                      ("10. mprotect(PROT_EXEC) x 10^5, " + how).c_str(), reps, now_s() - t0);
         const double ratio = median(ratios);
         const auto [lo, hi] = median_interval(ratios, 0.95);
-        const std::string v = hi <= 1.01  ? verdict(true)
-                              : lo > 1.01 ? verdict(false)
-                                          : std::string("**NOT RESOLVED**");
+        // An interval across the target: the counted lines (10c, 10d)
+        // decide when the self-hosting build is there.
+        const std::string v = hi <= 1.01                      ? verdict(true)
+                              : lo > 1.01                     ? verdict(false)
+                              : !g_opt->inner_patched.empty() ? kWithinNoise
+                                                              : std::string("**NOT RESOLVED**");
         g_rows.push_back({"10" + std::string(1, static_cast<char>('a' + k++)),
                           "Memory made executable 10^5 times (" +
                               std::string(how == "flip" ? "one page flipped W^X"
@@ -49,7 +52,8 @@ void row_creator() {
                           fmt("%.3f s", median_wall(offs)), fmt("%.3f s", median_wall(ons)),
                           fmt("%.3f x", ratio) + fmt(" (%.3f", lo) + fmt("-%.3f)", hi),
                           "on/off <= 1.01", v});
-        if (hi > 1.01) missed_note("Row 10 (" + how + ")");
+        if (lo > 1.01 || (hi > 1.01 && g_opt->inner_patched.empty()))
+            missed_note("Row 10 (" + how + ")");
     }
 }
 
