@@ -148,8 +148,8 @@ BOOST_AUTO_TEST_CASE(memcheck_names_unregistered_code_that_stays_mapped) {
 BOOST_AUTO_TEST_CASE(keep_debuginfo_names_leaks_of_kept_code_once_its_range_is_reused) {
     // --keep-debuginfo=yes still names the leak of code that is gone
     // (leak: jit_allocator unregistered, then other code registered over
-    // it), and without it the frame has no name, as before the names of
-    // unregistered code were kept.
+    // it), and without it the frame has no name (nothing keeps the names
+    // of unregistered code then).
     static const std::regex leak(
         R"(77 bytes in 1 blocks are definitely lost[^\n]*\n[^\n]*malloc[^\n]*\n==\d+==    by 0x[0-9A-F]+: ([^\n]*)\n)");
     std::smatch m;

@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(without_the_options_it_is_stock_valgrind) {
     BOOST_TEST(!has(frames, "main"), r.err);
     BOOST_TEST(!contains(r.err, "JIT code of"), r.err);
 
-    // Names without the scan: the trace stops in the JIT code as before.
+    // Names without the scan: the trace stops in the JIT code.
     r = memcheck_creatorjit("mmap", {"--jit-unwind-scan=no"});
     const auto named = names(stack_trace_after(r.err, "depends on uninitialised value"));
     BOOST_TEST_REQUIRE(!named.empty(), r.err);

@@ -389,7 +389,7 @@ BOOST_AUTO_TEST_CASE(memcheck_shows_the_call_tier1_inlined_as_its_own_frame) {
     // `return table[i];`, called with a variable) and registers where
     // (VgJitCode's inline table): the read past the array is reported at
     // lookup's line, inlined at scale's line 14, both at one address, then
-    // check and main as before.  The sample's results do not change.
+    // check and main.  The sample's results do not change.
     if (!require_stage()) return;
     const std::string file = "bounds_tier1.mj";
     InvalidRead r = invalid_read_in_nested_calls({"--inline"});

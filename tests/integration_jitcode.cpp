@@ -404,7 +404,7 @@ BOOST_AUTO_TEST_CASE(profile_without_jit_code_is_unchanged) {
 }
 
 // Without --dump-instr=yes there are no instruction addresses to annotate:
-// the option writes nothing and names the JIT object as before.
+// the option writes nothing and names the JIT object as without it.
 BOOST_AUTO_TEST_CASE(option_needs_dump_instr) {
     TempDir dir("vgjit-jitcode");
     Result r =
