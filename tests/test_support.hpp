@@ -64,8 +64,11 @@ std::string minijit();
 /// tests_builddir() + "/testjit".
 std::string testjit();
 
-/// Node.js: $VGJIT_NODE, else the first executable `node` on $PATH, else
-/// /usr/bin/node (Debian's nodejs package).
+/// Node.js: $VGJIT_NODE, else Node.js 20 from the npm registry
+/// (npm-tools/node_modules/node20, which build-aux/install-deps.sh
+/// installs where the node on $PATH is older than 20, as Debian 12's is),
+/// else the first executable `node` on $PATH, else /usr/bin/node (Debian's
+/// nodejs package).
 std::string node_binary();
 /// Boost.Test precondition: node_binary() is executable; if not, the case
 /// is reported as skipped, naming it.
