@@ -300,35 +300,19 @@ static Addr function_entry(Addr addr, const HChar* fn)
    return *p == 0 ? addr - (Addr)off : addr;
 }
 
-obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
+/* A block's instructions as runs of consecutive bytes. */
+typedef struct {
+   Int  n;
+   Addr start[MAX_RUNS];
+   UInt len[MAX_RUNS];
+} Runs;
+
+/* The runs of the instructions of bbIn into *r; False if there are more
+   than MAX_RUNS (the block is not kept). */
+static Bool block_runs(const IRSB* bbIn, Runs* r)
 {
-   Addr    run_start[MAX_RUNS];
-   UInt    run_len[MAX_RUNS];
-   Int     runs = 0, i;
-   Word    n, k;
-   JitVersion*  v;
-   JitCode*     code;
-   const HChar* fnname;
-   const HChar* fn = 0;
-   Addr         entry = addr;
-   FnVersion*   fv = 0;
-#if !JIT_ELF_SUPPORTED
-   static Bool  said_unsupported = False;
-
-   /* Said once, at the first block: the option does nothing here. */
-   if (CLG_(clo).dump_jit_code && !said_unsupported) {
-      said_unsupported = True;
-      VG_(umsg)("Warning: --dump-jit-code=yes is not supported on this "
-                "platform (the ELF files are written on 64-bit platforms "
-                "only): no files will be written\n");
-   }
-#endif
-
-   if (!JIT_ELF_SUPPORTED || !CLG_(clo).dump_jit_code
-       || !CLG_(clo).dump_instr || !is_jit_obj(obj))
-      return obj;
-
-   /* The block's instructions, as runs of consecutive bytes. */
+   Int i;
+   r->n = 0;
    for (i = 0; i < bbIn->stmts_used; i++) {
       const IRStmt* st = bbIn->stmts[i];
       Addr ia;
@@ -337,75 +321,131 @@ obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
       ia = (Addr)st->Ist.IMark.addr;
       il = st->Ist.IMark.len;
       if (il == 0) continue;
-      if (runs > 0 && run_start[runs-1] + run_len[runs-1] == ia) {
-         run_len[runs-1] += il;
+      if (r->n > 0 && r->start[r->n-1] + r->len[r->n-1] == ia) {
+         r->len[r->n-1] += il;
          continue;
       }
-      if (runs == MAX_RUNS) return obj;   /* not kept */
-      run_start[runs] = ia;
-      run_len[runs]   = il;
-      runs++;
+      if (r->n == MAX_RUNS) return False;
+      r->start[r->n] = ia;
+      r->len[r->n]   = il;
+      r->n++;
    }
-   if (runs == 0) return obj;
+   return True;
+}
 
-   if (VG_(get_fnname)(VG_(current_DiEpoch)(), addr, &fnname)) {
-      fn = intern_name(fnname);
-      entry = function_entry(addr, fn);
-   }
+/* Do the bytes v has agree with the bytes of every run of r (at
+   run-time addresses, obj's offset below the profile's)? */
+static Bool agrees_with_runs(JitVersion* v, const Runs* r,
+                             const obj_node* obj)
+{
+   Int i;
+   for (i = 0; i < r->n; i++)
+      if (!agrees(v, r->start[i] - obj->offset, r->len[i],
+                  (const UChar*)r->start[i]))
+         return False;
+   return True;
+}
 
+/* The code of the JIT object whose first version is obj's, made with
+   its version 1 (obj) on first use. */
+static JitCode* code_of(obj_node* obj)
+{
+   JitVersion* v;
+   JitCode*    code;
    if (by_obj == 0)
       by_obj = VG_(OSetGen_Create)(offsetof(JitVersion, obj), NULL,
                                    VG_(malloc), "cl.jitobj.objs.1",
                                    VG_(free));
    v = version_of(obj);
-   if (v == 0) {
-      code = VG_(malloc)("cl.jitobj.code.1", sizeof(JitCode));
-      code->versions = VG_(newXA)(VG_(malloc), "cl.jitobj.code.2",
-                                  VG_(free), sizeof(JitVersion*));
-      code->fns = VG_(OSetGen_Create)(offsetof(FnVersion, entry), NULL,
-                                      VG_(malloc), "cl.jitobj.code.3",
-                                      VG_(free));
-      v = new_version(code, obj);
-   }
-   code = v->code;
+   if (v != 0)
+      return v->code;
+   code = VG_(malloc)("cl.jitobj.code.1", sizeof(JitCode));
+   code->versions = VG_(newXA)(VG_(malloc), "cl.jitobj.code.2",
+                               VG_(free), sizeof(JitVersion*));
+   code->fns = VG_(OSetGen_Create)(offsetof(FnVersion, entry), NULL,
+                                   VG_(malloc), "cl.jitobj.code.3",
+                                   VG_(free));
+   return new_version(code, obj)->code;
+}
 
-   /* The version of the block's function, if the bytes agree; else the
-      first version they agree with. */
-   n = VG_(sizeXA)(code->versions);
-   v = 0;
+/* The version of code a block's runs r go to: the version of the
+   block's function (fv, found by its entry; 0 if none), if the bytes
+   agree; else the first version they agree with; else a new one. */
+static JitVersion* version_for(JitCode* code, const obj_node* obj,
+                               const Runs* r, const FnVersion* fv,
+                               const HChar* fn)
+{
+   Word n = VG_(sizeXA)(code->versions), k;
+   JitVersion* first;
+   HChar*      name;
+   JitVersion* v;
+
+   if (fv && fv->fn == fn) {
+      JitVersion* cand =
+         *(JitVersion**)VG_(indexXA)(code->versions, fv->version - 1);
+      if (agrees_with_runs(cand, r, obj)) return cand;
+   }
+   for (k = 0; k < n; k++) {
+      JitVersion* cand = *(JitVersion**)VG_(indexXA)(code->versions, k);
+      if (agrees_with_runs(cand, r, obj)) return cand;
+   }
+   first = *(JitVersion**)VG_(indexXA)(code->versions, 0);
+   name  = VG_(malloc)("cl.jitobj.vname.1",
+                       VG_(strlen)(first->obj->name) + 16);
+   VG_(sprintf)(name, "%s#%u", first->obj->name, (UInt)n + 1);
+   v = new_version(code, new_obj_node_like(first->obj, name));
+   VG_(free)(name);
+   return v;
+}
+
+/* Says once, at the first block, that --dump-jit-code=yes does nothing
+   on this platform. */
+static void warn_unsupported_once(void)
+{
+#if !JIT_ELF_SUPPORTED
+   static Bool said_unsupported = False;
+   if (CLG_(clo).dump_jit_code && !said_unsupported) {
+      said_unsupported = True;
+      VG_(umsg)("Warning: --dump-jit-code=yes is not supported on this "
+                "platform (the ELF files are written on 64-bit platforms "
+                "only): no files will be written\n");
+   }
+#endif
+}
+
+obj_node* CLG_(jit_code_capture)(obj_node* obj, Addr addr, IRSB* bbIn)
+{
+   Runs         r;
+   Int          i;
+   JitVersion*  v;
+   JitCode*     code;
+   const HChar* fnname;
+   const HChar* fn = 0;
+   Addr         entry = addr;
+   FnVersion*   fv = 0;
+
+   warn_unsupported_once();
+   if (!JIT_ELF_SUPPORTED || !CLG_(clo).dump_jit_code
+       || !CLG_(clo).dump_instr || !is_jit_obj(obj))
+      return obj;
+   if (!block_runs(bbIn, &r) || r.n == 0)
+      return obj;
+
+   if (VG_(get_fnname)(VG_(current_DiEpoch)(), addr, &fnname)) {
+      fn = intern_name(fnname);
+      entry = function_entry(addr, fn);
+   }
+   code = code_of(obj);
    if (fn) {
       UWord key = entry - obj->offset;
       fv = VG_(OSetGen_Lookup)(code->fns, &key);
-      if (fv && fv->fn == fn) {
-         JitVersion* cand =
-            *(JitVersion**)VG_(indexXA)(code->versions, fv->version - 1);
-         for (i = 0; i < runs; i++)
-            if (!agrees(cand, run_start[i] - obj->offset, run_len[i],
-                        (const UChar*)run_start[i]))
-               break;
-         if (i == runs) v = cand;
-      }
    }
-   for (k = 0; k < n && v == 0; k++) {
-      JitVersion* cand = *(JitVersion**)VG_(indexXA)(code->versions, k);
-      for (i = 0; i < runs; i++)
-         if (!agrees(cand, run_start[i] - obj->offset, run_len[i],
-                     (const UChar*)run_start[i]))
-            break;
-      if (i == runs) v = cand;
-   }
-   if (v == 0) {
-      JitVersion* first = *(JitVersion**)VG_(indexXA)(code->versions, 0);
-      HChar* name = VG_(malloc)("cl.jitobj.vname.1",
-                                VG_(strlen)(first->obj->name) + 16);
-      VG_(sprintf)(name, "%s#%u", first->obj->name, (UInt)n + 1);
-      v = new_version(code, new_obj_node_like(first->obj, name));
-      VG_(free)(name);
-   }
+   v = version_for(code, obj, &r, fv, fn);
 
-   for (i = 0; i < runs; i++)
-      add_range(v, run_start[i] - obj->offset, run_len[i],
-                (const UChar*)run_start[i], fn);
+   for (i = 0; i < r.n; i++)
+      add_range(v, r.start[i] - obj->offset, r.len[i],
+                (const UChar*)r.start[i], fn);
+   /* The function's code went to v: its next blocks look there first. */
    if (fn) {
       if (fv == 0) {
          fv = VG_(OSetGen_AllocNode)(code->fns, sizeof(FnVersion));
@@ -501,29 +541,25 @@ static void align(Buf* buf, SizeT a)
    while (buf->used % a) put(buf, 0, 1);
 }
 
-/* The ELF image of v: one executable section per run of contiguous
-   bytes (at the run's address), a symbol table with a function symbol
-   for each stretch of contiguous code of one function. */
-static Buf elf_image(JitVersion* v)
+/* An ELF image being made: the file's bytes, and the section headers,
+   symbols and symbol names that go after them. */
+typedef struct {
+   Buf  out, shdrs, syms, strs;
+   UInt nsec;               /* code sections so far */
+} Image;
+
+static const HChar shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+
+/* Appends v's code to img: one executable section per run of
+   contiguous bytes (at the run's address), a function symbol for each
+   stretch of contiguous code of one function. */
+static void put_code(JitVersion* v, Image* img)
 {
-   Buf    out = { 0, 0, 0 }, syms = { 0, 0, 0 }, strs = { 0, 0, 0 };
-   Buf    shdrs = { 0, 0, 0 };
-   static const HChar shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
-   Elf64_Ehdr eh;
    Elf64_Shdr sh;
    Elf64_Sym  sym;
    Chunk *c, *prev = 0;
-   UInt   nsec = 0;
    Elf64_Off sym_start = 0;
    Bool   sym_open = False;
-   SizeT  symtab_off, strtab_off, shstr_off;
-
-   put(&out, 0, sizeof(Elf64_Ehdr));
-   VG_(memset)(&sh, 0, sizeof sh);
-   put(&shdrs, &sh, sizeof sh);               /* section 0 */
-   put(&strs, "", 1);
-   VG_(memset)(&sym, 0, sizeof sym);
-   put(&syms, &sym, sizeof sym);              /* symbol 0 */
 
    VG_(OSetGen_ResetIter)(v->chunks);
    for (;;) {
@@ -533,14 +569,16 @@ static Buf elf_image(JitVersion* v)
 
       /* Close the open function symbol unless c continues it. */
       if (sym_open && !(contiguous && c->fn == prev->fn)) {
-         Elf64_Sym* s = (Elf64_Sym*)(syms.b + syms.used - sizeof sym);
+         Elf64_Sym* s = (Elf64_Sym*)(img->syms.b + img->syms.used
+                                     - sizeof sym);
          s->st_size = prev->start + prev->len - sym_start;
          sym_open = False;
       }
       /* Close the open section unless c continues it. */
-      if (nsec > 0 && !contiguous) {
-         Elf64_Shdr* s = (Elf64_Shdr*)(shdrs.b + nsec * sizeof sh);
-         s->sh_size = out.used - s->sh_offset;
+      if (img->nsec > 0 && !contiguous) {
+         Elf64_Shdr* s = (Elf64_Shdr*)(img->shdrs.b
+                                       + img->nsec * sizeof sh);
+         s->sh_size = img->out.used - s->sh_offset;
       }
       if (c == 0) break;
       if (!contiguous) {
@@ -549,60 +587,74 @@ static Buf elf_image(JitVersion* v)
          sh.sh_type      = SHT_PROGBITS;
          sh.sh_flags     = SHF_ALLOC | SHF_EXECINSTR;
          sh.sh_addr      = c->start;
-         sh.sh_offset    = out.used;
+         sh.sh_offset    = img->out.used;
          sh.sh_addralign = 1;
-         put(&shdrs, &sh, sizeof sh);
-         nsec++;
+         put(&img->shdrs, &sh, sizeof sh);
+         img->nsec++;
       }
       if (!sym_open && c->fn) {
          VG_(memset)(&sym, 0, sizeof sym);
-         sym.st_name  = strs.used;
+         sym.st_name  = img->strs.used;
          sym.st_info  = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
-         sym.st_shndx = nsec;
+         sym.st_shndx = img->nsec;
          sym.st_value = c->start;
-         put(&strs, c->fn, VG_(strlen)(c->fn) + 1);
-         put(&syms, &sym, sizeof sym);
+         put(&img->strs, c->fn, VG_(strlen)(c->fn) + 1);
+         put(&img->syms, &sym, sizeof sym);
          sym_start = c->start;
          sym_open  = True;
       }
-      put(&out, c->bytes, c->len);
+      put(&img->out, c->bytes, c->len);
       prev = c;
    }
+}
 
-   align(&out, 8);
-   symtab_off = out.used;
-   put(&out, syms.b, syms.used);
-   strtab_off = out.used;
-   put(&out, strs.b, strs.used);
-   shstr_off = out.used;
-   put(&out, shstr, sizeof shstr);
-   align(&out, 8);
+/* Appends to img, after its code, the symbol table, its string table
+   and the section names, with their section headers. */
+static void put_tables(Image* img)
+{
+   Elf64_Shdr sh;
+   SizeT      symtab_off, strtab_off, shstr_off;
+
+   align(&img->out, 8);
+   symtab_off = img->out.used;
+   put(&img->out, img->syms.b, img->syms.used);
+   strtab_off = img->out.used;
+   put(&img->out, img->strs.b, img->strs.used);
+   shstr_off = img->out.used;
+   put(&img->out, shstr, sizeof shstr);
+   align(&img->out, 8);
 
    VG_(memset)(&sh, 0, sizeof sh);
    sh.sh_name      = 7;                        /* .symtab */
    sh.sh_type      = SHT_SYMTAB;
    sh.sh_offset    = symtab_off;
-   sh.sh_size      = syms.used;
-   sh.sh_link      = nsec + 2;                 /* .strtab */
+   sh.sh_size      = img->syms.used;
+   sh.sh_link      = img->nsec + 2;            /* .strtab */
    sh.sh_info      = 1;                        /* first global symbol */
    sh.sh_addralign = 8;
    sh.sh_entsize   = sizeof(Elf64_Sym);
-   put(&shdrs, &sh, sizeof sh);
+   put(&img->shdrs, &sh, sizeof sh);
    VG_(memset)(&sh, 0, sizeof sh);
    sh.sh_name      = 15;                       /* .strtab */
    sh.sh_type      = SHT_STRTAB;
    sh.sh_offset    = strtab_off;
-   sh.sh_size      = strs.used;
+   sh.sh_size      = img->strs.used;
    sh.sh_addralign = 1;
-   put(&shdrs, &sh, sizeof sh);
+   put(&img->shdrs, &sh, sizeof sh);
    VG_(memset)(&sh, 0, sizeof sh);
    sh.sh_name      = 23;                       /* .shstrtab */
    sh.sh_type      = SHT_STRTAB;
    sh.sh_offset    = shstr_off;
    sh.sh_size      = sizeof shstr;
    sh.sh_addralign = 1;
-   put(&shdrs, &sh, sizeof sh);
+   put(&img->shdrs, &sh, sizeof sh);
+}
 
+/* Appends img's section headers and writes its ELF header, at the
+   start of the file. */
+static void put_header(Image* img)
+{
+   Elf64_Ehdr eh;
    VG_(memset)(&eh, 0, sizeof eh);
    eh.e_ident[EI_MAG0]    = ELFMAG0;
    eh.e_ident[EI_MAG1]    = ELFMAG1;
@@ -620,16 +672,37 @@ static Buf elf_image(JitVersion* v)
    eh.e_version   = EV_CURRENT;
    eh.e_ehsize    = sizeof(Elf64_Ehdr);
    eh.e_shentsize = sizeof(Elf64_Shdr);
-   eh.e_shoff     = out.used;
-   eh.e_shnum     = nsec + 4;
-   eh.e_shstrndx  = nsec + 3;
-   put(&out, shdrs.b, shdrs.used);
-   VG_(memcpy)(out.b, &eh, sizeof eh);
+   eh.e_shoff     = img->out.used;
+   eh.e_shnum     = img->nsec + 4;
+   eh.e_shstrndx  = img->nsec + 3;
+   put(&img->out, img->shdrs.b, img->shdrs.used);
+   VG_(memcpy)(img->out.b, &eh, sizeof eh);
+}
 
-   VG_(free)(syms.b);
-   VG_(free)(strs.b);
-   VG_(free)(shdrs.b);
-   return out;
+/* The ELF image of v: its code (put_code), then its symbols and section
+   names (put_tables), then the section headers (put_header). */
+static Buf elf_image(JitVersion* v)
+{
+   Image      img;
+   Elf64_Shdr sh;
+   Elf64_Sym  sym;
+
+   VG_(memset)(&img, 0, sizeof img);
+   put(&img.out, 0, sizeof(Elf64_Ehdr));
+   VG_(memset)(&sh, 0, sizeof sh);
+   put(&img.shdrs, &sh, sizeof sh);           /* section 0 */
+   put(&img.strs, "", 1);
+   VG_(memset)(&sym, 0, sizeof sym);
+   put(&img.syms, &sym, sizeof sym);          /* symbol 0 */
+
+   put_code(v, &img);
+   put_tables(&img);
+   put_header(&img);
+
+   VG_(free)(img.syms.b);
+   VG_(free)(img.strs.b);
+   VG_(free)(img.shdrs.b);
+   return img.out;
 }
 
 static void write_version(JitVersion* v, const HChar* dir, SizeT dirlen)

@@ -483,6 +483,101 @@ static Bool inl_text_ok ( const HChar* s )
    return s[0] != 0 && ML_(jit_text_is_clean)(s, VG_(strlen)(s));
 }
 
+/* Nests entry t (number i) in its parent p (number parent): its range
+   inside the parent's, at most VG_JIT_MAX_INLINE_DEPTH deep.  False and
+   *why if it is not. */
+static Bool nest_inline_entry ( InlEntry* t, const InlEntry* p, UWord i,
+                                UWord parent, /*OUT*/const HChar** why )
+{
+   if (t->lo < p->lo || t->hi > p->hi) {
+      *why = why_printf("entry %lu: its range (offset %lu, %lu bytes) is"
+                        " not inside its parent's (entry %lu)", i, t->lo,
+                        t->hi - t->lo, parent);
+      return False;
+   }
+   if (p->depth >= VG_JIT_MAX_INLINE_DEPTH) {
+      *why = why_printf("entry %lu: inlined calls nest deeper than %lu"
+                        " (VG_JIT_MAX_INLINE_DEPTH)", i,
+                        (UWord)VG_JIT_MAX_INLINE_DEPTH);
+      return False;
+   }
+   t->depth = p->depth + 1;
+   return True;
+}
+
+/* Checks entry i of a client's inline table, e (copied from the client
+   once), for the code of size bytes, and fills tab[i] from it (entries
+   before it are checked already): the rules of VG_JIT_ERR_BAD_INLINE in
+   valgrind/jit.h.  A call_file NULL means default_file.  False and
+   *why if it breaks one. */
+static Bool inline_entry_from_client ( const VgJitInline* e, UWord i,
+                                       InlEntry* tab, UWord size,
+                                       const HChar* default_file,
+                                       /*OUT*/const HChar** why )
+{
+   InlEntry* t = &tab[i];
+   if (e->size == 0 || e->offset >= size || e->size > size - e->offset) {
+      *why = why_printf("entry %lu: its range (offset %lu, %lu bytes)"
+                        " is empty or not inside the code (%lu bytes)",
+                        i, (UWord)e->offset, (UWord)e->size, size);
+      return False;
+   }
+   if (!client_string((Addr)e->name, False, &t->name)
+       || !inl_text_ok(t->name)) {
+      *why = why_printf("entry %lu: the inlined function's name is"
+                        " unreadable, empty, longer than %d bytes or"
+                        " not clean text", i, VG_JIT_MAX_STRING);
+      return False;
+   }
+   if (!client_string((Addr)e->call_file, True, &t->file)
+       || (t->file != NULL && !inl_text_ok(t->file))) {
+      *why = why_printf("entry %lu: the inlined call's file is"
+                        " unreadable, empty, longer than %d bytes or"
+                        " not clean text", i, VG_JIT_MAX_STRING);
+      return False;
+   }
+   if (e->call_line == 0 || e->call_line > VG_JIT_MAX_INLINE_LINE) {
+      *why = why_printf("entry %lu: the inlined call's line is %lu,"
+                        " not 1 to %lu (VG_JIT_MAX_INLINE_LINE)", i,
+                        (UWord)e->call_line,
+                        (UWord)VG_JIT_MAX_INLINE_LINE);
+      return False;
+   }
+   if (e->parent != VG_JIT_INLINE_TOP && e->parent >= i) {
+      *why = why_printf("entry %lu: its parent %lu is not an earlier"
+                        " entry", i, (UWord)e->parent);
+      return False;
+   }
+   t->lo     = e->offset;
+   t->hi     = e->offset + e->size;
+   t->parent = e->parent;
+   t->line   = (UInt)e->call_line;
+   t->depth  = 1;
+   if (t->file == NULL)
+      t->file = default_file;
+   if (e->parent == VG_JIT_INLINE_TOP)
+      return True;
+   return nest_inline_entry(t, &tab[e->parent], i, (UWord)e->parent, why);
+}
+
+/* Whether two entries of tab[0..n) with the same parent overlap (tab is
+   sorted by cmp_inl_entry as a side effect); *why names them. */
+static Bool inline_siblings_overlap ( InlEntry* tab, UWord n,
+                                      /*OUT*/const HChar** why )
+{
+   UWord i;
+   VG_(ssort)(tab, n, sizeof(InlEntry), cmp_inl_entry);
+   for (i = 1; i < n; i++) {
+      if (tab[i].parent == tab[i-1].parent && tab[i].lo < tab[i-1].hi) {
+         *why = why_printf("the inlined ranges at offsets %lu and %lu"
+                           " of the same parent overlap",
+                           tab[i-1].lo, tab[i].lo);
+         return True;
+      }
+   }
+   return False;
+}
+
 /* Reads the inline table of descriptor d (d->n_inlines > 0) for the
    code [start, start+size) into di (being read): every entry is copied
    once from client memory, then checked (the rules of
@@ -514,60 +609,7 @@ static Bool inlines_from_client ( const VgJitCode* d, DebugInfo* di,
    tab = ML_(dinfo_zalloc)("di.jitclreq.inlines", n * sizeof(InlEntry));
    for (i = 0; ok && i < n; i++) {
       VgJitInline e = in[i];   /* one read of the client's entry */
-      InlEntry*   t = &tab[i];
-      if (e.size == 0 || e.offset >= size || e.size > size - e.offset) {
-         *why = why_printf("entry %lu: its range (offset %lu, %lu bytes)"
-                           " is empty or not inside the code (%lu bytes)",
-                           i, (UWord)e.offset, (UWord)e.size, size);
-         ok = False;
-      } else if (!client_string((Addr)e.name, False, &t->name)
-                 || !inl_text_ok(t->name)) {
-         *why = why_printf("entry %lu: the inlined function's name is"
-                           " unreadable, empty, longer than %d bytes or"
-                           " not clean text", i, VG_JIT_MAX_STRING);
-         ok = False;
-      } else if (!client_string((Addr)e.call_file, True, &t->file)
-                 || (t->file != NULL && !inl_text_ok(t->file))) {
-         *why = why_printf("entry %lu: the inlined call's file is"
-                           " unreadable, empty, longer than %d bytes or"
-                           " not clean text", i, VG_JIT_MAX_STRING);
-         ok = False;
-      } else if (e.call_line == 0 || e.call_line > VG_JIT_MAX_INLINE_LINE) {
-         *why = why_printf("entry %lu: the inlined call's line is %lu,"
-                           " not 1 to %lu (VG_JIT_MAX_INLINE_LINE)", i,
-                           (UWord)e.call_line,
-                           (UWord)VG_JIT_MAX_INLINE_LINE);
-         ok = False;
-      } else if (e.parent != VG_JIT_INLINE_TOP && e.parent >= i) {
-         *why = why_printf("entry %lu: its parent %lu is not an earlier"
-                           " entry", i, (UWord)e.parent);
-         ok = False;
-      } else {
-         t->lo     = e.offset;
-         t->hi     = e.offset + e.size;
-         t->parent = e.parent;
-         t->line   = (UInt)e.call_line;
-         t->depth  = 1;
-         if (t->file == NULL)
-            t->file = default_file;
-         if (e.parent != VG_JIT_INLINE_TOP) {
-            const InlEntry* p = &tab[e.parent];
-            if (t->lo < p->lo || t->hi > p->hi) {
-               *why = why_printf("entry %lu: its range (offset %lu, %lu"
-                                 " bytes) is not inside its parent's"
-                                 " (entry %lu)", i, t->lo, t->hi - t->lo,
-                                 (UWord)e.parent);
-               ok = False;
-            } else if (p->depth >= VG_JIT_MAX_INLINE_DEPTH) {
-               *why = why_printf("entry %lu: inlined calls nest deeper"
-                                 " than %lu (VG_JIT_MAX_INLINE_DEPTH)", i,
-                                 (UWord)VG_JIT_MAX_INLINE_DEPTH);
-               ok = False;
-            } else {
-               t->depth = p->depth + 1;
-            }
-         }
-      }
+      ok = inline_entry_from_client(&e, i, tab, size, default_file, why);
    }
    if (ok) {
       /* Entries in table order are added to di; the sorted copy only
@@ -576,41 +618,143 @@ static Bool inlines_from_client ( const VgJitCode* d, DebugInfo* di,
          ML_(jit_cfi_add_inlined)(di, start + tab[i].lo, start + tab[i].hi,
                                   tab[i].name, tab[i].file, tab[i].line,
                                   tab[i].depth);
-      VG_(ssort)(tab, n, sizeof(InlEntry), cmp_inl_entry);
-      for (i = 1; ok && i < n; i++) {
-         if (tab[i].parent == tab[i-1].parent && tab[i].lo < tab[i-1].hi) {
-            *why = why_printf("the inlined ranges at offsets %lu and %lu"
-                              " of the same parent overlap",
-                              tab[i-1].lo, tab[i].lo);
-            ok = False;
-         }
-      }
+      ok = !inline_siblings_overlap(tab, n, why);
    }
    ML_(dinfo_free)(tab);
    return ok;
 }
 
+/* Reads the strings of a registration from client pointers: its name
+   (*name_out: the copy, for the warning), object and file (NULL: none)
+   into reg.  VG_JIT_OK, or the refusal with *why_out. */
+static inline __attribute__((always_inline))
+Int strings_from_client ( JitRegistration* reg, Addr name, Addr object,
+                          Addr file, /*OUT*/const HChar** name_out,
+                          /*OUT*/const HChar** why_out )
+{
+   if (!client_string_len(name, False, &reg->name, &reg->name_len,
+                          &reg->name_is_ascii)) {
+      *why_out = bad_string_why("the name", name);
+      return VG_JIT_ERR_BAD_NAME;
+   }
+   *name_out = reg->name;
+   /* An absent object (NULL) is the default object. */
+   if (!client_string(object, True, &reg->object)) {
+      *why_out = bad_string_why("the object name", object);
+      return VG_JIT_ERR_BAD_STRING;
+   }
+   if (!client_string(file, True, &reg->file)) {
+      *why_out = bad_string_why("the file name", file);
+      return VG_JIT_ERR_BAD_STRING;
+   }
+   return VG_JIT_OK;
+}
+
+/* Copies the client's line table, n_lines (> 0) entries at lines, into
+   core memory (*tab, the caller frees it): entries with an unusable
+   file pointer get JIT_SRC_FILE_UNREADABLE, so that they are dropped
+   and counted.  VG_JIT_OK, or VG_JIT_ERR_BAD_LINE_TABLE with *why_out
+   (*tab NULL). */
+static Int lines_from_client ( Addr lines, UWord n_lines,
+                               /*OUT*/JitSrcLine** tab,
+                               /*OUT*/const HChar** why_out )
+{
+   const VgJitLine* in = (const VgJitLine*)lines;
+   UWord            i;
+   *tab = NULL;
+   if (n_lines > VG_JIT_MAX_LINES) {
+      *why_out = why_printf("n_lines is %lu, above the limit of %lu"
+                            " (VG_JIT_MAX_LINES)", n_lines,
+                            (UWord)VG_JIT_MAX_LINES);
+      return VG_JIT_ERR_BAD_LINE_TABLE;
+   }
+   if (!ML_(jit_client_readable)(lines, n_lines * sizeof(VgJitLine))) {
+      *why_out = why_printf("lines (%#lx, %lu entries of %lu bytes) is not"
+                            " readable client memory", lines, n_lines,
+                            (UWord)sizeof(VgJitLine));
+      return VG_JIT_ERR_BAD_LINE_TABLE;
+   }
+   *tab = ML_(dinfo_zalloc)("di.jitclreq.lines",
+                            n_lines * sizeof(JitSrcLine));
+   for (i = 0; i < n_lines; i++) {
+      VgJitLine e = in[i];   /* one read of the client's entry */
+      (*tab)[i].offset = e.offset;
+      (*tab)[i].line   = e.line;
+      if (e.file != NULL
+          && !client_string((Addr)e.file, False, &(*tab)[i].file))
+         (*tab)[i].file = JIT_SRC_FILE_UNREADABLE;   /* dropped */
+   }
+   return VG_JIT_OK;
+}
+
+/* Reads the unwind description and the inline table of desc, which has
+   one of them at least, for the code of reg into one DebugInfo for the
+   CFI store (*cfi, made here; the caller frees it unless the store takes
+   it, also after a refusal).  VG_JIT_OK, or the refusal with *why_out. */
+static Int debug_info_from_client ( const VgJitCode* desc,
+                                    const JitRegistration* reg,
+                                    /*OUT*/DebugInfo** cfi,
+                                    /*OUT*/const HChar** why_out )
+{
+   if ((*why_out = bad_range_why(reg->start, reg->size)) != NULL)
+      return VG_JIT_ERR_BAD_RANGE;
+   *cfi = ML_(jit_cfi_new_reading_di)(reg->name, reg->start,
+                                      reg->start + reg->size);
+   if (desc->unwind_kind != VG_JIT_UNWIND_NONE
+       && !unwind_from_client(desc, *cfi, why_out)) {
+      ML_(jit_cfi_note_refused)();
+      return VG_JIT_ERR_BAD_UNWIND;
+   }
+   if (desc->inlines != NULL && desc->n_inlines > 0
+       && !inlines_from_client(desc, *cfi, reg->start, reg->size,
+                               reg->file, why_out))
+      return VG_JIT_ERR_BAD_INLINE;
+   ML_(jit_cfi_finish_reading)(*cfi);
+   return VG_JIT_OK;
+}
+
+/* The status a registration that ML_(jit_register_or_wait) answered st
+   ends with, and *why_out for its warning: a name waiting for its code,
+   the line-table entries dropped (drops), a bad range. */
+static inline Int status_of_registration ( Int st, Addr start, UWord size,
+                                           const JitLineDrops* drops,
+                                           /*OUT*/const HChar** why_out )
+{
+   if (UNLIKELY(st == JIT_STATUS_WAITING)) {
+      *why_out = "the range is not executable client memory yet: the name"
+                 " takes effect when it becomes so";
+      return VG_JIT_WARN_PENDING;
+   }
+   if (UNLIKELY(st == VG_JIT_WARN_LINES_DROPPED)) {
+      static HChar drops_why[400];
+      ML_(jit_line_drops_text)(drops_why, sizeof(drops_why), drops, size);
+      *why_out = drops_why;
+   } else if (UNLIKELY(st == VG_JIT_ERR_BAD_RANGE)) {
+      *why_out = bad_range_why(start, size);
+   }
+   return st;
+}
+
 /* Registers code described by client pointers: validates them, copies
-   the client's line table into core memory (entries with an unusable
-   file pointer get line 0, so that they are dropped and counted), reads
-   the unwind description and the inline table of desc (if not NULL),
-   and calls ML_(jit_register); the CFI and inlined calls are kept if
-   the code was registered.  *why_out: why the unwind description or
-   the inline table was refused, or NULL.  Inlined into each request,
-   so that a plain VALGRIND_JIT_REGISTER (no object, file, lines or
-   descriptor) tests none of them. */
+   the client's line table into core memory (lines_from_client), reads
+   the unwind description and the inline table of desc (if not NULL,
+   debug_info_from_client), and calls ML_(jit_register_or_wait) (a W^X
+   JIT may announce code before it makes it executable); the CFI and
+   inlined calls are kept if the code was registered.  *why_out: why the
+   registration was refused or warned about, or NULL.  Inlined into each
+   request, so that a plain VALGRIND_JIT_REGISTER (no object, file,
+   lines or descriptor) tests none of them. */
 static inline __attribute__((always_inline))
 Int register_from_client ( Addr start, UWord size, Addr name,
-                                  Addr object, Addr file,
-                                  Addr lines, UWord n_lines,
-                                  const VgJitCode* desc,
-                                  /*OUT*/const HChar** name_out,
-                                  /*OUT*/const HChar** why_out )
+                           Addr object, Addr file,
+                           Addr lines, UWord n_lines,
+                           const VgJitCode* desc,
+                           /*OUT*/const HChar** name_out,
+                           /*OUT*/const HChar** why_out )
 {
    JitRegistration reg;
    JitSrcLine*     tab = NULL;
    Int             st;
-   UWord           i;
    DebugInfo*      cfi = NULL;
    JitLineDrops    drops;
 
@@ -622,87 +766,26 @@ Int register_from_client ( Addr start, UWord size, Addr name,
    reg.may_name_unmapped = False;
    reg.loaded  = 0;   /* client requests give no load time */
    reg.object_resolved = NULL;
-   if (!client_string_len(name, False, &reg.name, &reg.name_len,
-                          &reg.name_is_ascii)) {
-      *why_out = bad_string_why("the name", name);
-      return VG_JIT_ERR_BAD_NAME;
-   }
-   *name_out = reg.name;
-   /* An absent object (NULL) is the default object. */
-   if (!client_string(object, True, &reg.object)) {
-      *why_out = bad_string_why("the object name", object);
-      return VG_JIT_ERR_BAD_STRING;
-   }
-   if (!client_string(file, True, &reg.file)) {
-      *why_out = bad_string_why("the file name", file);
-      return VG_JIT_ERR_BAD_STRING;
-   }
-   if (lines == 0)
-      n_lines = 0;
-   if (n_lines > VG_JIT_MAX_LINES) {
-      *why_out = why_printf("n_lines is %lu, above the limit of %lu"
-                            " (VG_JIT_MAX_LINES)", n_lines,
-                            (UWord)VG_JIT_MAX_LINES);
-      return VG_JIT_ERR_BAD_LINE_TABLE;
-   }
-   if (n_lines > 0
-       && !ML_(jit_client_readable)(lines, n_lines * sizeof(VgJitLine))) {
-      *why_out = why_printf("lines (%#lx, %lu entries of %lu bytes) is not"
-                            " readable client memory", lines, n_lines,
-                            (UWord)sizeof(VgJitLine));
-      return VG_JIT_ERR_BAD_LINE_TABLE;
-   }
-   if (n_lines > 0) {
-      const VgJitLine* in = (const VgJitLine*)lines;
-      tab = ML_(dinfo_zalloc)("di.jitclreq.lines",
-                              n_lines * sizeof(JitSrcLine));
-      for (i = 0; i < n_lines; i++) {
-         VgJitLine e = in[i];   /* one read of the client's entry */
-         tab[i].offset = e.offset;
-         tab[i].line   = e.line;
-         if (e.file != NULL
-             && !client_string((Addr)e.file, False, &tab[i].file))
-            tab[i].file = JIT_SRC_FILE_UNREADABLE;   /* dropped */
-      }
+   st = strings_from_client(&reg, name, object, file, name_out, why_out);
+   if (st != VG_JIT_OK)
+      return st;
+   if (lines != 0 && n_lines > 0) {
+      st = lines_from_client(lines, n_lines, &tab, why_out);
+      if (st != VG_JIT_OK)
+         return st;
       reg.lines   = tab;
       reg.n_lines = n_lines;
       reg.drops   = &drops;
    }
    if (desc != NULL && (desc->unwind_kind != VG_JIT_UNWIND_NONE
                         || (desc->inlines != NULL && desc->n_inlines > 0))) {
-      /* One DebugInfo for the CFI store holds both. */
-      if ((*why_out = bad_range_why(start, size)) != NULL) {
-         st = VG_JIT_ERR_BAD_RANGE;
+      st = debug_info_from_client(desc, &reg, &cfi, why_out);
+      if (st != VG_JIT_OK)
          goto out;
-      }
-      cfi = ML_(jit_cfi_new_reading_di)(reg.name, start, start + size);
-      if (desc->unwind_kind != VG_JIT_UNWIND_NONE
-          && !unwind_from_client(desc, cfi, why_out)) {
-         ML_(jit_cfi_note_refused)();
-         st = VG_JIT_ERR_BAD_UNWIND;
-         goto out;
-      }
-      if (desc->inlines != NULL && desc->n_inlines > 0
-          && !inlines_from_client(desc, cfi, start, size, reg.file,
-                                  why_out)) {
-         st = VG_JIT_ERR_BAD_INLINE;
-         goto out;
-      }
-      ML_(jit_cfi_finish_reading)(cfi);
    }
-   /* A W^X JIT may announce code before it makes it executable. */
-   st = ML_(jit_register_or_wait)(&reg, JitAtSafePoint, &cfi);
-   if (UNLIKELY(st == JIT_STATUS_WAITING)) {
-      st = VG_JIT_WARN_PENDING;
-      *why_out = "the range is not executable client memory yet: the name"
-                 " takes effect when it becomes so";
-   } else if (UNLIKELY(st == VG_JIT_WARN_LINES_DROPPED)) {
-      static HChar drops_why[400];
-      ML_(jit_line_drops_text)(drops_why, sizeof(drops_why), &drops, size);
-      *why_out = drops_why;
-   } else if (UNLIKELY(st == VG_JIT_ERR_BAD_RANGE)) {
-      *why_out = bad_range_why(start, size);
-   }
+   st = status_of_registration(
+           ML_(jit_register_or_wait)(&reg, JitAtSafePoint, &cfi),
+           start, size, &drops, why_out);
    if (cfi != NULL && ML_(jit_status_applied)(st)) {
       ML_(jit_cfi_add)(start, start + size, cfi, JitCfiFunction, start);
       cfi = NULL;   /* the store's */

@@ -395,6 +395,66 @@ static void read_kept ( DiImage* dimg, const CopiedSec* secs,
    *kept = a.di;
 }
 
+/* Places the DWARF sections d found in o (a section that cannot be
+   copied gets its why) one after the other in secs, at the addresses
+   the relocations give them; returns the bytes they take. */
+static ULong place_sections ( GdbElfObject* o, const GdbElfDwarf* d,
+                              Addr code_lo, /*OUT*/CopiedSec* secs )
+{
+   GdbElfError   e;
+   GdbElfSection sec;
+   ULong         total = 0;
+   UWord         s;
+   for (s = 0; s < N_SECS; s++) {
+      if (d->shndx[s] == 0)
+         continue;
+      secs[s].shndx = d->shndx[s];
+      if (ML_(gdbelf_dwarf_section_problem)(o, d, s, &e) != GDBELF_OK) {
+         secs[s].why = ML_(gdbelf_describe_in)(o, &e, sec_why_text[s],
+                                               sizeof(sec_why_text[s]));
+         continue;
+      }
+      (void)ML_(gdbelf_section)(o, d->shndx[s], &sec);
+      secs[s].size = sec.size;
+      secs[s].off  = total;
+      secs[s].addr = ML_(gdbelf_dwarf_addr)(o, d, d->shndx[s], code_lo);
+      total += VG_ROUNDUP(sec.size + SEC_PADDING, 8);
+   }
+   return total;
+}
+
+/* A copy of the sections placed in secs (total bytes, and padding), with
+   the relocations readgdbelf.c accepts applied; a section whose
+   relocations are refused gets its why.  The caller frees it. */
+static UChar* copy_and_relocate ( GdbElfObject* o, const GdbElfDwarf* d,
+                                  const UChar* img, Addr code_lo,
+                                  ULong total, /*MOD*/CopiedSec* secs )
+{
+   GdbElfError   e;
+   GdbElfSection sec;
+   ApplyArgs     aa;
+   UWord         s;
+   UChar*        buf = ML_(dinfo_zalloc)("di.jitgdbdwarf.buf",
+                                         total + SEC_PADDING);
+   for (s = 0; s < N_SECS; s++) {
+      if (secs[s].shndx == 0 || secs[s].why != NULL)
+         continue;
+      (void)ML_(gdbelf_section)(o, secs[s].shndx, &sec);
+      VG_(memcpy)(buf + secs[s].off, img + sec.offset, secs[s].size);
+   }
+   aa.buf  = buf;
+   aa.secs = secs;
+   for (s = 0; s < N_SECS; s++) {
+      if (secs[s].shndx == 0 || secs[s].why != NULL)
+         continue;
+      if (ML_(gdbelf_dwarf_relocations)(o, d, s, code_lo, apply_one, &aa,
+                                        &e) != GDBELF_OK)
+         secs[s].why = ML_(gdbelf_describe_in)(o, &e, sec_why_text[s],
+                                               sizeof(sec_why_text[s]));
+   }
+   return buf;
+}
+
 void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
                                Addr code_lo, Addr code_hi,
                                const HChar* objname,
@@ -402,12 +462,9 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
 {
    GdbElfObject      o;
    GdbElfDwarf       d;
-   GdbElfError       e;
-   GdbElfSection     sec;
-   ApplyArgs         aa;
    CopiedSec         secs[N_SECS];
    UChar*            buf;
-   ULong             total = 0;
+   ULong             total;
    UWord             s;
    DiImage*          dimg;
    Bool              want_lines, want_cfi, want_inl = False;
@@ -420,44 +477,13 @@ void ML_(jit_gdb_dwarf_read) ( const UChar* img, ULong n,
    if (ML_(gdbelf_open)(&o, img, n, NULL, NULL) != GDBELF_OK)
       return;
    ML_(gdbelf_dwarf_sections)(&o, &d);
-   for (s = 0; s < N_SECS; s++) {
-      if (d.shndx[s] == 0)
-         continue;
-      secs[s].shndx = d.shndx[s];
-      if (ML_(gdbelf_dwarf_section_problem)(&o, &d, s, &e) != GDBELF_OK) {
-         secs[s].why = ML_(gdbelf_describe_in)(&o, &e, sec_why_text[s],
-                                               sizeof(sec_why_text[s]));
-         continue;
-      }
-      (void)ML_(gdbelf_section)(&o, d.shndx[s], &sec);
-      secs[s].size = sec.size;
-      secs[s].off  = total;
-      secs[s].addr = ML_(gdbelf_dwarf_addr)(&o, &d, d.shndx[s], code_lo);
-      total += VG_ROUNDUP(sec.size + SEC_PADDING, 8);
-   }
+   total = place_sections(&o, &d, code_lo, secs);
    want_lines = d.want_lines;
    want_cfi   = d.cfi >= 0;
    if (!want_lines && !want_cfi)
       return;
 
-   buf = ML_(dinfo_zalloc)("di.jitgdbdwarf.buf", total + SEC_PADDING);
-   for (s = 0; s < N_SECS; s++) {
-      if (secs[s].shndx == 0 || secs[s].why != NULL)
-         continue;
-      (void)ML_(gdbelf_section)(&o, secs[s].shndx, &sec);
-      VG_(memcpy)(buf + secs[s].off, img + sec.offset, secs[s].size);
-   }
-   aa.buf  = buf;
-   aa.secs = secs;
-   for (s = 0; s < N_SECS; s++) {
-      if (secs[s].shndx == 0 || secs[s].why != NULL)
-         continue;
-      if (ML_(gdbelf_dwarf_relocations)(&o, &d, s, code_lo, apply_one, &aa,
-                                        &e) != GDBELF_OK)
-         secs[s].why = ML_(gdbelf_describe_in)(&o, &e, sec_why_text[s],
-                                               sizeof(sec_why_text[s]));
-   }
-
+   buf  = copy_and_relocate(&o, &d, img, code_lo, total, secs);
    dimg = ML_(img_from_memory)((Addr)buf, total + SEC_PADDING, objname);
    if (want_lines) {
       static const UWord line_secs[] = { SEC_INFO, SEC_ABBREV, SEC_LINE,

@@ -449,12 +449,21 @@ void ML_(jit_printable_copy) ( HChar* buf, const HChar* s )
       buf[i] = 0;
 }
 
+/* Names escaped by ML_(jit_escaped_copy), for the -v summary. */
+static ULong n_escaped = 0;
+
+ULong ML_(jit_n_names_escaped) ( void )
+{
+   return n_escaped;
+}
+
 HChar* ML_(jit_escaped_copy) ( const HChar* name, SizeT len,
                               /*OUT*/SizeT* out_len )
 {
    static const HChar hex[] = "0123456789abcdef";
    HChar* e = ML_(dinfo_zalloc)("di.jitreg.escaped", 4 * len + 1);
    SizeT  i = 0, o = 0;
+   n_escaped++;
    while (i < len) {
       SizeT n = ML_(jit_clean_char_len)((const UChar*)name + i, len - i);
       if (n == 0) {

@@ -48,6 +48,16 @@
 #include "priv_jitreg.h"
 #include "priv_jitstore.h"       /* self */
 
+/* What the line tables registered lost, for the -v summary. */
+static struct {
+   ULong        dropped;    /* entries dropped */
+   JitLineDrops drops;      /* the same, by reason (n_given: entries of
+                               the tables that lost some) */
+   ULong        bad_files;  /* source file names that are not UTF-8 or
+                               have control characters, treated as
+                               none */
+} line_stats;
+
 static VgHashTable* objects       = NULL;  /* of JitObject, by name */
 static XArray*      object_list   = NULL;  /* of JitObject*, by index */
 static JitObject*   recent_object = NULL;
@@ -107,6 +117,27 @@ JitObject* ML_(jit_object_get) ( const HChar* objname )
       VG_(HT_add_node)(objects, obj);
    }
    recent_object = obj;
+   return obj;
+}
+
+JitObject* ML_(jit_default_object) = NULL;
+
+JitObject* ML_(jit_object_named) ( const HChar* object )
+{
+   JitObject* obj;
+   SizeT      e_len;
+   HChar*     e;
+   if (object == NULL) {
+      if (ML_(jit_default_object) == NULL)
+         ML_(jit_default_object)
+            = ML_(jit_object_get)(VG_JIT_DEFAULT_OBJECT);
+      return ML_(jit_default_object);
+   }
+   if (ML_(jit_text_is_clean)(object, VG_(strlen)(object)))
+      return ML_(jit_object_get)(object);
+   e = ML_(jit_escaped_copy)(object, VG_(strlen)(object), &e_len);
+   obj = ML_(jit_object_get)(e);
+   ML_(dinfo_free)(e);
    return obj;
 }
 
@@ -171,27 +202,21 @@ static Int cmp_tmp_line ( const void* aV, const void* bV )
    return 0;
 }
 
-JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
-                                        JitObject* obj,
-                                        /*OUT*/JitLineDrops* drops,
-                                        /*OUT*/UWord* n_bad_files )
+/* The entries of reg's line table that are kept, copied into tmp (room
+   for all), their files added to obj; those dropped are counted in
+   drops by reason, and the file names treated as none in *n_bad_files.
+   Returns how many are kept. */
+static UWord kept_entries ( const JitRegistration* reg, JitObject* obj,
+                            TmpLine* tmp, /*MOD*/JitLineDrops* drops,
+                            /*MOD*/UWord* n_bad_files )
 {
-   TmpLine*     tmp;
-   JitLineTab*  tab;
-   UWord        i, n = 0, out;
+   UWord        i, n = 0;
    const HChar* last_file = NULL;
    UInt         last_fndn_ix = 0;
    UInt         default_fndn_ix = 0;
 
-   VG_(memset)(drops, 0, sizeof(*drops));
-   *n_bad_files = 0;
-   if (reg->n_lines == 0 || reg->lines == NULL)
-      return NULL;
-   drops->n_given = reg->n_lines;
    if (reg->file != NULL)
       default_fndn_ix = checked_source_file(obj, reg->file, n_bad_files);
-   tmp = ML_(dinfo_zalloc)("di.jitobjects.tmplines",
-                           reg->n_lines * sizeof(TmpLine));
    for (i = 0; i < reg->n_lines; i++) {
       const JitSrcLine* e = &reg->lines[i];
       const HChar* path = e->file != NULL ? e->file : reg->file;
@@ -228,12 +253,16 @@ JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
       tmp[n].index   = (UInt)i;
       n++;
    }
-   if (n == 0) {
-      ML_(dinfo_free)(tmp);
-      return NULL;
-   }
+   return n;
+}
+
+/* The line table of the n entries of tmp (n > 0; reordered here): by
+   offset, and of entries with equal offsets the one that came last. */
+static JitLineTab* sorted_table ( TmpLine* tmp, UWord n )
+{
+   JitLineTab* tab;
+   UWord       i, out = 0;
    VG_(ssort)(tmp, n, sizeof(TmpLine), cmp_tmp_line);
-   out = 0;
    for (i = 0; i < n; i++) {
       if (i + 1 < n && tmp[i + 1].offset == tmp[i].offset)
          continue;   /* a later entry has the same offset */
@@ -247,8 +276,54 @@ JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
       tab->lines[i].line    = tmp[i].line;
       tab->lines[i].fndn_ix = tmp[i].fndn_ix;
    }
-   ML_(dinfo_free)(tmp);
    return tab;
+}
+
+JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
+                                        JitObject* obj,
+                                        /*OUT*/JitLineDrops* drops )
+{
+   TmpLine*    tmp;
+   JitLineTab* tab = NULL;
+   UWord       n, n_dropped, n_bad_files = 0;
+
+   VG_(memset)(drops, 0, sizeof(*drops));
+   if (reg->n_lines == 0 || reg->lines == NULL)
+      return NULL;
+   drops->n_given = reg->n_lines;
+   tmp = ML_(dinfo_zalloc)("di.jitobjects.tmplines",
+                           reg->n_lines * sizeof(TmpLine));
+   n = kept_entries(reg, obj, tmp, drops, &n_bad_files);
+   if (n > 0)
+      tab = sorted_table(tmp, n);
+   ML_(dinfo_free)(tmp);
+   line_stats.bad_files += n_bad_files;
+   n_dropped = ML_(jit_line_drops_total)(drops);
+   if (n_dropped > 0) {
+      ML_(jit_line_drops_add)(&line_stats.drops, drops);
+      line_stats.dropped += n_dropped;
+   }
+   return tab;
+}
+
+ULong ML_(jit_lines_dropped) ( void )
+{
+   return line_stats.dropped;
+}
+
+ULong ML_(jit_bad_files) ( void )
+{
+   return line_stats.bad_files;
+}
+
+void ML_(jit_lines_print_summary) ( void )
+{
+   HChar why[400];
+   if (line_stats.dropped == 0)
+      return;
+   ML_(jit_line_drops_text)(why, sizeof(why), &line_stats.drops, 0);
+   VG_(umsg)("JIT: line-table entries dropped (of the tables that"
+             " lost some): %s\n", why);
 }
 
 UWord ML_(jit_line_drops_total) ( const JitLineDrops* d )

@@ -66,19 +66,10 @@ static struct {
    ULong replaced;       /* functions dropped because new code overlapped */
    ULong unregistered;   /* functions dropped by an unregister request */
    ULong unmapped;       /* functions dropped because their memory went */
-   ULong refused;        /* registrations and moves refused, from client
-                            requests and producer files */
-   ULong refused_by[JIT_N_STATUS_SLOTS];   /* the same, by status */
-   ULong lines_dropped;  /* line-table entries dropped */
-   JitLineDrops drops;   /* the same, by reason (n_given: entries of the
-                            tables that lost some) */
    ULong archived;       /* functions kept for old epochs */
    ULong named_late;     /* records for code unmapped before they were
                             read, archived for the code that ran there
                             (JIT_STATUS_NAMED_LATE) */
-   ULong names_escaped;  /* names with control characters or bytes that
-                            are not UTF-8, registered escaped */
-   ULong bad_files;      /* such source file names, treated as none */
 } stats;
 
 /* Ranges whose translations must be discarded at the next safe point
@@ -91,39 +82,8 @@ static Bool epoch_behind = False;
 
 
 /*------------------------------------------------------------*/
-/*--- Statuses and checks                                  ---*/
+/*--- Checks                                               ---*/
 /*------------------------------------------------------------*/
-
-const HChar* ML_(jit_status_text) ( Int st )
-{
-   switch (st) {
-      case VG_JIT_OK:                  return "ok";
-      case VG_JIT_ERR_NOT_RUNNING:     return "not running";
-      case VG_JIT_ERR_BAD_DESCRIPTOR:  return "bad descriptor";
-      case VG_JIT_ERR_BAD_NAME:        return "bad name";
-      case VG_JIT_ERR_BAD_STRING:      return "bad object or file name";
-      case VG_JIT_ERR_BAD_RANGE:       return "bad address range";
-      case VG_JIT_ERR_NOT_CODE:        return "range is not executable"
-                                              " client memory";
-      case VG_JIT_ERR_OVERLAPS_OBJECT: return "range overlaps the text of"
-                                              " a loaded object";
-      case VG_JIT_ERR_BAD_LINE_TABLE:  return "bad line table";
-      case VG_JIT_ERR_NOT_REGISTERED:  return "nothing registered there";
-      case VG_JIT_ERR_BAD_UNWIND:      return "bad unwind information";
-      case VG_JIT_ERR_BAD_INLINE:      return "bad inline table";
-      case VG_JIT_WARN_REPLACED:       return "replaced overlapping code";
-      case VG_JIT_WARN_LINES_DROPPED:  return "line-table entries dropped";
-      case JIT_STATUS_RANGE_BUSY:      return "range holds registered code"
-                                              " (only replaced at a safe"
-                                              " point)";
-      case JIT_STATUS_NAMED_LATE:      return "named code that ran there"
-                                              " before it was unmapped";
-      case VG_JIT_WARN_PENDING:
-      case JIT_STATUS_WAITING:         return "waits for its range to"
-                                              " become executable";
-      default:                         return "unknown status";
-   }
-}
 
 /* At or above the end of every live function: the highest end
    insert_fn has added (functions only become live there).  Code a JIT
@@ -135,33 +95,6 @@ static inline Bool range_is_free ( Addr a, SizeT len )
 {
    return a >= live_top || ML_(jit_first_intersecting)(a, len).c == NULL;
 }
-
-void ML_(jit_note_refused) ( Int st )
-{
-   stats.refused++;
-   stats.refused_by[ML_(jit_status_slot)(st)]++;
-}
-
-Int ML_(jit_refusals_text) ( HChar* buf, const ULong* by )
-{
-   Int i, n = 0;
-   buf[0] = 0;
-   for (i = 0; i < JIT_N_STATUS_SLOTS; i++) {
-      if (by[i] == 0)
-         continue;
-      n += VG_(sprintf)(buf + n, "%s%llu %s", n ? ", " : "", by[i],
-                        i == 0 ? "other" : ML_(jit_status_text)(i));
-   }
-   return n;
-}
-
-void ML_(jit_print_refusals) ( const HChar* prefix, const ULong* by )
-{
-   HChar line[JIT_REFUSALS_BUF];
-   if (ML_(jit_refusals_text)(line, by) > 0)
-      VG_(umsg)("%s%s\n", prefix, line);
-}
-
 
 /*------------------------------------------------------------*/
 /*--- Removing functions                                   ---*/
@@ -497,36 +430,114 @@ static Bool described_already ( const JitRegistration* reg,
           && VG_(memcmp)(have, name, name_len) == 0;
 }
 
-/* VG_JIT_DEFAULT_OBJECT's JitObject, once a registration used it. */
-static JitObject* default_object = NULL;
-
-JitObject* ML_(jit_object_named) ( const HChar* object )
-{
-   JitObject* obj;
-   SizeT      e_len;
-   HChar*     e;
-   if (object == NULL) {
-      if (default_object == NULL)
-         default_object = ML_(jit_object_get)(VG_JIT_DEFAULT_OBJECT);
-      return default_object;
-   }
-   if (ML_(jit_text_is_clean)(object, VG_(strlen)(object)))
-      return ML_(jit_object_get)(object);
-   e = ML_(jit_escaped_copy)(object, VG_(strlen)(object), &e_len);
-   obj = ML_(jit_object_get)(e);
-   ML_(dinfo_free)(e);
-   stats.names_escaped++;
-   return obj;
-}
-
 /* The object reg names (the default object's without a call). */
 static inline JitObject* object_of ( const JitRegistration* reg )
 {
    if (reg->object_resolved != NULL)
       return reg->object_resolved;
-   if (reg->object == NULL && default_object != NULL)
-      return default_object;
+   if (reg->object == NULL && ML_(jit_default_object) != NULL)
+      return ML_(jit_default_object);
    return ML_(jit_object_named)(reg->object);
+}
+
+/* Whether reg may be registered now (where): VG_JIT_OK, or the refusal
+   ML_(jit_register) returns.  *late: reg names code unmapped before it
+   was read (ML_(jit_is_late_name_for_unmapped)), to be archived for
+   that code rather than registered.  Nothing changes. */
+static inline Int check_registration ( const JitRegistration* reg,
+                                       JitWhere where, /*OUT*/Bool* late )
+{
+   Int st;
+   *late = False;
+   if (reg->size == 0 || reg->size > VG_JIT_MAX_CODE_SIZE
+       || reg->start + reg->size < reg->start)
+      return VG_JIT_ERR_BAD_RANGE;
+   st = check_code_range(reg->start, reg->size);
+   if (st != VG_JIT_OK) {
+      if (st != VG_JIT_ERR_NOT_CODE
+          || !ML_(jit_is_late_name_for_unmapped)(reg))
+         return st;
+      if (where == JitInLookup)
+         return JIT_STATUS_RANGE_BUSY;   /* it changes the epoch */
+      *late = True;
+      return VG_JIT_OK;
+   }
+   if (where == JitInLookup && !range_is_free(reg->start, reg->size))
+      return JIT_STATUS_RANGE_BUSY;
+   return VG_JIT_OK;
+}
+
+/* The pool's copy of reg's name (name_len bytes), escaped if it is not
+   clean text: a producer's control characters are never printed. */
+static inline JitNameId name_of ( const JitRegistration* reg,
+                                  SizeT name_len )
+{
+   SizeT     e_len;
+   HChar*    e;
+   JitNameId name;
+   if (reg->name_is_ascii || ML_(jit_text_is_clean)(reg->name, name_len))
+      return ML_(jit_name_intern)(reg->name, name_len);
+   e    = ML_(jit_escaped_copy)(reg->name, name_len, &e_len);
+   name = ML_(jit_name_intern)(e, e_len);
+   ML_(dinfo_free)(e);
+   return name;
+}
+
+/* The line table of reg for obj (NULL if reg has none, or none is
+   left), its dropped entries handed back through reg->drops; *st
+   becomes VG_JIT_WARN_LINES_DROPPED if any was dropped. */
+static JitLineTab* lines_of ( const JitRegistration* reg, JitObject* obj,
+                              /*MOD*/Int* st )
+{
+   JitLineTab*  lines;
+   JitLineDrops drops;
+   if (reg->n_lines == 0)
+      return NULL;
+   lines = ML_(jit_line_table_build)(reg, obj, &drops);
+   if (reg->drops != NULL)
+      *reg->drops = drops;
+   if (ML_(jit_line_drops_total)(&drops) > 0)
+      *st = VG_JIT_WARN_LINES_DROPPED;
+   return lines;
+}
+
+/* At a safe point, makes room for reg: names change in its range and in
+   any function it overlaps, so their translations are discarded first
+   (Callgrind forgets its BBs by the names current now), then the
+   functions it overlaps are removed, and the epoch advances.  Returns
+   how many registered functions it replaced. */
+static UInt make_room_at_safe_point ( const JitRegistration* reg )
+{
+   UInt n_replaced = 0;
+   ML_(jit_discard_translations)(reg->start, reg->size, "jitreg.register");
+   /* Code emitted above every live function (a JIT's code heap) needs
+      no removal. */
+   if (!range_is_free(reg->start, reg->size))
+      n_replaced = remove_range(reg->start, reg->size, True,
+                                removal(JitRemovedReplaced,
+                                        reg->loaded)).registered;
+   stats.replaced += n_replaced;
+   ML_(advance_current_DiEpoch_for_jit)();
+   return n_replaced;
+}
+
+/* Inside a lookup for the current epoch, which must see the new
+   function: queues the discard of reg's range for the next safe point
+   (ML_(jit_at_safe_point)) and keeps the epoch; the follower that read
+   reg forgets cached "no name" answers once its read is over
+   (ML_(jit_read_on_lookup_miss)): nothing in between asks the cache.
+   The epoch advances at the next safe point or at exit. */
+static void defer_discard ( const JitRegistration* reg )
+{
+   JitRange rg;
+   if (deferred_discards == NULL)
+      deferred_discards = VG_(newXA)(ML_(dinfo_zalloc),
+                                     "di.jitreg.deferred",
+                                     ML_(dinfo_free), sizeof(JitRange));
+   rg.start = reg->start;
+   rg.size  = reg->size;
+   VG_(addToXA)(deferred_discards, &rg);
+   epoch_behind = True;
 }
 
 Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
@@ -534,29 +545,13 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    JitObject*  obj;
    JitLineTab* lines;
    JitNameId   name;
-   UWord       n_dropped = 0, n_bad_files = 0;
-   JitLineDrops drops;
    UInt        n_replaced = 0;
-   Int         st = VG_JIT_OK;
    SizeT       name_len;
-   Bool        late = False;
+   Bool        late;
+   Int         st = check_registration(reg, where, &late);
 
-   /* Validate everything before changing anything. */
-   if (reg->size == 0 || reg->size > VG_JIT_MAX_CODE_SIZE
-       || reg->start + reg->size < reg->start)
-      return VG_JIT_ERR_BAD_RANGE;
-   st = check_code_range(reg->start, reg->size);
-   if (st != VG_JIT_OK) {
-      if (st != VG_JIT_ERR_NOT_CODE || !ML_(jit_is_late_name_for_unmapped)(reg))
-         return st;
-      if (where == JitInLookup)
-         return JIT_STATUS_RANGE_BUSY;   /* it changes the epoch */
-      late = True;
-      st   = VG_JIT_OK;
-   }
-   if (where == JitInLookup && !range_is_free(reg->start, reg->size))
-      return JIT_STATUS_RANGE_BUSY;
-
+   if (st != VG_JIT_OK)
+      return st;
    /* Copy what is kept before anything calls out (discarding
       translations calls the tool). */
    obj = object_of(reg);
@@ -569,31 +564,8 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
                    reg->start, reg->start + reg->size, obj->name);
       return VG_JIT_OK;
    }
-   if (reg->name_is_ascii || ML_(jit_text_is_clean)(reg->name, name_len)) {
-      name = ML_(jit_name_intern)(reg->name, name_len);
-   } else {
-      /* Never print a producer's control characters: escape them. */
-      SizeT  e_len;
-      HChar* e = ML_(jit_escaped_copy)(reg->name, name_len, &e_len);
-      name = ML_(jit_name_intern)(e, e_len);
-      ML_(dinfo_free)(e);
-      stats.names_escaped++;
-   }
-   lines = reg->n_lines > 0
-           ? ML_(jit_line_table_build)(reg, obj, &drops, &n_bad_files)
-           : NULL;
-   if (reg->n_lines > 0) {
-      n_dropped = ML_(jit_line_drops_total)(&drops);
-      if (reg->drops != NULL)
-         *reg->drops = drops;
-      if (n_dropped > 0)
-         ML_(jit_line_drops_add)(&stats.drops, &drops);
-   }
-   stats.bad_files += n_bad_files;
-   if (n_dropped > 0) {
-      stats.lines_dropped += n_dropped;
-      st = VG_JIT_WARN_LINES_DROPPED;
-   }
+   name  = name_of(reg, name_len);
+   lines = lines_of(reg, obj, &st);
    if (late) {
       ML_(jit_archive_late_name)(reg, name, obj, lines);
       stats.named_late++;
@@ -601,39 +573,11 @@ Int ML_(jit_register) ( const JitRegistration* reg, JitWhere where )
    }
 
    if (where == JitAtSafePoint) {
-      /* Names change in [start, start+size) and in any overlapping
-         function: discard translations first (Callgrind forgets its
-         BBs by the names current now), then replace. */
-      ML_(jit_discard_translations)(reg->start, reg->size, "jitreg.register");
-      /* Code emitted above every live function (a JIT's code heap) needs
-         no removal. */
-      if (range_is_free(reg->start, reg->size))
-         n_replaced = 0;
-      else
-         n_replaced = remove_range(reg->start, reg->size, True,
-                                   removal(JitRemovedReplaced,
-                                           reg->loaded)).registered;
-      if (n_replaced > 0) {
-         stats.replaced += n_replaced;
-         if (st == VG_JIT_OK)
-            st = VG_JIT_WARN_REPLACED;
-      }
-      ML_(advance_current_DiEpoch_for_jit)();
+      n_replaced = make_room_at_safe_point(reg);
+      if (n_replaced > 0 && st == VG_JIT_OK)
+         st = VG_JIT_WARN_REPLACED;
    } else {
-      JitRange rg;
-      if (deferred_discards == NULL)
-         deferred_discards = VG_(newXA)(ML_(dinfo_zalloc),
-                                        "di.jitreg.deferred",
-                                        ML_(dinfo_free), sizeof(JitRange));
-      rg.start = reg->start;
-      rg.size  = reg->size;
-      VG_(addToXA)(deferred_discards, &rg);
-      /* Inside a lookup for the current epoch, which must see the new
-         function: the epoch is kept, and the follower that read it
-         forgets cached "no name" answers once its read is over
-         (ML_(jit_read_on_lookup_miss)): nothing in between asks the
-         cache.  It advances at the next safe point or at exit. */
-      epoch_behind = True;
+      defer_discard(reg);
    }
    /* A load time only decides which function code translated without
       a name ran (jitlate.c), and only for functions read after that
@@ -822,41 +766,37 @@ void VG_(jit_info_command) ( HChar** ssaveptr )
 
 void VG_(jit_print_summary) ( void )
 {
-   ML_(jit_creator_print_hints)(stats.registered + stats.refused
+   ML_(jit_creator_print_hints)(stats.registered + ML_(jit_n_refused)()
                                 + stats.named_late > 0
                                 || ML_(jit_n_pending) > 0);
    if (VG_(clo_verbosity) < 2)
       return;
-   if (stats.registered + stats.refused + stats.named_late > 0
+   if (stats.registered + ML_(jit_n_refused)() + stats.named_late > 0
        || VG_(clo_trace_jit)) {
       VG_(umsg)("JIT: %llu registered, %llu unregistered, %llu replaced, "
                 "%llu unmapped, %llu refused, %llu line entries dropped, "
                 "%llu live at exit\n",
                 stats.registered, stats.unregistered, stats.replaced,
-                stats.unmapped, stats.refused, stats.lines_dropped,
+                stats.unmapped, ML_(jit_n_refused)(),
+                ML_(jit_lines_dropped)(),
                 ML_(jit_n_live)() - ML_(jit_n_kept)());
-      ML_(jit_print_refusals)("JIT: refused: ", stats.refused_by);
-      if (stats.lines_dropped > 0) {
-         HChar why[400];
-         ML_(jit_line_drops_text)(why, sizeof(why), &stats.drops, 0);
-         VG_(umsg)("JIT: line-table entries dropped (of the tables that"
-                   " lost some): %s\n", why);
-      }
+      ML_(jit_print_refusal_summary)();
+      ML_(jit_lines_print_summary)();
       if (stats.named_late > 0)
          VG_(umsg)("JIT: %llu names for code unmapped before its record "
                    "was read, kept for the code that ran there\n",
                    stats.named_late);
-      if (stats.names_escaped + stats.bad_files > 0)
+      if (ML_(jit_n_names_escaped)() + ML_(jit_bad_files)() > 0)
          VG_(umsg)("JIT: %llu names escaped and %llu source file names "
                    "ignored (not UTF-8, or with control characters)\n",
-                   stats.names_escaped, stats.bad_files);
+                   ML_(jit_n_names_escaped)(), ML_(jit_bad_files)());
    }
    ML_(jit_kept_print_summary)();
    ML_(jit_pending_print_summary)();
    ML_(jit_clreq_print_summary)();
    ML_(jit_cfi_print_summary)();
    ML_(jit_follow_print_summary)();
-   if (stats.registered + stats.refused > 0 || VG_(clo_trace_jit))
+   if (stats.registered + ML_(jit_n_refused)() > 0 || VG_(clo_trace_jit))
       ML_(jit_names_print_stats)();
    ML_(jit_print_late_summary)();
    ML_(jit_creator_print_summary)();

@@ -35,6 +35,7 @@
 /* The registry's files and their jobs:
      jitreg.c      registration, unregistration, moves, epochs, munmap,
                    the -v summary and v.info jit
+     jitstatus.c   what statuses say; refusals counted by status
      jitstore.c    the function store (address-ordered chunks, archive)
      jitnames.c    the name pool; text that is not clean
      jitobjects.c  JIT objects: synthetic DebugInfos, source files, line
@@ -233,7 +234,7 @@ static inline Addr ML_(jit_range_last) ( Addr a, SizeT len )
    code named after its creator, per command. */
 #define JIT_MAX_LISTED 1000
 
-/* A short English text for a status code. */
+/* A short English text for a status code (jitstatus.c). */
 extern const HChar* ML_(jit_status_text) ( Int st );
 
 /* Writes into buf[0..size) which object's text [a, a+len) overlaps
@@ -352,7 +353,7 @@ typedef
 
 /* The object that a registration naming object (non-empty, or NULL for
    VG_JIT_DEFAULT_OBJECT) belongs to; a name that is not clean text is
-   escaped first.  Objects live as long as the process. */
+   escaped first (jitobjects.c).  Objects live as long as the process. */
 extern struct _JitObject* ML_(jit_object_named) ( const HChar* object );
 
 /* Registers reg.  Returns VG_JIT_OK, VG_JIT_WARN_REPLACED (earlier code
@@ -469,7 +470,7 @@ static inline UWord ML_(jit_word_unprintable) ( UWord w )
 #define JIT_PRINTABLE_BUF 84
 extern void ML_(jit_printable_copy) ( HChar* buf, const HChar* s );
 
-/* ---- Refusals (jitreg.c) ---- */
+/* ---- Refusals (jitstatus.c) ---- */
 
 /* Counts one refused registration or move (client request or producer
    record), refused with status st, for the -v summary. */
@@ -485,6 +486,12 @@ extern Int ML_(jit_refusals_text) ( HChar* buf, const ULong* by );
 /* Prints, with VG_(umsg), prefix and then ML_(jit_refusals_text) of by
    on one line; prints nothing if all are zero. */
 extern void ML_(jit_print_refusals) ( const HChar* prefix, const ULong* by );
+
+/* How many refusals ML_(jit_note_refused) counted, and the -v summary's
+   line of them by status ("JIT: refused: N reason, ..."; none if
+   there were none). */
+extern ULong ML_(jit_n_refused) ( void );
+extern void ML_(jit_print_refusal_summary) ( void );
 
 /* The -v exit summaries of client requests (jitclreq.c) and of each
    producer file followed (jitfollow.c), called by

@@ -86,10 +86,14 @@ extern void ML_(jit_names_print_stats) ( void );
 /* A copy of name (len bytes) in which each byte that is not part of a
    clean character (ML_(jit_clean_char_len)) is written as \xNN:
    what the registry keeps of a name or object name that is not clean
-   text.  Allocated with ML_(dinfo_zalloc) (the caller frees it);
-   *out_len set. */
+   text (counted).  Allocated with ML_(dinfo_zalloc) (the caller frees
+   it); *out_len set. */
 extern HChar* ML_(jit_escaped_copy) ( const HChar* name, SizeT len,
                                       /*OUT*/SizeT* out_len );
+
+/* How many names ML_(jit_escaped_copy) escaped (function and object
+   names), for the -v summary. */
+extern ULong ML_(jit_n_names_escaped) ( void );
 
 /* ---- Objects and line tables (jitobjects.c) ---- */
 
@@ -130,19 +134,30 @@ extern JitObject* ML_(jit_object_get) ( const HChar* objname );
 /* The object with the given index. */
 extern JitObject* ML_(jit_object_at) ( UInt index );
 
+/* VG_JIT_DEFAULT_OBJECT's JitObject once ML_(jit_object_named) made it
+   (for a registration naming no object), else NULL: read inline on
+   every registration, which then needs no call. */
+extern JitObject* ML_(jit_default_object);
+
 /* Builds the line table of reg for obj: drops entries outside the code,
    with line 0 or too large, with an unusable file pointer, or with no
    file at all (a file name that is not UTF-8 or holds control
    characters, ML_(jit_text_is_clean), counts as none); sorts by offset;
    of entries with equal offsets keeps the one that came last.  Returns
-   the table (NULL if nothing is left; free with ML_(dinfo_free)), fills
-   *drops (the entries dropped, by reason) and sets *n_bad_files (file
-   names treated as none, each distinct name of consecutive entries
-   once). */
+   the table (NULL if nothing is left; free with ML_(dinfo_free)) and
+   fills *drops (the entries dropped, by reason).  What is dropped, and
+   the file names treated as none (each distinct name of consecutive
+   entries once), are counted for the -v summary. */
 extern JitLineTab* ML_(jit_line_table_build) ( const JitRegistration* reg,
                                                JitObject* obj,
-                                               /*OUT*/JitLineDrops* drops,
-                                               /*OUT*/UWord* n_bad_files );
+                                               /*OUT*/JitLineDrops* drops );
+
+/* What ML_(jit_line_table_build) counted: line-table entries dropped,
+   and file names treated as none; and the -v summary's line of the
+   entries dropped by reason (none if none was). */
+extern ULong ML_(jit_lines_dropped) ( void );
+extern ULong ML_(jit_bad_files) ( void );
+extern void ML_(jit_lines_print_summary) ( void );
 
 /* A copy of t (free with ML_(dinfo_free)). */
 extern JitLineTab* ML_(jit_line_table_copy) ( const JitLineTab* t );

@@ -112,47 +112,39 @@ static unsigned long long sh_at(const GdbElfObject* o, unsigned int i)
    return o->shoff + (unsigned long long)i * SHDR_SIZE(o->elf_class);
 }
 
-int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
-                     unsigned long long n,
-                     GdbElfOnProblem on_problem, void* ctx)
+/* Checks the ELF identification of o's image: the magic, a valid class
+   and byte order, and whether they are the program's.  Returns 1 to go
+   on, 0 when reading stops (o->error says why). */
+static int open_ident(GdbElfObject* o)
 {
-   GdbElfError        e;
-   unsigned int       c, cls, data, align;
-   unsigned long long table;
-
-   jitformats_zero(o, sizeof(*o));
-   o->img        = img;
-   o->n          = n;
-   o->on_problem = on_problem;
-   o->ctx        = ctx;
+   const unsigned char* img = o->img;
+   unsigned long long   n   = o->n;
+   GdbElfError          e;
+   unsigned int         c, cls, data;
 
    if (img == 0 || n < 4 || img[0] != 0x7f || img[1] != 'E'
        || img[2] != 'L' || img[3] != 'F') {
       e = mk(GDBELF_ERR_NOT_ELF, 0);
       e.num[0] = n;
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    if (n < EI_NIDENT) {
       e = mk(GDBELF_ERR_SHORT, 0);
       e.num[0] = n;
       e.num[1] = EI_NIDENT;
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    cls  = img[EI_CLASS_AT];
    data = img[EI_DATA_AT];
    if (cls != 1 && cls != 2) {
       e = mk(GDBELF_ERR_BAD_CLASS, EI_CLASS_AT);
       e.num[0] = cls;
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    if (data != 1 && data != 2) {
       e = mk(GDBELF_ERR_BAD_BYTE_ORDER, EI_DATA_AT);
       e.num[0] = data;
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    c             = cls == 2 ? 64 : 32;
    o->elf_class  = c;
@@ -162,21 +154,31 @@ int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
       e.num[0] = data;
       e.num[1] = jitformats_host_big_endian() ? 2 : 1;
       if (!problem(o, &e, 0))
-         return o->error.code;
+         return 0;
    }
    if (c != sizeof(void*) * 8) {
       e = mk(GDBELF_ERR_FOREIGN_CLASS, EI_CLASS_AT);
       e.num[0] = c;
       e.num[1] = sizeof(void*) * 8;
       if (!problem(o, &e, 0))
-         return o->error.code;
+         return 0;
    }
+   return 1;
+}
+
+/* Reads the fields of o's ELF header (its class is known) and checks
+   its type.  Returns 1 to go on, 0 when reading stops. */
+static int open_header(GdbElfObject* o)
+{
+   unsigned long long n = o->n;
+   unsigned int       c = o->elf_class;
+   GdbElfError        e;
+
    if (n < EHDR_SIZE(c)) {
       e = mk(GDBELF_ERR_SHORT, 0);
       e.num[0] = n;
       e.num[1] = EHDR_SIZE(c);
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    o->have_header = 1;
    o->type      = (unsigned int)rd(o, EHDR_TYPE, 2);
@@ -191,26 +193,36 @@ int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
       e = mk(GDBELF_ERR_BAD_TYPE, EHDR_TYPE);
       e.num[0] = o->type;
       if (!problem(o, &e, 0))
-         return o->error.code;
+         return 0;
    }
+   return 1;
+}
+
+/* Checks the size, entry size and place of o's section header table.
+   Returns 1 if it can be read, 0 when reading stops. */
+static int open_section_table(GdbElfObject* o)
+{
+   unsigned long long n = o->n;
+   unsigned int       c = o->elf_class;
+   unsigned int       align;
+   unsigned long long table;
+   GdbElfError        e;
+
    if (o->shnum == 0) {
       e = mk(GDBELF_ERR_NO_SECTIONS, EHDR_SHNUM(c));
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    if (o->shnum > GDBELF_MAX_SECTIONS) {
       e = mk(GDBELF_ERR_TOO_MANY_SECTIONS, EHDR_SHNUM(c));
       e.num[0] = o->shnum;
       e.num[1] = GDBELF_MAX_SECTIONS;
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    if (o->shentsize != SHDR_SIZE(c)) {
       e = mk(GDBELF_ERR_SHENTSIZE, EHDR_SHENTSIZE(c));
       e.num[0] = o->shentsize;
       e.num[1] = SHDR_SIZE(c);
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    table = (unsigned long long)o->shnum * SHDR_SIZE(c);
    if (!in_range(o->shoff, table, n)) {
@@ -219,8 +231,7 @@ int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
       e.num[1] = o->shnum;
       e.num[2] = table;
       e.num[3] = n;
-      (void)problem(o, &e, 1);
-      return o->error.code;
+      return problem(o, &e, 1);
    }
    align = c / 8;
    if (o->shoff % align != 0) {
@@ -228,9 +239,22 @@ int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
       e.num[0] = o->shoff;
       e.num[1] = align;
       if (!problem(o, &e, 0))
-         return o->error.code;
+         return 0;
    }
-   o->opened = 1;
+   return 1;
+}
+
+int ML_(gdbelf_open)(GdbElfObject* o, const unsigned char* img,
+                     unsigned long long n,
+                     GdbElfOnProblem on_problem, void* ctx)
+{
+   jitformats_zero(o, sizeof(*o));
+   o->img        = img;
+   o->n          = n;
+   o->on_problem = on_problem;
+   o->ctx        = ctx;
+   if (open_ident(o) && open_header(o) && open_section_table(o))
+      o->opened = 1;
    return o->error.code;
 }
 
@@ -351,26 +375,27 @@ static int read_function(GdbElfObject* o, unsigned int ti,
    return 0;
 }
 
-/* Reads symbol table ti (section header st).  Returns 0 to go on to the
-   next table, else non-zero (the reader stops). */
-static int read_symtab(GdbElfObject* o, unsigned int ti,
-                       const GdbElfSection* st,
-                       GdbElfOnFunction on_function, void* ctx)
+/* Checks symbol table ti (section header st) and its string table
+   (whose header goes into *ss).  Returns 1 if its symbols can be read;
+   else 0, with *stop set if the reader stops (else it goes on to the
+   next table). */
+static int symtab_readable(GdbElfObject* o, unsigned int ti,
+                           const GdbElfSection* st, GdbElfSection* ss,
+                           int* stop)
 {
-   unsigned int        c   = o->elf_class;
-   unsigned long long  at  = sh_at(o, ti);
-   unsigned long long  n_syms, k;
-   GdbElfSection       ss;
-   GdbElfError         e;
-   const unsigned char* strs;
+   unsigned int       c  = o->elf_class;
+   unsigned long long at = sh_at(o, ti);
+   GdbElfError        e;
 
+   *stop = 0;
    if (st->entsize != SYM_SIZE(c) || st->size % SYM_SIZE(c) != 0) {
       e = mk(GDBELF_ERR_SYMTAB_ENTSIZE, at + SHDR_ENTSIZE(c));
       e.section = ti;
       e.num[0]  = st->entsize;
       e.num[1]  = st->size;
       e.num[2]  = SYM_SIZE(c);
-      return !problem(o, &e, 0);
+      *stop = !problem(o, &e, 0);
+      return 0;
    }
    if (!in_range(st->offset, st->size, o->n)) {
       e = mk(GDBELF_ERR_SYMTAB_OUTSIDE, at);
@@ -378,60 +403,100 @@ static int read_symtab(GdbElfObject* o, unsigned int ti,
       e.num[0]  = st->offset;
       e.num[1]  = st->size;
       e.num[2]  = o->n;
-      return !problem(o, &e, 0);
+      *stop = !problem(o, &e, 0);
+      return 0;
    }
    if (st->offset % (c / 8) != 0) {
       e = mk(GDBELF_ERR_SYMTAB_UNALIGNED, at + SHDR_OFFSET(c));
       e.section = ti;
       e.num[0]  = st->offset;
       e.num[1]  = c / 8;
-      if (!problem(o, &e, 0))
-         return 1;
+      if (!problem(o, &e, 0)) {
+         *stop = 1;
+         return 0;
+      }
    }
    if (st->link == 0 || st->link >= o->shnum) {
       e = mk(GDBELF_ERR_SYMTAB_NO_STRTAB, at + SHDR_LINK(c));
       e.section = ti;
       e.num[0]  = st->link;
-      return !problem(o, &e, 0);
+      *stop = !problem(o, &e, 0);
+      return 0;
    }
-   (void)ML_(gdbelf_section)(o, st->link, &ss);
-   if (ss.type != GDBELF_SHT_STRTAB || !in_range(ss.offset, ss.size, o->n)) {
+   (void)ML_(gdbelf_section)(o, st->link, ss);
+   if (ss->type != GDBELF_SHT_STRTAB
+       || !in_range(ss->offset, ss->size, o->n)) {
       e = mk(GDBELF_ERR_STRTAB_BAD, sh_at(o, st->link));
       e.section = ti;
       e.num[0]  = st->link;
-      e.num[1]  = ss.type;
-      e.num[2]  = ss.offset;
-      e.num[3]  = ss.size;
-      return !problem(o, &e, 0);
+      e.num[1]  = ss->type;
+      e.num[2]  = ss->offset;
+      e.num[3]  = ss->size;
+      *stop = !problem(o, &e, 0);
+      return 0;
    }
+   return 1;
+}
+
+/* The problem with the name of symbol k of table ti (at file offset at),
+   whose string table strs has size bytes: GDBELF_OK in e->code if it
+   has one (*end: the offset of its NUL in strs). */
+static GdbElfError sym_name_problem(unsigned int ti, unsigned long long k,
+                                    unsigned long long at, const Sym* sym,
+                                    const unsigned char* strs,
+                                    unsigned long long size,
+                                    unsigned long long* end)
+{
+   GdbElfError        e = mk(GDBELF_OK, at);
+   unsigned long long i;
+   e.section = ti;
+   e.symtab  = ti;
+   e.symbol  = k;
+   e.num[0]  = sym->name;
+   e.num[1]  = sym->type;
+   e.num[2]  = size;
+   if (sym->name == 0) {
+      e.code = GDBELF_ERR_SYM_NO_NAME;
+      return e;
+   }
+   if (sym->name >= size) {
+      e.code = GDBELF_ERR_SYM_NAME_OUTSIDE;
+      return e;
+   }
+   for (i = sym->name; i < size; i++)
+      if (strs[i] == 0) {
+         *end = i;
+         return e;
+      }
+   e.code = GDBELF_ERR_SYM_NAME_UNTERMINATED;
+   return e;
+}
+
+/* Reads symbol table ti (section header st).  Returns 0 to go on to the
+   next table, else non-zero (the reader stops). */
+static int read_symtab(GdbElfObject* o, unsigned int ti,
+                       const GdbElfSection* st,
+                       GdbElfOnFunction on_function, void* ctx)
+{
+   unsigned int         c = o->elf_class;
+   unsigned long long   n_syms, k;
+   GdbElfSection        ss;
+   const unsigned char* strs;
+   int                  stop;
+
+   if (!symtab_readable(o, ti, st, &ss, &stop))
+      return stop;
    strs   = o->img + ss.offset;
    n_syms = st->size / SYM_SIZE(c);
    for (k = 1; k < n_syms; k++) {
       unsigned long long sat = st->offset + k * SYM_SIZE(c);
-      unsigned long long i;
+      unsigned long long end = 0;
       Sym                sym;
+      GdbElfError        e;
       read_sym(o, sat, &sym);
       if (sym.type != GDBELF_STT_FUNC && sym.type != GDBELF_STT_FILE)
          continue;
-      e = mk(GDBELF_OK, sat);
-      e.section = ti;
-      e.symtab  = ti;
-      e.symbol  = k;
-      e.num[0]  = sym.name;
-      e.num[1]  = sym.type;
-      e.num[2]  = ss.size;
-      if (sym.name == 0)
-         e.code = GDBELF_ERR_SYM_NO_NAME;
-      else if (sym.name >= ss.size)
-         e.code = GDBELF_ERR_SYM_NAME_OUTSIDE;
-      else {
-         e.code = GDBELF_ERR_SYM_NAME_UNTERMINATED;
-         for (i = sym.name; i < ss.size; i++)
-            if (strs[i] == 0) {
-               e.code = GDBELF_OK;
-               break;
-            }
-      }
+      e = sym_name_problem(ti, k, sat, &sym, strs, ss.size, &end);
       if (e.code != GDBELF_OK) {
          if (!problem(o, &e, 0))
             return 1;
@@ -440,7 +505,7 @@ static int read_symtab(GdbElfObject* o, unsigned int ti,
       if (sym.type == GDBELF_STT_FILE) {
          if (o->file == 0 && strs[sym.name] != 0) {
             o->file     = (const char*)strs + sym.name;
-            o->file_len = (unsigned long)(i - sym.name);
+            o->file_len = (unsigned long)(end - sym.name);
          }
          continue;
       }
@@ -662,25 +727,13 @@ static int rel_fits(unsigned long long v, unsigned int fit)
    }
 }
 
-/* Checks relocation section r (header rs) targeting DWARF section s
-   (header ts) and hands over its relocations.  Returns e->code. */
-static int relocate(const GdbElfObject* o, const GdbElfDwarf* d,
-                    unsigned int s, const GdbElfSection* ts,
-                    unsigned int r, const GdbElfSection* rs,
-                    unsigned long long code_lo,
-                    GdbElfOnRelocation on_relocation, void* ctx,
-                    GdbElfError* e)
+/* Checks relocation section rs as a whole: RELA entries of an x86-64 or
+   AArch64 object of class 64, inside the image, linked to a symbol table
+   of 24-byte symbols inside the image (its header into *st).  Returns
+   e->code (*e describes the section; the caller made it). */
+static int check_rel_section(const GdbElfObject* o, const GdbElfSection* rs,
+                             GdbElfSection* st, GdbElfError* e)
 {
-   GdbElfSection      st;
-   GdbElfRelocation   rel;
-   unsigned long long n_syms, n_rels, k;
-   unsigned long long t_addr = ML_(gdbelf_dwarf_addr)(o, d, d->shndx[s],
-                                                      code_lo);
-
-   *e = mk(GDBELF_OK, sh_at(o, r));
-   e->section = r;
-   e->symtab  = rs->link;
-   e->num[3]  = d->shndx[s];
    if (rs->type == SHT_REL_) {
       e->code = GDBELF_ERR_REL_NOT_RELA;
       return e->code;
@@ -703,72 +756,117 @@ static int relocate(const GdbElfObject* o, const GdbElfDwarf* d,
       e->code = GDBELF_ERR_REL_NO_SYMTAB;
       return e->code;
    }
-   (void)ML_(gdbelf_section)(o, rs->link, &st);
-   if (st.type != GDBELF_SHT_SYMTAB || st.entsize != SYM64_SIZE
-       || st.offset % 8 != 0 || !in_range(st.offset, st.size, o->n)) {
+   (void)ML_(gdbelf_section)(o, rs->link, st);
+   if (st->type != GDBELF_SHT_SYMTAB || st->entsize != SYM64_SIZE
+       || st->offset % 8 != 0 || !in_range(st->offset, st->size, o->n)) {
       e->code = GDBELF_ERR_REL_SYMTAB_BAD;
       return e->code;
    }
-   n_syms = st.size / SYM64_SIZE;
+   return GDBELF_OK;
+}
+
+/* Reads the relocation at file offset at, for DWARF section s (header
+   ts, at address t_addr) with the symbol table st, into *rel: its rule
+   (rel_rule), its field inside ts, its symbol defined, its value (which
+   must fit).  Returns GDBELF_OK (rel->type 0 for a relocation that does
+   nothing) or e->code. */
+static int read_relocation(const GdbElfObject* o, const GdbElfDwarf* d,
+                           unsigned int s, const GdbElfSection* ts,
+                           unsigned long long t_addr,
+                           const GdbElfSection* st,
+                           unsigned long long at,
+                           unsigned long long code_lo,
+                           GdbElfRelocation* rel, GdbElfError* e)
+{
+   unsigned long long info   = rd(o, at + 8, 8);
+   unsigned long long si     = info >> 32;
+   unsigned long long n_syms = st->size / SYM64_SIZE;
+   unsigned long long v;
+   Sym                sym;
+   const RelRule*     rule;
+
+   jitformats_zero(rel, sizeof(*rel));
+   rel->type = (unsigned int)(info & 0xffffffffull);
+   if (rel->type == R_X86_64_NONE_)   /* = R_AARCH64_NONE_ */
+      return GDBELF_OK;
+   rule = rel_rule(o->machine, rel->type, s);
+   if (rule == 0) {
+      e->code   = GDBELF_ERR_REL_TYPE;
+      e->num[0] = rel->type;
+      return e->code;
+   }
+   rel->width  = rule->width;
+   rel->offset = rd(o, at, 8);
+   rel->addend = (long long)rd(o, at + 16, 8);
+   if (!in_range(rel->offset, rel->width, ts->size)) {
+      e->code   = GDBELF_ERR_REL_OUTSIDE;
+      e->num[0] = rel->offset;
+      e->num[1] = rel->width;
+      e->num[2] = ts->size;
+      return e->code;
+   }
+   if (si >= n_syms) {
+      e->code   = GDBELF_ERR_REL_NO_SYMBOL;
+      e->num[0] = si;
+      e->num[1] = n_syms;
+      return e->code;
+   }
+   read_sym(o, st->offset + si * SYM64_SIZE, &sym);
+   if (sym.shndx == SHN_ABS_)
+      rel->symbol_value = sym.value;
+   else if (sym.shndx != 0 && sym.shndx < o->shnum)
+      rel->symbol_value = ML_(gdbelf_dwarf_addr)(o, d, sym.shndx, code_lo)
+                          + sym.value;
+   else {
+      e->code   = GDBELF_ERR_REL_UNDEFINED;
+      e->num[0] = si;
+      e->num[1] = sym.shndx;
+      return e->code;
+   }
+   v = rel->symbol_value + (unsigned long long)rel->addend;
+   if (rule->pcrel)
+      v -= t_addr + rel->offset;
+   if (!rel_fits(v, rule->fit)) {
+      e->code   = GDBELF_ERR_REL_OVERFLOW;
+      e->num[0] = v;
+      e->num[1] = rel->type;
+      return e->code;
+   }
+   rel->value = v;
+   return GDBELF_OK;
+}
+
+/* Checks relocation section r (header rs) targeting DWARF section s
+   (header ts) and hands over its relocations.  Returns e->code. */
+static int relocate(const GdbElfObject* o, const GdbElfDwarf* d,
+                    unsigned int s, const GdbElfSection* ts,
+                    unsigned int r, const GdbElfSection* rs,
+                    unsigned long long code_lo,
+                    GdbElfOnRelocation on_relocation, void* ctx,
+                    GdbElfError* e)
+{
+   GdbElfSection      st;
+   GdbElfRelocation   rel;
+   unsigned long long n_rels, k;
+   unsigned long long t_addr = ML_(gdbelf_dwarf_addr)(o, d, d->shndx[s],
+                                                      code_lo);
+
+   *e = mk(GDBELF_OK, sh_at(o, r));
+   e->section = r;
+   e->symtab  = rs->link;
+   e->num[3]  = d->shndx[s];
+   if (check_rel_section(o, rs, &st, e) != GDBELF_OK)
+      return e->code;
    n_rels = rs->size / RELA64_SIZE;
    for (k = 0; k < n_rels; k++) {
-      unsigned long long at   = rs->offset + k * RELA64_SIZE;
-      unsigned long long info = rd(o, at + 8, 8);
-      unsigned long long si   = info >> 32;
-      unsigned long long v;
-      Sym                sym;
-      const RelRule*     rule;
-
-      jitformats_zero(&rel, sizeof(rel));
-      rel.type = (unsigned int)(info & 0xffffffffull);
-      if (rel.type == R_X86_64_NONE_)   /* = R_AARCH64_NONE_ */
-         continue;
+      unsigned long long at = rs->offset + k * RELA64_SIZE;
       e->at     = at;
       e->symbol = k;
-      rule = rel_rule(o->machine, rel.type, s);
-      if (rule == 0) {
-         e->code   = GDBELF_ERR_REL_TYPE;
-         e->num[0] = rel.type;
+      if (read_relocation(o, d, s, ts, t_addr, &st, at, code_lo, &rel, e)
+          != GDBELF_OK)
          return e->code;
-      }
-      rel.width  = rule->width;
-      rel.offset = rd(o, at, 8);
-      rel.addend = (long long)rd(o, at + 16, 8);
-      if (!in_range(rel.offset, rel.width, ts->size)) {
-         e->code   = GDBELF_ERR_REL_OUTSIDE;
-         e->num[0] = rel.offset;
-         e->num[1] = rel.width;
-         e->num[2] = ts->size;
-         return e->code;
-      }
-      if (si >= n_syms) {
-         e->code   = GDBELF_ERR_REL_NO_SYMBOL;
-         e->num[0] = si;
-         e->num[1] = n_syms;
-         return e->code;
-      }
-      read_sym(o, st.offset + si * SYM64_SIZE, &sym);
-      if (sym.shndx == SHN_ABS_)
-         rel.symbol_value = sym.value;
-      else if (sym.shndx != 0 && sym.shndx < o->shnum)
-         rel.symbol_value = ML_(gdbelf_dwarf_addr)(o, d, sym.shndx, code_lo)
-                            + sym.value;
-      else {
-         e->code   = GDBELF_ERR_REL_UNDEFINED;
-         e->num[0] = si;
-         e->num[1] = sym.shndx;
-         return e->code;
-      }
-      v = rel.symbol_value + (unsigned long long)rel.addend;
-      if (rule->pcrel)
-         v -= t_addr + rel.offset;
-      if (!rel_fits(v, rule->fit)) {
-         e->code   = GDBELF_ERR_REL_OVERFLOW;
-         e->num[0] = v;
-         e->num[1] = rel.type;
-         return e->code;
-      }
-      rel.value   = v;
+      if (rel.type == R_X86_64_NONE_)
+         continue;
       rel.dwarf   = s;
       rel.section = r;
       rel.index   = k;

@@ -485,16 +485,108 @@ static int next_code_load(JitdumpReader* r, const unsigned char* buf,
    return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK, rec->total_size);
 }
 
+/* A CODE_MOVE record whose prefix was read into ev->rec, of `fixed`
+   bytes at least. */
+static int next_code_move(JitdumpReader* r, const unsigned char* buf,
+                          unsigned long len, JitdumpEvent* ev,
+                          unsigned int fixed)
+{
+   JitdumpRecord*   rec = &ev->rec;
+   JitdumpCodeMove* mv  = &rec->u.move;
+   const int big = jitformats_host_big_endian();   /* = r->big_endian */
+   if (len < fixed)
+      return ev_need(r, ev, fixed);
+   mv->pid           = jitformats_ld32(buf + JITDUMP_MOVE_PID, big);
+   mv->tid           = jitformats_ld32(buf + JITDUMP_MOVE_TID, big);
+   mv->vma           = jitformats_ld64(buf + JITDUMP_MOVE_VMA, big);
+   mv->old_code_addr = jitformats_ld64(buf + JITDUMP_MOVE_OLD_CODE_ADDR, big);
+   mv->new_code_addr = jitformats_ld64(buf + JITDUMP_MOVE_NEW_CODE_ADDR, big);
+   mv->code_size     = jitformats_ld64(buf + JITDUMP_MOVE_CODE_SIZE, big);
+   mv->code_index    = jitformats_ld64(buf + JITDUMP_MOVE_CODE_INDEX, big);
+   if (jitformats_range_wraps(mv->old_code_addr, mv->code_size)
+       || jitformats_range_wraps(mv->new_code_addr, mv->code_size))
+      return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
+                        JITDUMP_ERR_CODE_RANGE_WRAPS, rec->total_size);
+   return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
+                     rec->total_size);
+}
+
+/* A CODE_DEBUG_INFO record whose prefix was read into ev->rec, of
+   `fixed` bytes at least: held whole (up to the reader's max_hold), its
+   entries checked to lie in the record. */
+static int next_debug_info(JitdumpReader* r, const unsigned char* buf,
+                           unsigned long len, JitdumpEvent* ev,
+                           unsigned int fixed)
+{
+   JitdumpRecord*    rec = &ev->rec;
+   JitdumpDebugInfo* di  = &rec->u.debug;
+   const int big = jitformats_host_big_endian();   /* = r->big_endian */
+   unsigned long body;
+   int err;
+   if (rec->total_size > r->max_hold)
+      return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
+                        JITDUMP_ERR_DEBUG_INFO_TOO_LARGE, rec->total_size);
+   if (len < rec->total_size)
+      return ev_need(r, ev, rec->total_size);
+   di->code_addr   = jitformats_ld64(buf + JITDUMP_DEBUG_CODE_ADDR, big);
+   di->nr_entry    = jitformats_ld64(buf + JITDUMP_DEBUG_NR_ENTRY, big);
+   body            = rec->total_size - fixed;
+   di->entries     = buf + fixed;
+   di->entries_len = body;
+   if (di->nr_entry > body / JITDUMP_DEBUG_ENTRY_MIN)
+      return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
+                        JITDUMP_ERR_DEBUG_NR_ENTRY, rec->total_size);
+   err = left_after_names(di->entries, body, di->nr_entry)
+            == (unsigned long)-1 ? JITDUMP_ERR_DEBUG_BEYOND_RECORD
+                                 : JITDUMP_OK;
+   if (err != JITDUMP_OK)
+      return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD, err,
+                        rec->total_size);
+   return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
+                     rec->total_size);
+}
+
+/* A CODE_UNWINDING_INFO record whose prefix was read into ev->rec, of
+   `fixed` bytes at least: its sizes checked, its data held whole when
+   the caller is willing to hold the record. */
+static int next_unwinding_info(JitdumpReader* r, const unsigned char* buf,
+                               unsigned long len, JitdumpEvent* ev,
+                               unsigned int fixed)
+{
+   JitdumpRecord*        rec = &ev->rec;
+   JitdumpUnwindingInfo* uw  = &rec->u.unwind;
+   const int big = jitformats_host_big_endian();   /* = r->big_endian */
+   if (len < fixed)
+      return ev_need(r, ev, fixed);
+   uw->unwinding_size    = jitformats_ld64(buf + JITDUMP_UNWIND_SIZE, big);
+   uw->eh_frame_hdr_size
+      = jitformats_ld64(buf + JITDUMP_UNWIND_EH_HDR_SIZE, big);
+   uw->mapped_size
+      = jitformats_ld64(buf + JITDUMP_UNWIND_MAPPED_SIZE, big);
+   uw->data_len          = rec->total_size - fixed;
+   uw->data_file_offset  = r->offset + fixed;
+   if (uw->unwinding_size > uw->data_len
+       || uw->eh_frame_hdr_size > uw->unwinding_size)
+      return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
+                        JITDUMP_ERR_UNWIND_SIZES, rec->total_size);
+   /* The data is wanted whole (the core reads its .eh_frame) when the
+      caller is willing to hold the record. */
+   if (len < rec->total_size && rec->total_size <= r->max_hold)
+      return ev_need(r, ev, rec->total_size);
+   uw->data = len >= rec->total_size ? buf + fixed : 0;
+   return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
+                     rec->total_size);
+}
+
 /* A record other than CODE_LOAD whose prefix was read into ev->rec (and
-   checked against JITDUMP_RECORD_MAX). */
+   checked against JITDUMP_RECORD_MAX): each kind its own reader. */
 static JITDUMP_NOINLINE int next_other_record(JitdumpReader* r,
                                               const unsigned char* buf,
                                               unsigned long len,
                                               JitdumpEvent* ev)
 {
    JitdumpRecord* rec = &ev->rec;
-   const int big = jitformats_host_big_endian();   /* = r->big_endian */
-   unsigned int fixed;
+   unsigned int   fixed;
 
    /* The other kinds start from zeros. */
    jitformats_zero(&rec->u, sizeof(rec->u));
@@ -504,83 +596,15 @@ static JITDUMP_NOINLINE int next_other_record(JitdumpReader* r,
       return ev_hard(r, ev, JITDUMP_ERR_RECORD_TOO_SHORT);
 
    switch (rec->id) {
-
-   case JITDUMP_CODE_MOVE: {
-      JitdumpCodeMove* mv = &rec->u.move;
-      if (len < fixed)
-         return ev_need(r, ev, fixed);
-      mv->pid           = jitformats_ld32(buf + JITDUMP_MOVE_PID, big);
-      mv->tid           = jitformats_ld32(buf + JITDUMP_MOVE_TID, big);
-      mv->vma           = jitformats_ld64(buf + JITDUMP_MOVE_VMA, big);
-      mv->old_code_addr
-         = jitformats_ld64(buf + JITDUMP_MOVE_OLD_CODE_ADDR, big);
-      mv->new_code_addr
-         = jitformats_ld64(buf + JITDUMP_MOVE_NEW_CODE_ADDR, big);
-      mv->code_size     = jitformats_ld64(buf + JITDUMP_MOVE_CODE_SIZE, big);
-      mv->code_index    = jitformats_ld64(buf + JITDUMP_MOVE_CODE_INDEX, big);
-      if (jitformats_range_wraps(mv->old_code_addr, mv->code_size)
-          || jitformats_range_wraps(mv->new_code_addr, mv->code_size))
-         return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
-                           JITDUMP_ERR_CODE_RANGE_WRAPS, rec->total_size);
-      return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
-                        rec->total_size);
-   }
-
-   case JITDUMP_CODE_DEBUG_INFO: {
-      JitdumpDebugInfo* di = &rec->u.debug;
-      unsigned long body;
-      int err;
-      if (rec->total_size > r->max_hold)
-         return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
-                           JITDUMP_ERR_DEBUG_INFO_TOO_LARGE, rec->total_size);
-      if (len < rec->total_size)
-         return ev_need(r, ev, rec->total_size);
-      di->code_addr   = jitformats_ld64(buf + JITDUMP_DEBUG_CODE_ADDR, big);
-      di->nr_entry    = jitformats_ld64(buf + JITDUMP_DEBUG_NR_ENTRY, big);
-      body            = rec->total_size - fixed;
-      di->entries     = buf + fixed;
-      di->entries_len = body;
-      if (di->nr_entry > body / JITDUMP_DEBUG_ENTRY_MIN)
-         return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
-                           JITDUMP_ERR_DEBUG_NR_ENTRY, rec->total_size);
-      err = left_after_names(di->entries, body, di->nr_entry)
-               == (unsigned long)-1 ? JITDUMP_ERR_DEBUG_BEYOND_RECORD
-                                    : JITDUMP_OK;
-      if (err != JITDUMP_OK)
-         return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD, err,
-                           rec->total_size);
-      return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
-                        rec->total_size);
-   }
-
+   case JITDUMP_CODE_MOVE:
+      return next_code_move(r, buf, len, ev, fixed);
+   case JITDUMP_CODE_DEBUG_INFO:
+      return next_debug_info(r, buf, len, ev, fixed);
    case JITDUMP_CODE_CLOSE:
       return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
                         rec->total_size);
-
-   case JITDUMP_CODE_UNWINDING_INFO: {
-      JitdumpUnwindingInfo* uw = &rec->u.unwind;
-      if (len < fixed)
-         return ev_need(r, ev, fixed);
-      uw->unwinding_size    = jitformats_ld64(buf + JITDUMP_UNWIND_SIZE, big);
-      uw->eh_frame_hdr_size
-         = jitformats_ld64(buf + JITDUMP_UNWIND_EH_HDR_SIZE, big);
-      uw->mapped_size
-         = jitformats_ld64(buf + JITDUMP_UNWIND_MAPPED_SIZE, big);
-      uw->data_len          = rec->total_size - fixed;
-      uw->data_file_offset  = r->offset + fixed;
-      if (uw->unwinding_size > uw->data_len
-          || uw->eh_frame_hdr_size > uw->unwinding_size)
-         return ev_consume(r, ev, JITDUMP_EV_BAD_RECORD,
-                           JITDUMP_ERR_UNWIND_SIZES, rec->total_size);
-      /* The data is wanted whole (the core reads its .eh_frame) when the
-         caller is willing to hold the record. */
-      if (len < rec->total_size && rec->total_size <= r->max_hold)
-         return ev_need(r, ev, rec->total_size);
-      uw->data = len >= rec->total_size ? buf + fixed : 0;
-      return ev_consume(r, ev, JITDUMP_EV_RECORD, JITDUMP_OK,
-                        rec->total_size);
-   }
-
+   case JITDUMP_CODE_UNWINDING_INFO:
+      return next_unwinding_info(r, buf, len, ev, fixed);
    default:
       return ev_consume(r, ev, JITDUMP_EV_UNKNOWN, JITDUMP_OK,
                         rec->total_size);

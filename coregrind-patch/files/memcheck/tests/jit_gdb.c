@@ -212,39 +212,28 @@ static void section ( int i, uint32_t type, uint64_t flags,
    shdr[i].sh_addralign = 1;
 }
 
-/* Builds the object describing the two functions at code. */
-static void build_object ( unsigned char* code )
+/* .text: a copy of the code, at its load address. */
+static void put_text ( const unsigned char* code )
 {
-   static const char* const sec_names[N_SECTIONS] = {
-      "", ".text", ".symtab", ".strtab", ".debug_abbrev", ".debug_info",
-      ".debug_line", ".eh_frame", ".shstrtab"
-   };
-   uintptr_t leaf = (uintptr_t)code;
-   uintptr_t frameless = (uintptr_t)code + FRAMELESS_OFFSET;
-   Elf64_Ehdr eh;
-   Elf64_Sym  sym;
-   size_t     off, len, hdr_len, cie, fde, i;
-   size_t     str_file, str_leaf, str_frameless;
-
-   used = 0;
-   memset(&eh, 0, sizeof eh);
-   put(&eh, sizeof eh);   /* filled in last */
-
-   /* .text: a copy of the code, at its load address. */
-   off = put(code, FRAMELESS_OFFSET + sizeof frameless_code);
+   size_t off = put(code, FRAMELESS_OFFSET + sizeof frameless_code);
    section(S_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, off, used);
-   shdr[S_TEXT].sh_addr = leaf;
+   shdr[S_TEXT].sh_addr = (uintptr_t)code;
    shdr[S_TEXT].sh_addralign = 16;
+}
 
-   /* .strtab */
-   off = used;
+/* .strtab and .symtab: the null symbol, the file, the two functions. */
+static void put_symbols ( uintptr_t leaf, uintptr_t frameless )
+{
+   Elf64_Sym sym;
+   size_t    off = used;
+   size_t    str_file, str_leaf, str_frameless;
+
    put_u8(0);
    str_file      = put("jit_gdb.src", 12) - off;
    str_leaf      = put("jit_gdb_leaf", 13) - off;
    str_frameless = put("jit_gdb_frameless", 18) - off;
    section(S_STRTAB, SHT_STRTAB, 0, off, used);
 
-   /* .symtab: the null symbol, the file, the two functions. */
    align(8);
    off = used;
    memset(&sym, 0, sizeof sym);
@@ -268,9 +257,13 @@ static void build_object ( unsigned char* code )
    shdr[S_SYMTAB].sh_info = 2;   /* first global */
    shdr[S_SYMTAB].sh_entsize = sizeof sym;
    shdr[S_SYMTAB].sh_addralign = 8;
+}
 
-   /* .debug_abbrev: a compile unit with a name and a line table. */
-   off = used;
+/* .debug_abbrev and .debug_info: one DWARF 2 compile unit with a name
+   and a line table. */
+static void put_compile_unit ( void )
+{
+   size_t off = used;
    put_uleb(1); put_uleb(DW_TAG_compile_unit); put_u8(DW_CHILDREN_no);
    put_uleb(DW_AT_name);      put_uleb(DW_FORM_string);
    put_uleb(DW_AT_stmt_list); put_uleb(DW_FORM_data4);
@@ -278,7 +271,6 @@ static void build_object ( unsigned char* code )
    put_uleb(0);
    section(S_ABBREV, SHT_PROGBITS, 0, off, used);
 
-   /* .debug_info: one DWARF 2 compile unit. */
    off = used;
    put_u32(0);          /* unit_length, patched */
    put_u16(2);          /* version */
@@ -289,10 +281,16 @@ static void build_object ( unsigned char* code )
    put_u32(0);          /* DW_AT_stmt_list */
    patch_u32(off, (uint32_t)(used - off - 4));
    section(S_INFO, SHT_PROGBITS, 0, off, used);
+}
 
-   /* .debug_line: a DWARF 2 line-number program, one sequence per
-      function. */
-   off = used;
+/* .debug_line: a DWARF 2 line-number program, one sequence per
+   function. */
+static void put_line_program ( uintptr_t leaf, uintptr_t frameless )
+{
+   static const unsigned char lengths[12] =
+      { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
+   size_t off = used, len, hdr_len;
+
    put_u32(0);          /* unit_length, patched */
    put_u16(2);          /* version */
    len = used;
@@ -303,11 +301,7 @@ static void build_object ( unsigned char* code )
    put_u8((unsigned char)-5);   /* line_base */
    put_u8(14);          /* line_range */
    put_u8(13);          /* opcode_base */
-   {
-      static const unsigned char lengths[12] =
-         { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
-      put(lengths, sizeof lengths);
-   }
+   put(lengths, sizeof lengths);
    put_u8(0);           /* no include_directories */
    put_str("jit_gdb.src"); put_uleb(0); put_uleb(0); put_uleb(0);
    put_u8(0);           /* end of file_names */
@@ -318,9 +312,14 @@ static void build_object ( unsigned char* code )
                      sizeof frameless_lines / sizeof frameless_lines[0]);
    patch_u32(off, (uint32_t)(used - off - 4));
    section(S_LINE, SHT_PROGBITS, 0, off, used);
+}
 
-   /* .eh_frame: a CIE (CFA = %rsp + 8, return address at CFA - 8) and
-      an FDE per function. */
+/* .eh_frame: a CIE (CFA = %rsp + 8, return address at CFA - 8) and an
+   FDE per function. */
+static void put_eh_frame ( uintptr_t leaf, uintptr_t frameless )
+{
+   size_t off, cie, fde;
+
    align(8);
    off = cie = used;
    put_u32(0);          /* length, patched */
@@ -355,15 +354,24 @@ static void build_object ( unsigned char* code )
    section(S_EH_FRAME, SHT_PROGBITS, SHF_ALLOC, off, used);
    shdr[S_EH_FRAME].sh_addr = (uintptr_t)(image + off);
    shdr[S_EH_FRAME].sh_addralign = 8;
+}
 
-   /* .shstrtab */
-   off = used;
+/* .shstrtab, the section headers, then the ELF header at the start. */
+static void put_headers ( void )
+{
+   static const char* const sec_names[N_SECTIONS] = {
+      "", ".text", ".symtab", ".strtab", ".debug_abbrev", ".debug_info",
+      ".debug_line", ".eh_frame", ".shstrtab"
+   };
+   Elf64_Ehdr eh;
+   size_t     off = used, i;
+
    for (i = 0; i < N_SECTIONS; i++)
       shdr[i].sh_name = put(sec_names[i], strlen(sec_names[i]) + 1) - off;
    section(S_SHSTRTAB, SHT_STRTAB, 0, off, used);
 
-   /* Section headers, then the ELF header. */
    align(8);
+   memset(&eh, 0, sizeof eh);
    eh.e_shoff = put(shdr, sizeof shdr);
    memcpy(eh.e_ident, ELFMAG, SELFMAG);
    eh.e_ident[EI_CLASS]   = ELFCLASS64;
@@ -377,6 +385,25 @@ static void build_object ( unsigned char* code )
    eh.e_shnum     = N_SECTIONS;
    eh.e_shstrndx  = S_SHSTRTAB;
    memcpy(image, &eh, sizeof eh);
+}
+
+/* Builds the object describing the two functions at code: room for the
+   ELF header (written last), then each section in turn. */
+static void build_object ( unsigned char* code )
+{
+   uintptr_t  leaf = (uintptr_t)code;
+   uintptr_t  frameless = (uintptr_t)code + FRAMELESS_OFFSET;
+   Elf64_Ehdr room;
+
+   used = 0;
+   memset(&room, 0, sizeof room);
+   put(&room, sizeof room);
+   put_text(code);
+   put_symbols(leaf, frameless);
+   put_compile_unit();
+   put_line_program(leaf, frameless);
+   put_eh_frame(leaf, frameless);
+   put_headers();
 }
 
 static struct jit_code_entry entry;

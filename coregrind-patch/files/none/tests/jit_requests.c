@@ -28,11 +28,73 @@ static void report ( const char* what, unsigned long r )
    printf("%s: %lu, status %d\n", what, r, (int)VALGRIND_JIT_LAST_ERROR());
 }
 
+/* Register, re-register over it, a second function, move it, then
+   drop everything by one range. */
+static void register_and_move ( unsigned char* code )
+{
+   report("register first", VALGRIND_JIT_REGISTER(code, 16, "first"));
+   report("register first again",
+          VALGRIND_JIT_REGISTER(code, 16, "first_again"));
+   report("register second", VALGRIND_JIT_REGISTER(code + 64, 16, "second"));
+   memcpy(code + 128, code + 64, 16);
+   report("move second: unregister", VALGRIND_JIT_UNREGISTER(code + 64));
+   report("move second: register",
+          VALGRIND_JIT_REGISTER(code + 128, 16, "second"));
+   report("unregister range", VALGRIND_JIT_UNREGISTER_RANGE(code, CODE_BYTES));
+   report("unregister again", VALGRIND_JIT_UNREGISTER(code));
+}
+
+/* A name one byte too long (VG_JIT_ERR_BAD_NAME), then the longest. */
+static void long_names ( unsigned char* code )
+{
+   char* long_name = malloc(VG_JIT_MAX_STRING + 2);
+   memset(long_name, 'n', VG_JIT_MAX_STRING + 1);
+   long_name[VG_JIT_MAX_STRING + 1] = 0;
+   report("register long name", VALGRIND_JIT_REGISTER(code, 16, long_name));
+   long_name[VG_JIT_MAX_STRING] = 0;
+   report("register longest name", VALGRIND_JIT_REGISTER(code, 16, long_name));
+   report("unregister longest name", VALGRIND_JIT_UNREGISTER(code));
+   free(long_name);
+}
+
+/* Bad line tables (VG_JIT_ERR_BAD_LINE_TABLE): desc's lines in data,
+   unmapped here, then too many; then lines with an entry of line 0,
+   registered without it (VG_JIT_WARN_LINES_DROPPED). */
+static void line_tables ( VgJitCode* desc, unsigned char* code,
+                          unsigned char* data, const VgJitLine* lines )
+{
+   desc->start   = code;
+   desc->size    = 16;
+   desc->name    = "with_lines";
+   desc->file    = "jit_requests.src";
+   desc->lines   = (const VgJitLine*)data;
+   desc->n_lines = 1;
+   munmap(data, CODE_BYTES);
+   report("register unreadable lines", VALGRIND_JIT_REGISTER_CODE(desc));
+   desc->lines   = lines;
+   desc->n_lines = VG_JIT_MAX_LINES + 1;
+   report("register too many lines", VALGRIND_JIT_REGISTER_CODE(desc));
+
+   desc->n_lines = 2;
+   report("register line 0", VALGRIND_JIT_REGISTER_CODE(desc));
+   report("unregister line 0", VALGRIND_JIT_UNREGISTER(code));
+}
+
+/* A descriptor of a bad size (VG_JIT_ERR_BAD_DESCRIPTOR), an unreadable
+   object name, in data (unmapped: VG_JIT_ERR_BAD_STRING). */
+static void bad_descriptors ( VgJitCode* desc, unsigned char* data )
+{
+   desc->struct_size = 8;
+   report("register bad descriptor", VALGRIND_JIT_REGISTER_CODE(desc));
+   desc->struct_size = sizeof *desc;
+   desc->object      = (const char*)data;
+   report("register unreadable object", VALGRIND_JIT_REGISTER_CODE(desc));
+}
+
 int main(void)
 {
    unsigned char* code;
    unsigned char* data;
-   char*          long_name;
    VgJitLine      lines[2] = { { 0, 3, NULL }, { 4, 0, NULL } };
    VgJitCode      desc = VG_JIT_CODE_INITIALIZER;
 
@@ -48,59 +110,16 @@ int main(void)
 
    printf("query: %s\n", VALGRIND_JIT_QUERY() >= 1 ? "api version >= 1" : "0");
 
-   /* Register, re-register over it, a second function, move it. */
-   report("register first", VALGRIND_JIT_REGISTER(code, 16, "first"));
-   report("register first again",
-          VALGRIND_JIT_REGISTER(code, 16, "first_again"));
-   report("register second", VALGRIND_JIT_REGISTER(code + 64, 16, "second"));
-   memcpy(code + 128, code + 64, 16);
-   report("move second: unregister", VALGRIND_JIT_UNREGISTER(code + 64));
-   report("move second: register",
-          VALGRIND_JIT_REGISTER(code + 128, 16, "second"));
-   report("unregister range", VALGRIND_JIT_UNREGISTER_RANGE(code, CODE_BYTES));
-   report("unregister again", VALGRIND_JIT_UNREGISTER(code));
-
-   /* A name one byte too long (VG_JIT_ERR_BAD_NAME). */
-   long_name = malloc(VG_JIT_MAX_STRING + 2);
-   memset(long_name, 'n', VG_JIT_MAX_STRING + 1);
-   long_name[VG_JIT_MAX_STRING + 1] = 0;
-   report("register long name", VALGRIND_JIT_REGISTER(code, 16, long_name));
-   long_name[VG_JIT_MAX_STRING] = 0;
-   report("register longest name", VALGRIND_JIT_REGISTER(code, 16, long_name));
-   report("unregister longest name", VALGRIND_JIT_UNREGISTER(code));
-   free(long_name);
+   register_and_move(code);
+   long_names(code);
 
    /* Bad ranges (VG_JIT_ERR_BAD_RANGE). */
    report("register size 0", VALGRIND_JIT_REGISTER(code, 0, "empty"));
    report("register huge",
           VALGRIND_JIT_REGISTER(code, VG_JIT_MAX_CODE_SIZE + 1UL, "huge"));
 
-   /* Bad line tables (VG_JIT_ERR_BAD_LINE_TABLE). */
-   desc.start   = code;
-   desc.size    = 16;
-   desc.name    = "with_lines";
-   desc.file    = "jit_requests.src";
-   desc.lines   = (const VgJitLine*)data;
-   desc.n_lines = 1;
-   munmap(data, CODE_BYTES);
-   report("register unreadable lines", VALGRIND_JIT_REGISTER_CODE(&desc));
-   desc.lines   = lines;
-   desc.n_lines = VG_JIT_MAX_LINES + 1;
-   report("register too many lines", VALGRIND_JIT_REGISTER_CODE(&desc));
-
-   /* A line entry of line 0: registered without it
-      (VG_JIT_WARN_LINES_DROPPED). */
-   desc.n_lines = 2;
-   report("register line 0", VALGRIND_JIT_REGISTER_CODE(&desc));
-   report("unregister line 0", VALGRIND_JIT_UNREGISTER(code));
-
-   /* A descriptor of a bad size (VG_JIT_ERR_BAD_DESCRIPTOR), an
-      unreadable object name (VG_JIT_ERR_BAD_STRING). */
-   desc.struct_size = 8;
-   report("register bad descriptor", VALGRIND_JIT_REGISTER_CODE(&desc));
-   desc.struct_size = sizeof desc;
-   desc.object      = (const char*)data;
-   report("register unreadable object", VALGRIND_JIT_REGISTER_CODE(&desc));
+   line_tables(&desc, code, data, lines);
+   bad_descriptors(&desc, data);
 
    /* Not executable: waits (VG_JIT_WARN_PENDING); the program's own
       text (VG_JIT_ERR_OVERLAPS_OBJECT). */
