@@ -171,7 +171,16 @@ boost::test_tools::assertion_result postgres_available(boost::unit_test::test_un
     res.message() << kPostgresBin
                   << "/postgres is missing: build-aux/install-deps.sh installs "
                      "postgresql-15";
-    return res;
+    if (!have || getuid() != 0) return res;
+    // As root, the server runs as the user postgres, which must reach the
+    // staged Valgrind: a tree under /root (mode 0700) is closed to it.
+    const Result r =
+        run({find_on_path("runuser"), "-u", "postgres", "--", "/usr/bin/test", "-x", valgrind()});
+    boost::test_tools::assertion_result reach(r.status == 0);
+    reach.message() << "the user postgres cannot execute " << valgrind()
+                    << " (a directory above it is closed to others, as /root is): run the "
+                       "tests as another user, or from a tree the user postgres can read";
+    return reach;
 }
 
 /// argv run as the user `postgres` when we are root (the server refuses
