@@ -95,7 +95,6 @@
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
 #include "pub_core_debuginfo.h"
-#include "pub_core_demangle.h"     /* VG_(demangle) */
 #include "pub_core_libcbase.h"
 #include "pub_core_libcassert.h"
 #include "pub_core_libcprint.h"
@@ -361,12 +360,8 @@ static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path,
          return i;
    }
    c.key = ML_(dinfo_strdup)("di.jitcreator.key", fn);
-   if (raw) {
-      VG_(demangle)(True/*C++*/, True/*Z*/, c.key, &shown);
-      if (!VG_(clo_show_below_main)
-          && VG_(get_fnname_kind)(shown) == Vg_FnNameBelowMain)
-         shown = "(below main)";
-   }
+   if (raw)
+      shown = ML_(jit_shown_fnname)(c.key);
    {
       HChar name[VG_(strlen)(shown) + 15];
       VG_(sprintf)(name, of_file ? "[code of %s]" : "[JIT code of %s]",

@@ -163,10 +163,10 @@ static XArray* kept_in_range ( Addr a, /*MOD*/SizeT* len )
    XArray*  todo;
    Addr     lo, hi;
    JitFnPos p;
-   if (n_kept() == 0 || *len == 0 || a >= kept_hi || a + *len <= kept_lo)
+   if (n_kept() == 0 || *len == 0 || a >= kept_hi
+       || ML_(jit_range_last)(a, *len) < kept_lo)
       return NULL;
-   if (a + *len < a)
-      *len = ~(Addr)0 - a;
+   *len = ML_(jit_range_clip)(a, *len);
    todo = VG_(newXA)(ML_(dinfo_zalloc), "di.jitkeep.todo", ML_(dinfo_free),
                      sizeof(KeptFn));
    /* Every kept function lies in [kept_lo, kept_hi) and is a live
@@ -307,9 +307,7 @@ UWord ML_(jit_unregister_range_keeping_code) ( Addr start, UWord size )
    UWord n = 0;
    if (size == 0)
       return 0;
-   if (start + size < start)
-      size = ~(Addr)0 - start;
-   end = start + size;
+   end = start + ML_(jit_range_clip)(start, size);
    /* Functions that cannot be kept are unregistered a run at a time
       (one discard and one epoch per run, as for a plain range);
       searched afresh each time, as keeping calls out. */
@@ -399,17 +397,19 @@ void ML_(jit_kept_note_lookup) ( DiEpoch ep, const JitFn* f, Addr a )
 void VG_(jit_note_code_changed) ( Addr a, SizeT len )
 {
    XArray* todo = kept_in_range(a, &len);
+   Addr    last;
    Word    i;
    if (todo == NULL)
       return;
+   last = ML_(jit_range_last)(a, len);
    for (i = 0; i < VG_(sizeXA)(todo); i++) {
       const KeptFn* t = VG_(indexXA)(todo, i);
       UWord b, lo, hi;
       Bool  intact = True;
-      /* The blocks of t that [a, a+len) covers. */
+      /* The blocks of t that [a, last] covers. */
       lo = (a > t->start ? a - t->start : 0) / KEEP_BLOCK;
-      hi = (a + len - 1 < t->start + t->size - 1
-            ? a + len - 1 - t->start : t->size - 1) / KEEP_BLOCK;
+      hi = (last < t->start + t->size - 1
+            ? last - t->start : t->size - 1) / KEEP_BLOCK;
       for (b = lo; b <= hi && intact; b++)
          intact = block_intact(t, b);
       if (intact)

@@ -252,6 +252,16 @@ DebugInfo* ML_(jit_find_DebugInfo) ( DiEpoch ep, Addr a )
    return NULL;
 }
 
+const HChar* ML_(jit_shown_fnname) ( const HChar* raw )
+{
+   const HChar* shown;
+   VG_(demangle)(True/*C++*/, True/*Z*/, raw, &shown);
+   if (!VG_(clo_show_below_main)
+       && VG_(get_fnname_kind)(shown) == Vg_FnNameBelowMain)
+      shown = "(below main)";
+   return shown;
+}
+
 /* One look-up of the function for the name and one for the line, where
    VG_(find_DebugInfo), VG_(get_fnname) and VG_(get_filename_linenum)
    would each search every object's tables first (about 2,700
@@ -268,12 +278,8 @@ Bool VG_(jit_get_fnname_linenum) ( DiEpoch ep, Addr a,
 
    if (!ML_(jit_search_symtab)(ep, a, &di, &sno))
       return False;
-   *pdi = di;
-   /* As VG_(get_fnname) gives it. */
-   VG_(demangle)(True/*C++*/, True/*Z*/, di->symtab[sno].pri_name, fnname);
-   if (!VG_(clo_show_below_main)
-       && VG_(get_fnname_kind)(*fnname) == Vg_FnNameBelowMain)
-      *fnname = "(below main)";
+   *pdi    = di;
+   *fnname = ML_(jit_shown_fnname)(di->symtab[sno].pri_name);
    if (ML_(jit_search_loctab)(ep, a, &di, &locno)) {
       UInt fndn_ix = ML_(fndn_ix)(di, locno);
       *filename = ML_(fndn_ix2filename)(di, fndn_ix);

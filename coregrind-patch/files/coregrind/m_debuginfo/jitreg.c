@@ -268,9 +268,8 @@ void ML_(jit_notify_munmap) ( Addr a, SizeT len )
    Removed r;
    if (len == 0 || ML_(jit_n_live)() == 0)
       return;
-   if (a + len < a)
-      len = ~(Addr)0 - a;
-   r = remove_range(a, len, False, removal(JitRemovedUnmapped, 0));
+   r = remove_range(a, ML_(jit_range_clip)(a, len), False,
+                    removal(JitRemovedUnmapped, 0));
    if (r.registered > 0 || r.kept > 0) {
       stats.unmapped += r.registered;
       ML_(advance_current_DiEpoch_for_jit)();
@@ -295,9 +294,7 @@ UWord ML_(jit_unregister_range) ( Addr start, UWord size )
    Removed r;
    if (size == 0)
       return 0;
-   if (start + size < start)
-      size = ~(Addr)0 - start;
-   r = remove_range(start, size, False,
+   r = remove_range(start, ML_(jit_range_clip)(start, size), False,
                     removal(JitRemovedUnregistered, 0));
    if (r.registered > 0 || r.kept > 0) {
       ML_(advance_current_DiEpoch_for_jit)();
@@ -753,8 +750,7 @@ void VG_(jit_info_command) ( HChar** ssaveptr )
          }
       }
    }
-   if (a + len < a)
-      len = ~(Addr)0 - a;   /* clipped at the top of the address space */
+   len = ML_(jit_range_clip)(a, len);
    if (len == 0)
       len = 1;
    ML_(jit_print_live_fns)(a, len, objname);

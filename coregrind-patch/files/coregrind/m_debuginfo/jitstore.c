@@ -648,7 +648,7 @@ void ML_(jit_print_live_fns) ( Addr a, SizeT len, const HChar* objname )
    JitFnPos p;
    ULong    n_match = 0;
    ULong    n_kept  = ML_(jit_n_kept)();
-   Addr     end = a + len - 1;   /* inclusive: len may reach the top */
+   Addr     end = ML_(jit_range_last)(a, len);
    for (p = ML_(jit_first_intersecting)(a, len); p.c != NULL;
         p = next_fn(p)) {
       const JitFn*     f = ML_(jit_fn_at)(p);

@@ -230,6 +230,15 @@ static inline Addr ML_(jit_range_last) ( Addr a, SizeT len )
    return a + len - 1 < a ? ~(Addr)0 : a + len - 1;
 }
 
+/* The same clip for a walk that needs a+len not to wrap (its end
+   exclusive): len, or where a+len wraps, the bytes from a up to the
+   last byte of the address space, which no function covers (a
+   function's start+size does not wrap). */
+static inline SizeT ML_(jit_range_clip) ( Addr a, SizeT len )
+{
+   return a + len < a ? ~(Addr)0 - a : len;
+}
+
 /* v.info jit lists at most this many functions, and as many ranges of
    code named after its creator, per command. */
 #define JIT_MAX_LISTED 1000

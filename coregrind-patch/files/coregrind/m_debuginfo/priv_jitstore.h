@@ -335,7 +335,8 @@ extern Bool ML_(jit_archived_overlaps) ( Addr a, SizeT len );
 extern void ML_(jit_rename_all) ( JitNameId (*remap)(JitNameId) );
 
 /* For the gdbserver command v.info jit: prints (VG_(printf)) the live
-   functions intersecting [a, a+len) (len > 0, a+len not wrapping)
+   functions intersecting [a, a+len) (len > 0; clipped at the top of the
+   address space)
    whose object is objname (NULL: any), at most JIT_MAX_LISTED, those
    kept after their unregistration (priv_jitkeep.h) marked as such, and
    how many are live and listed. */
@@ -348,6 +349,11 @@ extern void ML_(jit_print_live_fns) ( Addr a, SizeT len,
    live one if registered by epoch ep, else an archived one valid at ep;
    NULL if none. */
 extern const JitFn* ML_(jit_fn_for_lookup) ( DiEpoch ep, Addr a );
+
+/* The function name raw (a symbol table's) as VG_(get_fnname) shows it:
+   demangled, and "(below main)" for what runs below main unless
+   --show-below-main=yes.  Valid until the next demangling. */
+extern const HChar* ML_(jit_shown_fnname) ( const HChar* raw );
 
 /* ---- Names of code unmapped before they were read (jitlate.c) ---- */
 
