@@ -40,10 +40,10 @@
    text: its object node has no text mapping, a JIT object named by the
    registry or the anonymous object "???") whose target is the return
    address of the call on top of the call stack returns from that call,
-   wherever the stack pointer is.  Returns into ELF code are judged as
-   before, so the counts of programs without JIT code do not change
-   (an ELF function returning below its frame to its caller is still a
-   jump there, as in stock Callgrind). */
+   wherever the stack pointer is.  Returns into ELF code are judged by
+   stock Callgrind's rule, so the counts of programs without JIT code
+   do not change (an ELF function returning below its frame to its
+   caller is still a jump there). */
 
 #include "global.h"
 

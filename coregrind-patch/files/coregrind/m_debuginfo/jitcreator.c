@@ -67,12 +67,12 @@
    at exit) call VG_(jit_defer_creator_names) when they start: the
    lookups then never give creator names, so the code stays unnamed
    while it runs, keeps its per-translation functions, and takes a name
-   that arrives late exactly as before; only where no late name
-   reaches it does the tool ask VG_(jit_creator_name_at) for its
+   that arrives late as code without a creator does; only where no late
+   name reaches it does the tool ask VG_(jit_creator_name_at) for its
    creator name, for the range that covered the address when the code
    was translated, and only where no producer ever named code at the
    address (where one did but the binding could not tell which function
-   ran, the code keeps its address name, as before).
+   ran, the code keeps its address name).
 
    Lifetime.  A range keeps its creator while it stays mapped: a W^X
    JIT that flips its pages between writable and executable keeps the
@@ -336,13 +336,14 @@ static Bool is_creator_object ( const HChar* name )
    return n >= 5 && VG_(strcmp)(name + n - 5, "[jit]") == 0;
 }
 
-/* The creator "[JIT code of FN]" in the object at obj_path.  FN is
-   found as the symbol table has it (raw: VG_(get_fnname_raw)) and
-   demangled, as VG_(get_fnname) would, only for a new creator: a JIT
-   making memory executable from the same function again pays no
-   demangling. */
-static UInt creator_index ( const HChar* fn, Bool raw, const HChar* obj_path,
-                            Bool of_file )
+/* The index in creators of the creator "[JIT code of FN]" (of_file:
+   "[code of FN]") in the object at obj_path: the one made before for
+   FN and that object, else one added now.  FN is found as the symbol table has it (raw:
+   VG_(get_fnname_raw)) and demangled, as VG_(get_fnname) would, only
+   for a new creator: a JIT making memory executable from the same
+   function again pays no demangling. */
+static UInt find_or_add_creator ( const HChar* fn, Bool raw,
+                                  const HChar* obj_path, Bool of_file )
 {
    SizeT        obj_len = VG_(strlen)(obj_path);
    HChar        objname[obj_len + 6];
@@ -502,7 +503,7 @@ static UInt find_creator ( void )
       }
    }
    if (at < 0)
-      return creator_index("unknown code", False, "???", False);
+      return find_or_add_creator("unknown code", False, "???", False);
 
    /* The object's path stays valid: copy it before the next lookup. */
    (void)VG_(get_objname)(ep, ips[at], &obj);
@@ -514,12 +515,12 @@ static UInt find_creator ( void )
          if (!VG_(get_objname)(ep, ips[j], &o) || VG_(strcmp)(o, obj_path) != 0)
             break;
          if (VG_(get_fnname_raw)(ep, ips[j], &fn) && fn[0] != 0) {
-            UInt ci = creator_index(fn, True, obj_path, False);
+            UInt ci = find_or_add_creator(fn, True, obj_path, False);
             /* A runtime's own page allocator names no JIT: its object
                does ("node", "libjvm.so"). */
             if (((const Creator*)VG_(indexXA)(creators, ci))->memory)
-               ci = creator_index(base_name(obj_path), False, obj_path,
-                                  False);
+               ci = find_or_add_creator(base_name(obj_path), False,
+                                        obj_path, False);
             /* Decided by the two innermost frames: remembered. */
             if (memo != NULL && j < 2
                 && ML_(jit_overlaps_object_text)(ips[0], 1)
@@ -529,7 +530,8 @@ static UInt find_creator ( void )
             return ci;
          }
       }
-      return creator_index(base_name(obj_path), False, obj_path, False);
+      return find_or_add_creator(base_name(obj_path), False, obj_path,
+                                 False);
    }
 }
 
@@ -576,7 +578,7 @@ static Int file_creator ( const NSegment* seg )
        || sr_isError(VG_(stat)(fname, &st))
        || !VKI_S_ISREG(st.mode) || st.mtime >= started_sec)
       return -1;
-   return (Int)creator_index(base_name(fname), False, fname, True);
+   return (Int)find_or_add_creator(base_name(fname), False, fname, True);
 }
 
 static Bool segment_may_hold_jit_code ( const NSegment* seg )
@@ -788,7 +790,7 @@ Bool VG_(jit_creator_name_at) ( Addr a, ULong when,
    /* A producer named code at a, but the tool's late binding could not
       tell which function ran there (code reuse the files do not
       resolve): the code stays with the function whose context ran it,
-      as it did before creator names. */
+      under its address name. */
    if (ML_(jit_fn_containing)(a).c != NULL
        || ML_(jit_archived_next_covering)(a, &it) >= 0)
       return False;

@@ -29,9 +29,9 @@
 /* A name lives as long as the code it names (the rule is in
    priv_jitkeep.h).  A kept function stays a live function of the store,
    so every lookup (names, lines, objects) and the CFI store answer for
-   it as before; this file only remembers which functions are kept,
-   with a checksum of each KEEP_BLOCK bytes of their code, and ends them
-   through the registry when their code goes or changes.
+   it as for a registered one; this file only remembers which functions
+   are kept, with a checksum of each KEEP_BLOCK bytes of their code, and
+   ends them through the registry when their code goes or changes.
 
    Why checksums of blocks, checked by lookups: a tool looks a name up
    when it translates code (Callgrind, Cachegrind) or describes an

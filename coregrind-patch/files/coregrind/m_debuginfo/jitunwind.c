@@ -46,7 +46,8 @@
    1. the frame pointer's frame: when %rbp points into the stack at or
       above %rsp and [%rbp+8] is such a return address, the frame is
       the one upstream's unwinder takes (V8's frames, and any JIT code
-      that keeps a frame pointer, unwind exactly as today);
+      that keeps a frame pointer, unwind as upstream's unwinder would
+      unwind them);
    2. else the first word from %rsp up (at most SCAN_BYTES) that is
       such a return address: its slot is the caller's stack pointer
       minus 8, and %rbp is left as it is (a JIT that does not use it as
@@ -56,8 +57,8 @@
    A stale return address left in the frame's locals may be taken for
    the caller; the frames after it are then still unwound by their own
    CFI, and the guess is no worse than upstream's.  Otherwise it
-   returns False and upstream's unwinder goes on as before, as it does
-   always with --jit-unwind-scan=no. */
+   returns False and upstream's unwinder goes on by its own rules, as
+   it always does with --jit-unwind-scan=no. */
 
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"

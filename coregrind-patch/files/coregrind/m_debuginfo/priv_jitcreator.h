@@ -34,13 +34,17 @@
 /* The rule (names, ranges, what wins) is in jitcreator.c's header
    comment and docs/manual.md's "JIT code nobody announces". */
 
-/* The client made [a, a+len) executable (prot holds VKI_PROT_EXEC):
-   by a new mapping (fresh: mmap, which replaces what was there), or
-   by changing the protection of memory it had (mprotect,
-   pkey_mprotect).  The parts of it in anonymous or shared memory, or
-   in a mapped file that is not an ELF object, get a creator from the
-   running thread's stack; parts that already have one keep it unless
-   fresh.  Costs one segment lookup when nothing is executable. */
+/* The client mapped [a, a+len) or changed its protection to prot.
+   VG_(di_notify_mmap) calls this for every new mapping with execute
+   permission, with prot VKI_PROT_EXEC and fresh True: the mapping
+   replaced what was there, whose creators end first.
+   VG_(di_notify_mprotect) calls it for every mprotect and
+   pkey_mprotect, with the new protection and fresh False: parts that
+   have a creator keep it.  Nothing happens unless prot holds
+   VKI_PROT_EXEC.  The parts in anonymous or shared memory, or in a
+   mapped file that is not an ELF object, that have no creator get one
+   from the running thread's stack.  Costs one segment lookup when
+   nothing is executable. */
 extern void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
                                            Bool fresh );
 
