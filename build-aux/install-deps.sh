@@ -59,6 +59,7 @@
 # runtimes
 # whose JIT code nobody announces (with openjdk-17-jdk-headless and Node),
 # which tests/integration_runtimes.cpp runs against stock Callgrind's split.
+# luajit: that case's precondition asks for it too.
 # clang-format-14: `make format` and `make check-format` (.clang-format).
 #
 # arm64 step: gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu,
@@ -168,6 +169,7 @@ mono-mcs
 libjavascriptcoregtk-4.0-bin
 libmozjs-102-dev
 racket
+luajit
 "
 arm64_packages="
 gcc-aarch64-linux-gnu

@@ -444,7 +444,7 @@ boost::test_tools::assertion_result unannounced_available(boost::unit_test::test
     res.message() << "missing:" << missing
                   << " (build-aux/install-deps.sh installs nodejs, chezscheme, guile-3.0, "
                      "pypy3, mono-runtime, mono-mcs, openjdk-17-jdk-headless, "
-                     "libjavascriptcoregtk-4.0-bin, libmozjs-102-dev, racket)";
+                     "libjavascriptcoregtk-4.0-bin, libmozjs-102-dev, racket, luajit)";
     return res;
 }
 
