@@ -56,10 +56,9 @@
 # (MVM_JIT_PERF_MAP=1), run by tests/integration_runtimes.cpp.
 # chezscheme, guile-3.0, pypy3, mono-runtime, mono-mcs,
 # libjavascriptcoregtk-4.0-bin (jsc), libmozjs-102-dev (js102), racket:
-# runtimes
-# whose JIT code nobody announces (with openjdk-17-jdk-headless and Node),
-# which tests/integration_runtimes.cpp runs against stock Callgrind's split.
-# luajit: that case's precondition asks for it too.
+# runtimes whose JIT code nobody announces (with openjdk-17-jdk-headless
+# and Node), which tests/integration_runtimes.cpp runs against stock
+# Callgrind's split.
 # clang-format-14: `make format` and `make check-format` (.clang-format).
 #
 # arm64 step: gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu,
@@ -169,7 +168,6 @@ mono-mcs
 libjavascriptcoregtk-4.0-bin
 libmozjs-102-dev
 racket
-luajit
 "
 arm64_packages="
 gcc-aarch64-linux-gnu

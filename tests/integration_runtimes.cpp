@@ -437,14 +437,14 @@ std::vector<Unannounced> unannounced_runtimes() {
 boost::test_tools::assertion_result unannounced_available(boost::unit_test::test_unit_id) {
     std::string missing;
     if (::access(node_binary().c_str(), X_OK) != 0) missing += " node";
-    for (const char* p : {"scheme", "guile", "pypy3", "mono", "mcs", "java", "javac", "jsc",
-                          "js102", "racket", "luajit"})
+    for (const char* p :
+         {"scheme", "guile", "pypy3", "mono", "mcs", "java", "javac", "jsc", "js102", "racket"})
         if (find_on_path(p).empty()) missing += std::string(" ") + p;
     boost::test_tools::assertion_result res(missing.empty());
     res.message() << "missing:" << missing
                   << " (build-aux/install-deps.sh installs nodejs, chezscheme, guile-3.0, "
                      "pypy3, mono-runtime, mono-mcs, openjdk-17-jdk-headless, "
-                     "libjavascriptcoregtk-4.0-bin, libmozjs-102-dev, racket, luajit)";
+                     "libjavascriptcoregtk-4.0-bin, libmozjs-102-dev, racket)";
     return res;
 }
 
