@@ -551,8 +551,9 @@ BothRuns run_both(const Unannounced& rt, const TempDir& dir) {
 /// them, the preloaded core object's _fini) is so in stock's run too.
 void check_nothing_left_by_address(const BothRuns& both) {
     const auto stock_split = address_named_entries(both.stock);
-    const std::uint64_t fini = preload_fini(valgrind()),
-                        stock_fini = preload_fini(stock_valgrind());
+    // The same two objects for every runtime: read once.
+    static const std::uint64_t fini = preload_fini(valgrind()),
+                               stock_fini = preload_fini(stock_valgrind());
     std::ostringstream left, in_jit_code;
     for (const std::uint64_t a : address_named_entries(both.patched)) {
         if (!stock_split.count(a) && !stock_split.count(a - fini + stock_fini))
