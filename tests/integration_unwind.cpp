@@ -329,10 +329,10 @@ BOOST_AUTO_TEST_CASE(node_perf_prof_unwinding_info_is_read_for_optimised_code,
     std::istringstream in(r.err);
     bool in_js = false, saw_js = false, reached = false;
     for (std::string line; std::getline(in, line);) {
-        // A frame of a stack ("at 0x..." or "by 0x..."), not the -v
-        // summary, which may name the function too.
-        const bool frame =
-            line.find(" at 0x") != std::string::npos || line.find(" by 0x") != std::string::npos;
+        // A frame of a stack ("==PID==    at 0x...: " or "by 0x...: "),
+        // not a -v line, which may name the function "at 0x..." too.
+        static const std::regex frame_line(R"(^==\d+== +(at|by) 0x[0-9A-Fa-f]+: )");
+        const bool frame = std::regex_search(line, frame_line);
         if (frame && line.find("JS:*driver") != std::string::npos) in_js = saw_js = true;
         if (in_js && line.find("node::Start(") != std::string::npos) reached = true;
         if (in_js && line.find("    by ") == std::string::npos) {
