@@ -8,7 +8,9 @@
 #
 # Each patch of the series becomes one commit: its diff, plus the whole new
 # files under coregrind-patch/files/ that it is the first to name (in a
-# Makefile.am or an #include, say), so that each commit builds on its own.
+# Makefile.am or an #include, say), so that each commit builds on its own;
+# a new file that a later patch changes is added in its base version
+# (build-aux/series-files.sh) and changed by that patch's hunks.
 # The commit's subject and body are the patch's Subject: and rationale.
 # The base is a git repository of the pristine tree, tagged VALGRIND_3_27_1
 # (with --with-valgrind-src=<upstream git checkout> the base is that tag's
@@ -49,6 +51,11 @@ G commit -q -m "Valgrind $V"
 G tag "$TAG"
 
 mapfile -t patches < <(grep -v '^[[:space:]]*\(#\|$\)' "$PATCHDIR/series")
+series_patches() { printf '%s\n' "${patches[@]}"; }
+# base_version: a new file as the patch that adds it adds it (a later
+# patch may change it).
+# shellcheck source=series-files.sh
+. "$VGJIT_SRCDIR/build-aux/series-files.sh"
 mapfile -t newfiles < <(cd "$FILESDIR" && find . \( -type f -o -type l \) | sed 's|^\./||' | LC_ALL=C sort)
 declare -A owner
 # The added lines of a patch that build or include a file: those of its
@@ -87,7 +94,7 @@ for p in "${patches[@]}"; do
   for f in "${newfiles[@]}"; do
     [ "${owner[$f]}" = "$p" ] || continue
     mkdir -p "$REPO/$(dirname "$f")"
-    cp -L "$FILESDIR/$f" "$REPO/$f"      # a link (include/jit.h) becomes its file
+    base_version "$f" "$REPO/$f"      # a link (include/jit.h) becomes its file
   done
   subject=$(sed -n '1s/^Subject: *\(\[PATCH[^]]*\] *\)\{0,1\}//p' "$PATCHDIR/$p")
   [ -n "$subject" ] || die "$p has no Subject: line"
@@ -158,5 +165,10 @@ for part in "${parts[@]}"; do
 done
 [ -z "$(git -C "$check" diff "series-$last" -- . 2>/dev/null || true)" ] \
   || die "applying the mails does not give the series' tree"
+# The last commit holds every new file in its final form.
+for f in "${newfiles[@]}"; do
+  cmp -s "$check/$f" "$FILESDIR/$f" \
+    || die "$f at the end of the series differs from coregrind-patch/files/$f"
+done
 rm -rf "$check"
 note "every patch applies with git am to $TAG in order; the base and one commit per patch are in $REPO"

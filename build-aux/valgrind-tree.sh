@@ -211,20 +211,10 @@ series_patches() {
   sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$SERIES" | grep -v '^$' || true
 }
 
-# Paths (relative to the tree top, -p1) that a unified diff touches: the
-# file names of each "--- " line directly followed by a "+++ " line.
-patch_paths() {
-  awk '
-    function strip(s) { sub(/\t.*/, "", s); sub(/^[^\/]*\//, "", s); return s }
-    prev != "" && /^\+\+\+ / {
-      a = substr(prev, 5); b = substr($0, 5)
-      if (a !~ /^\/dev\/null/) print strip(a)
-      if (b !~ /^\/dev\/null/) print strip(b)
-      prev = ""; next
-    }
-    { prev = ($0 ~ /^--- /) ? $0 : "" }
-  ' "$1" | LC_ALL=C sort -u
-}
+# patch_paths, diff_sections, changed_new_files, base_version: how the
+# series and files/ fit together (a later patch may change a new file).
+# shellcheck source=series-files.sh
+. "$(dirname "${BASH_SOURCE[0]}")/series-files.sh"
 
 # Files under coregrind-patch/files, relative to it (editor droppings skipped).
 # Symbolic links are followed (files/include/jit.h links to the project's
@@ -250,8 +240,11 @@ derive() {
   mkdir -p "$out"
   list="$out.paths"
   : > "$list"
-  local patches
+  local patches newchanged apply
   patches=$(series_patches)
+  # Hunks against new files are not applied: files/ gives their final form.
+  newchanged=$(changed_new_files)
+  apply="$out.apply"
   for p in $patches; do
     [ -f "$PATCHDIR/$p" ] || die "coregrind-patch/series lists $p, but coregrind-patch/$p does not exist"
     patch_paths "$PATCHDIR/$p" > "$out.p"
@@ -270,7 +263,9 @@ derive() {
     done < "$out.p"
     local fuzz=()
     if [ "$strict" = 1 ]; then fuzz=(-F0); fi
-    if ! log=$(cd "$out" && patch -p1 --batch --forward --no-backup-if-mismatch -r - "${fuzz[@]}" -i "$PATCHDIR/$p" 2>&1); then
+    # shellcheck disable=SC2086 # one path a word
+    diff_sections "$PATCHDIR/$p" except $newchanged > "$apply"
+    if ! log=$(cd "$out" && patch -p1 --batch --forward --no-backup-if-mismatch -r - "${fuzz[@]}" -i "$apply" 2>&1); then
       echo "$log" >&2
       die "coregrind-patch/$p does not apply to pristine Valgrind $V" \
           "(after the patches before it in coregrind-patch/series)." \
@@ -285,8 +280,11 @@ derive() {
       fi
     fi
   done
-  rm -f "$out.p"
+  rm -f "$out.p" "$apply"
   local f
+  # Each later change of a new file takes back from its final form.
+  for f in $newchanged; do base_version "$f" "$out.base"; done
+  rm -f "$out.base"
   overlay_files > "$out.files"
   while IFS= read -r f; do
     [ -n "$f" ] || continue
@@ -698,6 +696,13 @@ ensure_quilt_tree() {
   mkdir -p "$(dirname "$QUILT_TREE")"
   note "copying the pristine tree to $QUILT_TREE"
   cp -a "$PRISTINE" "$QUILT_TREE.tmp"
+  # New files that later patches change: there from the start, in the
+  # form the patch that adds them gives them, for those patches to apply.
+  local f
+  for f in $(changed_new_files); do
+    mkdir -p "$QUILT_TREE.tmp/$(dirname "$f")"
+    base_version "$f" "$QUILT_TREE.tmp/$f"
+  done
   ln -s "$PATCHDIR" "$QUILT_TREE.tmp/patches"
   mv "$QUILT_TREE.tmp" "$QUILT_TREE"
   quilt_in_tree push -a -q > /dev/null || die "the series does not apply with quilt (make check-series)"

@@ -174,7 +174,7 @@ static DebugInfo* fill_symtab ( UInt obj, Addr start, SizeT size,
    VG_(memset)(sym, 0, sizeof(*sym));
    sym->avmas.main = start;
    sym->pri_name   = name;
-   /* A creator-named range may be larger than a symbol can say. */
+   /* A range may be larger than a symbol can say. */
    sym->size       = size > 0xFFFFFFFFUL ? 0xFFFFFFFFU : (UInt)size;
    sym->isText     = True;
    sym->isGlobal   = True;
