@@ -193,7 +193,7 @@ BOOST_AUTO_TEST_CASE(a_cxx_creator_is_named_demangled_each_time) {
 
 // Two functions that call mmap themselves are two creators, although
 // both reach the kernel through the same instruction of the C library
-// (jitcreator.c remembers a creator by the two innermost frames).
+// (jitcreatorname.c remembers a creator by the two innermost frames).
 BOOST_AUTO_TEST_CASE(two_call_sites_of_mmap_are_two_creators) {
     const Result r = run_valgrind({"--tool=none", "--trace-jit=yes"},
                                   {tests_builddir() + "/creatorjit", "two-sites", "1"});

@@ -325,7 +325,7 @@ BOOST_AUTO_TEST_CASE(moarvm_perf_map_names_jit_compiled_raku_code,
 // their JIT code is named after its creator.  Callgrind keeps stock
 // Callgrind's structure (one function per address a call entered the
 // code at, "[JIT code of CREATOR] 0xADDR") and the creator is the
-// runtime's object, never its page allocator (jitcreator.c's
+// runtime's object, never its page allocator (jitcreatorname.c's
 // is_memory_routine).
 
 namespace {

@@ -80,13 +80,13 @@ static XArray* address_named_fns = NULL;   /* of fn_node* */
 
 void CLG_(late_init_fn)(fn_node* fn)
 {
-    fn->late_bound = 0;
-    fn->late_epoch = 0;
-    fn->late_name_ep = VG_(current_DiEpoch)();
+    fn->bound_fn = 0;
+    fn->bound_epoch = 0;
+    fn->name_epoch = VG_(current_DiEpoch)();
     fn->jit_time = 0;
     fn->jit_discarded = False;
-    fn->late_name_target = False;
-    fn->late_named = False;
+    fn->binding_target = False;
+    fn->got_name_late = False;
 }
 
 void CLG_(late_note_unnamed)(fn_node* fn, BB* bb)
@@ -205,8 +205,8 @@ static fn_node* bind_late_name(fn_node* fn, DiEpoch ep, DebugInfo* di,
     file_node*  file;
     fn_node*    bound;
 
-    fn->late_name_ep = ep;
-    fn->late_named   = True;
+    fn->name_epoch = ep;
+    fn->got_name_late = True;
 
     file  = CLG_(get_file_node)(CLG_(get_obj_node)(di), dirname, filename);
     bound = find_fn_node_infile(file, fnname);
@@ -216,15 +216,15 @@ static fn_node* bind_late_name(fn_node* fn, DiEpoch ep, DebugInfo* di,
 	/* The first piece of code with this name: it becomes the
 	   function. */
 	rename_fn_node(fn, file, fnname);
-	fn->late_name_target = True;
+	fn->binding_target = True;
 	return fn;
     }
     /* Another piece, or version, of a function that has a node: dumped
        as that node (see CLG_(bind_late_names)). */
     if (bound == 0)
 	bound = CLG_(get_fn_node_infile)(file, fnname);
-    bound->late_name_target = True;
-    bound->late_name_ep = ep;
+    bound->binding_target = True;
+    bound->name_epoch = ep;
     if (bound->pure_cxt == 0) {
 	/* First seen: the attributes CLG_(get_fn_node) gives a new
 	 * function (JIT code is text, never PLT or the dynamic linker). */
@@ -263,7 +263,7 @@ static fn_node* bind_creator_name(fn_node* fn, Addr a)
 	VG_(sprintf)(name, "%s %#lx", fnname, a);
 	bound = bind_late_name(fn, VG_(current_DiEpoch)(), di, "", "???", name);
     }
-    fn->late_named = False;
+    fn->got_name_late = False;
     return bound;
 }
 
@@ -293,7 +293,7 @@ static fn_node* look_up_late_name(fn_node* fn)
 
     /* Also a function renamed before: it keeps its late name. */
     if (!address_named_fn(fn, &a)) return fn;
-    fn->late_named = False;
+    fn->got_name_late = False;
     if (in_object_text(fn)) {
         /* Text that the object's symbols do not name: a name only from
            the producer files, never from another object mapped there
@@ -333,11 +333,11 @@ fn_node* CLG_(late_bound_fn)(fn_node* fn)
 {
     UInt now = VG_(current_DiEpoch)().n;
 
-    if (fn->late_epoch != now || fn->late_bound == 0) {
-	fn->late_bound = look_up_late_name(fn);
-	fn->late_epoch = now;
+    if (fn->bound_epoch != now || fn->bound_fn == 0) {
+	fn->bound_fn = look_up_late_name(fn);
+	fn->bound_epoch = now;
     }
-    return fn->late_bound;
+    return fn->bound_fn;
 }
 
 /* Binds every address-named function as CLG_(late_bound_fn) says, in
@@ -366,7 +366,7 @@ static void bind_address_named_fns(void)
 Bool CLG_(has_late_name)(fn_node* fn)
 {
     (void)CLG_(late_bound_fn)(fn);
-    return fn->late_named;
+    return fn->got_name_late;
 }
 
 /*------------------------------------------------------------*/
@@ -588,15 +588,15 @@ Bool CLG_(late_debug_pos)(BBCC* bbcc, Addr addr, AddrPos* p, Bool* found)
     if (bb->fn == 0 || bb->fn->jit_time == 0) return False;
     *found = False;
     if (CLG_(has_late_name)(bb->fn))
-        *found = VG_(get_filename_linenum)(bb->fn->late_name_ep, addr,
+        *found = VG_(get_filename_linenum)(bb->fn->name_epoch, addr,
                                            &lfile, &ldir, &lline);
     /* Without a name of its own (code a later function had too), run as
        part of a function named late that covers it: that function's
        lines. */
-    else if (top->late_name_target
-             && VG_(get_fnname)(top->late_name_ep, addr, &topname)
+    else if (top->binding_target
+             && VG_(get_fnname)(top->name_epoch, addr, &topname)
              && VG_(strcmp)(topname, top->name) == 0)
-        *found = VG_(get_filename_linenum)(top->late_name_ep, addr,
+        *found = VG_(get_filename_linenum)(top->name_epoch, addr,
                                            &lfile, &ldir, &lline);
     if (!*found) {
         lfile = "???";
@@ -657,7 +657,7 @@ UInt CLG_(charge_late_named_blocks)(void)
 
       if (bbcc->bb->fn == 0) continue;
       own = CLG_(late_bound_fn)(bbcc->bb->fn);
-      if (!bbcc->bb->fn->late_named || own == top) continue;
+      if (!bbcc->bb->fn->got_name_late || own == top) continue;
       /* The recursion levels of a BBCC follow its function's setting. */
       if (own->separate_recursions != top->separate_recursions) continue;
 

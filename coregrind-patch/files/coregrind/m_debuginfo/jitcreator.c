@@ -89,8 +89,11 @@
    N_CREATOR_IPS frames and a name lookup per frame walked, and no
    stack trace at all for a range that already has a creator.  A
    creator that the two innermost frames decide is remembered by their
-   addresses (creator_memo): the same call site again costs no stack
-   trace and no name lookup. */
+   addresses (jitcreatorname.c): the same call site again costs no
+   stack trace and no name lookup.
+
+   This file keeps the ranges and answers the lookups; jitcreatorname.c
+   finds the creators. */
 
 #include "pub_core_basics.h"
 #include "pub_core_vki.h"
@@ -114,32 +117,15 @@
 #include "priv_jitstore.h"       /* ML_(jit_object_get) */
 #include "priv_jitcreator.h"     /* self */
 
-/* Frames looked at for the creator. */
-#define N_CREATOR_IPS 24
 /* Ranges archived for the tools' late binding, at most. */
 #define MAX_ARCHIVED  65536
-
-/* A creator: the synthetic function name and the JIT object. */
-typedef
-   struct {
-      HChar* name;      /* "[JIT code of F]", F demangled, owned */
-      HChar* key;       /* F as the symbol table has it, owned */
-      UInt   obj;       /* JIT object index (ML_(jit_object_at)) */
-      UInt   hash;      /* of key, for the search in creators */
-      ULong  ranges;    /* ranges that got it (for v.info jit) */
-      Bool   named;     /* a lookup or a tool's binding gave its name to
-                           code (for the hints at exit) */
-      Bool   memory;    /* F is memory management (is_memory_routine):
-                           its object names the code instead */
-   }
-   Creator;
 
 /* A live range: [start, last] (inclusive) with its creator. */
 typedef
    struct {
       Addr  start;         /* the OSet key */
       Addr  last;
-      UInt  creator;       /* index in creators */
+      UInt  creator;       /* ML_(jit_creator_get) index */
       UInt  first_epoch;   /* lookups in older epochs do not see it */
       ULong made;          /* ML_(jit_now) when it got its creator, if
                               a tool binds late (else 0) */
@@ -155,7 +141,6 @@ typedef
    }
    ArchivedRange;
 
-static XArray* creators = NULL;   /* of Creator */
 static OSet*   live     = NULL;   /* of LiveRange, by start */
 static XArray* archived = NULL;   /* of ArchivedRange, oldest first */
 static Bool    deferred = False;  /* VG_(jit_defer_creator_names) */
@@ -165,7 +150,6 @@ static ULong   started_sec = 0;
 
 static struct {
    ULong ranges;        /* ranges that got a creator */
-   ULong stacks;        /* stack traces taken for them */
    ULong ended;         /* ranges (or parts) unmapped or replaced */
    ULong moved;         /* parts moved by mremap */
    ULong archive_full;  /* archived ranges dropped, oldest first */
@@ -198,8 +182,6 @@ static void init ( void )
                                         cmp_addr_range, ML_(dinfo_zalloc),
                                         "di.jitcreator.live", ML_(dinfo_free),
                                         256, sizeof(LiveRange));
-   creators = VG_(newXA)(ML_(dinfo_zalloc), "di.jitcreator.creators",
-                         ML_(dinfo_free), sizeof(Creator));
    archived = VG_(newXA)(ML_(dinfo_zalloc), "di.jitcreator.archived",
                          ML_(dinfo_free), sizeof(ArchivedRange));
 }
@@ -274,268 +256,6 @@ static UInt end_ranges ( Addr a, Addr last )
 }
 
 /*------------------------------------------------------------*/
-/*--- Creators                                             ---*/
-/*------------------------------------------------------------*/
-
-static const HChar* base_name ( const HChar* path )
-{
-   const HChar* b = VG_(strrchr)(path, '/');
-   return b != NULL ? b + 1 : path;
-}
-
-static Bool starts_with ( const HChar* s, const HChar* prefix )
-{
-   return VG_(strncmp)(s, prefix, VG_(strlen)(prefix)) == 0;
-}
-
-/* The C library, the dynamic linker and Valgrind's preload libraries:
-   they map memory for others. */
-static Bool is_system_object ( const HChar* path )
-{
-   const HChar* b = base_name(path);
-   return starts_with(b, "libc.so") || starts_with(b, "libc-")
-          || starts_with(b, "ld-linux") || starts_with(b, "ld64.so")
-          || starts_with(b, "ld.so") || starts_with(b, "ld-musl")
-          || starts_with(b, "libc.musl") || starts_with(b, "libpthread")
-          || starts_with(b, "libdl.so") || starts_with(b, "libdl-")
-          || starts_with(b, "vgpreload_");
-}
-
-/* Whether the (raw or demangled) function name fn reads as memory
-   management: a word of "alloc", "mmap", "commit", "protect",
-   "permission", "reserve", "getmem" or "memory" in it, in any case.
-   Large runtimes make their code executable from their page allocator
-   (V8's v8::base::OS::SetPermissions, HotSpot's os::pd_commit_memory,
-   JavaScriptCore's WTF::OSAllocator::tryReserveUncommitted, Mono's
-   mono_valloc, Chez Scheme's S_getmem): that names memory, not the
-   JIT, so the object's name is used instead. */
-static Bool is_memory_routine ( const HChar* fn )
-{
-   static const HChar* const words[] = {
-      "alloc", "mmap", "commit", "protect", "permission", "reserve",
-      "getmem", "memory"
-   };
-   SizeT i, k, n = VG_(strlen)(fn);
-   for (i = 0; i < n; i++)
-      for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-         const HChar* w = words[k];
-         SizeT        m = 0;
-         while (w[m] != 0 && i + m < n
-                && VG_(tolower)(fn[i + m]) == w[m])
-            m++;
-         if (w[m] == 0)
-            return True;
-      }
-   return False;
-}
-
-/* Whether name is a creator object's ("...[jit]"). */
-static Bool is_creator_object ( const HChar* name )
-{
-   SizeT n = VG_(strlen)(name);
-   return n >= 5 && VG_(strcmp)(name + n - 5, "[jit]") == 0;
-}
-
-/* The index in creators of the creator "[JIT code of FN]" (of_file:
-   "[code of FN]") in the object at obj_path: the one made before for
-   FN and that object, else one added now.  FN is found as the symbol table has it (raw:
-   VG_(get_fnname_raw)) and demangled, as VG_(get_fnname) would, only
-   for a new creator: a JIT making memory executable from the same
-   function again pays no demangling. */
-static UInt find_or_add_creator ( const HChar* fn, Bool raw,
-                                  const HChar* obj_path, Bool of_file )
-{
-   SizeT        obj_len = VG_(strlen)(obj_path);
-   HChar        objname[obj_len + 6];
-   UInt         hash, obj, i;
-   const HChar* shown = fn;
-   Creator      c;
-
-   /* Code of a file is the file's; JIT code goes to "OBJECT[jit]". */
-   VG_(sprintf)(objname, of_file ? "%s" : "%s[jit]", obj_path);
-   hash = ML_(jit_hash_bytes)(fn, VG_(strlen)(fn));
-   obj  = ML_(jit_object_get)(objname)->index;
-   for (i = 0; i < VG_(sizeXA)(creators); i++) {
-      const Creator* e = VG_(indexXA)(creators, i);
-      if (e->hash == hash && e->obj == obj && VG_(strcmp)(e->key, fn) == 0)
-         return i;
-   }
-   c.key = ML_(dinfo_strdup)("di.jitcreator.key", fn);
-   if (raw)
-      shown = ML_(jit_shown_fnname)(c.key);
-   {
-      HChar name[VG_(strlen)(shown) + 15];
-      VG_(sprintf)(name, of_file ? "[code of %s]" : "[JIT code of %s]",
-                   shown);
-      c.name = ML_(dinfo_strdup)("di.jitcreator.name", name);
-   }
-   c.obj    = obj;
-   c.hash   = hash;
-   c.ranges = 0;
-   c.named  = False;
-   /* Decided once per creator, not per range made. */
-   c.memory = raw && is_memory_routine(c.key);
-   return (UInt)VG_(addToXA)(creators, &c);
-}
-
-/* Creators decided by the two innermost frames alone, by their
-   addresses: a JIT that makes memory executable again and again from
-   the same call site (a new page for each function) pays no stack trace
-   and no name lookup.  An entry is made only when the frames up to the
-   one that decided are ELF code and that frame has a name (see
-   find_creator), and dropped when memory under either address is
-   mapped, unmapped, moved or made executable, which is how the code
-   there could be replaced.
-
-   The second address is found without unwinding where the system call
-   wrappers are leaf functions whose return address is the word at the
-   stack pointer (amd64, x86): an entry is made only when the unwinder
-   found it there, and since where a function keeps its return address
-   depends on the instruction only, the same first address finds it
-   there again.  Elsewhere a two-frame stack trace gives it. */
-typedef
-   struct {
-      Addr ip[2];
-      UInt creator;
-      Bool used;
-   }
-   CreatorMemo;
-
-#define N_CREATOR_MEMO 64   /* a power of two */
-
-static CreatorMemo creator_memo[N_CREATOR_MEMO];
-/* The indices of the used entries, in no order. */
-static UInt memo_used[N_CREATOR_MEMO];
-static UInt n_memo_used = 0;
-
-static CreatorMemo* memo_slot ( const Addr* ip )
-{
-   UWord h = (ip[0] ^ (ip[1] * 0x9E3779B1UL)) >> 4;
-   return &creator_memo[h & (N_CREATOR_MEMO - 1)];
-}
-
-/* Forgets the creators decided by code in [a, last]. */
-static void memo_forget ( Addr a, Addr last )
-{
-   UInt i = 0;
-   while (i < n_memo_used) {
-      CreatorMemo* m = &creator_memo[memo_used[i]];
-      if ((m->ip[0] >= a && m->ip[0] <= last)
-          || (m->ip[1] >= a && m->ip[1] <= last)) {
-         m->used = False;
-         memo_used[i] = memo_used[--n_memo_used];
-      } else {
-         i++;
-      }
-   }
-}
-
-/* Remembers that the two innermost frames key decide creator ci. */
-static void memo_remember ( CreatorMemo* m, const Addr* key, UInt ci )
-{
-   if (!m->used)
-      memo_used[n_memo_used++] = (UInt)(m - creator_memo);
-   m->ip[0]   = key[0];
-   m->ip[1]   = key[1];
-   m->creator = ci;
-   m->used    = True;
-}
-
-/* The addresses of the two innermost frames of thread tid, as the
-   memo's key; False if there are not two. */
-static Bool innermost_two ( ThreadId tid, Addr* key )
-{
-#if defined(VGA_amd64) || defined(VGA_x86)
-   Addr sp = VG_(get_SP)(tid);
-   if (!VG_(am_is_valid_for_client)(sp, sizeof(Addr), VKI_PROT_READ))
-      return False;
-   key[0] = VG_(get_IP)(tid);
-   /* As the unwinder gives it: within the call, not after it. */
-   key[1] = *(const Addr*)sp - 1;
-   return True;
-#else
-   return VG_(get_StackTrace)(tid, key, 2, NULL, NULL, 0) == 2;
-#endif
-}
-
-/* The creator of memory the running thread makes executable now: the
-   first frame outside the system objects (is_system_object) and code
-   named here, then the first frame of that object with a name, unless
-   it names memory management (is_memory_routine), else the object. */
-static UInt find_creator ( void )
-{
-   Addr         ips[N_CREATOR_IPS];
-   ThreadId     tid = VG_(get_running_tid)();
-   DiEpoch      ep  = VG_(current_DiEpoch)();
-   UInt         n = 0, i, j;
-   Int          at = -1;
-   const HChar* obj;
-   const HChar* fn;
-   CreatorMemo* memo = NULL;
-
-   if (VG_(is_valid_tid)(tid)) {
-      Addr key[2];
-      if (innermost_two(tid, key)) {
-         memo = memo_slot(key);
-         if (memo->used && memo->ip[0] == key[0] && memo->ip[1] == key[1]) {
-            return memo->creator;
-         }
-      }
-      n = VG_(get_StackTrace)(tid, ips, N_CREATOR_IPS, NULL, NULL, 0);
-      stats.stacks++;
-      /* Remembered only under the key it will be found by. */
-      if (memo != NULL && (n < 2 || key[0] != ips[0] || key[1] != ips[1]))
-         memo = NULL;
-   }
-   for (i = 0; i < n; i++) {
-      if (!VG_(get_objname)(ep, ips[i], &obj) || is_creator_object(obj)
-          || (live != NULL
-              && VG_(OSetGen_LookupWithCmp)(live, &ips[i], cmp_addr_range)
-                 != NULL))
-         continue;   /* code with no object, or code named here (JIT
-                        code, or the code of a file such as a Lisp
-                        image) */
-      if (at < 0)
-         at = (Int)i;   /* the fallback: the innermost frame of an object */
-      if (!is_system_object(obj)) {
-         at = (Int)i;
-         break;
-      }
-   }
-   if (at < 0)
-      return find_or_add_creator("unknown code", False, "???", False);
-
-   /* The object's path stays valid: copy it before the next lookup. */
-   (void)VG_(get_objname)(ep, ips[at], &obj);
-   {
-      HChar obj_path[VG_(strlen)(obj) + 1];
-      VG_(strcpy)(obj_path, obj);
-      for (j = (UInt)at; j < n; j++) {
-         const HChar* o;
-         if (!VG_(get_objname)(ep, ips[j], &o) || VG_(strcmp)(o, obj_path) != 0)
-            break;
-         if (VG_(get_fnname_raw)(ep, ips[j], &fn) && fn[0] != 0) {
-            UInt ci = find_or_add_creator(fn, True, obj_path, False);
-            /* A runtime's own page allocator names no JIT: its object
-               does ("node", "libjvm.so"). */
-            if (((const Creator*)VG_(indexXA)(creators, ci))->memory)
-               ci = find_or_add_creator(base_name(obj_path), False,
-                                        obj_path, False);
-            /* Decided by the two innermost frames: remembered. */
-            if (memo != NULL && j < 2
-                && ML_(jit_overlaps_object_text)(ips[0], 1)
-                && (j == 0 || ML_(jit_overlaps_object_text)(ips[1], 1))) {
-               memo_remember(memo, ips, ci);
-            }
-            return ci;
-         }
-      }
-      return find_or_add_creator(base_name(obj_path), False, obj_path,
-                                 False);
-   }
-}
-
-/*------------------------------------------------------------*/
 /*--- What the client maps                                 ---*/
 /*------------------------------------------------------------*/
 
@@ -551,7 +271,7 @@ static Bool file_may_hold_jit_code ( const NSegment* seg )
 
    if (fname == NULL)
       return True;
-   if (starts_with(fname, "/memfd:") || starts_with(fname, "/dev/shm/"))
+   if (ML_(jit_has_prefix)(fname, "/memfd:") || ML_(jit_has_prefix)(fname, "/dev/shm/"))
       return True;
    fd = VG_(open)(fname, VKI_O_RDONLY, 0);
    if (sr_isError(fd))
@@ -572,13 +292,13 @@ static Int file_creator ( const NSegment* seg )
 {
    const HChar*   fname = VG_(am_get_filename)(seg);
    struct vg_stat st;
-   if (fname == NULL || starts_with(fname, "/memfd:")
-       || starts_with(fname, "/dev/shm/")
+   if (fname == NULL || ML_(jit_has_prefix)(fname, "/memfd:")
+       || ML_(jit_has_prefix)(fname, "/dev/shm/")
        || VG_(strstr)(fname, " (deleted)") != NULL
        || sr_isError(VG_(stat)(fname, &st))
        || !VKI_S_ISREG(st.mode) || st.mtime >= started_sec)
       return -1;
-   return (Int)find_or_add_creator(base_name(fname), False, fname, True);
+   return (Int)ML_(jit_creator_of_file)(fname);
 }
 
 static Bool segment_may_hold_jit_code ( const NSegment* seg )
@@ -616,7 +336,7 @@ static UInt name_gaps ( Addr lo, Addr hi, Int* creator, ULong made )
       r = VG_(OSetGen_Next)(live);
       gap_end = (r != NULL && r->start <= hi) ? r->start - 1 : hi;
       if (*creator < 0)
-         *creator = (Int)find_creator();
+         *creator = (Int)ML_(jit_creator_from_stack)();
       add_live(p, gap_end, (UInt)*creator, made, 0);
       added++;
       if (gap_end == hi)
@@ -647,7 +367,7 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
    if (!VG_(clo_jit_creator_names) || !(prot & VKI_PROT_EXEC) || len == 0)
       return;
    last = ML_(jit_range_last)(a, len);
-   memo_forget(a, last);
+   ML_(jit_creator_memo_forget)(a, last);
    init();
    made = deferred ? ML_(jit_now)() : 0;
    for (p = a; p <= last; ) {
@@ -664,7 +384,7 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
             (void)end_ranges(p, hi);
          n = name_gaps(p, hi, which, made);
          if (n > 0) {
-            ((Creator*)VG_(indexXA)(creators, (Word)*which))->ranges += n;
+            ML_(jit_creator_get)((UInt)*which)->ranges += n;
             used = *which;
          }
          added += n;
@@ -674,7 +394,7 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
       p = hi + 1;
    }
    if (added > 0) {
-      Creator* c = VG_(indexXA)(creators, (Word)used);
+      JitCreator* c = ML_(jit_creator_get)((UInt)used);
       stats.ranges += added;
       /* Lookups that missed here are cached for the current epoch. */
       ML_(advance_current_DiEpoch_for_jit)();
@@ -688,7 +408,7 @@ void ML_(jit_creator_notify_exec) ( Addr a, SizeT len, UInt prot,
 void ML_(jit_creator_notify_munmap) ( Addr a, SizeT len )
 {
    if (len > 0)
-      memo_forget(a, ML_(jit_range_last)(a, len));
+      ML_(jit_creator_memo_forget)(a, ML_(jit_range_last)(a, len));
    if (live == NULL || len == 0 || VG_(OSetGen_Size)(live) == 0)
       return;
    (void)end_ranges(a, ML_(jit_range_last)(a, len));
@@ -704,9 +424,9 @@ void ML_(jit_creator_notify_mremap) ( Addr old_a, SizeT old_len,
    UInt       epoch;
 
    if (old_len > 0)
-      memo_forget(old_a, ML_(jit_range_last)(old_a, old_len));
+      ML_(jit_creator_memo_forget)(old_a, ML_(jit_range_last)(old_a, old_len));
    if (new_len > 0)
-      memo_forget(new_a, ML_(jit_range_last)(new_a, new_len));
+      ML_(jit_creator_memo_forget)(new_a, ML_(jit_range_last)(new_a, new_len));
    if (live == NULL || VG_(OSetGen_Size)(live) == 0 || old_len == 0
        || new_len == 0 || old_a + old_len - 1 < old_a
        || new_a + new_len - 1 < new_a)
@@ -751,19 +471,25 @@ void ML_(jit_creator_notify_mremap) ( Addr old_a, SizeT old_len,
 /*--- Lookups                                              ---*/
 /*------------------------------------------------------------*/
 
+Bool ML_(jit_creator_range_has) ( Addr a )
+{
+   return live != NULL
+          && VG_(OSetGen_LookupWithCmp)(live, &a, cmp_addr_range) != NULL;
+}
+
 Bool ML_(jit_creator_search) ( DiEpoch ep, Addr a,
                                /*OUT*/Addr* start, /*OUT*/SizeT* size,
                                /*OUT*/const HChar** name,
                                /*OUT*/UInt* obj_index )
 {
    const LiveRange* r;
-   Creator*         c;
+   JitCreator*      c;
    if (deferred || live == NULL)
       return False;
    r = VG_(OSetGen_LookupWithCmp)(live, &a, cmp_addr_range);
    if (r == NULL || r->first_epoch > ep.n)
       return False;
-   c = VG_(indexXA)(creators, r->creator);
+   c = ML_(jit_creator_get)(r->creator);
    c->named = True;
    *start     = r->start;
    *size      = r->last - r->start + 1;
@@ -782,7 +508,7 @@ Bool VG_(jit_creator_name_at) ( Addr a, ULong when,
                                 /*OUT*/DebugInfo** di )
 {
    const LiveRange* r;
-   Creator*         c = NULL;
+   JitCreator*      c = NULL;
    Word             i, it = -1;
 
    if (live == NULL || !VG_(clo_jit_creator_names))
@@ -796,13 +522,13 @@ Bool VG_(jit_creator_name_at) ( Addr a, ULong when,
       return False;
    r = VG_(OSetGen_LookupWithCmp)(live, &a, cmp_addr_range);
    if (r != NULL && (when == 0 || r->made <= when))
-      c = VG_(indexXA)(creators, r->creator);
+      c = ML_(jit_creator_get)(r->creator);
    /* Else the range that covered a at that time, newest first. */
    for (i = VG_(sizeXA)(archived) - 1; c == NULL && i >= 0; i--) {
       const ArchivedRange* ar = VG_(indexXA)(archived, i);
       if (a >= ar->start && a <= ar->last
           && (when == 0 || (ar->made <= when && when < ar->gone)))
-         c = VG_(indexXA)(creators, ar->creator);
+         c = ML_(jit_creator_get)(ar->creator);
    }
    if (c == NULL)
       return False;
@@ -827,7 +553,7 @@ void ML_(jit_creator_print_info) ( Addr a, SizeT len )
       return;
    VG_(OSetGen_ResetIterAt)(live, &a);
    while ((r = VG_(OSetGen_Next)(live)) != NULL && r->start <= last) {
-      const Creator* c;
+      const JitCreator* c;
       if (r->last < a)
          continue;
       total++;
@@ -835,89 +561,13 @@ void ML_(jit_creator_print_info) ( Addr a, SizeT len )
          continue;
       if (shown == 0)
          VG_(printf)("JIT code nobody announced, named after its creator:\n");
-      c = VG_(indexXA)(creators, r->creator);
+      c = ML_(jit_creator_get)(r->creator);
       VG_(printf)("  %#lx-%#lx %s (%s)\n", r->start, r->last, c->name,
                   ML_(jit_object_at)(c->obj)->name);
       shown++;
    }
    if (total > shown)
       VG_(printf)("  ... and %llu more\n", total - shown);
-}
-
-/* Runtimes that name their own JIT code when asked, recognised by the
-   file name of the object that made their code executable (its creator
-   object, without "[jit]"), and how to ask. */
-static const struct {
-   const HChar* object_prefix;
-   const HChar* runtime;
-   const HChar* how;
-} hints[] = {
-   { "node", "Node.js",
-     "node --perf-basic-prof with valgrind --jit-perf-map=yes, or"
-     " node --perf-prof (a jitdump, with lines)" },
-   { "libnode", "Node.js",
-     "node --perf-basic-prof with valgrind --jit-perf-map=yes, or"
-     " node --perf-prof (a jitdump, with lines)" },
-   { "deno", "Deno",
-     "deno run --v8-flags=--perf-basic-prof with valgrind"
-     " --jit-perf-map=yes" },
-   { "libjvm.so", "HotSpot",
-     "java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit with"
-     " valgrind --jit-perf-map=yes" },
-   { "mono-sgen", "Mono", "mono --jitmap with valgrind --jit-perf-map=yes" },
-   { "libmonosgen", "Mono",
-     "mono --jitmap with valgrind --jit-perf-map=yes" },
-   { "libpython3.", "CPython 3.12+",
-     "python3 -X perf with valgrind --jit-perf-map=yes, or -X perf_jit"
-     " (3.13+, a jitdump)" },
-   { "python3.", "CPython 3.12+",
-     "python3 -X perf with valgrind --jit-perf-map=yes, or -X perf_jit"
-     " (3.13+, a jitdump)" },
-   { "opcache.so", "PHP",
-     "php -d opcache.jit_debug=0x10 with valgrind --jit-perf-map=yes, or"
-     " 0x20 (a jitdump)" },
-   { "qemu-", "QEMU",
-     "qemu -perfmap with valgrind --jit-perf-map=yes, or -jitdump" },
-   { "libjavascriptcoregtk", "JavaScriptCore",
-     "JSC_useJITDump=1 in the environment (a jitdump, written into"
-     " JSC_jitDumpDirectory and read with no option)" },
-   { "bun", "Bun",
-     "BUN_JSC_useJITDump=1 in the environment (a jitdump, written into"
-     " BUN_JSC_jitDumpDirectory and read with no option)" },
-};
-
-void ML_(jit_creator_print_hints) ( Bool announced )
-{
-   Bool shown[sizeof(hints) / sizeof(hints[0])];
-   Word i;
-   UInt k;
-   if (VG_(clo_verbosity) < 1 || announced || creators == NULL)
-      return;
-   VG_(memset)(shown, 0, sizeof(shown));
-   for (i = 0; i < VG_(sizeXA)(creators); i++) {
-      const Creator* c = VG_(indexXA)(creators, i);
-      const HChar*   b;
-      if (!c->named)
-         continue;
-      b = base_name(ML_(jit_object_at)(c->obj)->name);
-      for (k = 0; k < sizeof(hints) / sizeof(hints[0]); k++) {
-         Bool seen = False;
-         UInt j;
-         if (shown[k] || !starts_with(b, hints[k].object_prefix))
-            continue;
-         /* One line per runtime, whichever of its objects made code. */
-         for (j = 0; j < k; j++)
-            if (shown[j] && VG_(strcmp)(hints[j].runtime,
-                                        hints[k].runtime) == 0)
-               seen = True;
-         shown[k] = True;
-         if (!seen)
-            VG_(umsg)("JIT: %s's code ran without names (named after the"
-                      " object that made it); %s names each function:"
-                      " %s\n", hints[k].runtime, hints[k].runtime,
-                      hints[k].how);
-      }
-   }
 }
 
 void ML_(jit_creator_print_summary) ( void )
@@ -927,8 +577,8 @@ void ML_(jit_creator_print_summary) ( void )
    VG_(umsg)("JIT: %llu ranges of unannounced code named after their "
              "creator (%lu creators, %llu stack traces), %llu ended, "
              "%llu moved, %lu live at exit\n",
-             stats.ranges, creators ? (UWord)VG_(sizeXA)(creators) : 0UL,
-             stats.stacks, stats.ended, stats.moved,
+             stats.ranges, ML_(jit_n_creators)(),
+             ML_(jit_creator_n_stacks)(), stats.ended, stats.moved,
              live ? (UWord)VG_(OSetGen_Size)(live) : 0UL);
    if (stats.archive_full > 0)
       VG_(umsg)("JIT: %llu ended ranges forgotten (more than %d kept for "

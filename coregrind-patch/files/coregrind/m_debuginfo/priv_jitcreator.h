@@ -72,7 +72,8 @@ extern Bool ML_(jit_creator_search) ( DiEpoch ep, Addr a,
    "v.info jit" (at most 1000), under a heading of their own. */
 extern void ML_(jit_creator_print_info) ( Addr a, SizeT len );
 
-/* At exit, unless -q and unless the program announced code (announced):
+/* At exit, unless -q and unless the program announced code (announced;
+   jitcreatorname.c):
    one line per runtime that names its own JIT code when asked (Node.js,
    HotSpot, Mono, CPython, PHP, QEMU, Deno), recognised by the object
    that made code executable, whose creator name was given to code,
@@ -82,6 +83,52 @@ extern void ML_(jit_creator_print_hints) ( Bool announced );
 
 /* The -v summary's line: ranges named, creators, stacks taken. */
 extern void ML_(jit_creator_print_summary) ( void );
+
+/* ---- Between jitcreator.c (ranges) and jitcreatorname.c (who made
+   them) ---- */
+
+/* A creator: the synthetic function name and the JIT object. */
+typedef
+   struct {
+      HChar* name;      /* "[JIT code of F]", F demangled, owned */
+      HChar* key;       /* F as the symbol table has it, owned */
+      UInt   obj;       /* JIT object index (ML_(jit_object_at)) */
+      UInt   hash;      /* of key, for the search of creators */
+      ULong  ranges;    /* ranges that got it (for v.info jit) */
+      Bool   named;     /* a lookup or a tool's binding gave its name to
+                           code (for the hints at exit) */
+      Bool   memory;    /* F is memory management: its object names the
+                           code instead */
+   }
+   JitCreator;
+
+/* The creator of memory the running thread makes executable now, from
+   its stack (one stack trace, unless the two innermost frames were
+   seen deciding before); its index for ML_(jit_creator_get). */
+extern UInt ML_(jit_creator_from_stack) ( void );
+
+/* The creator "[code of FILE]" in the object path (not "[jit]") for a
+   file of code that names its own code (a Lisp image); its index. */
+extern UInt ML_(jit_creator_of_file) ( const HChar* path );
+
+/* Creator ci (an index given by the two above; asserts it is one).
+   The creator lives until the process exits. */
+extern JitCreator* ML_(jit_creator_get) ( UInt ci );
+
+/* How many creators were made, and how many stack traces taken. */
+extern UWord ML_(jit_n_creators) ( void );
+extern ULong ML_(jit_creator_n_stacks) ( void );
+
+/* Memory in [a, last] (inclusive) was mapped, unmapped, moved or made
+   executable: the call sites remembered there are forgotten. */
+extern void ML_(jit_creator_memo_forget) ( Addr a, Addr last );
+
+/* Whether a lies in a live creator-named range (jitcreator.c): such
+   frames name no creator. */
+extern Bool ML_(jit_creator_range_has) ( Addr a );
+
+/* Whether s starts with prefix. */
+extern Bool ML_(jit_has_prefix) ( const HChar* s, const HChar* prefix );
 
 #endif   /* __PRIV_JITCREATOR_H */
 
