@@ -264,10 +264,10 @@ void put32(std::vector<unsigned char>& v, std::size_t at, std::uint32_t x) {
     std::memcpy(&v[at], &x, 4);
 }
 
-int hostile() {
-    emit(testjit::FramelessBody::kInvalidRead);
-    const Fn& f = fns[0];
-    const std::vector<unsigned char> good = eh_frame_in_place(f);
+// Descriptions of jit_inner whose .eh_frame bytes are malformed: `good`
+// (its correct .eh_frame, built in place) with a length, pointer or
+// augmentation that lies, or built with a fault.
+std::vector<HostileCase> malformed_eh_frames(const Fn& f, const std::vector<unsigned char>& good) {
     std::uint32_t cie_len;
     std::memcpy(&cie_len, good.data(), 4);
     const std::size_t fde = 4 + cie_len;
@@ -332,6 +332,13 @@ int hostile() {
         c.bytes[insns + 1] = 0;
         cases.push_back(c);
     }
+    return cases;
+}
+
+// Descriptions whose bytes cannot be read, whose size is out of bounds,
+// whose kind is unknown or whose fixed frame is misaligned.
+std::vector<HostileCase> malformed_descriptors(const std::vector<unsigned char>& good) {
+    std::vector<HostileCase> cases;
     {
         HostileCase c{"unreadable", {}};
         c.ptr = reinterpret_cast<const void*>(0x1000);
@@ -359,6 +366,12 @@ int hostile() {
         c.ra_offset = 7;
         cases.push_back(c);
     }
+    return cases;
+}
+
+// Registers jit_inner as each case describes it: one "case NAME RET
+// STATUS" line each on stderr.
+void register_cases(const Fn& f, const std::vector<HostileCase>& cases) {
     for (const HostileCase& c : cases) {
         VgJitCode d = descriptor(f);
         d.unwind_kind = c.kind;
@@ -371,8 +384,12 @@ int hostile() {
         std::fprintf(stderr, "case %s %lu %d\n", c.name, ret,
                      static_cast<int>(VALGRIND_JIT_LAST_ERROR()));
     }
+}
 
-    // Random corruptions: one to four bytes of the correct CFI replaced.
+// A thousand random corruptions of `good`, jit_inner's correct CFI (one to
+// four bytes replaced, some also cut short): "fuzz N accepted N refused" on
+// stderr.
+void fuzz(const Fn& f, const std::vector<unsigned char>& good) {
     std::mt19937 rng(20261124);
     unsigned accepted = 0, refused = 0;
     for (int i = 0; i < 1000; ++i) {
@@ -390,6 +407,16 @@ int hostile() {
             ++refused;
     }
     std::fprintf(stderr, "fuzz %u accepted %u refused\n", accepted, refused);
+}
+
+// `unwindjit hostile` (see the top of this file).
+int hostile() {
+    emit(testjit::FramelessBody::kInvalidRead);
+    const Fn& f = fns[0];
+    const std::vector<unsigned char> good = eh_frame_in_place(f);
+    register_cases(f, malformed_eh_frames(f, good));
+    register_cases(f, malformed_descriptors(good));
+    fuzz(f, good);
 
     register_all("cfi");
     return run("memerr");
