@@ -294,49 +294,55 @@ void say(const char* what) {
     std::fflush(stdout);
 }
 
-void hostile(const std::string& a) {
-    static jit_code_entry e1, e2, e3;
-    char* code = code_memory();
+void hostile(const std::string& a);
 
-    // Before any notification: a list with a cycle (e1 -> e2 -> e1).
-    say("cycle");
-    Module m = load(a, code, "gj_run_a");
+/// The entry `hostile` hands in without linking it, and last asks to
+/// unregister (it was never registered).
+jit_code_entry lying_entry;
+
+/// Before any notification: a list with a cycle (e1 -> e2 -> e1).
+void cyclic_list(const Module& m) {
+    static jit_code_entry e1, e2;
     e1 = {&e2, nullptr, m.image.data(), m.image.size()};
     e2 = {&e1, &e1, m.image.data(), m.image.size()};
     __jit_debug_descriptor.first_entry = &e1;
     __jit_debug_descriptor.action_flag = JIT_NOACTION;
     __jit_debug_register_code();
     __jit_debug_descriptor.first_entry = nullptr;
+}
 
+/// Entries and objects that cannot be read, are cut short or whose
+/// section headers lie, each handed in without being linked.
+void unreadable_and_lying_objects(const Module& m) {
     say("unreadable entry");
     notify_register(reinterpret_cast<jit_code_entry*>(16));
 
     say("unreadable object");
-    e3 = {nullptr, nullptr, reinterpret_cast<const char*>(4096), 4096};
-    notify_register(&e3);
+    lying_entry = {nullptr, nullptr, reinterpret_cast<const char*>(4096), 4096};
+    notify_register(&lying_entry);
 
     say("truncated header");
-    e3 = {nullptr, nullptr, m.image.data(), 40};
-    notify_register(&e3);
+    lying_entry = {nullptr, nullptr, m.image.data(), 40};
+    notify_register(&lying_entry);
 
     say("truncated section headers");
-    e3 = {nullptr, nullptr, m.image.data(), m.image.size() - 8};
-    notify_register(&e3);
+    lying_entry = {nullptr, nullptr, m.image.data(), m.image.size() - 8};
+    notify_register(&lying_entry);
 
     say("lying symbol table size");
     {
         std::vector<char> bad = m.image;
         sections(bad)[section_index(bad, ".symtab")].sh_size = std::uint64_t(1) << 40;
-        e3 = {nullptr, nullptr, bad.data(), bad.size()};
-        notify_register(&e3);
+        lying_entry = {nullptr, nullptr, bad.data(), bad.size()};
+        notify_register(&lying_entry);
     }
 
     say("lying code section size");
     {
         std::vector<char> bad = m.image;
         sections(bad)[section_index(bad, ".text")].sh_size = 4;
-        e3 = {nullptr, nullptr, bad.data(), bad.size()};
-        notify_register(&e3);
+        lying_entry = {nullptr, nullptr, bad.data(), bad.size()};
+        notify_register(&lying_entry);
     }
 
     say("code over the program's own text");
@@ -344,13 +350,15 @@ void hostile(const std::string& a) {
         std::vector<char> bad = m.image;
         sections(bad)[section_index(bad, ".text")].sh_addr =
             reinterpret_cast<std::uintptr_t>(&hostile);
-        e3 = {nullptr, nullptr, bad.data(), bad.size()};
-        notify_register(&e3);
+        lying_entry = {nullptr, nullptr, bad.data(), bad.size()};
+        notify_register(&lying_entry);
     }
+}
 
-    // Objects whose names are fine but whose line tables or call frame
-    // information are not: the names are registered (in memory that never
-    // becomes executable, so they wait), the rest refused.
+/// Objects whose names are fine but whose line tables or call frame
+/// information are not: the names are registered (in memory that never
+/// becomes executable, so they wait), the rest refused.
+void bad_line_tables_and_cfi(const Module& m) {
     static jit_code_entry e4;
     say("line table string offset past its section");
     std::vector<char> bad_line_str = m.image;
@@ -376,39 +384,55 @@ void hostile(const std::string& a) {
         notify_register(&e4);
     }
     unregister_entry(&e4);
+}
 
-    // Two functions of one object that overlap (gj_run_a moved to 4 bytes
-    // into gj_fib), in executable memory: the later one replaces the
-    // earlier, as code registered over code does; then unregistered.
-    say("overlapping functions");
-    {
-        static jit_code_entry e5;
-        char* other = code_memory();
-        Module o = load(a, other, "gj_run_a");
-        Elf64_Shdr* sh = sections(o.image);
-        const int symtab = section_index(o.image, ".symtab");
-        auto* syms = reinterpret_cast<Elf64_Sym*>(o.image.data() + sh[symtab].sh_offset);
-        const char* strs = o.image.data() + sh[sh[symtab].sh_link].sh_offset;
-        Elf64_Addr fib = 0;
-        for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
-            if (std::strcmp(strs + syms[i].st_name, "gj_fib") == 0) fib = syms[i].st_value;
-        for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
-            if (std::strcmp(strs + syms[i].st_name, "gj_run_a") == 0) syms[i].st_value = fib + 4;
-        make_executable(other);
-        register_entry(&e5, o.image);
-        unregister_entry(&e5);
-        munmap(other, kCodeBytes);
-    }
+/// Two functions of one object that overlap (gj_run_a moved to 4 bytes
+/// into gj_fib), in executable memory: the later one replaces the
+/// earlier, as code registered over code does; then unregistered.
+void overlapping_functions(const std::string& a) {
+    static jit_code_entry e5;
+    char* other = code_memory();
+    Module o = load(a, other, "gj_run_a");
+    Elf64_Shdr* sh = sections(o.image);
+    const int symtab = section_index(o.image, ".symtab");
+    auto* syms = reinterpret_cast<Elf64_Sym*>(o.image.data() + sh[symtab].sh_offset);
+    const char* strs = o.image.data() + sh[sh[symtab].sh_link].sh_offset;
+    Elf64_Addr fib = 0;
+    for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
+        if (std::strcmp(strs + syms[i].st_name, "gj_fib") == 0) fib = syms[i].st_value;
+    for (std::size_t i = 0; i < sh[symtab].sh_size / sizeof(Elf64_Sym); ++i)
+        if (std::strcmp(strs + syms[i].st_name, "gj_run_a") == 0) syms[i].st_value = fib + 4;
+    make_executable(other);
+    register_entry(&e5, o.image);
+    unregister_entry(&e5);
+    munmap(other, kCodeBytes);
+}
 
+/// Notifications of an unknown action, and of unregistering an entry that
+/// was never registered.
+void meaningless_notifications() {
     say("unknown action");
     __jit_debug_descriptor.action_flag = 7;
     __jit_debug_register_code();
 
     say("unregistering an unknown entry");
-    __jit_debug_descriptor.relevant_entry = &e3;
+    __jit_debug_descriptor.relevant_entry = &lying_entry;
     __jit_debug_descriptor.action_flag = JIT_UNREGISTER_FN;
     __jit_debug_register_code();
+}
 
+/// `gdbjit hostile`: each malformed entry, object, line table or list is
+/// named by say() before it is handed in; then A runs.
+void hostile(const std::string& a) {
+    char* code = code_memory();
+    say("cycle");
+    Module m = load(a, code, "gj_run_a");
+    cyclic_list(m);
+    unreadable_and_lying_objects(m);
+    bad_line_tables_and_cfi(m);
+    say("overlapping functions");
+    overlapping_functions(a);
+    meaningless_notifications();
     say("done");
     munmap(code, kCodeBytes);
     run_a(a);
