@@ -265,6 +265,8 @@ derive() {
     if [ "$strict" = 1 ]; then fuzz=(-F0); fi
     # shellcheck disable=SC2086 # one path a word
     diff_sections "$PATCHDIR/$p" except $newchanged > "$apply"
+    # A patch that changes only new files has nothing to apply here.
+    grep -q '^+++ ' "$apply" || continue
     if ! log=$(cd "$out" && patch -p1 --batch --forward --no-backup-if-mismatch -r - "${fuzz[@]}" -i "$apply" 2>&1); then
       echo "$log" >&2
       die "coregrind-patch/$p does not apply to pristine Valgrind $V" \
