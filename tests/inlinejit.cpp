@@ -135,14 +135,18 @@ int run_memerr() {
     return 0;
 }
 
-int hostile() {
-    const auto l = lines();
-    struct Case {
-        const char* name;
-        std::vector<VgJitInline> table;
-        const VgJitInline* ptr = nullptr;  // instead of table.data()
-        unsigned long n = ~0UL;            // instead of table.size()
-    };
+// A malformed inline table for `hostile`.
+struct Case {
+    const char* name;
+    std::vector<VgJitInline> table;
+    const VgJitInline* ptr = nullptr;  // instead of table.data()
+    unsigned long n = ~0UL;            // instead of table.size()
+};
+
+// Inline tables that break one rule each: good_inlines() with one entry
+// changed, or a table that overlaps, nests too deep, cannot be read or is
+// too long.
+std::vector<Case> malformed_tables() {
     const auto good = good_inlines();
     std::vector<Case> cases;
     auto with = [&](const char* name, std::size_t i, auto change) {
@@ -189,40 +193,54 @@ int hostile() {
         c.n = VG_JIT_MAX_INLINES + 1;
         cases.push_back(c);
     }
+    return cases;
+}
+
+// Registers jit_inlining with each malformed table: one "case NAME RET
+// STATUS" line each on stderr.
+void register_cases(const std::vector<VgJitLine>& l, const std::vector<Case>& cases) {
     for (const Case& c : cases) {
         VgJitCode d = descriptor(l, c.table);
         if (c.ptr) d.inlines = c.ptr;
         if (c.n != ~0UL) d.n_inlines = c.n;
         report("case", c.name, VALGRIND_JIT_REGISTER_CODE(&d));
     }
-    // At the limits: accepted.
-    {
-        std::vector<VgJitInline> deepest;
-        for (unsigned long i = 0; i < VG_JIT_MAX_INLINE_DEPTH; ++i)
-            deepest.push_back(
-                {at_square, 1, "nest", nullptr, 1, i == 0 ? VG_JIT_INLINE_TOP : i - 1});
-        VgJitCode d = descriptor(l, deepest);
-        report("limit", "max_depth", VALGRIND_JIT_REGISTER_CODE(&d));
-        std::vector<VgJitInline> pieces;
-        for (std::size_t i = 0; i < size; ++i)
-            pieces.push_back({i, 1, "piece", nullptr, 3, VG_JIT_INLINE_TOP});
-        d = descriptor(l, pieces);
-        report("limit", "adjacent_pieces", VALGRIND_JIT_REGISTER_CODE(&d));
-        // As many inlined calls as a table may hold (one more is the
-        // too_many case), one byte each, over code of as many bytes.
-        void* wide = mmap(nullptr, VG_JIT_MAX_INLINES, PROT_READ | PROT_EXEC,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (wide == MAP_FAILED) die("mmap wide");
-        std::vector<VgJitInline> most;
-        for (unsigned long i = 0; i < VG_JIT_MAX_INLINES; ++i)
-            most.push_back({i, 1, "piece", nullptr, 3, VG_JIT_INLINE_TOP});
-        const std::vector<VgJitLine> no_lines;
-        d = descriptor(no_lines, most);
-        d.start = wide;
-        d.size = VG_JIT_MAX_INLINES;
-        d.name = "widest";
-        report("limit", "max_inlines", VALGRIND_JIT_REGISTER_CODE(&d));
-    }
+}
+
+// Tables at the limits, accepted: as deep as allowed, a piece per byte,
+// and as many pieces as allowed ("limit NAME RET STATUS" lines).
+void register_limits(const std::vector<VgJitLine>& l) {
+    std::vector<VgJitInline> deepest;
+    for (unsigned long i = 0; i < VG_JIT_MAX_INLINE_DEPTH; ++i)
+        deepest.push_back({at_square, 1, "nest", nullptr, 1, i == 0 ? VG_JIT_INLINE_TOP : i - 1});
+    VgJitCode d = descriptor(l, deepest);
+    report("limit", "max_depth", VALGRIND_JIT_REGISTER_CODE(&d));
+    std::vector<VgJitInline> pieces;
+    for (std::size_t i = 0; i < size; ++i)
+        pieces.push_back({i, 1, "piece", nullptr, 3, VG_JIT_INLINE_TOP});
+    d = descriptor(l, pieces);
+    report("limit", "adjacent_pieces", VALGRIND_JIT_REGISTER_CODE(&d));
+    // As many inlined calls as a table may hold (one more is the
+    // too_many case), one byte each, over code of as many bytes.
+    void* wide = mmap(nullptr, VG_JIT_MAX_INLINES, PROT_READ | PROT_EXEC,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (wide == MAP_FAILED) die("mmap wide");
+    std::vector<VgJitInline> most;
+    for (unsigned long i = 0; i < VG_JIT_MAX_INLINES; ++i)
+        most.push_back({i, 1, "piece", nullptr, 3, VG_JIT_INLINE_TOP});
+    const std::vector<VgJitLine> no_lines;
+    d = descriptor(no_lines, most);
+    d.start = wide;
+    d.size = VG_JIT_MAX_INLINES;
+    d.name = "widest";
+    report("limit", "max_inlines", VALGRIND_JIT_REGISTER_CODE(&d));
+}
+
+// `inlinejit hostile` (see the top of this file).
+int hostile() {
+    const auto l = lines();
+    register_cases(l, malformed_tables());
+    register_limits(l);
     const auto inl = good_inlines();
     VgJitCode d = descriptor(l, inl);
     report("status", "jit_inlining", VALGRIND_JIT_REGISTER_CODE(&d));
