@@ -65,43 +65,48 @@ void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
-int main() {
-    // Six functions of 16 bytes each: mov eax, edi; ret (returns its argument).
+namespace {
+
+using Fn = int (*)(int);
+const std::size_t kPage = 4096;
+
+/// A page of six functions of 16 bytes each: mov eax, edi; ret (returns
+/// its argument); nullptr if it cannot be made.
+unsigned char* make_functions() {
     static const unsigned char body[] = {0x89, 0xf8, 0xc3};
-    const std::size_t page = 4096;
     auto* mem = static_cast<unsigned char*>(
-        mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    if (mem == MAP_FAILED) return 1;
+        mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (mem == MAP_FAILED) return nullptr;
     for (int i = 0; i < 6; ++i) std::memcpy(mem + 16 * i, body, sizeof body);
-    if (mprotect(mem, page, PROT_READ | PROT_EXEC) != 0) return 1;
-    using Fn = int (*)(int);
-    auto fn = [&](int i) {
-        Fn f;
-        void* p = mem + 16 * i;
-        std::memcpy(&f, &p, sizeof f);
-        return f;
-    };
+    if (mprotect(mem, kPage, PROT_READ | PROT_EXEC) != 0) return nullptr;
+    return mem;
+}
 
-    std::printf("api_version %lu\n", vj::api_version());
+/// Function `i` of make_functions()' page `mem`.
+Fn function(unsigned char* mem, int i) {
+    Fn f;
+    void* p = mem + 16 * i;
+    std::memcpy(&f, &p, sizeof f);
+    return f;
+}
+
+// 1. Lifetime: the scoped handle unregisters when its scope ends.
+int lifetime(unsigned char* mem, const std::vector<std::pair<int, int>>& lines) {
     int sum = 0;
-    // The line tables exist before counting starts: only the layer's own
-    // allocations are counted.
-    const std::vector<std::pair<int, int>> lines = {{0, 41}, {2, 42}};
-    const OwnLine own[] = {{0, 7}};
-    const std::array<vj::line_entry, 1> one = {{{0, 1}}};
-    g_counting = true;
-
-    // 1. Lifetime: the scoped handle unregisters when its scope ends.
     mark("scope-begin");
     {
         vj::registration r({mem, 3, "hpp_scoped", "hpp-object", "hpp.src"}, lines);
         report("scoped", r);
-        sum += fn(0)(1);
+        sum += function(mem, 0)(1);
         mark("scope-last");
     }
     mark("scope-end");
+    return sum;
+}
 
-    // 2. Moves: a -> b -> c; only c unregisters, when its scope ends.
+// 2. Moves: a -> b -> c; only c unregisters, when its scope ends.
+int moves(unsigned char* mem, const OwnLine (&own)[1]) {
+    int sum = 0;
     {
         vj::registration a({mem + 16, 3, "hpp_moved", "", "moved.src"}, own);
         vj::registration b(std::move(a));
@@ -110,15 +115,18 @@ int main() {
             vj::registration c(std::move(b));
             report("moved-from-again", b);
             report("moved-to", c);
-            sum += fn(1)(2);
+            sum += function(mem, 1)(2);
             mark("c-last");
         }
         mark("c-gone");
     }
     mark("ab-gone");
+    return sum;
+}
 
-    // 3. Move assignment: the old code is unregistered at the assignment;
-    //    reset() unregisters the new one.
+// 3. Move assignment: the old code is unregistered at the assignment;
+//    reset() unregisters the new one.
+void move_assignment(unsigned char* mem) {
     {
         vj::registration d({mem + 32, 3, "hpp_assign_old"});
         mark("assign-before");
@@ -131,40 +139,67 @@ int main() {
         mark("reset-after");
     }
     mark("d-gone");
+}
 
-    // 4. New code at the same start: Valgrind replaces it, the handle keeps
-    //    only the new registration and unregisters it once.
+// 4. New code at the same start: Valgrind replaces it, the handle keeps
+//    only the new registration and unregisters it once.
+int same_start(unsigned char* mem) {
+    int sum = 0;
     {
         vj::registration e({mem + 64, 3, "hpp_v1"});
         e = vj::registration({mem + 64, 3, "hpp_v2"});
         report("same-start", e);
-        sum += fn(4)(3);
+        sum += function(mem, 4)(3);
         mark("e-last");
     }
     mark("e-gone");
+    return sum;
+}
 
-    // 5. Refused requests leave an empty handle with the reason.
-    {
-        vj::registration bad_range({mem + 80, 0, "hpp_empty"}, one);
-        report("size-0", bad_range);
-        vj::registration bad_name({mem + 80, 3, std::string_view("a\0b", 3)});
-        report("nul-in-name", bad_name);
-    }
-    // 6. Unwind descriptions go with the registration: a fixed frame (the
-    //    return address at rsp throughout) is taken, a misaligned one
-    //    refused.
-    {
-        vj::registration shape(
-            {mem + 80, 3, "hpp_fixed_frame", {}, {}, vj::unwind_info::fixed_frame(0, 0)});
-        report("fixed-frame", shape);
-        vj::registration bad(
-            {mem + 80, 3, "hpp_bad_frame", {}, {}, vj::unwind_info::fixed_frame(0, 7)});
-        report("misaligned-frame", bad);
-    }
+// 5. Refused requests leave an empty handle with the reason.
+void refused(unsigned char* mem, const std::array<vj::line_entry, 1>& one) {
+    vj::registration bad_range({mem + 80, 0, "hpp_empty"}, one);
+    report("size-0", bad_range);
+    vj::registration bad_name({mem + 80, 3, std::string_view("a\0b", 3)});
+    report("nul-in-name", bad_name);
+}
+
+// 6. Unwind descriptions go with the registration: a fixed frame (the
+//    return address at rsp throughout) is taken, a misaligned one
+//    refused.
+void unwind_descriptions(unsigned char* mem) {
+    vj::registration shape(
+        {mem + 80, 3, "hpp_fixed_frame", {}, {}, vj::unwind_info::fixed_frame(0, 0)});
+    report("fixed-frame", shape);
+    vj::registration bad(
+        {mem + 80, 3, "hpp_bad_frame", {}, {}, vj::unwind_info::fixed_frame(0, 7)});
+    report("misaligned-frame", bad);
+}
+
+}  // namespace
+
+int main() {
+    unsigned char* mem = make_functions();
+    if (!mem) return 1;
+
+    std::printf("api_version %lu\n", vj::api_version());
+    int sum = 0;
+    // The line tables exist before counting starts: only the layer's own
+    // allocations are counted.
+    const std::vector<std::pair<int, int>> lines = {{0, 41}, {2, 42}};
+    const OwnLine own[] = {{0, 7}};
+    const std::array<vj::line_entry, 1> one = {{{0, 1}}};
+    g_counting = true;
+    sum += lifetime(mem, lines);
+    sum += moves(mem, own);
+    move_assignment(mem);
+    sum += same_start(mem);
+    refused(mem, one);
+    unwind_descriptions(mem);
     g_counting = false;
     mark("end");
     std::printf("allocations while registering: %lu\n", g_allocations);
     std::printf("sum %d\n", sum);
-    munmap(mem, page);
+    munmap(mem, kPage);
     return 0;
 }
