@@ -81,27 +81,113 @@ std::string describe(const Token& t) {
     }
 }
 
+// Skips white space and comments from src[i] on, counting the lines.
+void skip_blanks(const std::string& src, std::size_t& i, int& line) {
+    const std::size_t n = src.size();
+    while (i < n) {
+        char c = src[i];
+        if (c == '\n') {
+            ++line;
+            ++i;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
+            ++i;
+        else if (c == '/' && i + 1 < n && src[i + 1] == '/') {
+            while (i < n && src[i] != '\n') ++i;
+        } else if (c == '#') {
+            while (i < n && src[i] != '\n') ++i;
+        } else
+            break;
+    }
+}
+
+// The identifier or keyword at src[i] into t.
+void lex_word(const std::string& src, std::size_t& i, Token& t) {
+    const std::size_t n = src.size();
+    std::size_t b = i;
+    while (i < n && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_')) ++i;
+    t.text = src.substr(b, i - b);
+    auto kw = keywords().find(t.text);
+    t.kind = kw == keywords().end() ? Tok::Ident : kw->second;
+}
+
+// The integer literal at src[i] into t.
+void lex_int(const std::string& src, std::size_t& i, int line, Token& t) {
+    const std::size_t n = src.size();
+    std::uint64_t v = 0;
+    std::size_t b = i;
+    while (i < n && std::isdigit(static_cast<unsigned char>(src[i]))) {
+        unsigned d = static_cast<unsigned>(src[i] - '0');
+        if (v > (static_cast<std::uint64_t>(INT64_MAX) - d) / 10)
+            throw CompileError(line, "integer literal '" + src.substr(b, i + 1 - b) +
+                                         "...' is too large (maximum 9223372036854775807)");
+        v = v * 10 + d;
+        ++i;
+    }
+    if (i < n && (std::isalpha(static_cast<unsigned char>(src[i])) || src[i] == '_'))
+        throw CompileError(line,
+                           "invalid character '" + std::string(1, src[i]) + "' in integer literal");
+    t.kind = Tok::Int;
+    t.value = static_cast<std::int64_t>(v);
+    t.text = src.substr(b, i - b);
+}
+
+// The string literal whose opening quote is src[i] into t, decoded.
+void lex_string(const std::string& src, std::size_t& i, int line, Token& t) {
+    const std::size_t n = src.size();
+    ++i;
+    t.kind = Tok::String;
+    while (true) {
+        if (i >= n || src[i] == '\n') throw CompileError(line, "unterminated string literal");
+        char d = src[i++];
+        if (d == '"') break;
+        if (d == '\\') {
+            if (i >= n) throw CompileError(line, "unterminated string literal");
+            char e = src[i++];
+            switch (e) {
+            case 'n': t.text += '\n'; break;
+            case 't': t.text += '\t'; break;
+            case '\\': t.text += '\\'; break;
+            case '"': t.text += '"'; break;
+            default: throw CompileError(line, std::string("unknown escape sequence '\\") + e + "'");
+            }
+        } else {
+            t.text += d;
+        }
+    }
+}
+
+// The punctuator at src[i] into t; any other character is an error.
+void lex_punct(const std::string& src, std::size_t& i, int line, Token& t) {
+    const unsigned char c = static_cast<unsigned char>(src[i]);
+    static const char* const two[] = {"==", "!=", "<=", ">=", "&&", "||"};
+    t.kind = Tok::Punct;
+    for (const char* p : two) {
+        if (src.compare(i, 2, p) == 0) {
+            t.text = p;
+            break;
+        }
+    }
+    if (t.text.empty()) {
+        static const std::string one = "+-*/%<>=!(){}[],;";
+        if (one.find(static_cast<char>(c)) == std::string::npos) {
+            std::string shown = std::isprint(c)
+                                    ? std::string(1, static_cast<char>(c))
+                                    : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
+                                          "0123456789abcdef"[c & 15];
+            throw CompileError(line, "unexpected character '" + shown + "'");
+        }
+        t.text = std::string(1, static_cast<char>(c));
+    }
+    i += t.text.size();
+}
+
 std::vector<Token> lex(const std::string& src) {
     std::vector<Token> out;
     std::size_t i = 0;
     const std::size_t n = src.size();
     int line = 1;
     while (true) {
-        // Skip white space and comments.
-        while (i < n) {
-            char c = src[i];
-            if (c == '\n') {
-                ++line;
-                ++i;
-            } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
-                ++i;
-            else if (c == '/' && i + 1 < n && src[i + 1] == '/') {
-                while (i < n && src[i] != '\n') ++i;
-            } else if (c == '#') {
-                while (i < n && src[i] != '\n') ++i;
-            } else
-                break;
-        }
+        skip_blanks(src, i, line);
         Token t;
         t.line = line;
         if (i >= n) {
@@ -109,76 +195,14 @@ std::vector<Token> lex(const std::string& src) {
             return out;
         }
         unsigned char c = static_cast<unsigned char>(src[i]);
-        if (std::isalpha(c) || c == '_') {
-            std::size_t b = i;
-            while (i < n && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_'))
-                ++i;
-            t.text = src.substr(b, i - b);
-            auto kw = keywords().find(t.text);
-            t.kind = kw == keywords().end() ? Tok::Ident : kw->second;
-        } else if (std::isdigit(c)) {
-            std::uint64_t v = 0;
-            std::size_t b = i;
-            while (i < n && std::isdigit(static_cast<unsigned char>(src[i]))) {
-                unsigned d = static_cast<unsigned>(src[i] - '0');
-                if (v > (static_cast<std::uint64_t>(INT64_MAX) - d) / 10)
-                    throw CompileError(line, "integer literal '" + src.substr(b, i + 1 - b) +
-                                                 "...' is too large (maximum 9223372036854775807)");
-                v = v * 10 + d;
-                ++i;
-            }
-            if (i < n && (std::isalpha(static_cast<unsigned char>(src[i])) || src[i] == '_'))
-                throw CompileError(
-                    line, "invalid character '" + std::string(1, src[i]) + "' in integer literal");
-            t.kind = Tok::Int;
-            t.value = static_cast<std::int64_t>(v);
-            t.text = src.substr(b, i - b);
-        } else if (c == '"') {
-            ++i;
-            t.kind = Tok::String;
-            while (true) {
-                if (i >= n || src[i] == '\n')
-                    throw CompileError(line, "unterminated string literal");
-                char d = src[i++];
-                if (d == '"') break;
-                if (d == '\\') {
-                    if (i >= n) throw CompileError(line, "unterminated string literal");
-                    char e = src[i++];
-                    switch (e) {
-                    case 'n': t.text += '\n'; break;
-                    case 't': t.text += '\t'; break;
-                    case '\\': t.text += '\\'; break;
-                    case '"': t.text += '"'; break;
-                    default:
-                        throw CompileError(line,
-                                           std::string("unknown escape sequence '\\") + e + "'");
-                    }
-                } else {
-                    t.text += d;
-                }
-            }
-        } else {
-            static const char* const two[] = {"==", "!=", "<=", ">=", "&&", "||"};
-            t.kind = Tok::Punct;
-            for (const char* p : two) {
-                if (src.compare(i, 2, p) == 0) {
-                    t.text = p;
-                    break;
-                }
-            }
-            if (t.text.empty()) {
-                static const std::string one = "+-*/%<>=!(){}[],;";
-                if (one.find(static_cast<char>(c)) == std::string::npos) {
-                    std::string shown = std::isprint(c)
-                                            ? std::string(1, static_cast<char>(c))
-                                            : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
-                                                  "0123456789abcdef"[c & 15];
-                    throw CompileError(line, "unexpected character '" + shown + "'");
-                }
-                t.text = std::string(1, static_cast<char>(c));
-            }
-            i += t.text.size();
-        }
+        if (std::isalpha(c) || c == '_')
+            lex_word(src, i, t);
+        else if (std::isdigit(c))
+            lex_int(src, i, line, t);
+        else if (c == '"')
+            lex_string(src, i, line, t);
+        else
+            lex_punct(src, i, line, t);
         out.push_back(std::move(t));
     }
 }
