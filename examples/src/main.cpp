@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -64,11 +65,21 @@ bool parse_int(const char* s, long long& out) {
     return errno == 0 && *end == '\0';
 }
 
-}  // namespace
+// The value of --tier-threshold (v, from "--tier-threshold=V" or the next
+// argument) into opts; the exit status if it is not in 1..2147483647.
+std::optional<int> set_tier_threshold(const char* v, minijit::Options& opts) {
+    long long n = 0;
+    if (!parse_int(v, n) || n < 1 || n > 2147483647LL)
+        return usage_error(std::string("invalid --tier-threshold '") + v +
+                           "' (expected 1..2147483647)");
+    opts.tier_threshold = static_cast<std::uint64_t>(n);
+    return std::nullopt;
+}
 
-int main(int argc, char** argv) {
-    minijit::Options opts;
-    int i = 1;
+// The options from argv[i] on into opts, `i` left at the first argument
+// that is not one (after "--", if given); the exit status if main is to
+// stop (--help, a bad option).
+std::optional<int> parse_options(int argc, char** argv, minijit::Options& opts, int& i) {
     for (; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--help" || a == "-h") {
@@ -82,11 +93,7 @@ int main(int argc, char** argv) {
             } else {
                 v = argv[i] + std::strlen("--tier-threshold=");
             }
-            long long n = 0;
-            if (!parse_int(v, n) || n < 1 || n > 2147483647LL)
-                return usage_error(std::string("invalid --tier-threshold '") + v +
-                                   "' (expected 1..2147483647)");
-            opts.tier_threshold = static_cast<std::uint64_t>(n);
+            if (std::optional<int> status = set_tier_threshold(v, opts)) return status;
         } else if (a == "--no-tier1") {
             opts.tier1 = false;
         } else if (a == "--no-register") {
@@ -110,9 +117,13 @@ int main(int argc, char** argv) {
             break;
         }
     }
-    if (i >= argc) return usage_error("no program file given");
-    const std::string path = argv[i++];
-    std::vector<std::int64_t> args;
+    return std::nullopt;
+}
+
+// The program's arguments argv[i..argc) into args; the exit status if one
+// is not a 64-bit integer.
+std::optional<int> parse_program_args(int argc, char** argv, int i,
+                                      std::vector<std::int64_t>& args) {
     for (; i < argc; ++i) {
         long long v = 0;
         if (!parse_int(argv[i], v))
@@ -120,7 +131,13 @@ int main(int argc, char** argv) {
                                "' is not a 64-bit integer");
         args.push_back(v);
     }
+    return std::nullopt;
+}
 
+// Reads, compiles and runs the program in file `path` with `args`; its
+// exit status.
+int run_file(const std::string& path, const std::vector<std::int64_t>& args,
+             const minijit::Options& opts) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         std::fprintf(stderr, "minijit: error: cannot open '%s': %s\n", path.c_str(),
@@ -153,4 +170,17 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "minijit: error: %s\n", e.what());
         return 1;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    minijit::Options opts;
+    int i = 1;
+    if (std::optional<int> status = parse_options(argc, argv, opts, i)) return *status;
+    if (i >= argc) return usage_error("no program file given");
+    const std::string path = argv[i++];
+    std::vector<std::int64_t> args;
+    if (std::optional<int> status = parse_program_args(argc, argv, i, args)) return *status;
+    return run_file(path, args, opts);
 }
