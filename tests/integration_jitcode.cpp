@@ -187,6 +187,163 @@ boost::test_tools::assertion_result objdump_available(boost::unit_test::test_uni
     return r;
 }
 
+// ---- replaced_code_disassembles_as_registered_per_version ----
+
+/// A version of testjit replace's function: mov rcx, N; loop: dec rcx; jnz
+/// loop; mov rax, K; ret (emit_counter), and the ELF file it is kept in.
+struct ReplacedVersion {
+    std::string name, file;
+    std::vector<std::uint8_t> bytes;
+    std::uint64_t loops;
+};
+
+/// Exactly the registered instructions of `e`, from `first` on: nothing
+/// else in the file within 20 bytes either side.
+void check_only_registered_instructions(const Disassembly& d, std::uint64_t first,
+                                        const ReplacedVersion& e) {
+    std::vector<std::uint8_t> bytes;
+    std::vector<std::string> mnemonics;
+    for (const auto& i : d.insns) {
+        BOOST_TEST(i.first >= first);
+        bytes.insert(bytes.end(), i.second.bytes.begin(), i.second.bytes.end());
+        mnemonics.push_back(i.second.mnemonic);
+    }
+    BOOST_TEST(bytes == e.bytes, boost::test_tools::per_element());
+    BOOST_TEST(mnemonics == (std::vector<std::string>{"mov", "dec", "jne", "mov", "ret"}),
+               boost::test_tools::per_element());
+    BOOST_TEST_REQUIRE(!d.insns.empty());
+    BOOST_TEST(d.insns.begin()->first == first);
+}
+
+/// The symbol of `e` in ELF file `file` spans the whole function (objdump
+/// and KCachegrind attribute the bytes after its end to nothing), not only
+/// its last block (mov rax, K; ret).
+void check_symbol_spans_version(const std::string& file, std::uint64_t first,
+                                const ReplacedVersion& e) {
+    std::size_t symbols = 0;
+    for (const vgjit::ElfFunction& s : elf_functions(file)) {
+        if (s.name != e.name) continue;
+        ++symbols;
+        BOOST_TEST(s.start == first);
+        BOOST_TEST(s.size == e.bytes.size());
+    }
+    BOOST_TEST(symbols == 1u);
+}
+
+/// Every cost of `f` is on an instruction of `d`; the loop's instructions
+/// (dec, jne at +5, +8 from `first`) ran `loops` times.
+void check_loop_costs(const cg::FunctionCosts& f, const Disassembly& d, std::size_t ir,
+                      std::uint64_t first, std::uint64_t loops) {
+    std::uint64_t sum = 0;
+    for (const auto& c : f.instrs) {
+        BOOST_TEST(d.insns.count(c.first) == 1u, "cost at 0x" << std::hex << c.first);
+        sum += c.second[ir];
+    }
+    BOOST_TEST(sum == f.self[ir]);
+    auto cost = [&](std::uint64_t a) {
+        auto it = f.instrs.find(a);
+        return it == f.instrs.end() ? std::uint64_t(0) : it->second[ir];
+    };
+    BOOST_TEST(cost(first + 5) == loops);
+    BOOST_TEST(cost(first + 8) == loops);
+}
+
+/// Checks version `e` in profile `p` (written to `profile`, event `ir`:
+/// Ir) against objdump run on its file as KCachegrind runs it; the address
+/// of its first instruction with costs.
+std::uint64_t check_replaced_version(const std::string& profile, const cg::Profile& p,
+                                     std::size_t ir, const ReplacedVersion& e) {
+    auto fns = p.functions_named(e.name);
+    BOOST_TEST_REQUIRE(fns.size() == 1u);
+    const cg::FunctionCosts& f = *fns[0];
+    BOOST_TEST(f.key.object == e.file);
+    BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(object_file(profile, f.key.object)));
+    BOOST_TEST_REQUIRE(!f.instrs.empty());
+    const std::uint64_t first = f.instrs.begin()->first, last = f.instrs.rbegin()->first;
+    Disassembly d = kcachegrind_objdump(object_file(profile, f.key.object), first, last);
+    BOOST_TEST_MESSAGE(d.text);
+    check_only_registered_instructions(d, first, e);
+    BOOST_TEST(d.labels[first] == e.name);
+    check_symbol_spans_version(object_file(profile, f.key.object), first, e);
+    check_loop_costs(f, d, ir, first, e.loops);
+    return first;
+}
+
+// ---- minijit_functions_disassemble_at_their_costs ----
+
+/// The code minijit compiled for `function` (one of `ranges`) that holds
+/// [a, a+n); nullptr if none does.
+const CodeRange* range_of(const std::vector<CodeRange>& ranges, const std::string& function,
+                          std::uint64_t a, std::uint64_t n) {
+    for (const auto& c : ranges)
+        if (c.function == function && a >= c.start && a + n <= c.start + c.size) return &c;
+    return nullptr;
+}
+
+/// The first and last addresses of each group of `f`'s cost addresses no
+/// more than 10000 bytes apart: KCachegrind runs objdump once per group (a
+/// function's tiers are apart).
+std::vector<std::pair<std::uint64_t, std::uint64_t>> cost_groups(const cg::FunctionCosts& f) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> groups;
+    for (const auto& c : f.instrs) {
+        if (groups.empty() || c.first - groups.back().second > 10000)
+            groups.push_back({c.first, c.first});
+        groups.back().second = c.first;
+    }
+    return groups;
+}
+
+/// Every instruction of `f` with costs lies inside a symbol of function
+/// `name` (st_value .. st_value + st_size), and each such symbol inside
+/// code minijit compiled for it; the number of instructions checked.
+std::size_t check_costs_inside_symbols(const cg::FunctionCosts& f, const std::string& name,
+                                       const std::vector<vgjit::ElfFunction>& symbols,
+                                       const std::vector<CodeRange>& ranges) {
+    std::size_t checks = 0;
+    for (const vgjit::ElfFunction& s : symbols)
+        if (s.name == name)
+            BOOST_TEST(range_of(ranges, name, s.start, s.size) != nullptr,
+                       "symbol at 0x" << std::hex << s.start << " size " << std::dec << s.size);
+    for (const auto& c : f.instrs) {
+        ++checks;
+        const bool inside =
+            std::any_of(symbols.begin(), symbols.end(), [&](const vgjit::ElfFunction& s) {
+                return s.name == name && c.first >= s.start && c.first < s.start + s.size;
+            });
+        BOOST_TEST(inside, "cost at 0x" << std::hex << c.first << " outside every symbol " << name);
+    }
+    return checks;
+}
+
+/// objdump run as KCachegrind runs it on `file` for group `g` of `f`'s
+/// costs (function `name`): between the group's first and last costs only
+/// code compiled for this function, whole instructions; around them, code
+/// compiled for some function; every cost on an instruction.  The number
+/// of costs checked.
+std::size_t check_group_disassembly(const std::string& file, const cg::FunctionCosts& f,
+                                    const std::string& name,
+                                    const std::pair<std::uint64_t, std::uint64_t>& g,
+                                    const std::vector<CodeRange>& ranges) {
+    std::size_t cost_lines = 0;
+    Disassembly d = kcachegrind_objdump(file, g.first, g.second);
+    BOOST_TEST(!d.insns.empty());
+    for (const auto& i : d.insns) {
+        bool in_group = i.first >= g.first && i.first <= g.second;
+        bool ok = in_group
+                      ? range_of(ranges, name, i.first, i.second.bytes.size()) != nullptr
+                      : std::any_of(ranges.begin(), ranges.end(), [&](const CodeRange& c) {
+                            return range_of(ranges, c.function, i.first, i.second.bytes.size());
+                        });
+        BOOST_TEST(ok, "instruction at 0x" << std::hex << i.first);
+    }
+    for (auto it = f.instrs.lower_bound(g.first); it != f.instrs.end() && it->first <= g.second;
+         ++it) {
+        ++cost_lines;
+        BOOST_TEST(d.insns.count(it->first) == 1u, "cost at 0x" << std::hex << it->first);
+    }
+    return cost_lines;
+}
+
 }  // namespace
 
 // testjit replace: "first_version" runs at an address, is unregistered, and
@@ -206,13 +363,7 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
     const cg::Profile p = cg::Profile::parse_file(profile);
     const std::size_t ir = p.event_index("Ir");
 
-    // mov rcx, N; loop: dec rcx; jnz loop; mov rax, K; ret (emit_counter).
-    struct Expected {
-        std::string name, file;
-        std::vector<std::uint8_t> bytes;
-        std::uint64_t loops;
-    };
-    const std::vector<Expected> expected = {
+    const std::vector<ReplacedVersion> expected = {
         {"first_version",
          "callgrind.out.replace.testjit-obj.elf",
          {0xb9, 0xa0, 0x86, 0x01, 0x00, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xb8, 0x01, 0x00, 0x00, 0x00,
@@ -226,59 +377,8 @@ BOOST_AUTO_TEST_CASE(replaced_code_disassembles_as_registered_per_version,
     };
     std::uint64_t starts[2] = {0, 0};
     for (std::size_t v = 0; v < expected.size(); ++v) {
-        const Expected& e = expected[v];
-        BOOST_TEST_CONTEXT(e.name) {
-            auto fns = p.functions_named(e.name);
-            BOOST_TEST_REQUIRE(fns.size() == 1u);
-            const cg::FunctionCosts& f = *fns[0];
-            BOOST_TEST(f.key.object == e.file);
-            BOOST_TEST_REQUIRE(
-                std::filesystem::is_regular_file(object_file(profile, f.key.object)));
-            BOOST_TEST_REQUIRE(!f.instrs.empty());
-            const std::uint64_t first = f.instrs.begin()->first, last = f.instrs.rbegin()->first;
-            starts[v] = first;
-            Disassembly d = kcachegrind_objdump(object_file(profile, f.key.object), first, last);
-            BOOST_TEST_MESSAGE(d.text);
-            // Exactly the registered instructions: nothing else in the file
-            // within 20 bytes either side.
-            std::vector<std::uint8_t> bytes;
-            std::vector<std::string> mnemonics;
-            for (const auto& i : d.insns) {
-                BOOST_TEST(i.first >= first);
-                bytes.insert(bytes.end(), i.second.bytes.begin(), i.second.bytes.end());
-                mnemonics.push_back(i.second.mnemonic);
-            }
-            BOOST_TEST(bytes == e.bytes, boost::test_tools::per_element());
-            BOOST_TEST(mnemonics == (std::vector<std::string>{"mov", "dec", "jne", "mov", "ret"}),
-                       boost::test_tools::per_element());
-            BOOST_TEST_REQUIRE(!d.insns.empty());
-            BOOST_TEST(d.insns.begin()->first == first);
-            BOOST_TEST(d.labels[first] == e.name);
-            // The symbol spans the whole function (objdump and
-            // KCachegrind attribute the bytes after its end to nothing),
-            // not only its last block (mov rax, K; ret).
-            std::size_t symbols = 0;
-            for (const vgjit::ElfFunction& s : elf_functions(object_file(profile, f.key.object))) {
-                if (s.name != e.name) continue;
-                ++symbols;
-                BOOST_TEST(s.start == first);
-                BOOST_TEST(s.size == e.bytes.size());
-            }
-            BOOST_TEST(symbols == 1u);
-            // Every cost is on an instruction of the file; the loop's
-            // instructions (dec, jne at +5, +8) ran `loops` times.
-            std::uint64_t sum = 0;
-            for (const auto& c : f.instrs) {
-                BOOST_TEST(d.insns.count(c.first) == 1u, "cost at 0x" << std::hex << c.first);
-                sum += c.second[ir];
-            }
-            BOOST_TEST(sum == f.self[ir]);
-            auto cost = [&](std::uint64_t a) {
-                auto it = f.instrs.find(a);
-                return it == f.instrs.end() ? std::uint64_t(0) : it->second[ir];
-            };
-            BOOST_TEST(cost(first + 5) == e.loops);
-            BOOST_TEST(cost(first + 8) == e.loops);
+        BOOST_TEST_CONTEXT(expected[v].name) {
+            starts[v] = check_replaced_version(profile, p, ir, expected[v]);
         }
     }
     BOOST_TEST(starts[0] == starts[1]);  // the same address: two versions
@@ -299,13 +399,6 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const std::vector<CodeRange> ranges = compiled_ranges(r.err);
     BOOST_TEST_REQUIRE(!ranges.empty(), r.err);
-    // The code minijit compiled for `function` that holds [a, a+n).
-    auto range_of = [&](const std::string& function, std::uint64_t a,
-                        std::uint64_t n) -> const CodeRange* {
-        for (const auto& c : ranges)
-            if (c.function == function && a >= c.start && a + n <= c.start + c.size) return &c;
-        return nullptr;
-    };
 
     const cg::Profile p = cg::Profile::parse_file(profile);
     std::set<std::string> objects;
@@ -321,57 +414,12 @@ BOOST_AUTO_TEST_CASE(minijit_functions_disassemble_at_their_costs,
             objects.insert(f.key.object);
             if (f.instrs.empty()) continue;
             ++functions;
+            const std::string file = object_file(profile, f.key.object);
             const std::string name = cg::strip_recursion_suffix(f.key.name);
-            // KCachegrind runs objdump once per group of cost addresses no
-            // more than 10000 bytes apart (a function's tiers are apart).
-            std::vector<std::pair<std::uint64_t, std::uint64_t>> groups;
-            for (const auto& c : f.instrs) {
-                if (groups.empty() || c.first - groups.back().second > 10000)
-                    groups.push_back({c.first, c.first});
-                groups.back().second = c.first;
-            }
-            // Every instruction with costs lies inside a symbol of the
-            // function (st_value .. st_value + st_size), and each such
-            // symbol inside code minijit compiled for it.
-            const auto symbols = elf_functions(object_file(profile, f.key.object));
-            for (const vgjit::ElfFunction& s : symbols)
-                if (s.name == name)
-                    BOOST_TEST(
-                        range_of(name, s.start, s.size) != nullptr,
-                        "symbol at 0x" << std::hex << s.start << " size " << std::dec << s.size);
-            for (const auto& c : f.instrs) {
-                ++symbol_checks;
-                const bool inside =
-                    std::any_of(symbols.begin(), symbols.end(), [&](const vgjit::ElfFunction& s) {
-                        return s.name == name && c.first >= s.start && c.first < s.start + s.size;
-                    });
-                BOOST_TEST(inside,
-                           "cost at 0x" << std::hex << c.first << " outside every symbol " << name);
-            }
-            for (const auto& g : groups) {
-                Disassembly d =
-                    kcachegrind_objdump(object_file(profile, f.key.object), g.first, g.second);
-                BOOST_TEST(!d.insns.empty());
-                for (const auto& i : d.insns) {
-                    // Between the group's first and last costs: only code
-                    // compiled for this function, whole instructions;
-                    // around them, code compiled for some function.
-                    bool in_group = i.first >= g.first && i.first <= g.second;
-                    bool ok =
-                        in_group
-                            ? range_of(name, i.first, i.second.bytes.size()) != nullptr
-                            : std::any_of(ranges.begin(), ranges.end(), [&](const CodeRange& c) {
-                                  return range_of(c.function, i.first, i.second.bytes.size());
-                              });
-                    BOOST_TEST(ok, "instruction at 0x" << std::hex << i.first);
-                }
-                for (auto it = f.instrs.lower_bound(g.first);
-                     it != f.instrs.end() && it->first <= g.second; ++it) {
-                    ++cost_lines;
-                    BOOST_TEST(d.insns.count(it->first) == 1u,
-                               "cost at 0x" << std::hex << it->first);
-                }
-            }
+            const auto groups = cost_groups(f);
+            symbol_checks += check_costs_inside_symbols(f, name, elf_functions(file), ranges);
+            for (const auto& g : groups)
+                cost_lines += check_group_disassembly(file, f, name, g, ranges);
         }
     }
     BOOST_TEST_MESSAGE(functions << " functions, " << cost_lines << " instructions with costs, "
