@@ -62,7 +62,9 @@ Format to_format(const std::string& v) {
 }
 
 /// The command-line interface: every command, its options and their texts.
-/// Options given twice take the last value; "--" ends the options.
+/// Options given twice take the last value; "--" ends the options.  It is
+/// one function because it is a flat list of declarations, one command
+/// after another in the order the manual shows them.
 void make_cli(CLI::App& app, Request& r) {
     app.description(kSummary);
     app.footer(kDescription);
