@@ -346,6 +346,9 @@ struct Unannounced {
     bool random_addresses = false;
 };
 
+/// The runtimes of unannounced JIT code, each with its program, its output
+/// and the creator its code is named after.  It is one function because
+/// it is a table, one runtime after another, that reads best whole.
 std::vector<Unannounced> unannounced_runtimes() {
     const std::string java = find_on_path("java");
     std::vector<Unannounced> v = {
