@@ -97,7 +97,7 @@ extern void ML_(jit_notify_munmap) ( Addr a, SizeT len );
    warning saying why), or, mapped executable under any other name,
    holding a whole jitdump header (magic, version, header size) whose pid
    is this process's (anything else is ignored silently)
-   (jitfollow-jitdump.c). */
+   (jitfollow-jitdump-mapped.c). */
 extern void ML_(jit_notify_mapped_file) ( const HChar* filename,
                                           Bool exec );
 
