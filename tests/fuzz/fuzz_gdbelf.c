@@ -1,6 +1,6 @@
 /* fuzz_gdbelf.c: libFuzzer target for the rules by which the core and
    vg-jit accept an ELF object of the GDB JIT interface
-   (coregrind-patch/files/coregrind/m_debuginfo/readgdbelf.c).
+   (coregrind-patch/files/coregrind/m_debuginfo/readgdbelf*.c).
 
    Each input is one object, read from an exact-size heap copy (so that
    AddressSanitizer catches any read outside it) twice: as the core reads

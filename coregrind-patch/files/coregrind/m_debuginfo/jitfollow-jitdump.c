@@ -40,8 +40,6 @@
 #include "pub_core_libcbase.h"
 #include "pub_core_libcassert.h"
 #include "pub_core_libcprint.h"
-#include "pub_core_libcfile.h"
-#include "pub_core_libcproc.h"
 #include "pub_core_options.h"
 #include "pub_core_xarray.h"
 
@@ -675,10 +673,6 @@ static JitStep jitdump_step ( JitFollower* fl, const UChar* buf, SizeT len,
    return JitStep_ADVANCE;
 }
 
-static void jitdump_discover ( void );
-static Bool jitdump_discovering ( void );
-static void jitdump_forked ( void );
-
 const JitFollowerOps ML_(jit_jitdump_ops) = {
    "jitdump file",
    "offset ",
@@ -695,243 +689,13 @@ const JitFollowerOps ML_(jit_jitdump_ops) = {
    jitdump_step,
    NULL,   /* finish: a record is whole or skipped */
    /* The client maps its files; a file mapped before its header was
-      written is looked at again (candidates, below). */
-   jitdump_discover,
-   jitdump_discovering,
-   jitdump_forked
+      written is looked at again (candidates, in
+      jitfollow-jitdump-mapped.c). */
+   ML_(jit_jitdump_discover),
+   ML_(jit_jitdump_discovering),
+   ML_(jit_jitdump_forked)
 };
 
-
-/*------------------------------------------------------------*/
-/*--- Noticing a mapped jitdump file                       ---*/
-/*------------------------------------------------------------*/
-
-/* Is `base` (a path's last component) "jit-<digits>.dump"?  Sets *pid. */
-static Bool is_jitdump_name ( const HChar* base, /*OUT*/Int* pid )
-{
-   const HChar* p;
-   Int v = 0, n = 0;
-   if (VG_(strncmp)(base, "jit-", 4) != 0)
-      return False;
-   for (p = base + 4; *p >= '0' && *p <= '9'; p++, n++) {
-      if (n >= 9)
-         return False;
-      v = v * 10 + (*p - '0');
-   }
-   if (n == 0 || VG_(strcmp)(p, ".dump") != 0)
-      return False;
-   *pid = v;
-   return True;
-}
-
-/* What the first bytes of the regular file open as fd say, through the
-   shared reader: JITDUMP_EV_HEADER (*h set), JITDUMP_EV_ERROR (*err
-   set: not a jitdump file, or one this reader refuses), or
-   JITDUMP_EV_NEED_MORE (the file is shorter than its header; *have:
-   the bytes there are). */
-static Int peek_header ( Int fd, /*OUT*/JitdumpHeader* h, /*OUT*/Int* err,
-                         /*OUT*/SizeT* have, /*OUT*/HChar* why,
-                         SizeT why_size )
-{
-   static UChar  buf[1024];
-   JitdumpReader r;
-   JitdumpEvent  ev;
-   Int           kind;
-   SysRes        sr = VG_(pread)(fd, buf, sizeof(buf), 0);
-   *have = sr_isError(sr) ? 0 : sr_Res(sr);
-   ML_(jitdump_init)(&r, 0);
-   kind = ML_(jitdump_next)(&r, buf, *have, &ev);
-   if (kind == JITDUMP_EV_HEADER)
-      *h = ev.header;
-   else if (kind == JITDUMP_EV_ERROR) {
-      *err = ev.error;
-      if (why != NULL)
-         (void)ML_(jitdump_describe)(&r, &ev, why, why_size);
-   } else
-      kind = JITDUMP_EV_NEED_MORE;
-   return kind;
-}
-
-/* Opens path read-only if it is a regular file; -1 if not. */
-static Int open_regular ( const HChar* path )
-{
-   struct vg_stat st;
-   Int    fd;
-   SysRes sr = VG_(open)(path, VKI_O_RDONLY, 0);
-   if (sr_isError(sr))
-      return -1;
-   fd = VG_(safe_fd)(sr_Res(sr));
-   if (VG_(fstat)(fd, &st) != 0 || !VKI_S_ISREG(st.mode)) {
-      VG_(close)(fd);
-      return -1;
-   }
-   return fd;
-}
-
-/* Files mapped executable under another name than jit-<pid>.dump while
-   too short to hold a jitdump header: JavaScriptCore (Bun, WebKit)
-   opens jit-<tid>-<pid>.dump, maps it while it is still empty, and only
-   then writes the header.  Each is looked at again whenever the files
-   are polled or read after a client system call completed (a file
-   grows only through one), and at exit, until it holds a header: then
-   followed if the header is this process's, else forgotten.  At most
-   MAX_CANDIDATES (the oldest make room); silent, as perf is about files
-   that are no jitdumps. */
-#define MAX_CANDIDATES 16
-
-typedef
-   struct {
-      Int    fd;
-      HChar* path;   /* owned */
-   }
-   Candidate;
-
-static XArray* candidates = NULL;        /* of Candidate, oldest first */
-static ULong   syscalls_at_check = ~0ULL;
-
-static void drop_candidate ( Word i, Bool close_fd )
-{
-   Candidate* c = VG_(indexXA)(candidates, i);
-   if (close_fd)
-      VG_(close)(c->fd);
-   ML_(dinfo_free)(c->path);
-   VG_(removeIndexXA)(candidates, i);
-}
-
-static Bool is_candidate ( const HChar* filename )
-{
-   Word i;
-   for (i = 0; candidates != NULL && i < VG_(sizeXA)(candidates); i++)
-      if (VG_(strcmp)(((Candidate*)VG_(indexXA)(candidates, i))->path,
-                      filename) == 0)
-         return True;
-   return False;
-}
-
-/* What fd (of filename) holds: followed if a jitdump header of this
-   process, True if it must be looked at again (too short yet); fd is
-   the follower's or closed when False is returned for anything else. */
-static Bool follow_if_ours ( Int fd, const HChar* filename )
-{
-   JitdumpHeader h;
-   Int           err = 0;
-   SizeT         have;
-   Int           kind = peek_header(fd, &h, &err, &have, NULL, 0);
-   if (kind == JITDUMP_EV_NEED_MORE)
-      return True;
-   if (kind != JITDUMP_EV_HEADER || h.pid != (UInt)VG_(getpid)()) {
-      VG_(close)(fd);
-      return False;
-   }
-   if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit: %s is a jitdump file of this process (found by its"
-                " header)\n", filename);
-   (void)ML_(jit_follow)(&ML_(jit_jitdump_ops), fd, filename);
-   return False;
-}
-
-/* A file mapped executable under another name than jit-<pid>.dump (Bun
-   writes jit-<N>-<pid>.dump, other producers add prefixes or use other
-   directories): followed if it holds a whole jitdump header for this
-   process, a candidate while it is too short to hold one, else ignored
-   without a word, as perf does. */
-static void follow_by_content ( const HChar* filename )
-{
-   Candidate c;
-   Int       fd;
-   if (ML_(jit_is_followed)(filename) || is_candidate(filename))
-      return;
-   fd = open_regular(filename);
-   if (fd < 0 || !follow_if_ours(fd, filename))
-      return;
-   if (candidates == NULL)
-      candidates = VG_(newXA)(ML_(dinfo_zalloc), "di.jitfollow.candidates",
-                              ML_(dinfo_free), sizeof(Candidate));
-   if (VG_(sizeXA)(candidates) >= MAX_CANDIDATES)
-      drop_candidate(0, True);
-   c.fd   = fd;
-   c.path = ML_(dinfo_strdup)("di.jitfollow.candidate", filename);
-   VG_(addToXA)(candidates, &c);
-   syscalls_at_check = ~0ULL;
-   if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit: %s is too short for a jitdump header yet: looked at"
-                " again\n", filename);
-}
-
-static void jitdump_discover ( void )
-{
-   Word i;
-   if (candidates == NULL || VG_(sizeXA)(candidates) == 0
-       || (syscalls_at_check == ML_(jit_client_syscalls)
-           && !ML_(jit_is_exiting)()))
-      return;
-   syscalls_at_check = ML_(jit_client_syscalls);
-   for (i = 0; i < VG_(sizeXA)(candidates); ) {
-      Candidate c = *(Candidate*)VG_(indexXA)(candidates, i);
-      if (follow_if_ours(c.fd, c.path)) {
-         i++;
-         continue;
-      }
-      drop_candidate(i, False);   /* fd followed or closed */
-   }
-}
-
-static Bool jitdump_discovering ( void )
-{
-   return candidates != NULL && VG_(sizeXA)(candidates) > 0;
-}
-
-/* The candidates describe the parent. */
-static void jitdump_forked ( void )
-{
-   while (candidates != NULL && VG_(sizeXA)(candidates) > 0)
-      drop_candidate(VG_(sizeXA)(candidates) - 1, True);
-}
-
-void ML_(jit_notify_mapped_file) ( const HChar* filename, Bool exec )
-{
-   HChar         why[200];
-   const HChar*  base;
-   Int           pid, fd, err = 0;
-   SizeT         have;
-   JitdumpHeader h;
-
-   if (!VG_(clo_jit_dump) || filename == NULL)
-      return;
-   base = VG_(strrchr)(filename, '/');
-   base = base ? base + 1 : filename;
-   if (!is_jitdump_name(base, &pid)) {
-      if (exec)
-         follow_by_content(filename);
-      return;
-   }
-   if (pid != VG_(getpid)()) {
-      if (VG_(clo_verbosity) > 1)
-         VG_(umsg)("JIT: %s names another process: not followed\n",
-                   filename);
-      return;
-   }
-   if (ML_(jit_is_followed)(filename))
-      return;   /* mapped again: already followed */
-   fd = open_regular(filename);
-   if (fd < 0) {
-      if (VG_(clo_verbosity) > 1)
-         VG_(umsg)("Warning: %s: not a regular file that can be read:"
-                   " not followed\n", filename);
-      return;
-   }
-   /* Producers may map the file before writing its header (V8 does):
-      a file too short to hold the header is followed, and the reader
-      checks the header when it arrives. */
-   if (peek_header(fd, &h, &err, &have, why, sizeof(why))
-       == JITDUMP_EV_ERROR) {
-      if (VG_(clo_verbosity) > 1 || err == JITDUMP_ERR_FOREIGN_BYTE_ORDER)
-         VG_(umsg)("Warning: %s: %s: not followed\n", filename, why);
-      VG_(close)(fd);
-      return;
-   }
-   (void)ML_(jit_follow)(&ML_(jit_jitdump_ops), fd, filename);
-}
 
 /*--------------------------------------------------------------------*/
 /*--- end                                                          ---*/

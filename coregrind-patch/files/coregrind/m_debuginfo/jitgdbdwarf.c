@@ -44,10 +44,11 @@
       (a section's sh_addr, which the JIT rewrote to the load address of
       the sections it loaded, plus the symbol's st_value).  Which
       sections are read, which are refused and which relocations are
-      applied is decided by readgdbelf.c (ML_(gdbelf_dwarf_sections),
-      ML_(gdbelf_dwarf_section_problem), ML_(gdbelf_dwarf_relocations),
-      rules in priv_readgdbelf.h), which vg-jit's checker shares; this
-      file writes the relocations it hands over.
+      applied is decided by readgdbelf-dwarf.c
+      (ML_(gdbelf_dwarf_sections), ML_(gdbelf_dwarf_section_problem),
+      ML_(gdbelf_dwarf_relocations), rules in priv_readgdbelf.h), which
+      vg-jit's checker shares; this file writes the relocations it hands
+      over.
    3. Line tables: m_debuginfo's own DWARF line reader
       (ML_(read_debuginfo_dwarf3)) reads the buffer into a temporary
       DebugInfo that is never listed, whose one r-x mapping is the hull of
@@ -94,7 +95,7 @@
 #include "priv_checkcfi.h"       /* ML_(jit_cfi_check_records) */
 #include "priv_jitgdb.h"         /* self */
 
-/* The sections the readers use (readgdbelf.c's GDBELF_DW_*). */
+/* The sections the readers use (readgdbelf-dwarf.c's GDBELF_DW_*). */
 enum { SEC_INFO        = GDBELF_DW_INFO,
        SEC_ABBREV      = GDBELF_DW_ABBREV,
        SEC_LINE        = GDBELF_DW_LINE,
@@ -151,9 +152,9 @@ typedef
    }
    ApplyArgs;
 
-/* Writes one relocation readgdbelf.c checked (inside its section, of
+/* Writes one relocation readgdbelf-dwarf.c checked (inside its section, of
    width 2, 4 or 8) into the copy of its section, in the process's byte
-   order (readgdbelf.c refuses objects of the other one). */
+   order (readgdbelf-dwarf.c refuses objects of the other one). */
 static void apply_one ( void* ctx, const GdbElfRelocation* r )
 {
    ApplyArgs* a = ctx;
@@ -243,7 +244,7 @@ static inline DiSlice slice ( DiImage* dimg, const CopiedSec* secs,
 /* Why a reading failed, kept until the object's warnings are given:
    ML_(jit_guarded)'s text lasts until its next call. */
 static HChar lines_why_text[256], cfi_why_text[256], inl_why_text[256];
-/* Why each DWARF section was refused, in readgdbelf.c's words with its
+/* Why each DWARF section was refused, in readgdbelf-text.c's words with its
    numbers (ML_(gdbelf_describe_in)); valid until the next object. */
 static HChar sec_why_text[N_SECS][200];
 
@@ -424,7 +425,7 @@ static ULong place_sections ( GdbElfObject* o, const GdbElfDwarf* d,
 }
 
 /* A copy of the sections placed in secs (total bytes, and padding), with
-   the relocations readgdbelf.c accepts applied; a section whose
+   the relocations readgdbelf-dwarf.c accepts applied; a section whose
    relocations are refused gets its why.  The caller frees it. */
 static UChar* copy_and_relocate ( GdbElfObject* o, const GdbElfDwarf* d,
                                   const UChar* img, Addr code_lo,

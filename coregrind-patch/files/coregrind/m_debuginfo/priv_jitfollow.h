@@ -113,6 +113,14 @@ typedef
 extern const JitFollowerOps ML_(jit_jitdump_ops);
 extern const JitFollowerOps ML_(jit_perfmap_ops);
 
+/* The jitdump format's discover, discovering and forked operations
+   (jitfollow-jitdump-mapped.c, with ML_(jit_notify_mapped_file)): files
+   mapped executable under another name than jit-<pid>.dump while too
+   short to hold a header, looked at again until they hold one. */
+extern void ML_(jit_jitdump_discover)    ( void );
+extern Bool ML_(jit_jitdump_discovering) ( void );
+extern void ML_(jit_jitdump_forked)      ( void );
+
 struct _JitFollower {
    const JitFollowerOps* ops;
    Int    fd;
@@ -218,7 +226,7 @@ static inline Bool ML_(jit_follow_registered) ( JitFollower* fl,
    return ML_(jit_follow_answered)(fl, reg, st, where);
 }
 
-/* jitfollow-jitdump.c starts its followers from
+/* jitfollow-jitdump-mapped.c starts the jitdump followers from
    ML_(jit_notify_mapped_file) (priv_jitreg.h), jitfollow-perfmap.c
    through its discover hook. */
 

@@ -38,7 +38,7 @@
      priv_readbeamjit.h  Erlang/OTP's entries of the GDB JIT interface
                          (readbeamjit.c)
      priv_readgdbelf.h   the rules for the GDB JIT interface's ELF
-                         objects and their DWARF sections (readgdbelf.c)
+                         objects and their DWARF sections (readgdbelf*.c)
      priv_checkcfi.h     the checks of CFI records (checkcfi.c) */
 
 #ifndef __PRIV_JITFORMATS_H

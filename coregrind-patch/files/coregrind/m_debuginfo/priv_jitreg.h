@@ -44,7 +44,7 @@
                    what the registry asks of ELF objects' text
      jitlate.c     names read at exit, code reuse, names of code
                    unmapped before they were read
-     jitclreq.c    the client requests of valgrind/jit.h
+     jitclreq*.c   the client requests of valgrind/jit.h
      jitfollow*.c  followers of jitdump files and perf maps
    This header is what m_debuginfo's own files and the followers use;
    priv_jitstore.h is shared by the registry's files only. */
@@ -97,7 +97,7 @@ extern void ML_(jit_notify_munmap) ( Addr a, SizeT len );
    warning saying why), or, mapped executable under any other name,
    holding a whole jitdump header (magic, version, header size) whose pid
    is this process's (anything else is ignored silently)
-   (jitfollow-jitdump.c). */
+   (jitfollow-jitdump-mapped.c). */
 extern void ML_(jit_notify_mapped_file) ( const HChar* filename,
                                           Bool exec );
 
@@ -308,8 +308,9 @@ extern void ML_(jit_line_drops_text) ( HChar* buf, SizeT cap,
 
 /* True if the client may read [a, a+len): mapped and readable client
    memory, not wrapping, and not at address 0 (len 0: always True).
-   What the client requests (jitclreq.c) and the GDB JIT interface
-   (jitgdb.c) check before they copy a client's structure. */
+   What the client requests (jitclreq*.c; defined in jitclreq-read.c)
+   and the GDB JIT interface (jitgdb.c) check before they copy a
+   client's structure. */
 extern Bool ML_(jit_client_readable) ( Addr a, SizeT len );
 
 /* A function to register.  All strings NUL-terminated and readable; the

@@ -330,7 +330,7 @@ extern char* ML_(gdbelf_describe_in)(const GdbElfObject* o,
                                      unsigned long size);
 
 /* ------------------------------------------------------------------
-   DWARF sections of GDB JIT objects (readgdbelf.c)
+   DWARF sections of GDB JIT objects (readgdbelf-dwarf.c)
    ------------------------------------------------------------------
 
    Which DWARF sections the core reads from an accepted object and which
