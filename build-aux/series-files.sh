@@ -88,3 +88,55 @@ base_version() {
   done
   rm -f "$hunks"
 }
+
+# replace_section PATCH PATH NEW: rewrite unified diff PATCH with the
+# section for PATH replaced, in place, by the diff in file NEW.
+replace_section() {
+  local patch=$1 path=$2 new=$3
+  awk -v path="$path" -v new="$new" '
+    function strip(s) { sub(/\t.*/, "", s); sub(/^[^\/]*\//, "", s); return s }
+    held != "" {
+      if (/^\+\+\+ /) {
+        skip = (strip(substr($0, 5)) == path)
+        if (skip) { while ((getline l < new) > 0) print l; close(new) }
+        else { print held; print }
+        held = ""; next
+      }
+      if (!skip) print held
+      held = ""
+    }
+    /^--- / { held = $0; next }
+    !skip { print }
+    END { if (held != "" && !skip) print held }
+  ' "$patch" > "$patch.tmp" && mv "$patch.tmp" "$patch"
+}
+
+# refresh_new_file_hunks: after an edit of a new file under files/ that
+# moved the lines a later patch changes, write each later patch's hunks
+# against it again (exact line numbers and context), last patch first.
+# Hunks that no longer take back at all (fuzz needed) stop it through die:
+# those need a hand edit.
+refresh_new_file_hunks() {
+  local f p newer older hunks
+  hunks=$(mktemp)
+  for f in $(changed_new_files); do
+    newer=$(mktemp)
+    cp -L "$FILESDIR/$f" "$newer"
+    for p in $(series_patches | tac); do
+      patch_paths "$PATCHDIR/$p" | grep -qxF -- "$f" || continue
+      diff_sections "$PATCHDIR/$p" only "$f" > "$hunks"
+      older=$(mktemp)
+      cp "$newer" "$older"
+      patch -R -F0 --batch --no-backup-if-mismatch -s -r - "$older" < "$hunks" \
+        || die "coregrind-patch/$p: its hunks against $f do not take back without fuzz; edit them by hand"
+      diff -u --label "a/$f" --label "b/$f" "$older" "$newer" > "$hunks.new" \
+        || [ $? = 1 ] || die "diff of $f failed"
+      replace_section "$PATCHDIR/$p" "$f" "$hunks.new"
+      echo "refreshed coregrind-patch/$p: $f"
+      rm -f "$newer" "$hunks.new"
+      newer=$older
+    done
+    rm -f "$newer"
+  done
+  rm -f "$hunks"
+}

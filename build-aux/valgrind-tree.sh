@@ -30,6 +30,10 @@
 #                 $VGJIT_PATCH) the top one and run `quilt edit` ($EDITOR).
 #   refresh-patch `quilt refresh` of the top patch of that tree: writes the
 #                 edits made there into coregrind-patch/NNNN-*.patch.
+#   refresh-new-file-hunks
+#                 Write again the hunks that later patches carry against
+#                 new files of coregrind-patch/files/ (after an edit of
+#                 such a file moved their lines; build-aux/series-files.sh).
 #   cross-arm64   Cross-build the patched Valgrind for aarch64 (Debian's
 #                 aarch64-linux-gnu toolchain) in build/cross-arm64, run in
 #                 place under QEMU by `make check-arm64` (incremental).
@@ -956,7 +960,7 @@ lock_build_tree() {
 }
 
 case "${1:-}" in
-  stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|cross-arm64|cross-x86|x86-include)
+  stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|refresh-new-file-hunks|cross-arm64|cross-x86|x86-include)
     lock_build_tree ;;
 esac
 
@@ -972,8 +976,9 @@ case "${1:-}" in
   patch-tree) cmd_patch_tree ;;
   edit-patch) cmd_edit_patch ;;
   refresh-patch) cmd_refresh_patch ;;
+  refresh-new-file-hunks) ensure_pristine; refresh_new_file_hunks ;;
   cross-arm64) cmd_cross_arm64 ;;
   cross-x86) cmd_cross_x86 ;;
   x86-include) x86_include; echo "$X86_INCLUDE" ;;
-  *) die "usage: $0 stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|cross-arm64|cross-x86|x86-include" ;;
+  *) die "usage: $0 stage|stock|check-series|install|uninstall|regtest|pristine|inner|patch-tree|edit-patch|refresh-patch|refresh-new-file-hunks|cross-arm64|cross-x86|x86-include" ;;
 esac
