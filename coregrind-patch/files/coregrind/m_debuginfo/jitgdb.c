@@ -63,12 +63,14 @@
    is idempotent: an entry already registered with the same object is
    left alone, an unknown entry being unregistered is ignored.
 
-   Each object is copied from client memory into core memory before it
-   is parsed (the client may change it meanwhile), and every offset,
-   size and index in it is checked against the copy by the rules of
-   readgdbelf.c, which vg-jit applies too; a bad object is refused as a
-   whole, with a warning.  Its function symbols (.symtab,
-   STT_FUNC, in an executable section, size > 0) are registered in the
+   This file follows the protocol and reads each entry's object;
+   jitgdbobject.c keeps what the objects registered.  Each object is
+   copied from client memory into core memory before it is parsed (the
+   client may change it meanwhile), and every offset, size and index in
+   it is checked against the copy by the rules of readgdbelf.c, which
+   vg-jit applies too; a bad object is refused as a whole, with a
+   warning.  Its function symbols (.symtab, STT_FUNC, in an executable
+   section, size > 0) are registered in the
    JIT code registry (ML_(jit_register)), named after the object's
    STT_FILE symbol (the module's source file) or "<jit object #N>", so
    lookups stay as flat as for any registered code and the registry's
@@ -100,8 +102,6 @@
 #include "priv_tytypes.h"
 #include "priv_storage.h"
 #include "priv_jitreg.h"
-#include "priv_jitcfi.h"         /* the CFI store */
-#include "priv_jitkeep.h"        /* code kept after unregistration */
 #include "priv_jitgdb.h"         /* self */
 #include "priv_readbeamjit.h"    /* BEAMJIT_* */
 #include "priv_readgdbelf.h"     /* the ELF object rules */
@@ -135,36 +135,6 @@ typedef
 #define GDB_JIT_REGISTER   1
 #define GDB_JIT_UNREGISTER 2
 
-/* A registered code entry (by client address). */
-typedef
-   struct _GdbObject {
-      struct _GdbObject* next;   /* VgHashNode */
-      UWord              key;    /* the entry's client address */
-      Addr               symfile_addr;
-      ULong              symfile_size;
-      HChar*             name;   /* the object's name (owned) */
-      XArray*            fns;    /* of Addr: starts registered */
-      UInt               n_pending;
-      DedupPoolAlloc*    paths;  /* source paths of its line tables, or
-                                    NULL (owned) */
-      Bool               has_dwarf; /* its CFI and inlined calls are in
-                                    the CFI store (jitcfi.c) */
-      Addr               dwarf_lo; /* their range's start there */
-   }
-   GdbObject;
-
-/* A function waiting for its code to become executable. */
-typedef
-   struct {
-      UWord  key;      /* its GdbObject */
-      Addr   start;
-      UWord  size;
-      HChar* name;     /* owned */
-      JitSrcLine* lines;   /* owned, or NULL; files in the object's paths */
-      UWord  n_lines;
-   }
-   GdbPending;
-
 /* A DebugInfo and the descriptor found in it (0: none). */
 typedef
    struct {
@@ -185,45 +155,15 @@ typedef
    }
    GdbRefused;
 
-/* The functions of one object refused or registered with line-table
-   entries dropped, for one warning each per object. */
-typedef
-   struct {
-      UInt         n_refused;
-      ULong        refused_by[JIT_N_STATUS_SLOTS];
-      HChar        first_name[JIT_PRINTABLE_BUF];  /* the first refused */
-      Addr         first_start;
-      UWord        first_size;
-      UInt         n_long_names; /* names above VG_JIT_MAX_STRING */
-      SizeT        longest_name;
-      UInt         n_dropping;   /* functions that lost line entries */
-      JitLineDrops drops;        /* their entries, by reason */
-   }
-   FnTally;
-
-static VgHashTable* objects     = NULL;   /* of GdbObject */
 static VgHashTable* refused     = NULL;   /* of GdbRefused */
 static UWord        n_refused_now = 0;    /* nodes in refused */
-static XArray*      pending     = NULL;   /* of GdbPending */
 static XArray*      desc_cache  = NULL;   /* of GdbDescCache */
 static XArray*      descs_seen  = NULL;   /* of Addr: lists read whole */
-static ULong        n_object_ids = 0;
 
 static struct {
    ULong notifications;
    ULong descriptors;
-   ULong registered;
-   ULong unregistered;
-   ULong refused;
-   ULong functions;
-   ULong functions_refused;
-   ULong functions_with_lines;
-   ULong line_tables_refused;
-   ULong objects_with_cfi;
-   ULong cfi_refused;
-   ULong objects_with_inlined;
-   ULong inlined_refused;
-   ULong beam_modules;   /* Erlang/OTP entries read (jitgdbbeam.c) */
+   ULong refused;        /* objects refused */
    ULong not_elf;        /* other objects that are not ELF: skipped */
 }
 stats;
@@ -231,8 +171,7 @@ stats;
 static UInt  n_warnings = 0;
 static ULong n_warnings_hidden = 0;   /* past MAX_WARNINGS */
 
-static void warn ( const HChar* fmt, ... ) PRINTF_CHECK(1, 2);
-static void warn ( const HChar* fmt, ... )
+void ML_(jit_gdb_warn) ( const HChar* fmt, ... )
 {
    va_list vargs;
    HChar   buf[512];
@@ -252,12 +191,9 @@ static void warn ( const HChar* fmt, ... )
 
 static void init ( void )
 {
-   if (objects != NULL)
+   if (refused != NULL)
       return;
-   objects    = VG_(HT_construct)("di.jitgdb.objects");
    refused    = VG_(HT_construct)("di.jitgdb.refused");
-   pending    = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.pending",
-                           ML_(dinfo_free), sizeof(GdbPending));
    desc_cache = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.desc_cache",
                            ML_(dinfo_free), sizeof(GdbDescCache));
    descs_seen = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.descs_seen",
@@ -345,20 +281,11 @@ static Bool read_descriptor ( Addr a, /*OUT*/GdbDescriptor* d )
 /*--- Parsing an object (in core memory)                   ---*/
 /*------------------------------------------------------------*/
 
-/* A function found in an object. */
-typedef
-   struct {
-      Addr         start;
-      UWord        size;
-      const HChar* name;   /* in the object's copy */
-   }
-   ObjFn;
-
 /* Appends the function f, found by the shared reader, to fns (an
-   XArray of ObjFn). */
+   XArray of GdbObjFn). */
 static void add_fn ( void* fns, const GdbElfFunction* f )
 {
-   ObjFn of;
+   GdbObjFn of;
    of.start = (Addr)f->start;
    of.size  = (UWord)f->size;
    of.name  = f->name;
@@ -366,7 +293,7 @@ static void add_fn ( void* fns, const GdbElfFunction* f )
 }
 
 /* Parses the ELF image img[0..n) by the rules of readgdbelf.c: appends
-   its functions to fns (of ObjFn) and sets *file to its source file
+   its functions to fns (of GdbObjFn) and sets *file to its source file
    (or NULL).  Returns NULL on success, else why the object is refused
    (a text with its numbers, valid until the next call). */
 static const HChar* parse_object ( const UChar* img, ULong n,
@@ -387,228 +314,8 @@ static const HChar* parse_object ( const UChar* img, ULong n,
 
 
 /*------------------------------------------------------------*/
-/*--- CFI and inlined calls for the unwinder and describers ---*/
-/*------------------------------------------------------------*/
-
-/* Stops using obj's CFI and inlined calls (unless a newer object's
-   replaced them in the store). */
-static void drop_dwarf ( GdbObject* obj )
-{
-   if (!obj->has_dwarf)
-      return;
-   (void)ML_(jit_cfi_remove)(obj->dwarf_lo, JitCfiGdbObject, obj->key);
-   obj->has_dwarf = False;
-}
-
-/* Uses di for [lo, hi), obj's code (the store drops the CFI of older
-   objects whose ranges overlap it). */
-static void use_dwarf ( GdbObject* obj, DebugInfo* di, Addr lo, Addr hi )
-{
-   /* Code kept after an unregistration there is gone first, with its
-      CFI (which the entry added below would otherwise replace). */
-   ML_(jit_kept_end_range)(lo, hi - lo, JitKeptReused);
-   if (di->cfsi_used > 0)
-      stats.objects_with_cfi++;
-   if (di->inltab_used > 0)
-      stats.objects_with_inlined++;
-   ML_(jit_cfi_add)(lo, hi, di, JitCfiGdbObject, obj->key);
-   obj->has_dwarf = True;
-   obj->dwarf_lo  = lo;
-}
-
-
-/*------------------------------------------------------------*/
 /*--- Registering and unregistering entries                ---*/
 /*------------------------------------------------------------*/
-
-static Bool is_exec ( Addr a, UWord len )
-{
-   return VG_(am_is_valid_for_client)(a, len, VKI_PROT_EXEC);
-}
-
-/* Gives the warnings t has gathered about functions of the object
-   `what` names: one for those refused, one for those that lost
-   line-table entries. */
-static void report_fns ( const FnTally* t, const HChar* what )
-{
-   HChar by[JIT_REFUSALS_BUF];
-   HChar drops[400];
-   if (t->n_refused > 0) {
-      ML_(jit_refusals_text)(by, t->refused_by);
-      warn("%u function%s of %s refused: %s (the first: %s at %#lx, %lu"
-           " bytes)\n", t->n_refused, t->n_refused == 1 ? "" : "s", what,
-           by, t->first_name, t->first_start, t->first_size);
-   }
-   if (t->n_long_names > 0)
-      warn("%u function%s of %s refused: the name is longer than %d bytes"
-           " (VG_JIT_MAX_STRING; the longest is %lu bytes)\n",
-           t->n_long_names, t->n_long_names == 1 ? "" : "s", what,
-           VG_JIT_MAX_STRING, t->longest_name);
-   if (t->n_dropping > 0) {
-      ML_(jit_line_drops_text)(drops, sizeof(drops), &t->drops, 0);
-      warn("line-table entries of %u function%s of %s dropped: %s\n",
-           t->n_dropping, t->n_dropping == 1 ? "" : "s", what, drops);
-   }
-}
-
-/* Counts a function name longer than VG_JIT_MAX_STRING in t. */
-static void tally_long_name ( FnTally* t, SizeT len )
-{
-   stats.functions_refused++;
-   t->n_long_names++;
-   if (len > t->longest_name)
-      t->longest_name = len;
-}
-
-/* Registers one function of obj in the registry; True if it is.  A
-   refusal or dropped line-table entries are counted in t. */
-static Bool register_fn ( GdbObject* obj, Addr start, UWord size,
-                          const HChar* name,
-                          const JitSrcLine* lines, UWord n_lines,
-                          FnTally* t )
-{
-   JitRegistration reg = { 0 };
-   JitLineDrops    drops;
-   Int             st;
-   reg.start  = start;
-   reg.size   = size;
-   reg.name   = name;
-   reg.object = obj->name;
-   reg.lines   = lines;
-   reg.n_lines = n_lines;
-   reg.drops   = &drops;
-   st = ML_(jit_register)(&reg, JitAtSafePoint);
-   if (!ML_(jit_status_applied)(st)) {
-      stats.functions_refused++;
-      if (t->n_refused++ == 0) {
-         ML_(jit_printable_copy)(t->first_name, name);
-         t->first_start = start;
-         t->first_size  = size;
-      }
-      t->refused_by[ML_(jit_status_slot)(st)]++;
-      return False;
-   }
-   if (st == VG_JIT_WARN_LINES_DROPPED) {
-      t->n_dropping++;
-      ML_(jit_line_drops_add)(&t->drops, &drops);
-   }
-   VG_(addToXA)(obj->fns, &start);
-   stats.functions++;
-   if (n_lines > 0)
-      stats.functions_with_lines++;
-   return True;
-}
-
-/* Removes what obj registered (and its pending functions), then obj. */
-static void unregister_object ( GdbObject* obj, const HChar* why )
-{
-   Word i;
-   UInt n = 0;
-   for (i = 0; i < VG_(sizeXA)(obj->fns); i++) {
-      Addr start = *(const Addr*)VG_(indexXA)(obj->fns, i);
-      if (ML_(jit_unregister)(start) == VG_JIT_OK)
-         n++;
-   }
-   if (obj->n_pending > 0) {
-      Word j = 0;
-      for (i = 0; i < VG_(sizeXA)(pending); i++) {
-         GdbPending* p = VG_(indexXA)(pending, i);
-         if (p->key == obj->key) {
-            ML_(dinfo_free)(p->name);
-            if (p->lines != NULL)
-               ML_(dinfo_free)(p->lines);
-            continue;
-         }
-         *(GdbPending*)VG_(indexXA)(pending, j++) = *p;
-      }
-      VG_(dropTailXA)(pending, VG_(sizeXA)(pending) - j);
-   }
-   if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit-gdb: %s entry %#lx (%s): %u functions removed\n",
-                why, obj->key, obj->name, n);
-   (void)VG_(HT_remove)(objects, obj->key);
-   VG_(deleteXA)(obj->fns);
-   if (obj->paths != NULL)
-      VG_(deleteDedupPA)(obj->paths);
-   drop_dwarf(obj);
-   ML_(dinfo_free)(obj->name);
-   ML_(dinfo_free)(obj);
-}
-
-/* Removes obj, which its JIT unregistered, but keeps its functions
-   whose code stays mapped (jitkeep.c) with their names, line tables,
-   CFI and inlined calls: LLVM JITs unregister each object when they
-   dispose of their execution engine, and memory managers that outlive
-   it (Mesa's llvmpipe) keep running the code. */
-static void unregister_object_keeping_code ( GdbObject* obj )
-{
-   UWord n     = (UWord)VG_(sizeXA)(obj->fns);
-   UWord n_kept = ML_(jit_keep_unregistered)(
-                     n > 0 ? (const Addr*)VG_(indexXA)(obj->fns, 0) : NULL,
-                     n, obj->has_dwarf, obj->dwarf_lo, JitCfiGdbObject,
-                     obj->key);
-   if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit-gdb: unregister entry %#lx (%s): %lu functions kept"
-                " while their code stays\n", obj->key, obj->name, n_kept);
-   /* Its CFI belongs to the kept functions now, and no function is
-      left to unregister. */
-   obj->has_dwarf = False;
-   VG_(dropTailXA)(obj->fns, VG_(sizeXA)(obj->fns));
-   unregister_object(obj, "unregister");
-}
-
-/* Adds the functions of an Erlang/OTP module entry at ea (whose copy
-   is img) as the object `mod` names (taking what mod holds). */
-static void register_beam_module ( Addr ea, const GdbCodeEntry* e,
-                                   GdbBeamModule* mod )
-{
-   GdbObject* obj = ML_(dinfo_zalloc)("di.jitgdb.object", sizeof(GdbObject));
-   Word       i;
-   UInt       n_now = 0;
-   FnTally    tally;
-   HChar      what[JIT_PRINTABLE_BUF + 48];
-   VG_(memset)(&tally, 0, sizeof(tally));
-   obj->key          = ea;
-   obj->symfile_addr = e->symfile_addr;
-   obj->symfile_size = e->symfile_size;
-   obj->name         = mod->module;
-   obj->paths        = mod->paths;
-   obj->fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.obj.fns",
-                         ML_(dinfo_free), sizeof(Addr));
-   VG_(HT_add_node)(objects, obj);
-   stats.registered++;
-   stats.beam_modules++;
-   for (i = 0; i < VG_(sizeXA)(mod->fns); i++) {
-      GdbBeamFn* f = VG_(indexXA)(mod->fns, i);
-      if (is_exec(f->start, f->size)) {
-         if (register_fn(obj, f->start, f->size, f->name,
-                         f->lines, f->n_lines, &tally))
-            n_now++;
-      } else {
-         GdbPending p;
-         p.key     = ea;
-         p.start   = f->start;
-         p.size    = f->size;
-         p.name    = f->name;
-         p.lines   = f->lines;
-         p.n_lines = f->n_lines;
-         f->name   = ML_(dinfo_strdup)("di.jitgdb.pending.name", "");
-         f->lines  = NULL;
-         VG_(addToXA)(pending, &p);
-         obj->n_pending++;
-      }
-   }
-   if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit-gdb: register entry %#lx: Erlang module %s (%#lx, "
-                "%llu bytes): %lu functions, %u registered, %u waiting for"
-                " executable code\n",
-                ea, obj->name, e->symfile_addr, e->symfile_size,
-                (UWord)VG_(sizeXA)(mod->fns), n_now, obj->n_pending);
-   ML_(jit_printable_copy)(what, obj->name);
-   VG_(sprintf)(what + VG_(strlen)(what), " (entry %#lx)", ea);
-   report_fns(&tally, what);
-   ML_(jit_gdb_beam_free_fns)(mod->fns);
-}
 
 /* Counts the object of entry ea as refused, and remembers it for the
    rest of the notification (refused_already). */
@@ -640,14 +347,14 @@ static void register_non_elf ( Addr ea, const GdbCodeEntry* e,
    const HChar*  why;
    Int kind = ML_(jit_gdb_beam_read)(img, e->symfile_size, &mod, &why);
    if (kind == BEAMJIT_MODULE) {
-      register_beam_module(ea, e, &mod);
+      ML_(jit_gdb_register_beam)(ea, e->symfile_addr, e->symfile_size, &mod);
       return;
    }
    if (kind == BEAMJIT_MALFORMED) {
       note_refused(ea);
       if (VG_(clo_verbosity) > 1)
-         warn("Erlang/OTP entry %#lx (%#lx, %llu bytes) refused: %s\n",
-              ea, e->symfile_addr, e->symfile_size, why);
+         ML_(jit_gdb_warn)("Erlang/OTP entry %#lx (%#lx, %llu bytes) refused: "
+                           "%s\n", ea, e->symfile_addr, e->symfile_size, why);
       return;
    }
    stats.not_elf++;
@@ -666,154 +373,48 @@ static void register_non_elf ( Addr ea, const GdbCodeEntry* e,
    unregisters the old one. */
 static Bool entry_to_read ( Addr ea, /*OUT*/GdbCodeEntry* e )
 {
-   GdbObject* obj;
    if (!read_entry(ea, e)) {
       stats.refused++;
-      warn("code entry %#lx is not word-aligned readable client memory"
-           " (%lu bytes): refused\n", ea, (UWord)sizeof(GdbCodeEntry));
+      ML_(jit_gdb_warn)("code entry %#lx is not word-aligned readable client "
+                        "memory (%lu bytes): refused\n", ea,
+                        (UWord)sizeof(GdbCodeEntry));
       return False;
    }
-   obj = VG_(HT_lookup)(objects, ea);
-   if (obj != NULL) {
-      if (obj->symfile_addr == e->symfile_addr
-          && obj->symfile_size == e->symfile_size)
-         return False;   /* already registered */
-      /* The entry's memory was reused without an unregistration. */
-      unregister_object(obj, "replace");
-   }
+   /* (An entry whose memory was reused unregisters the old object.) */
+   if (ML_(jit_gdb_entry_registered)(ea, e->symfile_addr, e->symfile_size))
+      return False;
    if (refused_already(ea))
       return False;
    if (e->symfile_size == 0 || e->symfile_size > MAX_OBJECT_SIZE) {
       note_refused(ea);
-      warn("object of entry %#lx (%#lx) refused: its size, %llu bytes, is"
-           " not 1 to %llu bytes\n", ea, e->symfile_addr, e->symfile_size,
-           (ULong)MAX_OBJECT_SIZE);
+      ML_(jit_gdb_warn)("object of entry %#lx (%#lx) refused: its size, %llu "
+                        "bytes, is not 1 to %llu bytes\n", ea,
+                        e->symfile_addr, e->symfile_size,
+                        (ULong)MAX_OBJECT_SIZE);
       return False;
    }
    if (!ML_(jit_client_readable)(e->symfile_addr, e->symfile_size)) {
       note_refused(ea);
-      warn("object of entry %#lx (%#lx, %llu bytes) refused: not readable"
-           " client memory\n", ea, e->symfile_addr, e->symfile_size);
+      ML_(jit_gdb_warn)("object of entry %#lx (%#lx, %llu bytes) refused: not "
+                        "readable client memory\n", ea, e->symfile_addr,
+                        e->symfile_size);
       return False;
    }
    return True;
 }
 
-/* A new registered object for entry ea, named after its source file
-   (or "<jit object #N>" when it has none or it is too long). */
-static GdbObject* new_elf_object ( Addr ea, const GdbCodeEntry* e,
-                                   const HChar* file )
-{
-   HChar      buf[48];
-   GdbObject* obj = ML_(dinfo_zalloc)("di.jitgdb.object", sizeof(GdbObject));
-   obj->key          = ea;
-   obj->symfile_addr = e->symfile_addr;
-   obj->symfile_size = e->symfile_size;
-   n_object_ids++;
-   if (file != NULL && VG_(strlen)(file) <= VG_JIT_MAX_STRING) {
-      obj->name = ML_(dinfo_strdup)("di.jitgdb.name", file);
-   } else {
-      VG_(snprintf)(buf, sizeof(buf), "<jit object #%llu>", n_object_ids);
-      obj->name = ML_(dinfo_strdup)("di.jitgdb.name", buf);
-   }
-   obj->fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.obj.fns",
-                         ML_(dinfo_free), sizeof(Addr));
-   VG_(HT_add_node)(objects, obj);
-   stats.registered++;
-   return obj;
-}
-
-/* Reads the DWARF of obj (entry ea, image img[0..n)) for its functions
-   fns (of ObjFn) into *dwarf, warns about what is refused, and hands its
-   CFI and inlined calls to the CFI store. */
-static void read_object_dwarf ( GdbObject* obj, Addr ea, const UChar* img,
-                                ULong n, const XArray* fns,
-                                /*OUT*/GdbDwarf* dwarf )
-{
-   Addr code_lo = ~(Addr)0, code_hi = 0;
-   Word i;
-   for (i = 0; i < VG_(sizeXA)(fns); i++) {
-      const ObjFn* f = VG_(indexXA)(fns, i);
-      if (f->start < code_lo) code_lo = f->start;
-      if (f->start + f->size > code_hi) code_hi = f->start + f->size;
-   }
-   ML_(jit_gdb_dwarf_read)(img, n, code_lo, code_hi, obj->name, dwarf);
-   if (dwarf->lines_why != NULL) {
-      stats.line_tables_refused++;
-      warn("line table of %s (entry %#lx) refused: %s\n",
-           obj->name, ea, dwarf->lines_why);
-   }
-   if (dwarf->cfi_why != NULL) {
-      stats.cfi_refused++;
-      warn("CFI of %s (entry %#lx) refused: %s\n",
-           obj->name, ea, dwarf->cfi_why);
-   }
-   if (dwarf->inl_why != NULL) {
-      stats.inlined_refused++;
-      warn("inlined calls of %s (entry %#lx) refused: %s\n",
-           obj->name, ea, dwarf->inl_why);
-   }
-   if (dwarf->kept != NULL)
-      use_dwarf(obj, dwarf->kept, code_lo, code_hi);
-}
-
-/* Registers the functions fns (of ObjFn) of obj (entry ea) with their
-   lines from `lines` (may be NULL): those in executable memory now, the
-   others when it becomes so (`pending`).  Returns how many were
-   registered now; refusals are counted in *tally. */
-static UInt register_object_fns ( GdbObject* obj, Addr ea,
-                                  const XArray* fns, const GdbLineSet* lines,
-                                  FnTally* tally )
-{
-   UInt n_now = 0;
-   Word i;
-   for (i = 0; i < VG_(sizeXA)(fns); i++) {
-      const ObjFn* f = VG_(indexXA)(fns, i);
-      UWord        n_lines;
-      JitSrcLine*  fn_lines;
-      SizeT        name_len = VG_(strlen)(f->name);
-      if (name_len > VG_JIT_MAX_STRING) {
-         tally_long_name(tally, name_len);
-         continue;
-      }
-      fn_lines = ML_(jit_gdb_lines_for)(lines, f->start, f->size, &n_lines);
-      if (is_exec(f->start, f->size)) {
-         if (register_fn(obj, f->start, f->size, f->name,
-                         fn_lines, n_lines, tally))
-            n_now++;
-         if (fn_lines != NULL)
-            ML_(dinfo_free)(fn_lines);
-      } else {
-         GdbPending p;
-         p.key     = ea;
-         p.start   = f->start;
-         p.size    = f->size;
-         p.name    = ML_(dinfo_strdup)("di.jitgdb.pending.name", f->name);
-         p.lines   = fn_lines;
-         p.n_lines = n_lines;
-         VG_(addToXA)(pending, &p);
-         obj->n_pending++;
-      }
-   }
-   return n_now;
-}
-
 /* Registers the object of the client's entry at ea: checks the entry,
    copies the object (the client may change its bytes meanwhile), reads
    it by readgdbelf.c's rules (or as another format's object), its DWARF,
-   then registers its functions.  One exit frees the copies. */
+   then has jitgdbobject.c register its functions.  One exit frees the
+   copies. */
 static void register_entry ( Addr ea )
 {
    GdbCodeEntry e;
-   GdbObject*   obj;
    UChar*       img = NULL;
    XArray*      fns = NULL;
    const HChar* why;
    const HChar* file;
-   UInt         n_now;
-   GdbDwarf     dwarf;
-   FnTally      tally;
-   HChar        what[JIT_PRINTABLE_BUF + 48];
 
    if (!entry_to_read(ea, &e))
       return;
@@ -824,32 +425,17 @@ static void register_entry ( Addr ea )
       goto out;
    }
    fns = VG_(newXA)(ML_(dinfo_zalloc), "di.jitgdb.fns", ML_(dinfo_free),
-                    sizeof(ObjFn));
+                    sizeof(GdbObjFn));
    why = parse_object(img, e.symfile_size, fns, &file);
    if (why != NULL) {
       note_refused(ea);
-      warn("object of entry %#lx (%#lx, %llu bytes) refused: %s\n",
-           ea, e.symfile_addr, e.symfile_size, why);
+      ML_(jit_gdb_warn)("object of entry %#lx (%#lx, %llu bytes) refused: %s\n",
+                        ea, e.symfile_addr, e.symfile_size, why);
       goto out;
    }
 
-   obj = new_elf_object(ea, &e, file);
-   read_object_dwarf(obj, ea, img, e.symfile_size, fns, &dwarf);
-   VG_(memset)(&tally, 0, sizeof(tally));
-   n_now = register_object_fns(obj, ea, fns, dwarf.lines, &tally);
-   if (dwarf.lines != NULL) {
-      obj->paths = ML_(jit_gdb_lines_take_paths)(dwarf.lines);
-      ML_(jit_gdb_lines_free)(dwarf.lines);
-   }
-   if (VG_(clo_trace_jit))
-      VG_(dmsg)("jit-gdb: register entry %#lx: object %#lx (%llu bytes)"
-                " %s: %lu functions, %u registered, %u waiting for"
-                " executable code\n",
-                ea, e.symfile_addr, e.symfile_size, obj->name,
-                (UWord)VG_(sizeXA)(fns), n_now, obj->n_pending);
-   ML_(jit_printable_copy)(what, obj->name);
-   VG_(sprintf)(what + VG_(strlen)(what), " (entry %#lx)", ea);
-   report_fns(&tally, what);
+   ML_(jit_gdb_register_elf)(ea, e.symfile_addr, e.symfile_size, img, fns,
+                             file);
 
  out:
    if (fns != NULL)
@@ -859,14 +445,8 @@ static void register_entry ( Addr ea )
 
 static void unregister_entry ( Addr ea )
 {
-   GdbObject*  obj = VG_(HT_lookup)(objects, ea);
-   if (obj == NULL) {
-      if (VG_(clo_trace_jit))
-         VG_(dmsg)("jit-gdb: unregister entry %#lx: not registered\n", ea);
-      return;
-   }
-   stats.unregistered++;
-   unregister_object_keeping_code(obj);
+   if (!ML_(jit_gdb_unregister_entry)(ea) && VG_(clo_trace_jit))
+      VG_(dmsg)("jit-gdb: unregister entry %#lx: not registered\n", ea);
 }
 
 /* Reads the whole list of descriptor desc (first seen now) and
@@ -882,16 +462,16 @@ static void read_whole_list ( Addr desc, Addr first )
       of two; they meet again iff the list has a cycle. */
    while (fast != 0) {
       if (!read_entry(fast, &e)) {
-         warn("descriptor %#lx: entry %#lx on its list is not readable:"
-              " list refused\n", desc, fast);
+         ML_(jit_gdb_warn)("descriptor %#lx: entry %#lx on its list is not "
+                           "readable: list refused\n", desc, fast);
          return;
       }
       fast = e.next_entry;
       n++;
       lam++;
       if (fast == slow && fast != 0) {
-         warn("descriptor %#lx: its list of code entries has a cycle:"
-              " list refused\n", desc);
+         ML_(jit_gdb_warn)("descriptor %#lx: its list of code entries has a "
+                           "cycle: list refused\n", desc);
          return;
       }
       if (lam == power) {
@@ -900,8 +480,8 @@ static void read_whole_list ( Addr desc, Addr first )
          lam   = 0;
       }
       if (n > MAX_LIST_ENTRIES) {
-         warn("descriptor %#lx: more than %lu code entries: list refused\n",
-              desc, MAX_LIST_ENTRIES);
+         ML_(jit_gdb_warn)("descriptor %#lx: more than %lu code entries: list "
+                           "refused\n", desc, MAX_LIST_ENTRIES);
          return;
       }
    }
@@ -938,13 +518,14 @@ void VG_(jit_gdb_notify) ( ThreadId tid, Addr orig_fn )
    if (desc == 0)
       return;   /* a __jit_debug_register_code without a descriptor */
    if (!read_descriptor(desc, &d)) {
-      warn("descriptor %#lx is not 4-aligned readable client memory"
-           " (%lu bytes): ignored\n", desc, (UWord)sizeof(GdbDescriptor));
+      ML_(jit_gdb_warn)("descriptor %#lx is not 4-aligned readable client "
+                        "memory (%lu bytes): ignored\n", desc,
+                        (UWord)sizeof(GdbDescriptor));
       return;
    }
    if (d.version != 1) {
-      warn("descriptor %#lx has version %u, not 1: ignored\n",
-           desc, d.version);
+      ML_(jit_gdb_warn)("descriptor %#lx has version %u, not 1: ignored\n",
+                        desc, d.version);
       return;
    }
    for (i = 0; i < VG_(sizeXA)(descs_seen); i++)
@@ -965,55 +546,18 @@ void VG_(jit_gdb_notify) ( ThreadId tid, Addr orig_fn )
          unregister_entry(d.relevant_entry);
          break;
       default:
-         warn("descriptor %#lx: unknown action %u: ignored\n",
-              desc, d.action_flag);
+         ML_(jit_gdb_warn)("descriptor %#lx: unknown action %u: ignored\n",
+                           desc, d.action_flag);
          break;
    }
 }
 
-void ML_(jit_gdb_notify_mprotect) ( Addr a, SizeT len, UInt prot )
-{
-   Word    i, j;
-   FnTally tally;
-   HChar   what[64];
-   ML_(jit_kept_notify_mprotect)(a, len, prot);
-   if (pending == NULL || VG_(sizeXA)(pending) == 0
-       || !(prot & VKI_PROT_EXEC) || len == 0)
-      return;
-   VG_(memset)(&tally, 0, sizeof(tally));
-   /* Take the ready ones out first: registering discards translations,
-      which calls the tool, which must see a consistent list. */
-   for (i = 0; i < VG_(sizeXA)(pending); ) {
-      GdbPending p = *(const GdbPending*)VG_(indexXA)(pending, i);
-      GdbObject* obj;
-      if (!(p.start < a + len && a < p.start + p.size)
-          || !is_exec(p.start, p.size)) {
-         i++;
-         continue;
-      }
-      /* Remove entry i (order does not matter). */
-      j = VG_(sizeXA)(pending) - 1;
-      *(GdbPending*)VG_(indexXA)(pending, i)
-         = *(const GdbPending*)VG_(indexXA)(pending, j);
-      VG_(dropTailXA)(pending, 1);
-      obj = VG_(HT_lookup)(objects, p.key);
-      if (obj != NULL) {
-         obj->n_pending--;
-         (void)register_fn(obj, p.start, p.size, p.name,
-                           p.lines, p.n_lines, &tally);
-      }
-      ML_(dinfo_free)(p.name);
-      if (p.lines != NULL)
-         ML_(dinfo_free)(p.lines);
-   }
-   VG_(sprintf)(what, "the code made executable at %#lx-%#lx", a, a + len);
-   report_fns(&tally, what);
-}
-
 void VG_(jit_gdb_print_summary) ( void )
 {
+   GdbObjectStats o;
    if (VG_(clo_verbosity) < 2 || stats.notifications == 0)
       return;
+   ML_(jit_gdb_object_stats)(&o);
    VG_(umsg)("JIT GDB interface: %llu notifications, %llu descriptors, "
              "%llu objects registered, %llu unregistered, %llu refused; "
              "%llu functions registered, %llu refused, %lu waiting; "
@@ -1022,14 +566,13 @@ void VG_(jit_gdb_print_summary) ( void )
              "%llu objects with inlined calls, %llu refused; "
              "%llu Erlang/OTP modules, %llu other objects not ELF "
              "(skipped)\n",
-             stats.notifications, stats.descriptors, stats.registered,
-             stats.unregistered, stats.refused, stats.functions,
-             stats.functions_refused,
-             pending ? (UWord)VG_(sizeXA)(pending) : 0UL,
-             stats.functions_with_lines, stats.line_tables_refused,
-             stats.objects_with_cfi, stats.cfi_refused,
-             stats.objects_with_inlined, stats.inlined_refused,
-             stats.beam_modules, stats.not_elf);
+             stats.notifications, stats.descriptors, o.registered,
+             o.unregistered, stats.refused, o.functions,
+             o.functions_refused, o.waiting,
+             o.functions_with_lines, o.line_tables_refused,
+             o.objects_with_cfi, o.cfi_refused,
+             o.objects_with_inlined, o.inlined_refused,
+             o.beam_modules, stats.not_elf);
    if (n_warnings_hidden > 0)
       VG_(umsg)("JIT GDB interface: %llu further warnings were only"
                 " counted\n", n_warnings_hidden);

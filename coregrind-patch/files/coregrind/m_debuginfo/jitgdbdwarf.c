@@ -58,8 +58,8 @@
       .debug_frame), and under --read-inline-info=yes its DWARF 3+ reader
       (ML_(new_dwarf3_reader)) the inlined subroutines of .debug_info,
       into another unlisted DebugInfo, which is canonicalised and kept:
-      jitgdb.c hands it to the unwinder and to the inlined-frame lookups
-      for the object's code.
+      jitgdbobject.c hands it to the unwinder and to the inlined-frame
+      lookups for the object's code.
 
    The object is client data.  Section headers, symbols and relocations
    are checked by readgdbelf.c (through jitgdb.c's parse_object and the

@@ -34,7 +34,7 @@
 /* One store of the call frame information (CFI) of JIT code, by code
    range, for the unwinder (find_DiCfSI) and the inlined-frame lookups
    (VG_(new_IIPC)) of debuginfo.c.  Its entries come from objects of the
-   GDB JIT interface (jitgdb.c), from client requests (jitclreq.c) and
+   GDB JIT interface (jitgdbobject.c), from client requests (jitclreq.c) and
    from jitdump CODE_UNWINDING_INFO records (jitfollow-jitdump.c); each
    is an unlisted DebugInfo (ML_(alloc_unlisted_DebugInfo)) that the
    store owns.  Ranges never overlap: an entry whose range overlaps

@@ -115,8 +115,9 @@ extern DedupPoolAlloc* ML_(jit_gdb_lines_take_paths) ( GdbLineSet* set );
 /* Frees set (and its path pool unless taken); NULL is allowed. */
 extern void ML_(jit_gdb_lines_free) ( GdbLineSet* set );
 
-/* Called by VG_(di_notify_mprotect) after the address space manager
-   has recorded the new protection prot of [a, a+len).  JITs register
+/* (jitgdbobject.c) Called by VG_(di_notify_mprotect) after the address
+   space manager has recorded the new protection prot of [a, a+len).
+   JITs register
    an object before they make its code executable (LLVM's MCJIT does);
    the functions of registered objects that were not yet executable
    client memory are registered once they are.  Costs nothing when no
@@ -162,6 +163,74 @@ extern void ML_(jit_gdb_beam_free_fns) ( XArray* fns );
 
 /* Unwinding and inlined calls: the objects' CFI and inlined calls
    are kept in the CFI store of priv_jitcfi.h. */
+
+/* ---- The protocol's side (jitgdb.c) ---- */
+
+/* Prints "Warning: GDB JIT interface: " and the formatted text (which
+   ends in a newline), at most 100 times a run; later ones are only
+   counted (the -v summary says how many). */
+extern void ML_(jit_gdb_warn) ( const HChar* fmt, ... ) PRINTF_CHECK(1, 2);
+
+/* ---- Registered objects (jitgdbobject.c) ---- */
+
+/* A function found in an object's image by readgdbelf.c's rules. */
+typedef
+   struct {
+      Addr         start;
+      UWord        size;   /* bytes, > 0 */
+      const HChar* name;   /* in the caller's copy of the image */
+   }
+   GdbObjFn;
+
+/* Registers the ELF object of the client's code entry at ea (its image
+   at symfile_addr, symfile_size bytes, copied to img by the caller):
+   reads its DWARF (jitgdbdwarf.c) for the functions fns (of GdbObjFn,
+   all in img's symbol table), named after file (its STT_FILE symbol,
+   may be NULL: "<jit object #N>"), then registers those in executable
+   memory and keeps the others waiting; warns once about what it
+   refused.  img and fns stay the caller's. */
+extern void ML_(jit_gdb_register_elf) ( Addr ea, Addr symfile_addr,
+                                        ULong symfile_size,
+                                        const UChar* img,
+                                        const XArray* fns,
+                                        const HChar* file );
+
+/* The same for an Erlang/OTP module entry (ML_(jit_gdb_beam_read));
+   takes what mod holds. */
+extern void ML_(jit_gdb_register_beam) ( Addr ea, Addr symfile_addr,
+                                         ULong symfile_size,
+                                         GdbBeamModule* mod );
+
+/* Whether the entry at ea is registered with the object at
+   symfile_addr (symfile_size bytes).  An entry registered with another
+   object (its memory reused without an unregistration) is unregistered
+   first, and False returned. */
+extern Bool ML_(jit_gdb_entry_registered) ( Addr ea, Addr symfile_addr,
+                                            ULong symfile_size );
+
+/* Unregisters the entry at ea, keeping its functions whose code stays
+   mapped (jitkeep.c); False if it was not registered. */
+extern Bool ML_(jit_gdb_unregister_entry) ( Addr ea );
+
+/* The counts of registered objects and their functions, for the -v
+   summary. */
+typedef
+   struct {
+      ULong registered;            /* objects */
+      ULong unregistered;
+      ULong functions;             /* registered */
+      ULong functions_refused;
+      ULong functions_with_lines;
+      ULong line_tables_refused;   /* objects' */
+      ULong objects_with_cfi;
+      ULong cfi_refused;
+      ULong objects_with_inlined;
+      ULong inlined_refused;
+      ULong beam_modules;          /* Erlang/OTP entries read */
+      UWord waiting;               /* functions waiting now */
+   }
+   GdbObjectStats;
+extern void ML_(jit_gdb_object_stats) ( /*OUT*/GdbObjectStats* out );
 
 #endif   // __PRIV_JITGDB_H
 

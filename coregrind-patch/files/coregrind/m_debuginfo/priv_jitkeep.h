@@ -56,7 +56,7 @@
        it as well, as the client is about to write it.
 
    Both producers that withdraw code use this one mechanism: the GDB
-   JIT interface (jitgdb.c) for an object's functions, the client
+   JIT interface (jitgdbobject.c) for an object's functions, the client
    requests (jitclreq.c) for each function they unregister.
 
    Kept functions are not "registered" for the -v summary (they were
