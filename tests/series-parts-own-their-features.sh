@@ -9,7 +9,9 @@
 #     parts' features: Part 6's creator names and stack scan
 #     (jit_creator, jitcreator, unwind_without_cfi, --jit-unwind-scan) are
 #     absent from every file added before 0031, and Part 5's v.info jit
-#     (jit_info_command, print_live_fns) from every file added before 0030.
+#     (jit_info_command, print_live_fns) from every file added before 0030,
+#     and Part 4's one-look-up answer for Callgrind's binding
+#     (jit_get_fnname_linenum) from every file added before 0023.
 #  2. check-series fails, naming the patch and the file, when a new file's
 #     final form no longer agrees with a later patch's hunks against it
 #     (one call of Part 6's binding in callgrind/latenames.c taken out).
@@ -67,6 +69,9 @@ check "no file added before 0031 names Part 6's creator names or stack scan${par
   test -z "$part6"
 part5=$(base_mentions 0030 'jit_info_command|jit_print_live_fns|jit_pending_print_info')
 check "no file added before 0030 names Part 5's v.info jit${part5:+: $part5}" test -z "$part5"
+part4=$(base_mentions 0023 'jit_get_fnname_linenum|jit_shown_fnname')
+check "no file added before Part 4 has Callgrind's one-look-up binding${part4:+: $part4}" \
+  test -z "$part4"
 
 # 2. A final form that a later patch's hunks no longer fit.
 lat=$src/coregrind-patch/files/callgrind/latenames.c
