@@ -282,10 +282,13 @@ boost::test_tools::assertion_result rakudo_available(boost::unit_test::test_unit
 BOOST_AUTO_TEST_CASE(moarvm_perf_map_names_jit_compiled_raku_code,
                      *boost::unit_test::precondition(rakudo_available)) {
     // MoarVM compiles a routine once its specializer has seen it called
-    // often enough, on a thread of its own (which Valgrind runs in turns
-    // with the program's): 300 rounds of fib(15) are enough for fib to be
-    // compiled early, and the JIT then runs nearly every call.  MoarVM
-    // writes its map to /tmp/perf-PID.map whatever TMPDIR says.
+    // often enough, on a thread of its own, which Valgrind runs in turns
+    // with the program's: how soon it gets its turn varies (one run in CI
+    // ended before fib was compiled).  MVM_SPESH_BLOCKING=1, MoarVM's own
+    // switch for deterministic runs, makes the program wait for each
+    // specialization: fib is then compiled early in every run, and the JIT
+    // runs nearly every call.  MoarVM writes its map to /tmp/perf-PID.map
+    // whatever TMPDIR says.
     TempDir dir;
     const unsigned rounds = 300, n = 15;
     write_file(dir.file("fib.raku"),
@@ -296,7 +299,7 @@ BOOST_AUTO_TEST_CASE(moarvm_perf_map_names_jit_compiled_raku_code,
     const Result r = run_valgrind(
         {"--tool=callgrind", "-v", "--jit-perf-map=yes", "--callgrind-out-file=" + out},
         {find_on_path("rakudo"), "fib.raku"},
-        RunOptions{600, dir.path(), {{"MVM_JIT_PERF_MAP", "1"}}});
+        RunOptions{600, dir.path(), {{"MVM_JIT_PERF_MAP", "1"}, {"MVM_SPESH_BLOCKING", "1"}}});
     BOOST_TEST_REQUIRE(r.status == 0, r);
     const Profile profile = Profile::parse_file(out);
     const std::string pid = profile.header().at("pid");
